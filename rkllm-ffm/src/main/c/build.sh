@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the simulated runtime for the host: one librkllmrt.so per ABI, and the layout-table
+# programs whose output the binding's layout test checks against. Called by Maven
+# (generate-resources) with the module's target directory.
+set -euo pipefail
+src="$(cd "$(dirname "$0")" && pwd)"
+target="${1:?usage: build.sh TARGET_DIR}"
+cc="${CC:-$(command -v cc || command -v gcc || true)}"
+if [ -z "$cc" ]; then
+  echo "build.sh: no C compiler found (install gcc, or set CC)" >&2
+  exit 1
+fi
+
+arch="$(uname -m)"
+out="$target/sim"
+resources="$target/classes/io/rkllm/ffm/sim/linux-$arch"
+mkdir -p "$out" "$resources"
+
+cflags=(-std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC)
+for abi in 1.2 1.3; do
+  minor="${abi#1.}"
+  "$cc" "${cflags[@]}" -DRKLLM_ABI_MINOR="$minor" -I"$src" -shared \
+    -o "$out/librkllmrt-$abi.so" "$src"/sim/*.c -lpthread -lm
+  "$cc" -std=gnu11 -O0 -Wall -Werror -DRKLLM_ABI_MINOR="$minor" -I"$src" \
+    -o "$out/layout-table-$abi" "$src/layout_table.c"
+  "$out/layout-table-$abi" > "$out/layout-$abi.txt"
+  cp "$out/librkllmrt-$abi.so" "$resources/"
+done
+echo "build.sh: simulated runtime built for $arch in $out"

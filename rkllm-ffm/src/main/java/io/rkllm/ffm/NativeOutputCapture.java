@@ -1,0 +1,91 @@
+package io.rkllm.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+
+/**
+ * Captures what native code prints to file descriptors 1 and 2 while an action runs, by pointing
+ * them at a temporary file. The runtime prints its version, the model's limits and its error
+ * reasons there during {@code rkllm_init}; the binding reads them instead of guessing.
+ * A file, not a pipe: writes to it never block, however much is printed.
+ */
+final class NativeOutputCapture {
+    private static final int O_WRONLY = 1;
+    /** File descriptors are process-wide, so captures must not nest. */
+    private static final Object FD_LOCK = new Object();
+
+    private final MethodHandle open;
+    private final MethodHandle dup;
+    private final MethodHandle dup2;
+    private final MethodHandle close;
+    private final MethodHandle fflush;
+
+    NativeOutputCapture() {
+        Linker linker = Linker.nativeLinker();
+        var libc = linker.defaultLookup();
+        open = linker.downcallHandle(libc.findOrThrow("open"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.firstVariadicArg(2));
+        dup = linker.downcallHandle(libc.findOrThrow("dup"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        dup2 = linker.downcallHandle(libc.findOrThrow("dup2"), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+        close = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        fflush = linker.downcallHandle(libc.findOrThrow("fflush"), FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    record Captured<T>(T value, String output) {
+    }
+
+    <T> Captured<T> capture(Supplier<T> action) {
+        synchronized (FD_LOCK) {
+            Path file;
+            try {
+                file = Files.createTempFile("rkllm-init-", ".log");
+            } catch (IOException e) {
+                return new Captured<>(action.get(), "");
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                int fd = (int) open.invokeExact(arena.allocateFrom(file.toString()), O_WRONLY);
+                if (fd < 0) {
+                    return new Captured<>(action.get(), "");
+                }
+                int savedOut = (int) dup.invokeExact(1);
+                int savedErr = (int) dup.invokeExact(2);
+                T value;
+                try {
+                    int ignored = (int) fflush.invokeExact(MemorySegment.NULL);
+                    ignored = (int) dup2.invokeExact(fd, 1);
+                    ignored = (int) dup2.invokeExact(fd, 2);
+                    value = action.get();
+                } finally {
+                    int ignored = (int) fflush.invokeExact(MemorySegment.NULL);
+                    ignored = (int) dup2.invokeExact(savedOut, 1);
+                    ignored = (int) dup2.invokeExact(savedErr, 2);
+                    ignored = (int) close.invokeExact(savedOut);
+                    ignored = (int) close.invokeExact(savedErr);
+                    ignored = (int) close.invokeExact(fd);
+                }
+                return new Captured<>(value, new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException("capturing native output failed", t);
+            } finally {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // a temp file left behind is harmless
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.rkllm.ffm;
+
+import java.util.function.Consumer;
+
+/**
+ * The state of one run as the callback sees it: its UTF-8 decoder, its sink and whether its
+ * terminal event was delivered. Confined to the thread that called {@code rkllm_run}, on which
+ * the runtime calls back.
+ */
+final class RunSession {
+    private final Consumer<TokenEvent> sink;
+    private final RunControl control;
+    private final Utf8Accumulator utf8 = new Utf8Accumulator();
+    private TokenEvent terminal;
+    private boolean reabortIssued;
+
+    RunSession(Consumer<TokenEvent> sink, RunControl control) {
+        this.sink = sink;
+        this.control = control;
+    }
+
+    RunControl control() {
+        return control;
+    }
+
+    void onBytes(byte[] bytes) {
+        if (terminal != null || control.isAborted()) {
+            return;
+        }
+        String text = utf8.feed(bytes);
+        if (!text.isEmpty()) {
+            sink.accept(new TokenEvent.Text(text));
+        }
+    }
+
+    void onFinish(PerfStats perf) {
+        if (terminal != null) {
+            return;
+        }
+        boolean aborted = control.isAborted();
+        if (!aborted) {
+            String rest = utf8.finish();
+            if (!rest.isEmpty()) {
+                sink.accept(new TokenEvent.Text(rest));
+            }
+        }
+        deliver(new TokenEvent.Finished(perf, aborted));
+    }
+
+    void onError(String message) {
+        if (terminal == null) {
+            deliver(new TokenEvent.Failed(message));
+        }
+    }
+
+    /** An abort was requested but tokens still arrive (it raced the run's start): ask once more. */
+    boolean needsReabort() {
+        if (reabortIssued || terminal != null || !control.isAborted()) {
+            return false;
+        }
+        reabortIssued = true;
+        return true;
+    }
+
+    /** After rkllm_run returned: guarantees exactly one terminal event. */
+    TokenEvent complete(int returnCode) {
+        if (terminal == null) {
+            if (returnCode != 0) {
+                onError("rkllm_run failed with code " + returnCode);
+            } else {
+                onFinish(PerfStats.NONE);
+            }
+        }
+        return terminal;
+    }
+
+    private void deliver(TokenEvent event) {
+        terminal = event;
+        sink.accept(event);
+    }
+}

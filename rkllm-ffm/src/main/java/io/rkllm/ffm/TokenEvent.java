@@ -1,0 +1,17 @@
+package io.rkllm.ffm;
+
+/** What a run delivers, in order: text pieces, then exactly one {@link Finished} or {@link Failed}. */
+public sealed interface TokenEvent {
+
+    /** Decoded text, always whole UTF-8 characters (a character split across callbacks arrives whole). */
+    record Text(String text) implements TokenEvent {
+    }
+
+    /** The run ended normally, by reaching its limit, or by abort; {@code aborted} says which. */
+    record Finished(PerfStats perf, boolean aborted) implements TokenEvent {
+    }
+
+    /** The run failed (RKLLM_RUN_ERROR or a non-zero return from rkllm_run). */
+    record Failed(String message) implements TokenEvent {
+    }
+}
