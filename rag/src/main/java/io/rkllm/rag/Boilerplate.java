@@ -1,0 +1,178 @@
+package io.rkllm.rag;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Boilerplate vocabulary in several languages (English, French, Spanish, Portuguese, German,
+ * Italian, Chinese, Japanese): widget labels that make up a whole line, phrases that mark consent
+ * banners, newsletter boxes and footers, and the markers of a comment section.
+ */
+final class Boilerplate {
+    private Boilerplate() {
+    }
+
+    private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE;
+
+    /** Whole-line widget and navigation labels (matched against the normalised line). */
+    private static final Pattern LABEL = Pattern.compile("^(?:"
+            // English
+            + "share|shares|share (?:this|on|via|to|article|story|post|page|link)\\b.*|shared|tweet|tweets|email|e-mail|mail|print"
+            + "|print this(?: article| page)?|comment|comments|add (?:a )?comment|post (?:a )?comment|view comments|show comments"
+            + "|reply|replies|all replies|report|flag|flagged|like|likes|unlike|follow|following|followers|subscribe|subscribe now|unsubscribe"
+            + "|sign in|sign up|sign out|log in|login|logout|log out|register|join|join now|my account|account|profile|edit profile"
+            + "|menu|main menu|open menu|close menu|toggle navigation|navigation|search|search for|close|open|toggle|expand|collapse"
+            + "|home|homepage|skip to (?:main )?content|skip to navigation|skip navigation|jump to navigation|back to top|top|go to top"
+            + "|next|previous|prev|newer|older|next page|previous page|next post|previous post|next article|previous article"
+            + "|more|more\\.\\.\\.|read more|read full article|continue reading|continue reading the main story|learn more|see more|show more|load more"
+            + "|view all|see all|view more|more stories|more news|more videos|watch more"
+            + "|advertisement|advertising|advertise|advertise with us|ad|ads|sponsored|sponsored content|sponsored links|promoted|promoted links|paid partner|partner content"
+            + "|related|related articles?|related stories|related posts?|related content|related links|related topics|recommended|recommended for you"
+            + "|trending|trending now|most popular|most read|most viewed|popular|popular posts|top stories|latest|latest news|latest posts"
+            + "|you may also like|you might also like|also on [a-z .]+|more from [^.!?]{1,40}|more on [^.!?]{1,40}|around the web|from the web|elsewhere on the web"
+            + "|tags|tag|topics|categories|category|archives|archive|filed under|posted in|tagged|newsletter|newsletters|podcast|podcasts"
+            + "|contact|contact us|about|about us|careers|jobs|help|faq|support|feedback|site map|sitemap|rss|rss feeds?|terms|privacy"
+            + "|privacy policy|privacy notice|terms of (?:use|service)|terms and conditions|cookie policy|cookies|cookie settings|manage cookies"
+            + "|accept|accept all|accept cookies|accept all cookies|reject|reject all|decline|manage preferences|manage settings|preferences"
+            + "|ok|okay|got it|i agree|agree|cancel|submit|send|save|close this|dismiss|continue|loading|loading\\.\\.\\."
+            + "|facebook|twitter|x|instagram|linkedin|pinterest|whatsapp|reddit|tumblr|youtube|telegram|messenger|pocket|flipboard|mastodon|threads"
+            + "|google\\+|google plus|digg|stumbleupon|hacker news|copy link|copy url|link copied|copied|permalink|embed|bookmark|save for later|print article|email a friend"
+            + "|font size|text size|listen|listen to this article|play|pause|play video|watch|video|photos|gallery|image|photo|view gallery"
+            + "|published|updated|posted|by|written by|author|authors|editor|credits?|source|sources|via"
+            // French
+            + "|partager|partagez|partage|tweeter|imprimer|envoyer|commenter|commentaire|commentaires|réagir|répondre|signaler"
+            + "|s'abonner|s’abonner|abonnez-vous|se connecter|connexion|s'inscrire|s’inscrire|inscription|déconnexion|mon compte|rechercher|recherche"
+            + "|accueil|fermer|ouvrir|suivant|précédent|publicité|lire aussi|à lire aussi|lire la suite|voir aussi|voir plus|voir tout|en savoir plus"
+            + "|sur le même sujet|mentions légales|politique de confidentialité|suivez-nous|nous suivre|contactez-nous|plan du site"
+            // Spanish / Portuguese
+            + "|compartir|compartilhar|compartilhe|compartilhe:|comentar|comentarios|comentários|comente|responder|denunciar"
+            + "|suscríbete|suscribirse|assine|assinar|assinatura|entrar|sair|iniciar sesión|registrarse|cadastre-se|buscar|busca|pesquisar|pesquisa"
+            + "|inicio|início|página inicial|publicidad|publicidade|anuncio|anúncio|leer más|lee también|leia mais|leia também|veja também"
+            + "|saiba mais|ver más|ver mais|ver todas|ver todos|ver tudo|síguenos|siga|siga-nos|siga a? ?[a-z .]{1,30}|política de privacidad|política de privacidade"
+            + "|termos de uso|términos de uso|cerrar|fechar|volver|voltar|copiar link|copiar enlace|mais lidas|más leídas|últimas|últimas notícias|últimas noticias"
+            // German / Italian / Dutch
+            + "|teilen|drucken|kommentar|kommentare|antworten|melden|abonnieren|anmelden|abmelden|registrieren|suche|suchen|startseite"
+            + "|werbung|anzeige|weiterlesen|mehr lesen|mehr zum thema|datenschutz|datenschutzerklärung|impressum|schließen|zurück|weiter"
+            + "|condividi|commenta|commenti|rispondi|iscriviti|accedi|cerca|pubblicità|leggi anche|leggi di più|delen|reageer|reacties|zoeken"
+            // Chinese
+            + "|分享|分享到|转发|轉發|轉寄|转寄|登入|登录|登錄|註冊|注册|訂閱|订阅|搜尋|搜索|首頁|首页|廣告|广告|相關文章|相关文章|熱門文章|热门文章"
+            + "|上一篇|下一篇|回覆|回复|留言|發表留言|发表留言|評論|评论|更多|返回頂部|返回顶部|收藏|檢舉|举报|悄悄話|推薦|推荐|讚|赞|打印|列印"
+            // Japanese
+            + "|シェア|ツイート|いいね|ログイン|ログアウト|新規登録|会員登録|検索|ホーム|トップ|メニュー|広告|関連記事|人気記事|次の記事|前の記事"
+            + "|コメント|返信|もっと見る|続きを読む|お問い合わせ|プライバシーポリシー|利用規約|印刷|ブックマーク"
+            + ")$", FLAGS);
+
+    /** Phrases that mark widget, consent, newsletter and footer text wherever they appear in a short line. */
+    private static final Pattern PHRASE = Pattern.compile(
+            "cookie|consent|click to (?:share|email|print)|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
+            + "|follow us|like us on|find us on|join us on|connect with us|sign up for|subscribe to (?:our|the)|in your inbox|get (?:our|the) newsletter"
+            + "|all rights reserved|\\(c\\) ?\\d{4}|© ?\\d{4}|copyright ©|copyright \\d{4}|terms of (?:use|service)|privacy policy"
+            + "|enable javascript|javascript is (?:disabled|required)|your browser does not support|browser is out of date|upgrade your browser"
+            + "|skip to (?:main )?content|leave a (?:reply|comment)|your email address will not be published|required fields are marked"
+            + "|notify me of|cancel reply|you must be logged in|log in to comment|sign in to comment|post a comment"
+            + "|advertisement|sponsored by|powered by|paid partner|affiliate link|we may earn a commission"
+            + "|tous droits réservés|politique de confidentialité|abonnez-vous|inscrivez-vous|suivez-nous"
+            + "|todos os direitos reservados|todos los derechos reservados|assine a newsletter|receba (?:as|nossas)|siga-nos|síguenos"
+            + "|alle rechte vorbehalten|tutti i diritti riservati|版權所有|版权所有|著作権|無断転載|禁止转载|禁止轉載",
+            FLAGS);
+
+    /** Phrases so specific to consent banners and footers that they condemn even a long line. */
+    private static final Pattern STRONG = Pattern.compile(
+            "(?:we|this (?:web)?site|our (?:web)?site|our partners) (?:and our partners )?uses? cookies"
+            + "|by (?:continuing to (?:use|browse)|using) (?:this|our) (?:web)?site|accept (?:all )?cookies|cookie (?:policy|settings|preferences)"
+            + "|all rights reserved|tous droits réservés|todos os direitos reservados|todos los derechos reservados|alle rechte vorbehalten"
+            + "|your email address will not be published|required fields are marked|版權所有|版权所有"
+            + "|utilise des cookies|utilizamos cookies|utiliza cookies|usa cookies|verwendet cookies",
+            FLAGS);
+
+    /** Headings that open a comment section. */
+    private static final Pattern COMMENTS_HEADING = Pattern.compile("^(?:"
+            + "(?:\\d+|no|one|two|three)?\\s*(?:comments?|responses?|replies|reactions|thoughts on .*|commentaires?|réactions|comentários?|comentarios|kommentare?|commenti|reacties)\\s*(?:\\(\\d+\\))?"
+            + "|there (?:are|is) \\d+ comments?|leave a (?:reply|comment)|join the discussion.*|add (?:a|your) comment|post a comment|write a comment"
+            + "|show comments|view comments|discussion|conversation|comments are closed|\\d+ ?replies"
+            + "|留言列表.*|發表留言|发表留言|留言\\s*\\(\\d+\\)|評論\\s*\\(\\d+\\)|评论\\s*\\(\\d+\\)|コメント.*件|コメントを(?:書く|投稿)"
+            + ")[:.]?$", FLAGS);
+
+    /** A line that ends a comment ("Reply", "12 Reply", "回覆") or gives a comment's author and time. */
+    private static final Pattern COMMENT_MARK = Pattern.compile(
+            "^(?:\\d+\\s*)*(?:reply|répondre|responder|antworten|rispondi|beantwoorden|回覆|回复|返信)$"
+            + "|^.{1,60}\\s(?:said|says|wrote|a dit|disse|dijo|schrieb)[:.]?$"
+            + "|^.{0,40}(?:於|于)\\s*\\d{4}[/-]\\d{1,2}[/-]\\d{1,2}.*(?:回覆|回复)?$"
+            + "|\\b(?:\\d{1,2}:\\d{2}\\s*(?:am|pm)|\\d+ (?:minutes?|hours?|days?|weeks?|months?|years?) ago)\\b.{0,10}$",
+            FLAGS);
+
+    /** Claims about the current date or time, stale by the time the model reads them. */
+    private static final Pattern STALE_DATE = Pattern.compile(
+            "^(?:today is|today:|current date|current time|date:|it is now|last updated:?|updated:?|aujourd'hui|hoje é|hoy es|heute ist|今天是|今日は)\\b.{0,60}$"
+            + "|^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),? .{3,30}\\d{4}$",
+            FLAGS);
+
+    /** Slide and page counters ("3/50", "Image 2 of 12") and bare photo credits ("Getty Images", "Photo: AP"). */
+    private static final Pattern COUNTER_OR_CREDIT = Pattern.compile(
+            "^(?:(?:image|photo|slide|picture|foto|imagem|bild|图|圖)\\s*)?\\d{1,3}\\s*(?:/|of|de|von|sur)\\s*\\d{1,3}$"
+            + "|^(?:(?:photo|image|picture|photograph|foto|imagem|bild|credit|crédit|crédito|source|fonte|quelle)s?\\s*(?:credit)?\\s*[:：]\\s*)?"
+            + "(?:[\\p{L}.' -]{0,40}[/|,]\\s*)?(?:getty(?: images)?|shutterstock|afp|reuters|ap|ap photo|associated press|epa|rex|rex features"
+            + "|pa|pa wire|corbis|alamy|istock(?:photo)?|dpa|xinhua|bloomberg|wireimage|splash news)(?:\\s*/\\s*[\\p{L}. -]{1,30})?$",
+            FLAGS);
+
+    private static final Pattern URL = Pattern.compile("^(?:https?://|www\\.)\\S+$", FLAGS);
+
+    static String normalise(String line) {
+        String s = line.toLowerCase(Locale.ROOT).strip();
+        // strip leading bullets, counters, icons; trailing counters, arrows and punctuation
+        s = s.replaceAll("^[\\p{Punct}\\p{S}\\d\\s·•|»«›‹→←]+", "");
+        s = s.replaceAll("[\\p{Punct}\\p{S}\\d\\s·•|»«›‹→←]+$", "");
+        return s.replaceAll("\\s+", " ");
+    }
+
+    /** The whole line is a widget or navigation label. */
+    static boolean isLabel(String line) {
+        String n = normalise(line);
+        if (n.isEmpty()) {
+            return false;
+        }
+        return n.length() <= 60 && LABEL.matcher(n).matches();
+    }
+
+    static boolean hasPhrase(String line) {
+        return PHRASE.matcher(line).find();
+    }
+
+    static boolean hasStrongPhrase(String line) {
+        return STRONG.matcher(line).find();
+    }
+
+    static boolean isCommentsHeading(String line) {
+        String n = line.strip().toLowerCase(Locale.ROOT);
+        return n.length() <= 80 && COMMENTS_HEADING.matcher(n).matches();
+    }
+
+    static boolean isCommentMark(String line) {
+        String n = line.strip();
+        return n.length() <= 80 && COMMENT_MARK.matcher(n).find();
+    }
+
+    static boolean isStaleDate(String line) {
+        return STALE_DATE.matcher(line.strip()).find();
+    }
+
+    static boolean isCounterOrCredit(String line) {
+        String n = line.strip();
+        return n.length() <= 60 && COUNTER_OR_CREDIT.matcher(n).matches();
+    }
+
+    /** TeX source that MathML pages carry next to the rendered formula ("{\\displaystyle ...}"). */
+    static boolean isTexAnnotation(String line) {
+        String n = line.strip();
+        return n.startsWith("{\\displaystyle") || n.startsWith("{\\textstyle");
+    }
+
+    static boolean isUrl(String line) {
+        return URL.matcher(line.strip()).matches();
+    }
+
+    static List<Pattern> patterns() {
+        return List.of(LABEL, PHRASE, STRONG, COMMENTS_HEADING, COMMENT_MARK, STALE_DATE, COUNTER_OR_CREDIT, URL);
+    }
+}
