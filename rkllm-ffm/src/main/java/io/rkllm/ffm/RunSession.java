@@ -13,6 +13,7 @@ final class RunSession {
     private final Utf8Accumulator utf8 = new Utf8Accumulator();
     private TokenEvent terminal;
     private boolean reabortIssued;
+    private int tokens;
 
     RunSession(Consumer<TokenEvent> sink, RunControl control) {
         this.sink = sink;
@@ -27,9 +28,10 @@ final class RunSession {
         if (terminal != null || control.isAborted()) {
             return;
         }
+        tokens++;
         String text = utf8.feed(bytes);
         if (!text.isEmpty()) {
-            sink.accept(new TokenEvent.Text(text));
+            sink.accept(new TokenEvent.Text(text, tokens));
         }
     }
 
@@ -41,7 +43,7 @@ final class RunSession {
         if (!aborted) {
             String rest = utf8.finish();
             if (!rest.isEmpty()) {
-                sink.accept(new TokenEvent.Text(rest));
+                sink.accept(new TokenEvent.Text(rest, tokens));
             }
         }
         deliver(new TokenEvent.Finished(perf, aborted));

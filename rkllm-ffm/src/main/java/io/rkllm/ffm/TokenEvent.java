@@ -3,8 +3,12 @@ package io.rkllm.ffm;
 /** What a run delivers, in order: text pieces, then exactly one {@link Finished} or {@link Failed}. */
 public sealed interface TokenEvent {
 
-    /** Decoded text, always whole UTF-8 characters (a character split across callbacks arrives whole). */
-    record Text(String text) implements TokenEvent {
+    /**
+     * Decoded text, always whole UTF-8 characters (a character split across callbacks arrives whole).
+     *
+     * @param tokens tokens generated so far in this run, this piece's included (one per callback)
+     */
+    record Text(String text, int tokens) implements TokenEvent {
     }
 
     /** The run ended normally, by reaching its limit, or by abort; {@code aborted} says which. */
