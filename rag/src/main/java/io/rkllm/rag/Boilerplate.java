@@ -50,6 +50,9 @@ final class Boilerplate {
             + "|suscríbete|suscribirse|assine|assinar|assinatura|entrar|sair|iniciar sesión|registrarse|cadastre-se|buscar|busca|pesquisar|pesquisa"
             + "|inicio|início|página inicial|publicidad|publicidade|anuncio|anúncio|leer más|lee también|leia mais|leia também|veja também"
             + "|saiba mais|ver más|ver mais|ver todas|ver todos|ver tudo|síguenos|siga|siga-nos|siga a? ?[a-z .]{1,30}|política de privacidad|política de privacidade"
+            + "|relacionadas|relacionados|tópicos relacionados|notícias relacionadas|artigos relacionados|noticias relacionadas|artículos relacionados"
+            + "|mais lidas.*|mais vistas.*|más leídas.*|más vistas.*|articles liés|à lire également|dans la même rubrique|les plus lus"
+            + "|verwandte artikel|meistgelesen|articoli correlati|i più letti|(?:most read|most popular|most viewed|more) in [^.!?]{1,30}"
             + "|termos de uso|términos de uso|cerrar|fechar|volver|voltar|copiar link|copiar enlace|mais lidas|más leídas|últimas|últimas notícias|últimas noticias"
             // German / Italian / Dutch
             + "|teilen|drucken|kommentar|kommentare|antworten|melden|abonnieren|anmelden|abmelden|registrieren|suche|suchen|startseite"
@@ -65,7 +68,7 @@ final class Boilerplate {
 
     /** Phrases that mark widget, consent, newsletter and footer text wherever they appear in a short line. */
     private static final Pattern PHRASE = Pattern.compile(
-            "cookie|consent|click to (?:share|email|print)|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
+            "cookie|consent|click to (?:share|email|print|view comments|comment)|\\d+ ?comments?\\b|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
             + "|follow us|like us on|find us on|join us on|connect with us|sign up for|subscribe to (?:our|the)|in your inbox|get (?:our|the) newsletter"
             + "|all rights reserved|\\(c\\) ?\\d{4}|© ?\\d{4}|copyright ©|copyright \\d{4}|terms of (?:use|service)|privacy policy"
             + "|enable javascript|javascript is (?:disabled|required)|your browser does not support|browser is out of date|upgrade your browser"

@@ -179,9 +179,13 @@ public final class WebTextCleaner {
             Line l = lines.get(i);
             l.repeated = counts.get(keys[i]) > 1;
             l.data = isData(l.text);
-            for (int j = Math.max(0, i - 3); j <= Math.min(lines.size() - 1, i + 3); j++) {
-                if (j != i && keys[i].length() >= 15 && keys[j].length() >= 15 && l.length <= MAX_TITLE
-                        && (keys[j].startsWith(keys[i]) || keys[i].startsWith(keys[j]))) {
+            // a later near copy of a line a few lines above (image alt text and caption, teaser title twice)
+            for (int j = Math.max(0, i - 3); j < i; j++) {
+                String a = keys[i];
+                String b = keys[j];
+                if (a.length() >= 15 && b.length() >= 15 && l.length <= MAX_TITLE
+                        && (a.startsWith(b) || b.startsWith(a))
+                        && Math.min(a.length(), b.length()) * 10 >= Math.max(a.length(), b.length()) * 7) {
                     l.nearRepeat = true;
                 }
             }
@@ -190,6 +194,26 @@ public final class WebTextCleaner {
 
     private static String key(String s) {
         return s.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}]+", " ").strip();
+    }
+
+    /** The literal list marker a line starts with ('1' for any numbered item), or 0. */
+    static char listMarker(String s) {
+        if (s.length() < 3) {
+            return 0;
+        }
+        char c = s.charAt(0);
+        if ("-*+•·–—▪►✓◦".indexOf(c) >= 0 && s.charAt(1) == ' ' && !Character.isWhitespace(s.charAt(2))) {
+            return c == '–' || c == '—' ? '-' : c;
+        }
+        int d = 0;
+        while (d < s.length() && d < 3 && Character.isDigit(s.charAt(d))) {
+            d++;
+        }
+        if (d > 0 && d + 2 < s.length() && (s.charAt(d) == '.' || s.charAt(d) == ')') && s.charAt(d + 1) == ' '
+                && Character.isLetter(s.charAt(d + 2))) {
+            return '1';
+        }
+        return 0;
     }
 
     /** Source code or formulas: symbols that navigation labels do not contain. */
@@ -225,8 +249,8 @@ public final class WebTextCleaner {
                 || Boilerplate.isTexAnnotation(t)
                 || (l.length < 250 && (Boilerplate.isLabel(t) || Boilerplate.hasPhrase(t)))
                 || (l.length < 100 && Boilerplate.isStaleDate(t))
-                || (l.nearRepeat && l.length >= 20 && !l.data);
-        if (l.boiler) {
+;
+        if (l.boiler || l.nearRepeat) {
             return Kind.BAD;
         }
         if (l.length < SHORT_LENGTH) {
@@ -278,6 +302,12 @@ public final class WebTextCleaner {
         return PROSE_DENSITY + 0.02;
     }
 
+    /** Good or near-good, or a short full sentence ("No other browser gives you so much choice."). */
+    static boolean proseLike(Line l) {
+        return l.initial == Kind.GOOD || l.initial == Kind.NEAR_GOOD
+                || (l.initial == Kind.SHORT && l.sentence && l.words >= 5 && l.density >= PROSE_DENSITY);
+    }
+
     /** An anchor is prose that is content on its own: a good line, or a near-good line among others. */
     private static boolean[] anchors(List<Line> lines) {
         boolean[] a = new boolean[lines.size()];
@@ -288,13 +318,29 @@ public final class WebTextCleaner {
             } else if (l.initial == Kind.NEAR_GOOD) {
                 int support = 0;
                 for (int j = Math.max(0, i - 3); j <= Math.min(lines.size() - 1, i + 3); j++) {
-                    Kind k = lines.get(j).initial;
-                    if (j != i && (k == Kind.GOOD || k == Kind.NEAR_GOOD)) {
+                    if (j != i && proseLike(lines.get(j))) {
                         support++;
                     }
                 }
-                a[i] = support >= 2;
+                // a headline has no sentence punctuation; Chinese and Japanese lines often have none either
+                boolean cjk = Scripts.countCjk(l.text) * 2 > l.text.length();
+                a[i] = (l.sentence || cjk || l.text.endsWith(":")) && support >= 2;
             }
+        }
+        // explicit lists: three or more consecutive lines with the same literal list marker
+        int i = 0;
+        while (i < lines.size()) {
+            char m = listMarker(lines.get(i).text);
+            int j = i;
+            while (m != 0 && j < lines.size() && listMarker(lines.get(j).text) == m && !lines.get(j).boiler) {
+                j++;
+            }
+            if (j - i >= 3) {
+                for (int k = i; k < j; k++) {
+                    a[k] = true;
+                }
+            }
+            i = Math.max(j, i + 1);
         }
         return a;
     }
@@ -390,6 +436,8 @@ public final class WebTextCleaner {
     static final double SPAN_SHARE_SINGLE = 0.5;
     /** A span of two or more anchors lighter than this share of the heaviest one is dropped. */
     static final double SPAN_SHARE = 0.2;
+    /** A menu this long is not a table of the article even between two parts of it (a country list, a site map). */
+    static final int LONG_NAV_RUN = 40;
     /** Consecutive title-like lines from this count on form a menu. */
     static final int NAV_RUN = 8;
 
@@ -449,9 +497,11 @@ public final class WebTextCleaner {
         int boiler = 0;
         int nav = 0;
         for (int i = from; i < to; i++) {
-            if (lines.get(i).boiler) {
+            Line l = lines.get(i);
+            if (l.boiler || (l.repeated && l.length >= 3 && titleLike(l))) {
                 boiler++;
-            } else if (lines.get(i).nav) {
+            }
+            if (l.nav) {
                 nav++;
             }
         }
@@ -485,7 +535,7 @@ public final class WebTextCleaner {
             boolean widget = (n >= 3 && boiler * 2 >= n) || (n >= 6 && (boiler + repeated) * 5 >= n * 2);
             for (int k = i; k < j; k++) {
                 Line l = lines.get(k);
-                if (!l.boiler && !(widget && !l.data)) {
+                if (!l.boiler && !(widget && !l.data) && !(l.nav && n > LONG_NAV_RUN)) {
                     l.kind = Kind.GOOD;
                 }
             }
