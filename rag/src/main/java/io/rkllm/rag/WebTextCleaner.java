@@ -34,6 +34,8 @@ public final class WebTextCleaner {
         boolean nearRepeat;
         boolean boiler;
         boolean nav;
+        /** Markup residue: dropped, but no sign of boilerplate around it. */
+        boolean junk;
 
         Line(String text, int paragraph) {
             this.text = text;
@@ -245,12 +247,12 @@ public final class WebTextCleaner {
 
     static Kind classify(Line l) {
         String t = l.text;
+        l.junk = Boilerplate.isTexAnnotation(t);
         l.boiler = Boilerplate.isUrl(t) || Boilerplate.hasStrongPhrase(t) || Boilerplate.isCounterOrCredit(t)
-                || Boilerplate.isTexAnnotation(t)
                 || (l.length < 250 && (Boilerplate.isLabel(t) || Boilerplate.hasPhrase(t)))
                 || (l.length < 100 && Boilerplate.isStaleDate(t))
 ;
-        if (l.boiler || l.nearRepeat) {
+        if (l.boiler || l.nearRepeat || l.junk) {
             return Kind.BAD;
         }
         if (l.length < SHORT_LENGTH) {
@@ -380,12 +382,22 @@ public final class WebTextCleaner {
         }
         int[] mass = new int[spans.size()];
         int[] count = new int[spans.size()];
+        int[] close = new int[spans.size()];
         int max = 0;
         for (int s = 0; s < spans.size(); s++) {
+            int last = -1;
+            int between = 0;
             for (int i = spans.get(s)[0]; i <= spans.get(s)[1]; i++) {
                 if (anchor[i]) {
                     mass[s] += lines.get(i).length;
                     count[s]++;
+                    if (last >= 0 && (i - last <= 2 || between <= 60)) {
+                        close[s]++;
+                    }
+                    last = i;
+                    between = 0;
+                } else {
+                    between += lines.get(i).length;
                 }
             }
             max = Math.max(max, mass[s]);
@@ -393,7 +405,11 @@ public final class WebTextCleaner {
         boolean[] keep = new boolean[spans.size()];
         for (int s = 0; s < spans.size(); s++) {
             keep[s] = mass[s] == max || mass[s] >= SPAN_SHARE_SINGLE * max
-                    || (count[s] >= 2 && mass[s] >= SPAN_SHARE * max);
+                    || (count[s] >= 2 && mass[s] >= SPAN_SHARE * max && close[s] * 2 >= count[s] - 1);
+            if (Boolean.getBoolean("rag.debug")) {
+                System.err.printf("span %d-%d mass %d count %d close %d keep %s%n", spans.get(s)[0] + 1,
+                        spans.get(s)[1] + 1, mass[s], count[s], close[s], keep[s]);
+            }
         }
         // a span joined to a kept one by a gap without any boilerplate (a table, a list) is part of it
         boolean changed = true;
@@ -431,7 +447,7 @@ public final class WebTextCleaner {
     }
 
     /** A span joined to a kept span by a boilerplate-free gap is kept from this share of the heaviest span on. */
-    static final double SPAN_SHARE_JOINED = 0.05;
+    static final double SPAN_SHARE_JOINED = 0.0;
     /** A span lighter than this share of the heaviest one is dropped unless it has two or more anchors. */
     static final double SPAN_SHARE_SINGLE = 0.5;
     /** A span of two or more anchors lighter than this share of the heaviest one is dropped. */
@@ -444,6 +460,15 @@ public final class WebTextCleaner {
     /** Short lines that read as menu entries or headlines: no sentence, no numbers, capitalised words or few function words. */
     static boolean titleLike(Line l) {
         if (l.length >= SHORT_LENGTH || l.sentence || l.data || isCode(l.text)) {
+            return false;
+        }
+        int letters = 0;
+        for (int i = 0; i < l.text.length() && letters < 2; i++) {
+            if (Character.isLetter(l.text.charAt(i))) {
+                letters++;
+            }
+        }
+        if (letters < 2) {
             return false;
         }
         if (l.density < 0.25) {
@@ -462,21 +487,46 @@ public final class WebTextCleaner {
         return words > 0 && caps * 10 >= words * 6;
     }
 
-    /** Marks runs of NAV_RUN or more consecutive title-like or boilerplate lines as navigation. */
+    /**
+     * Marks runs of NAV_RUN or more title-like or boilerplate lines as navigation; symbol lines and
+     * small numbers between them ("►", "(11)", "2017") neither count nor interrupt the run.
+     */
     private static void markNavRuns(List<Line> lines, boolean[] anchor) {
         int i = 0;
         while (i < lines.size()) {
             int j = i;
-            while (j < lines.size() && !anchor[j] && (lines.get(j).boiler || titleLike(lines.get(j)))) {
+            int members = 0;
+            int lastMember = i - 1;
+            while (j < lines.size() && !anchor[j]) {
+                Line l = lines.get(j);
+                if (l.boiler || titleLike(l)) {
+                    members++;
+                    lastMember = j;
+                } else if (!neutral(l)) {
+                    break;
+                }
                 j++;
             }
-            if (j - i >= NAV_RUN) {
-                for (int k = i; k < j; k++) {
+            if (members >= NAV_RUN) {
+                for (int k = i; k <= lastMember; k++) {
                     lines.get(k).nav = true;
                 }
             }
-            i = Math.max(j, i + 1);
+            i = Math.max(lastMember + 1, i + 1);
         }
+    }
+
+    /** A line of symbols or a small number: no evidence either way. */
+    static boolean neutral(Line l) {
+        if (l.length > 8) {
+            return false;
+        }
+        for (int i = 0; i < l.text.length(); i++) {
+            if (Character.isLetter(l.text.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** No prose anywhere (a tiny page, a list, a page of teasers): keep what is not boilerplate. */
@@ -535,7 +585,7 @@ public final class WebTextCleaner {
             boolean widget = (n >= 3 && boiler * 2 >= n) || (n >= 6 && (boiler + repeated) * 5 >= n * 2);
             for (int k = i; k < j; k++) {
                 Line l = lines.get(k);
-                if (!l.boiler && !(widget && !l.data) && !(l.nav && n > LONG_NAV_RUN)) {
+                if (!l.boiler && !l.junk && !l.nearRepeat && !(widget && !l.data) && !(l.nav && n > LONG_NAV_RUN)) {
                     l.kind = Kind.GOOD;
                 }
             }
