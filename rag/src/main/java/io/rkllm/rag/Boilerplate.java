@@ -68,13 +68,15 @@ final class Boilerplate {
 
     /** Phrases that mark widget, consent, newsletter and footer text wherever they appear in a short line. */
     private static final Pattern PHRASE = Pattern.compile(
-            "cookie|consent|click to (?:share|email|print|view comments|comment)|\\d+ ?comments?\\b|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
+            "\\bcookies?\\b.{0,40}\\b(?:policy|settings|preferences|consent|accept|use|uses|enable|enabled|notice|banner)\\b"
+            + "|\\b(?:use|uses|accept|allow|enable|manage|reject|block)\\b.{0,20}\\bcookies\\b|\\b(?:manage|your|withdraw) consent\\b"
+            + "|click to (?:share|email|print|view comments|comment)|^\\d+ ?comments?\\b|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
             + "|follow us|like us on|find us on|join us on|connect with us|sign up for|subscribe to (?:our|the)|in your inbox|get (?:our|the) newsletter"
             + "|all rights reserved|\\(c\\) ?\\d{4}|© ?\\d{4}|copyright ©|copyright \\d{4}|terms of (?:use|service)|privacy policy"
             + "|enable javascript|javascript is (?:disabled|required)|your browser does not support|browser is out of date|upgrade your browser"
             + "|skip to (?:main )?content|leave a (?:reply|comment)|your email address will not be published|required fields are marked"
             + "|notify me of|cancel reply|you must be logged in|log in to comment|sign in to comment|post a comment"
-            + "|advertisement|sponsored by|powered by|paid partner|affiliate link|we may earn a commission"
+            + "|advertisement|\\bad ?blockers?\\b|\\badblock\\b|whitelist (?:us|this site)|sponsored by|powered by|paid partner|affiliate link|we may earn a commission"
             + "|tous droits réservés|politique de confidentialité|abonnez-vous|inscrivez-vous|suivez-nous"
             + "|todos os direitos reservados|todos los derechos reservados|assine a newsletter|receba (?:as|nossas)|siga-nos|síguenos"
             + "|alle rechte vorbehalten|tutti i diritti riservati|版權所有|版权所有|著作権|無断転載|禁止转载|禁止轉載",
@@ -86,8 +88,21 @@ final class Boilerplate {
             + "|by (?:continuing to (?:use|browse)|using) (?:this|our) (?:web)?site|accept (?:all )?cookies|cookie (?:policy|settings|preferences)"
             + "|all rights reserved|tous droits réservés|todos os direitos reservados|todos los derechos reservados|alle rechte vorbehalten"
             + "|your email address will not be published|required fields are marked|版權所有|版权所有"
+            + "|(?:disable|turn off|pause) (?:your )?ad ?blockers?|using an ad ?blocker"
             + "|utilise des cookies|utilizamos cookies|utiliza cookies|usa cookies|verwendet cookies",
             FLAGS);
+
+    /** Headings that open a list of other articles (related, recommended, most read...). */
+    private static final Pattern TEASER_HEADING = Pattern.compile("^(?:"
+            + "related|related (?:articles?|stories|posts?|content|coverage|links|reading|news)|recommended|recommended (?:for you|stories|articles|reading)"
+            + "|more (?:stories|news|articles|videos|from|on|in|like this).*|most (?:read|popular|viewed|shared|emailed).*|you (?:may|might) (?:also )?(?:like|enjoy).*"
+            + "|read (?:next|more|also)|also (?:read|on).*|see also|what to read next|trending.*|popular (?:posts|stories|now)|top stories|latest (?:news|stories|posts)"
+            + "|around the web|from the web|sponsored (?:stories|links|content)|promoted (?:stories|links)|editor'?s picks|don'?t miss"
+            + "|relacionad[ao]s|.*relacionad[ao]s|leia (?:mais|também)|veja também|mais lidas.*|lee también|más leídas.*|noticias relacionadas"
+            + "|à lire aussi|lire aussi|sur le même sujet|les plus lus|voir aussi|dans la même rubrique|articles? similaires"
+            + "|verwandte artikel|mehr zum thema|meistgelesen.*|das könnte sie auch interessieren|leggi anche|articoli correlati"
+            + "|相關文章|相关文章|推薦文章|推荐文章|熱門文章|热门文章|延伸閱讀|延伸阅读|您可能會有興趣的文章|你可能感兴趣的文章|関連記事|人気記事|おすすめ記事"
+            + ")[:.]?$", FLAGS);
 
     /** Headings that open a comment section. */
     private static final Pattern COMMENTS_HEADING = Pattern.compile("^(?:"
@@ -149,6 +164,11 @@ final class Boilerplate {
     static boolean isCommentsHeading(String line) {
         String n = line.strip().toLowerCase(Locale.ROOT);
         return n.length() <= 80 && COMMENTS_HEADING.matcher(n).matches();
+    }
+
+    static boolean isTeaserHeading(String line) {
+        String n = normalise(line);
+        return !n.isEmpty() && n.length() <= 60 && TEASER_HEADING.matcher(n).matches();
     }
 
     static boolean isCommentMark(String line) {

@@ -84,6 +84,7 @@ public final class WebTextCleaner {
         for (Line l : lines) {
             l.initial = l.kind = classify(l);
         }
+        markSlideshows(lines);
         int chars = 0;
         for (Line l : lines) {
             chars += l.text.length();
@@ -196,6 +197,37 @@ public final class WebTextCleaner {
 
     private static String key(String s) {
         return s.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}]+", " ").strip();
+    }
+
+    private static final java.util.regex.Pattern SLIDE_COUNTER =
+            java.util.regex.Pattern.compile("^(?:\\D{0,12}\\s)?(\\d{1,3})\\s*(?:/|of|de|von|sur)\\s*(\\d{1,3})$");
+
+    /**
+     * A slideshow or carousel ("1/50", "2/50", ... with captions between) is not article text: every
+     * line from its first counter to a few lines after its last is dropped.
+     */
+    private static void markSlideshows(List<Line> lines) {
+        Map<String, List<Integer>> byTotal = new HashMap<>();
+        Map<String, java.util.Set<String>> distinct = new HashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            java.util.regex.Matcher m = SLIDE_COUNTER.matcher(lines.get(i).text.strip());
+            if (m.matches() && Integer.parseInt(m.group(1)) <= Integer.parseInt(m.group(2))) {
+                byTotal.computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(i);
+                distinct.computeIfAbsent(m.group(2), k -> new java.util.HashSet<>()).add(m.group(1));
+            }
+        }
+        for (Map.Entry<String, List<Integer>> e : byTotal.entrySet()) {
+            if (distinct.get(e.getKey()).size() < 3) {
+                continue;
+            }
+            List<Integer> at = e.getValue();
+            int end = Math.min(lines.size() - 1, at.get(at.size() - 1) + 3);
+            for (int i = at.get(0); i <= end; i++) {
+                Line l = lines.get(i);
+                l.boiler = true;
+                l.initial = l.kind = Kind.BAD;
+            }
+        }
     }
 
     /** The literal list marker a line starts with ('1' for any numbered item), or 0. */
@@ -391,7 +423,7 @@ public final class WebTextCleaner {
                 if (anchor[i]) {
                     mass[s] += lines.get(i).length;
                     count[s]++;
-                    if (last >= 0 && (i - last <= 2 || between <= 60)) {
+                    if (last >= 0 && (i - last <= 3 || between <= 80)) {
                         close[s]++;
                     }
                     last = i;
@@ -404,8 +436,9 @@ public final class WebTextCleaner {
         }
         boolean[] keep = new boolean[spans.size()];
         for (int s = 0; s < spans.size(); s++) {
-            keep[s] = mass[s] == max || mass[s] >= SPAN_SHARE_SINGLE * max
-                    || (count[s] >= 2 && mass[s] >= SPAN_SHARE * max && close[s] * 2 >= count[s] - 1);
+            keep[s] = mass[s] == max || (!introducedAsTeasers(lines, spans.get(s)[0])
+                    && (mass[s] >= SPAN_SHARE_SINGLE * max
+                    || (count[s] >= 2 && mass[s] >= SPAN_SHARE * max && close[s] * 2 >= count[s] - 1)));
             if (Boolean.getBoolean("rag.debug")) {
                 System.err.printf("span %d-%d mass %d count %d close %d keep %s%n", spans.get(s)[0] + 1,
                         spans.get(s)[1] + 1, mass[s], count[s], close[s], keep[s]);
@@ -416,7 +449,7 @@ public final class WebTextCleaner {
         while (changed) {
             changed = false;
             for (int s = 0; s < spans.size(); s++) {
-                if (keep[s] || mass[s] < SPAN_SHARE_JOINED * max) {
+                if (keep[s] || mass[s] < SPAN_SHARE_JOINED * max || introducedAsTeasers(lines, spans.get(s)[0])) {
                     continue;
                 }
                 boolean left = s > 0 && keep[s - 1] && boilerIn(lines, spans.get(s - 1)[1] + 1, spans.get(s)[0]) == 0;
@@ -434,6 +467,16 @@ public final class WebTextCleaner {
                 keepRange(lines, anchor, from, spans.get(s)[1]);
             }
         }
+    }
+
+    /** Whether one of the few lines before a span is a "Related" / "Most read" heading. */
+    private static boolean introducedAsTeasers(List<Line> lines, int start) {
+        for (int i = start - 1; i >= 0 && i >= start - 4; i--) {
+            if (Boilerplate.isTeaserHeading(lines.get(i).text)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int boilerIn(List<Line> lines, int from, int to) {
