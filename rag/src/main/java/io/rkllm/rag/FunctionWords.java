@@ -49,7 +49,24 @@ final class FunctionWords {
             "questa quello quella ci si ne loro lui lei",
             // Dutch
             "de het een en van in is dat die op te zijn met voor niet aan er maar om ook als bij door",
-            "naar dan wat werd wordt hij zij ze we wij ik je u kan nog over uit tot").split("\\s+")));
+            "naar dan wat werd wordt hij zij ze we wij ik je u kan nog over uit tot",
+            // Czech / Slovak
+            "a v se na je že to s z do o i k jako ale by za po jsou byl tak jeho od pro které který která ve ze",
+            "podle jak už také jen při než této tento má mezi bylo byla není jsem nebo aby když sa sú pri ako",
+            // Polish
+            "w na z do nie się to że o jest jak po co tak za od ale przez przy jego jej ich dla czy już tylko",
+            "był była było są może oraz lub także który która które tym tej ten ta te",
+            // Swedish / Danish / Norwegian
+            "och att det som en på är av för med till har inte om ett han men var jag sig från vi så kan",
+            "og til af ikke der på som med er den for at har jeg et han var",
+            // Indonesian / Malay, Turkish
+            "yang dan di dari ini itu dengan untuk dalam tidak akan pada juga ke ada oleh atau karena sebagai",
+            "mereka bisa telah sudah ve bir bu da için ile olarak gibi daha çok ne ama kadar olan sonra",
+            // Russian / Ukrainian
+            "и в не на я что он с как а то все она так его но да ты к у же вы за бы по только ее мне было от",
+            "меня еще нет о из ему когда даже ли если уже или ни быть был до вас там себя ей может они тут где",
+            "есть для мы их чем была без чего тоже себе под будет кто этот того потому этого какой при после",
+            "над больше тот через эти нас про всего них много это также который которые которая і та що як але").split("\\s+")));
 
     /** Common grammatical characters of written Chinese (traditional and simplified). */
     private static final String CHINESE_PARTICLES =

@@ -330,7 +330,14 @@ public final class WebTextCleaner {
                 }
             }
         }
-        if (cased < 8 || lower < 0.6 * cased || commas > 0.25 * l.words) {
+        if (commas > 0.25 * l.words) {
+            return 0;
+        }
+        if (cased < 3 && Scripts.countCjk(t) == 0) {
+            // a script without letter case (Korean, Arabic, Hebrew, Thai, Hindi...): sentences are the evidence
+            return PROSE_DENSITY + 0.02;
+        }
+        if (cased < 8 || lower < 0.6 * cased) {
             return 0;
         }
         return PROSE_DENSITY + 0.02;
@@ -463,10 +470,35 @@ public final class WebTextCleaner {
         }
         for (int s = 0; s < spans.size(); s++) {
             if (keep[s]) {
-                int from = s > 0 && keep[s - 1] ? spans.get(s - 1)[1] + 1 : spans.get(s)[0];
-                keepRange(lines, anchor, from, spans.get(s)[1]);
+                boolean joined = s > 0 && keep[s - 1];
+                int from = joined ? spans.get(s - 1)[1] + 1 : grow(lines, spans.get(s)[0], -1);
+                int to = s + 1 < spans.size() && keep[s + 1] ? spans.get(s)[1] : grow(lines, spans.get(s)[1], 1);
+                keepRange(lines, anchor, from, to);
             }
         }
+    }
+
+    /**
+     * Extends a kept span over adjacent prose that was too weak to anchor it (short marketing sentences,
+     * a lead paragraph above a photo): returns the farthest prose-like line reachable in {@code step}
+     * direction through gaps of at most two lines without boilerplate.
+     */
+    private static int grow(List<Line> lines, int edge, int step) {
+        int best = edge;
+        int gap = 0;
+        for (int i = edge + step; i >= 0 && i < lines.size(); i += step) {
+            Line l = lines.get(i);
+            if (l.boiler || l.nav || Boilerplate.isTeaserHeading(l.text) || Boilerplate.isCommentsHeading(l.text)) {
+                break;
+            }
+            if (proseLike(l) && (l.sentence || l.text.endsWith(":"))) {
+                best = i;
+                gap = 0;
+            } else if (++gap > 2) {
+                break;
+            }
+        }
+        return best;
     }
 
     /** Whether one of the few lines before a span is a "Related" / "Most read" heading. */
@@ -628,7 +660,8 @@ public final class WebTextCleaner {
             boolean widget = (n >= 3 && boiler * 2 >= n) || (n >= 6 && (boiler + repeated) * 5 >= n * 2);
             for (int k = i; k < j; k++) {
                 Line l = lines.get(k);
-                if (!l.boiler && !l.junk && !l.nearRepeat && !(widget && !l.data) && !(l.nav && n > LONG_NAV_RUN)) {
+                boolean prose = l.sentence && proseLike(l);
+                if (!l.boiler && !l.junk && !l.nearRepeat && !(widget && !l.data && !prose) && !(l.nav && n > LONG_NAV_RUN)) {
                     l.kind = Kind.GOOD;
                 }
             }
