@@ -1,0 +1,291 @@
+/* Parsing of simulated model files and of the environment overrides. */
+#include "model_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+#define DEFAULT_SYSTEM "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+#define DEFAULT_PREFIX "<|im_start|>user\n"
+#define DEFAULT_POSTFIX "<|im_end|>\n<|im_start|>assistant\n"
+
+static void faults_none(SimFaults* f) {
+    memset(f, 0, sizeof(*f));
+    f->error_after = -1;
+    f->slow_prefill = 1.0;
+}
+
+void sim_config_defaults(SimConfig* cfg) {
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->max_context_limit = 4096;
+    cfg->prefill_tps = 250;
+    cfg->decode_tps = 13;
+    cfg->init_ms = 3000;
+    cfg->memory_mb = 2300;
+    cfg->time_scale = 1.0;
+    cfg->thinking = 0;
+    cfg->reply_tokens = 48;
+    cfg->template_system = sim_strdup(DEFAULT_SYSTEM);
+    cfg->template_prefix = sim_strdup(DEFAULT_PREFIX);
+    cfg->template_postfix = sim_strdup(DEFAULT_POSTFIX);
+    faults_none(&cfg->fault);
+    cfg->fault_spec = sim_strdup("none");
+}
+
+void sim_config_free(SimConfig* cfg) {
+    free(cfg->name);
+    free(cfg->toolkit_version);
+    free(cfg->template_system);
+    free(cfg->template_prefix);
+    free(cfg->template_postfix);
+    free(cfg->fault_spec);
+    free(cfg->trace_path);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static int parse_double(const char* s, double* out) {
+    char* end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char* s, int* out) {
+    char* end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno || v < -2147483647L || v > 2147483647L) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen) {
+    SimFaults f;
+    faults_none(&f);
+    char* copy = sim_strdup(spec ? spec : "");
+    int rc = 0;
+    char* save = NULL;
+    for (char* item = strtok_r(copy, ", \t", &save); item; item = strtok_r(NULL, ", \t", &save)) {
+        if (strcmp(item, "none") == 0) {
+            continue;
+        } else if (strcmp(item, "init_fail") == 0) {
+            f.init_fail = 1;
+        } else if (strcmp(item, "init_null") == 0) {
+            f.init_null = 1;
+        } else if (strcmp(item, "hang") == 0) {
+            f.hang = 1;
+        } else if (strcmp(item, "abort_ignores_prefill") == 0) {
+            f.abort_ignores_prefill = 1;
+        } else if (strncmp(item, "error_after=", 12) == 0) {
+            if (parse_int(item + 12, &f.error_after) || f.error_after < 0) {
+                snprintf(err, errlen, "bad fault value '%s' (error_after=N, N >= 0)", item);
+                rc = -1;
+                break;
+            }
+        } else if (strncmp(item, "slow_prefill=", 13) == 0) {
+            if (parse_double(item + 13, &f.slow_prefill) || f.slow_prefill < 0) {
+                snprintf(err, errlen, "bad fault value '%s' (slow_prefill=F, F >= 0)", item);
+                rc = -1;
+                break;
+            }
+        } else {
+            snprintf(err, errlen,
+                     "unknown fault '%s' (none, init_fail, init_null, error_after=N, hang, slow_prefill=F, "
+                     "abort_ignores_prefill)",
+                     item);
+            rc = -1;
+            break;
+        }
+    }
+    free(copy);
+    if (rc == 0) *out = f;
+    return rc;
+}
+
+/* Decodes \n, \t, \r, \\ and \" escapes; other backslashes are kept literally. */
+static char* unescape(const char* s, size_t len) {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, "");
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\\' && i + 1 < len) {
+            char c = s[i + 1];
+            const char* rep = c == 'n' ? "\n" : c == 't' ? "\t" : c == 'r' ? "\r" : c == '\\' ? "\\" : c == '"' ? "\"" : NULL;
+            if (rep) {
+                sb_append(&sb, rep);
+                i++;
+                continue;
+            }
+        }
+        sb_append_char(&sb, s[i]);
+    }
+    return sb_steal(&sb);
+}
+
+static void set_str(char** field, char* value) {
+    free(*field);
+    *field = value;
+}
+
+static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, size_t errlen) {
+    int rc = 0;
+    double d;
+    if (strcmp(key, "name") == 0) {
+        set_str(&cfg->name, value);
+        return 0;
+    } else if (strcmp(key, "toolkit_version") == 0) {
+        set_str(&cfg->toolkit_version, value);
+        return 0;
+    } else if (strcmp(key, "template_system") == 0) {
+        set_str(&cfg->template_system, value);
+        return 0;
+    } else if (strcmp(key, "template_prefix") == 0) {
+        set_str(&cfg->template_prefix, value);
+        return 0;
+    } else if (strcmp(key, "template_postfix") == 0) {
+        set_str(&cfg->template_postfix, value);
+        return 0;
+    } else if (strcmp(key, "trace") == 0) {
+        set_str(&cfg->trace_path, value[0] ? value : NULL);
+        if (!value[0]) free(value);
+        return 0;
+    } else if (strcmp(key, "fault") == 0) {
+        rc = sim_faults_parse(value, &cfg->fault, err, errlen);
+        if (rc == 0) {
+            set_str(&cfg->fault_spec, value);
+            return 0;
+        }
+    } else if (strcmp(key, "max_context_limit") == 0) {
+        rc = parse_int(value, &cfg->max_context_limit) || cfg->max_context_limit <= 0 ? -1 : 0;
+    } else if (strcmp(key, "reply_tokens") == 0) {
+        rc = parse_int(value, &cfg->reply_tokens) || cfg->reply_tokens < 0 ? -1 : 0;
+    } else if (strcmp(key, "thinking") == 0) {
+        rc = parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
+    } else if (strcmp(key, "prefill_tps") == 0) {
+        rc = parse_double(value, &d) || d <= 0 ? -1 : 0;
+        cfg->prefill_tps = rc ? cfg->prefill_tps : d;
+    } else if (strcmp(key, "decode_tps") == 0) {
+        rc = parse_double(value, &d) || d <= 0 ? -1 : 0;
+        cfg->decode_tps = rc ? cfg->decode_tps : d;
+    } else if (strcmp(key, "init_ms") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->init_ms = rc ? cfg->init_ms : d;
+    } else if (strcmp(key, "memory_mb") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->memory_mb = rc ? cfg->memory_mb : d;
+    } else if (strcmp(key, "time_scale") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->time_scale = rc ? cfg->time_scale : d;
+    } else {
+        fprintf(stderr, "W rkllm-sim: ignoring unknown model key '%s'\n", key);
+    }
+    if (rc && err[0] == '\0') snprintf(err, errlen, "bad value for '%s': '%s'", key, value);
+    free(value);
+    return rc;
+}
+
+static char* default_name(const char* path) {
+    const char* base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char* dot = strrchr(base, '.');
+    return sim_strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+}
+
+static void strip(const char** s, const char** e) {
+    while (*s < *e && (**s == ' ' || **s == '\t')) (*s)++;
+    while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+}
+
+int sim_config_load(SimConfig* cfg, const char* path, char* err, size_t errlen) {
+    err[0] = '\0';
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "failed to open model file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    StrBuf text;
+    sb_init(&text);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_append_n(&text, chunk, n);
+    fclose(f);
+
+    const char* p = sb_cstr(&text);
+    const char* end = p + text.len;
+    const char* nl = memchr(p, '\n', (size_t)(end - p));
+    const char* first_end = nl ? nl : end;
+    const char* fs = p;
+    const char* fe = first_end;
+    while (fe > fs && fe[-1] == '\r') fe--;
+    if ((size_t)(fe - fs) != strlen(SIM_MODEL_MAGIC) || memcmp(fs, SIM_MODEL_MAGIC, (size_t)(fe - fs)) != 0) {
+        snprintf(err, errlen, "%s is not a simulated model: its first line must be \"%s\"", path, SIM_MODEL_MAGIC);
+        sb_free(&text);
+        return -1;
+    }
+    int line_no = 1;
+    int rc = 0;
+    for (p = nl ? nl + 1 : end; p < end && rc == 0;) {
+        line_no++;
+        const char* le = memchr(p, '\n', (size_t)(end - p));
+        if (!le) le = end;
+        const char* s = p;
+        const char* e = le;
+        p = le < end ? le + 1 : end;
+        strip(&s, &e);
+        if (s == e || *s == '#') continue;
+        const char* colon = memchr(s, ':', (size_t)(e - s));
+        if (!colon) {
+            snprintf(err, errlen, "%s:%d: expected 'key: value'", path, line_no);
+            rc = -1;
+            break;
+        }
+        const char* ks = s;
+        const char* ke = colon;
+        strip(&ks, &ke);
+        const char* vs = colon + 1;
+        const char* ve = e;
+        strip(&vs, &ve);
+        if (ve - vs >= 2 && *vs == '"' && ve[-1] == '"') {
+            vs++;
+            ve--;
+        }
+        char* key = sim_strndup(ks, (size_t)(ke - ks));
+        char lerr[256] = "";
+        rc = apply_key(cfg, key, unescape(vs, (size_t)(ve - vs)), lerr, sizeof lerr);
+        if (rc) snprintf(err, errlen, "%s:%d: %s", path, line_no, lerr);
+        free(key);
+    }
+    sb_free(&text);
+    if (rc == 0 && !cfg->name) cfg->name = default_name(path);
+    return rc;
+}
+
+int sim_config_apply_env(SimConfig* cfg, char* err, size_t errlen) {
+    const char* ts = getenv("RKLLM_SIM_TIME_SCALE");
+    if (ts && *ts) {
+        double d;
+        if (parse_double(ts, &d) || d < 0) {
+            snprintf(err, errlen, "bad RKLLM_SIM_TIME_SCALE '%s'", ts);
+            return -1;
+        }
+        cfg->time_scale = d;
+    }
+    const char* fault = getenv("RKLLM_SIM_FAULT");
+    if (fault && *fault) {
+        if (sim_faults_parse(fault, &cfg->fault, err, errlen)) return -1;
+        set_str(&cfg->fault_spec, sim_strdup(fault));
+    }
+    const char* trace = sim_env_trace_path();
+    if (trace) set_str(&cfg->trace_path, sim_strdup(trace));
+    return 0;
+}
+
+const char* sim_env_trace_path(void) {
+    const char* t = getenv("RKLLM_SIM_TRACE");
+    return t && *t ? t : NULL;
+}

@@ -1,0 +1,257 @@
+/* Deterministic answers of the simulated model, and their split into tokens/callbacks. */
+#include "textgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "tokenizer.h"
+
+#define SAY_CHUNK_BYTES 3
+#define TOOL_QUOTE_BYTES 60
+#define MAX_DIRECTIVE_TOKENS 1000000
+
+/* Mixes ASCII, accented Latin (2-byte UTF-8), CJK (3-byte) and emoji (4-byte). */
+static const char* const WORDS[] = {
+    "the",    "model",  "runs",    "on",      "a",      "small",  "board",   "with",  "an",     "NPU",
+    "and",    "it",     "answers", "quickly", "every",  "token",  "is",      "counted", "cache", "keeps",
+    "context", "for",   "later",   "turns",   "simple", "reply",  "data",    "kernel", "driver", "memory",
+    "prompt", "fast",   "clear",   "result",  "café",   "naïve",  "über",    "déjà",   "vu",     "résumé",
+    "日本語", "模型",   "推理",    "缓存",    "🚀",     "😀",     "of",      "to",     "in",     "this",
+};
+
+static const char* const THINK_WORDS[] = {
+    "let", "me", "think", "about", "the", "question", "first", "then", "answer", "briefly",
+    "check", "context", "carefully", "user", "wants", "a", "clear", "reply",
+};
+
+#define NWORDS (sizeof WORDS / sizeof WORDS[0])
+#define NTHINK (sizeof THINK_WORDS / sizeof THINK_WORDS[0])
+
+typedef struct {
+    uint64_t s;
+} Rng;
+
+static uint64_t rng_next(Rng* r) {
+    /* splitmix64: good enough and fully deterministic */
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static unsigned rng_below(Rng* r, unsigned n) {
+    return (unsigned)(rng_next(r) % n);
+}
+
+static void append_word(StrBuf* sb, const char* w, int capitalize) {
+    if (capitalize && w[0] >= 'a' && w[0] <= 'z') {
+        sb_append_char(sb, (char)(w[0] - 'a' + 'A'));
+        sb_append(sb, w + 1);
+    } else {
+        sb_append(sb, w);
+    }
+}
+
+/* One-token words (with their leading space) used to land exactly on the requested count. */
+static const char* const FILLERS[] = {"a", "on", "it", "to", "of", "in", "is", "and"};
+#define NFILLERS (sizeof FILLERS / sizeof FILLERS[0])
+
+static char sentence_end(Rng* r) {
+    unsigned e = rng_below(r, 10);
+    return e < 8 ? '.' : e == 8 ? '!' : '?';
+}
+
+/* Exactly n tokens (by the tokenizer rule) of pseudo-text: sentences of 4-10 words, ending with a
+ * period. Built word by word: a piece " word" always starts a new token after a word or a
+ * punctuation mark, so the counts of the pieces add up. */
+static void pseudo_text(Rng* r, int n, StrBuf* out) {
+    if (n <= 0) return;
+    int remaining = n - 1; /* the final period is the last token */
+    unsigned in_sentence = 0, sentence_len = 4 + rng_below(r, 7);
+    int first = 1;
+    StrBuf piece;
+    sb_init(&piece);
+    while (remaining > 0) {
+        sb_clear(&piece);
+        if (!first) sb_append_char(&piece, ' ');
+        append_word(&piece, WORDS[rng_below(r, NWORDS)], in_sentence == 0);
+        int t = sim_count_tokens(sb_cstr(&piece));
+        if (t > remaining) {
+            sb_clear(&piece);
+            if (!first) sb_append_char(&piece, ' ');
+            append_word(&piece, FILLERS[rng_below(r, NFILLERS)], in_sentence == 0);
+            t = 1;
+        }
+        sb_append_n(out, piece.data, piece.len);
+        remaining -= t;
+        first = 0;
+        in_sentence++;
+        if (remaining >= 2 && in_sentence >= sentence_len) {
+            sb_append_char(out, sentence_end(r));
+            remaining--;
+            in_sentence = 0;
+            sentence_len = 4 + rng_below(r, 7);
+        } else if (remaining >= 2 && in_sentence > 1 && rng_below(r, 12) == 0) {
+            sb_append_char(out, ',');
+            remaining--;
+        }
+    }
+    sb_free(&piece);
+    sb_append_char(out, '.');
+}
+
+static void think_block(Rng* r, StrBuf* out) {
+    unsigned words = 6 + rng_below(r, 5);
+    sb_append(out, "<think>\n");
+    for (unsigned i = 0; i < words; i++) {
+        if (i) sb_append_char(out, ' ');
+        append_word(out, THINK_WORDS[rng_below(r, NTHINK)], i == 0);
+    }
+    sb_append(out, ".\n</think>\n\n");
+}
+
+static void tool_call(const SimTool* t, StrBuf* out) {
+    sb_append(out, "<tool_call>\n{\"name\": ");
+    json_append_string(out, t->name, strlen(t->name));
+    sb_append(out, ", \"arguments\": {");
+    if (t->first_property) {
+        json_append_string(out, t->first_property, strlen(t->first_property));
+        sb_append(out, ": \"sim\"");
+    }
+    sb_append(out, "}}\n</tool_call>");
+}
+
+static void tool_answer(const char* result, StrBuf* out) {
+    StrBuf q;
+    sb_init(&q);
+    int space = 0;
+    for (const char* p = result ? result : ""; *p; p++) {
+        if (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') {
+            space = q.len > 0;
+            continue;
+        }
+        if (space) sb_append_char(&q, ' ');
+        space = 0;
+        sb_append_char(&q, *p);
+    }
+    size_t cut = sim_utf8_clip(sb_cstr(&q), q.len, TOOL_QUOTE_BYTES);
+    sb_append(out, "The tool returned: \"");
+    sb_append_n(out, sb_cstr(&q), cut);
+    if (cut < q.len) sb_append(out, "...");
+    sb_append(out, "\".");
+    sb_free(&q);
+}
+
+static const char* find_last(const char* hay, const char* needle) {
+    const char* last = NULL;
+    for (const char* p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle)) last = p;
+    return last;
+}
+
+char* sim_directive_say(const char* prompt) {
+    const char* start = find_last(prompt, "[[say:");
+    if (!start) return NULL;
+    start += 6;
+    const char* end = strstr(start, "]]");
+    if (!end) end = start + strlen(start);
+    StrBuf sb;
+    sb_init(&sb);
+    sb_append(&sb, "");
+    for (const char* p = start; p < end; p++) {
+        if (*p == '\\' && p + 1 < end && (p[1] == 'n' || p[1] == 't' || p[1] == '\\')) {
+            sb_append_char(&sb, p[1] == 'n' ? '\n' : p[1] == 't' ? '\t' : '\\');
+            p++;
+        } else {
+            sb_append_char(&sb, *p);
+        }
+    }
+    return sb_steal(&sb);
+}
+
+int sim_directive_tokens(const char* prompt) {
+    const char* p = find_last(prompt, "[[tokens:");
+    while (p) {
+        const char* d = p + 9;
+        long n = 0;
+        const char* q = d;
+        while (*q >= '0' && *q <= '9' && n <= MAX_DIRECTIVE_TOKENS) n = n * 10 + (*q++ - '0');
+        if (q > d && q[0] == ']' && q[1] == ']') return n > MAX_DIRECTIVE_TOKENS ? MAX_DIRECTIVE_TOKENS : (int)n;
+        /* malformed: look for an earlier well-formed one */
+        const char* prev = NULL;
+        for (const char* s = strstr(prompt, "[[tokens:"); s && s < p; s = strstr(s + 1, "[[tokens:")) prev = s;
+        p = prev;
+    }
+    return -1;
+}
+
+/* Token boundaries, with some boundaries that fall right after a multi-byte character moved back
+ * into it, so that the callback ends inside the character (RKLLM_RUN_WAITING). */
+static void token_chunks(SimOutput* out) {
+    const char* s = sb_cstr(&out->text);
+    size_t len = out->text.len;
+    out->n_chunks = sim_token_bounds(s, len, &out->bounds);
+    for (int i = 1; i < out->n_chunks; i++) {
+        int tok = i - 1;
+        if (tok % 2 != 0) continue;
+        size_t start = out->bounds[i - 1], end = out->bounds[i];
+        /* original start of this token is >= the (possibly shifted) previous boundary */
+        size_t p = start, last = start;
+        while (p < end) {
+            last = p;
+            p += sim_utf8_seq_len(s, len, p);
+        }
+        size_t cp_len = end - last;
+        if (cp_len < 2 || last < start) continue;
+        size_t k = 1 + (size_t)(tok / 2) % (cp_len - 1);
+        out->bounds[i] = end - k;
+    }
+}
+
+static void say_chunks(SimOutput* out) {
+    size_t len = out->text.len;
+    out->n_chunks = (int)((len + SAY_CHUNK_BYTES - 1) / SAY_CHUNK_BYTES);
+    out->bounds = sim_xcalloc((size_t)out->n_chunks + 1, sizeof(size_t));
+    for (int i = 0; i <= out->n_chunks; i++) {
+        size_t b = (size_t)i * SAY_CHUNK_BYTES;
+        out->bounds[i] = b < len ? b : len;
+    }
+}
+
+void sim_generate(const SimGenRequest* req, SimOutput* out) {
+    memset(out, 0, sizeof(*out));
+    sb_init(&out->text);
+    sb_append(&out->text, "");
+    char* say = sim_directive_say(req->prompt);
+    if (say) {
+        out->kind = SIM_OUT_SAY;
+        sb_append(&out->text, say);
+        free(say);
+        say_chunks(out);
+        return;
+    }
+    Rng rng = {req->seed};
+    if (req->think) think_block(&rng, &out->text);
+    int n = sim_directive_tokens(req->prompt);
+    const SimTool* tool = NULL;
+    if (n >= 0) {
+        out->kind = SIM_OUT_TOKENS;
+        pseudo_text(&rng, n, &out->text);
+    } else if (req->role_is_user && req->tools && (tool = sim_tools_find_mentioned(req->tools, req->prompt))) {
+        out->kind = SIM_OUT_TOOL_CALL;
+        tool_call(tool, &out->text);
+    } else if (req->role_is_tool) {
+        out->kind = SIM_OUT_TOOL_ANSWER;
+        tool_answer(req->prompt, &out->text);
+    } else {
+        out->kind = SIM_OUT_REPLY;
+        pseudo_text(&rng, req->reply_tokens, &out->text);
+    }
+    token_chunks(out);
+}
+
+void sim_output_free(SimOutput* out) {
+    sb_free(&out->text);
+    free(out->bounds);
+    memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,47 @@
+/*
+ * What the simulated model answers (deterministically) and how the answer is cut into tokens /
+ * callbacks. Rules documented in docs/simulated-runtime.md ("Output").
+ */
+#ifndef RKLLM_SIM_TEXTGEN_H
+#define RKLLM_SIM_TEXTGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common.h"
+#include "strbuf.h"
+#include "tools.h"
+
+typedef enum {
+    SIM_OUT_SAY = 0,        /* [[say:TEXT]] */
+    SIM_OUT_TOKENS = 1,     /* [[tokens:N]] */
+    SIM_OUT_TOOL_CALL = 2,  /* the prompt mentions a tool */
+    SIM_OUT_TOOL_ANSWER = 3,/* role "tool" */
+    SIM_OUT_REPLY = 4       /* pseudo-text of reply_tokens tokens */
+} SimOutputKind;
+
+typedef struct {
+    const char* prompt; /* raw prompt text (NULL for token/embed input) */
+    int role_is_user;
+    int role_is_tool;
+    int think;          /* emit a <think> block first (unless [[say:]]) */
+    int reply_tokens;
+    uint64_t seed;      /* hash of the prompt and the cache length */
+    const SimToolList* tools;
+} SimGenRequest;
+
+typedef struct {
+    SimOutputKind kind;
+    StrBuf text;    /* the whole answer */
+    size_t* bounds; /* n_chunks + 1 offsets into text: chunk i = [bounds[i], bounds[i+1]) */
+    int n_chunks;   /* one chunk = one generated token = one callback */
+} SimOutput;
+
+SIM_HIDDEN void sim_generate(const SimGenRequest* req, SimOutput* out);
+SIM_HIDDEN void sim_output_free(SimOutput* out);
+
+/* Finds the LAST [[say:TEXT]] of the prompt; returns the decoded TEXT (malloc'd) or NULL. */
+SIM_HIDDEN char* sim_directive_say(const char* prompt);
+/* Finds the LAST [[tokens:N]] of the prompt; returns N, or -1 when absent. */
+SIM_HIDDEN int sim_directive_tokens(const char* prompt);
+
+#endif

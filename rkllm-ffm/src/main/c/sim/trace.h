@@ -1,0 +1,30 @@
+/*
+ * The inspection trace: one JSON object per line, appended to the configured file for every API
+ * call on a handle (format in docs/simulated-runtime.md, "Trace"). Each line is written with a
+ * single write(2) on an O_APPEND descriptor, so several handles may share one file.
+ */
+#ifndef RKLLM_SIM_TRACE_H
+#define RKLLM_SIM_TRACE_H
+
+#include "common.h"
+#include "json.h"
+#include "strbuf.h"
+
+typedef struct {
+    int fd; /* -1 = tracing off */
+    int handle_id;
+} SimTrace;
+
+/* Opens path for appending (NULL path = off). On failure prints a warning and leaves tracing off. */
+SIM_HIDDEN void sim_trace_open(SimTrace* t, const char* path, int handle_id);
+SIM_HIDDEN void sim_trace_close(SimTrace* t);
+SIM_HIDDEN int sim_trace_on(const SimTrace* t);
+/* Starts a line: {"call":CALL,"handle":ID ... */
+SIM_HIDDEN void sim_trace_begin(const SimTrace* t, JsonWriter* w, StrBuf* sb, const char* call);
+/* Ends the object started by sim_trace_begin and writes the line; frees nothing. */
+SIM_HIDDEN void sim_trace_emit(const SimTrace* t, JsonWriter* w, StrBuf* sb);
+
+/* Process-wide counter of handle ids (starting at 1), for telling handles apart in a shared trace. */
+SIM_HIDDEN int sim_next_handle_id(void);
+
+#endif

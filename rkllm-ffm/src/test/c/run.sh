@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Builds the simulated runtime (both ABIs), compiles sim_smoke.c against each librkllmrt-1.x.so and
+# runs it: once normally (timed checks included), then checks the trace and the init log lines,
+# then once under valgrind with RKLLM_SIM_TIME_SCALE=0 (leaks, invalid accesses).
+#
+#   run.sh [TARGET_DIR]        default: the module's target/ directory
+#   SIM_SMOKE_VALGRIND=0 run.sh    skips the valgrind pass
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+module="$(cd "$here/../../.." && pwd)"
+target="${1:-$module/target}"
+cc="${CC:-$(command -v cc || command -v gcc)}"
+
+bash "$module/src/main/c/build.sh" "$target"
+out="$target/sim"
+status=0
+for abi in 1.2 1.3; do
+  minor="${abi#1.}"
+  version=$([ "$abi" = 1.2 ] && echo 1.2.3 || echo 1.3.0)
+  exe="$out/sim_smoke-$abi"
+  "$cc" -std=gnu11 -O1 -g -Wall -Wextra -Werror -DRKLLM_ABI_MINOR="$minor" -I"$module/src/main/c" \
+    -o "$exe" "$here/sim_smoke.c" -L"$out" -l:"librkllmrt-$abi.so" -Wl,-rpath,"$out" -lpthread
+
+  # exported symbols: exactly the rkllm_* API
+  exported="$(nm -D --defined-only "$out/librkllmrt-$abi.so" | awk '{print $3}' | sort | tr '\n' ' ')"
+  expected="rkllm_abort rkllm_clear_kv_cache rkllm_createDefaultParam rkllm_destroy rkllm_get_kv_cache_size rkllm_init rkllm_is_running rkllm_load_lora rkllm_load_prompt_cache rkllm_release_prompt_cache rkllm_run rkllm_run_async rkllm_set_chat_template rkllm_set_cross_attn_params rkllm_set_function_tools "
+  if [ "$exported" != "$expected" ]; then
+    echo "FAIL [$abi] exported symbols: $exported" >&2
+    status=1
+  fi
+
+  work="$(mktemp -d)"
+  echo "== sim_smoke $abi (work dir $work)"
+  if ! "$exe" "$work" > "$work/stdout.txt" 2> "$work/stderr.txt"; then
+    status=1
+    grep FAIL "$work/stderr.txt" >&2 || tail -20 "$work/stderr.txt" >&2
+  fi
+  tail -1 "$work/stdout.txt"
+  grep -q "^I rkllm: rkllm-runtime version: $version, rknpu driver version: 0.9.8, platform: RK3588\$" "$work/stdout.txt" \
+    || { echo "FAIL [$abi] no runtime version line on stdout" >&2; status=1; }
+  grep -q "^I rkllm: rkllm-toolkit version: $version, max_context_limit: 4096, npu_core_num: 3, target_platform: RK3588, model_dtype: W8A8\$" "$work/stdout.txt" \
+    || { echo "FAIL [$abi] no toolkit line on stdout" >&2; status=1; }
+  grep -q "^E rkllm: max_context\[8192\] must be less than the model's max_context_limit\[4096\]\$" "$work/stderr.txt" \
+    || { echo "FAIL [$abi] no max_context error line on stderr" >&2; status=1; }
+  grep -q "^error: prompt gather than max context (prompt: 50 tokens, max context: 40)\$" "$work/stderr.txt" \
+    || { echo "FAIL [$abi] no 'prompt gather than max context' line on stderr" >&2; status=1; }
+
+  python3 - "$work/trace.jsonl" "$abi" <<'PY' || status=1
+import json, sys
+path, abi = sys.argv[1], sys.argv[2]
+required = {
+    "init": ["abi", "model_path", "max_context_len", "max_new_tokens", "top_k", "top_p", "temperature",
+             "repeat_penalty", "frequency_penalty", "presence_penalty", "mirostat", "n_keep",
+             "skip_special_token", "n_batch", "base_domain_id", "enabled_cpus_num", "enabled_cpus_mask",
+             "embed_flash", "result"],
+    "run": ["role", "enable_thinking", "input_type", "prompt", "keep_history", "mode", "sampling",
+            "max_new_tokens", "lora", "prompt_cache", "cache_before", "prefill_tokens", "prefilled_text",
+            "generate_tokens", "cache_after", "result", "output"],
+    "clear_kv_cache": ["keep_system_prompt", "cache_after"],
+    "set_chat_template": ["system_prompt", "prompt_prefix", "prompt_postfix"],
+    "set_function_tools": ["system_prompt", "tools", "tool_response_str"],
+    "load_prompt_cache": ["path"],
+    "release_prompt_cache": [],
+    "load_lora": ["path", "name", "scale"],
+    "abort": ["active"],
+    "get_kv_cache_size": [],
+    "destroy": [],
+}
+bad = 0
+calls = {}
+with open(path, encoding="utf-8") as f:
+    for n, line in enumerate(f, 1):
+        obj = json.loads(line)
+        call = obj["call"]
+        calls[call] = calls.get(call, 0) + 1
+        for key in required.get(call, []):
+            if key not in obj:
+                print(f"FAIL [{abi}] trace line {n}: {call} without {key}", file=sys.stderr)
+                bad += 1
+        if call == "init" and obj["abi"] != abi:
+            print(f"FAIL [{abi}] trace line {n}: abi {obj['abi']}", file=sys.stderr)
+            bad += 1
+        if call == "run":
+            if (abi == "1.2" and (obj["max_new_tokens"] is not None or obj["sampling"] is not None)) or \
+               (abi == "1.3" and not isinstance(obj["max_new_tokens"], int)):
+                print(f"FAIL [{abi}] trace line {n}: max_new_tokens/sampling for this ABI", file=sys.stderr)
+                bad += 1
+            if obj["result"] not in ("finish", "abort", "error", "pause"):
+                bad += 1
+for call in required:
+    if call not in calls:
+        print(f"FAIL [{abi}] trace has no {call} line", file=sys.stderr)
+        bad += 1
+print(f"trace [{abi}]: {sum(calls.values())} lines, all valid JSON; calls: {dict(sorted(calls.items()))}")
+sys.exit(1 if bad else 0)
+PY
+
+  if [ "${SIM_SMOKE_VALGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+    vwork="$(mktemp -d)"
+    echo "== sim_smoke $abi under valgrind (RKLLM_SIM_TIME_SCALE=0)"
+    if ! RKLLM_SIM_TIME_SCALE=0 valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+        --errors-for-leak-kinds=definite,indirect,possible "$exe" "$vwork" > "$vwork/stdout.txt" 2> "$vwork/stderr.txt"; then
+      status=1
+      grep -v '^[EW] rkllm\|^error: prompt' "$vwork/stderr.txt" | head -60 >&2
+    fi
+    tail -1 "$vwork/stdout.txt"
+    rm -rf "$vwork"
+  fi
+  [ "$status" = 0 ] && rm -rf "$work"
+done
+if [ "$status" = 0 ]; then echo "run.sh: all sim smoke checks passed"; else echo "run.sh: FAILURES" >&2; fi
+exit "$status"

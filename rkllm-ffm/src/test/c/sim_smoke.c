@@ -1,0 +1,811 @@
+/*
+ * Smoke test of the simulated runtime through its C ABI, compiled once per ABI
+ * (-DRKLLM_ABI_MINOR=2 or 3) and linked against the matching librkllmrt-1.x.so.
+ *
+ *   sim_smoke WORKDIR
+ *
+ * Writes its model files (and the trace, WORKDIR/trace.jsonl) under WORKDIR. Exit status 0 when
+ * every check passed. When RKLLM_SIM_TIME_SCALE=0 is set (the valgrind run), the checks that need
+ * real time to pass (abort during decode / prefill) are skipped.
+ *
+ * Token counts used below were computed by hand from the tokenizer rule of
+ * docs/simulated-runtime.md, e.g. the default system part
+ * "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n" =
+ * <|im_start|> syste m \nYou  are  a  helpf ul  assis tant . <|im_end|> \n = 13 tokens.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rkllm.h"
+
+#if RKLLM_ABI_MINOR == 2
+#define ABI "1.2"
+#else
+#define ABI "1.3"
+#endif
+
+/* hand-computed token counts of the default (Qwen) template parts */
+#define T_SYSTEM 13
+#define T_PREFIX 3
+#define T_POSTFIX 5
+
+static int failures;
+static int checks;
+static const char* workdir;
+static int zero_time; /* RKLLM_SIM_TIME_SCALE=0 in the environment */
+
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        checks++;                                                           \
+        if (!(cond)) {                                                      \
+            failures++;                                                     \
+            fprintf(stderr, "FAIL %s:%d [%s] %s: ", __FILE__, __LINE__, ABI, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fprintf(stderr, "\n");                                          \
+        }                                                                   \
+    } while (0)
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---------- UTF-8 helpers (independent of the library's) ---------- */
+
+/* 1 if b[0..len) is complete valid UTF-8 (no truncated trailing sequence). */
+static int utf8_complete(const unsigned char* b, size_t len) {
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = b[i];
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || i + n > len) return 0;
+        for (size_t k = 1; k < n; k++)
+            if ((b[i + k] & 0xC0) != 0x80) return 0;
+        i += n;
+    }
+    return 1;
+}
+
+/* ---------- callback collector ---------- */
+
+typedef struct {
+    char text[1 << 16];
+    size_t len;
+    int n_normal, n_waiting, n_finish, n_error;
+    int calls_after_end;  /* callbacks after FINISH/ERROR */
+    int bad_state;        /* NORMAL that ended mid-character, or WAITING that did not */
+    size_t max_chunk;
+    int null_text_chunks; /* NORMAL/WAITING with NULL text */
+    RKLLMPerfStat perf;
+    int pause_at;        /* return 1 at this token (1-based); 0 never */
+    LLMHandle handle;    /* when set, rkllm_is_running is sampled during the run */
+    int running_value;   /* last rkllm_is_running value seen inside the callback */
+    int abort_at;        /* call rkllm_abort(handle) from the callback at this token; 0 never */
+    pthread_mutex_t* lock; /* when set, held during the callback (for polling from another thread) */
+} Collector;
+
+static void collector_reset(Collector* c) {
+    memset(c, 0, sizeof(*c));
+    c->running_value = -99;
+}
+
+static int tokens_of(const Collector* c) {
+    return c->n_normal + c->n_waiting;
+}
+
+static int callback_body(RKLLMResult* r, Collector* c, LLMCallState state);
+
+static int callback(RKLLMResult* r, void* userdata, LLMCallState state) {
+    Collector* c = userdata;
+    if (!c) {
+        fprintf(stderr, "FAIL [%s] callback got NULL userdata\n", ABI);
+        failures++;
+        return 0;
+    }
+    if (c->lock) pthread_mutex_lock(c->lock);
+    int rc = callback_body(r, c, state);
+    if (c->lock) pthread_mutex_unlock(c->lock);
+    return rc;
+}
+
+static int callback_body(RKLLMResult* r, Collector* c, LLMCallState state) {
+    if (c->n_finish || c->n_error) c->calls_after_end++;
+    switch (state) {
+        case RKLLM_RUN_NORMAL:
+        case RKLLM_RUN_WAITING: {
+            if (!r->text) {
+                c->null_text_chunks++;
+                break;
+            }
+            size_t n = strlen(r->text);
+            if (n > c->max_chunk) c->max_chunk = n;
+            if (c->len + n < sizeof c->text) {
+                memcpy(c->text + c->len, r->text, n);
+                c->len += n;
+            }
+            int complete = utf8_complete((const unsigned char*)c->text, c->len);
+            if (state == RKLLM_RUN_NORMAL) {
+                c->n_normal++;
+                if (!complete) c->bad_state++;
+            } else {
+                c->n_waiting++;
+                if (complete) c->bad_state++;
+            }
+            if (c->handle) c->running_value = rkllm_is_running(c->handle);
+            if (c->abort_at && tokens_of(c) == c->abort_at) rkllm_abort(c->handle);
+            if (c->pause_at && tokens_of(c) == c->pause_at) return 1;
+            break;
+        }
+        case RKLLM_RUN_FINISH:
+            c->n_finish++;
+            c->perf = r->perf;
+            break;
+        case RKLLM_RUN_ERROR:
+            c->n_error++;
+            c->perf = r->perf;
+            break;
+    }
+    return 0;
+}
+
+/* ---------- model files and handles ---------- */
+
+static char* model_file(const char* name, const char* fmt, ...) {
+    static char paths[64][512];
+    static int next;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    char* path = paths[next++ % 64];
+    pthread_mutex_unlock(&lock);
+    snprintf(path, 512, "%s/%s.rkllm", workdir, name);
+    FILE* f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    fprintf(f, "#rkllm-sim 1\n# model for sim_smoke\ntrace: %s/trace.jsonl\n", workdir);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+    return path;
+}
+
+static Collector default_collector; /* 1.3: RKLLMCallback.result_userdata */
+
+static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new) {
+    RKLLMParam p = rkllm_createDefaultParam();
+    p.model_path = path;
+    p.max_context_len = max_ctx;
+    p.max_new_tokens = max_new;
+#if RKLLM_ABI_MINOR >= 3
+    RKLLMCallback cb;
+    memset(&cb, 0, sizeof cb);
+    cb.result_callback = callback;
+    cb.result_userdata = &default_collector;
+    return rkllm_init(h, &p, &cb);
+#else
+    return rkllm_init(h, &p, callback);
+#endif
+}
+
+typedef struct {
+    const char* role;
+    int keep_history;
+    int thinking;
+    int max_new_tokens; /* 1.3 only */
+    const char* lora;
+    int save_cache;
+    const char* cache_path;
+    int pass_userdata_null;
+} RunOpts;
+
+static int run_with(LLMHandle h, const char* prompt, const RunOpts* o, Collector* c) {
+    if (c != &default_collector) collector_reset(c);
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = o->role ? o->role : "user";
+    in.enable_thinking = o->thinking;
+    in.input_type = RKLLM_INPUT_PROMPT;
+    in.prompt_input = prompt;
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    ip.mode = RKLLM_INFER_GENERATE;
+    ip.keep_history = o->keep_history;
+    RKLLMLoraParam lp = {o->lora};
+    if (o->lora) ip.lora_params = &lp;
+    RKLLMPromptCacheParam pc = {o->save_cache, o->cache_path};
+    if (o->cache_path) ip.prompt_cache_params = &pc;
+#if RKLLM_ABI_MINOR >= 3
+    ip.max_new_tokens = o->max_new_tokens;
+    RKLLMSamplingParam sp = {40, 0.95f, 0.7f, 1.05f, 0.0f, 0.0f, 0, 5.0f, 0.1f};
+    ip.sampling_params = &sp;
+#endif
+    return rkllm_run(h, &in, &ip, o->pass_userdata_null ? NULL : c);
+}
+
+static int run_simple(LLMHandle h, const char* prompt, int keep_history, Collector* c) {
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.keep_history = keep_history;
+    return run_with(h, prompt, &o, c);
+}
+
+static int cache_size(LLMHandle h) {
+    int sizes[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    int rc = rkllm_get_kv_cache_size(h, sizes);
+    CHECK(rc == 0, "get_kv_cache_size rc %d", rc);
+    CHECK(sizes[1] == -1, "n_batch 1 must fill exactly one int");
+    return sizes[0];
+}
+
+/* ---------- tests ---------- */
+
+static void test_defaults(void) {
+    RKLLMParam p = rkllm_createDefaultParam();
+    CHECK(p.max_context_len == 512 && p.max_new_tokens == -1 && p.top_k == 1, "ctx %d new %d k %d", p.max_context_len,
+          p.max_new_tokens, p.top_k);
+    CHECK(p.top_p > 0.89f && p.top_p < 0.91f && p.temperature > 0.79f && p.temperature < 0.81f, "top_p/temperature");
+    CHECK(p.repeat_penalty > 1.09f && p.repeat_penalty < 1.11f && p.mirostat == 0, "repeat_penalty/mirostat");
+    CHECK(p.mirostat_tau == 5.0f && p.mirostat_eta > 0.09f && p.mirostat_eta < 0.11f, "mirostat tau/eta");
+    CHECK(p.skip_special_token && !p.is_async && p.extend_param.n_batch == 1, "flags");
+    CHECK(p.model_path == NULL, "model_path NULL");
+}
+
+static void test_init(void) {
+    LLMHandle h = (LLMHandle)0x1;
+    const char* ok = model_file("ok", "time_scale: 0\n");
+    CHECK(init_handle(&h, ok, 4096, -1) == 0 && h != NULL, "init ok");
+    CHECK(rkllm_destroy(h) == 0, "destroy");
+
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, model_file("fail", "time_scale: 0\nfault: init_fail\n"), 512, -1) == -1 && h == NULL,
+          "init_fail fault");
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, model_file("null", "time_scale: 0\nfault: init_null\n"), 512, -1) == 0 && h == NULL,
+          "init_null fault returns 0 and a NULL handle");
+    char missing[512];
+    snprintf(missing, sizeof missing, "%s/does-not-exist.rkllm", workdir);
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, missing, 512, -1) == -1 && h == NULL, "missing file");
+    char nomagic[512];
+    snprintf(nomagic, sizeof nomagic, "%s/nomagic.rkllm", workdir);
+    FILE* f = fopen(nomagic, "w");
+    fputs("name: x\n", f);
+    fclose(f);
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, nomagic, 512, -1) == -1 && h == NULL, "file without magic");
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, ok, 8192, -1) == -1 && h == NULL, "context above max_context_limit");
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, ok, 0, -1) == -1 && h == NULL, "context 0");
+    const char* small = model_file("small_limit", "time_scale: 0\nmax_context_limit: 1024\n");
+    CHECK(init_handle(&h, small, 2048, -1) == -1 && h == NULL, "context above a custom limit");
+    CHECK(init_handle(&h, small, 1024, -1) == 0 && h != NULL, "context equal to the limit is fine");
+    rkllm_destroy(h);
+    h = (LLMHandle)0x1;
+    CHECK(init_handle(&h, model_file("badnum", "time_scale: 0\ndecode_tps: fast\n"), 512, -1) == -1 && h == NULL,
+          "bad numeric value fails init");
+}
+
+static void test_kv_cache(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("kv", "time_scale: 0\nreply_tokens: 10\n"), 4096, -1);
+    Collector c;
+    /* "Hello there" = Hello, " there" = 2 tokens */
+    CHECK(cache_size(h) == 0, "fresh cache");
+    CHECK(run_simple(h, "Hello there", 1, &c) == 0, "run 1");
+    CHECK(c.n_finish == 1 && c.n_error == 0 && c.calls_after_end == 0, "one FINISH, last");
+    CHECK(c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX, "first run prefills the system part: %d",
+          c.perf.prefill_tokens);
+    CHECK(c.perf.generate_tokens == 10 && tokens_of(&c) == 10, "reply_tokens 10: gen %d callbacks %d",
+          c.perf.generate_tokens, tokens_of(&c));
+    CHECK(c.perf.memory_usage_mb == 2300.0f, "memory %f", c.perf.memory_usage_mb);
+    CHECK(c.text[c.len - 1] == '.', "answer ends with a period");
+    int after1 = T_SYSTEM + T_PREFIX + 2 + T_POSTFIX + 10;
+    CHECK(cache_size(h) == after1, "keep_history=1 keeps prefill+generated: %d", cache_size(h));
+
+    CHECK(run_simple(h, "Hello there", 1, &c) == 0, "run 2");
+    CHECK(c.perf.prefill_tokens == T_PREFIX + 2 + T_POSTFIX, "second run: no system part: %d", c.perf.prefill_tokens);
+    int after2 = after1 + T_PREFIX + 2 + T_POSTFIX + 10;
+    CHECK(cache_size(h) == after2, "cache %d", cache_size(h));
+
+    CHECK(run_simple(h, "Hello there", 0, &c) == 0, "run keep_history=0");
+    CHECK(c.perf.prefill_tokens == T_PREFIX + 2 + T_POSTFIX, "keep_history=0 still sees the cache (quirk): %d",
+          c.perf.prefill_tokens);
+    CHECK(cache_size(h) == after2, "keep_history=0 restores the cache: %d", cache_size(h));
+
+    CHECK(rkllm_clear_kv_cache(h, 1, NULL, NULL) == 0, "clear keep system");
+    CHECK(cache_size(h) == T_SYSTEM, "clear(keep_system_prompt=1) keeps the system tokens: %d", cache_size(h));
+    run_simple(h, "Hello there", 1, &c);
+    CHECK(c.perf.prefill_tokens == T_PREFIX + 2 + T_POSTFIX, "after clear(1): system not re-prefilled: %d",
+          c.perf.prefill_tokens);
+    CHECK(rkllm_clear_kv_cache(h, 0, NULL, NULL) == 0, "clear all");
+    CHECK(cache_size(h) == 0, "clear(0) empties the cache");
+    CHECK(rkllm_clear_kv_cache(h, 1, NULL, NULL) == 0 && cache_size(h) == 0,
+          "clear(1) on an empty cache keeps it empty");
+    run_simple(h, "Hello there", 0, &c);
+    CHECK(c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX, "empty cache: system prefilled again");
+    CHECK(cache_size(h) == 0, "keep_history=0 on an empty cache leaves it empty");
+
+    /* determinism: same prompt and cache length, same answer */
+    Collector c2;
+    run_simple(h, "Hello there", 0, &c2);
+    CHECK(c.len == c2.len && memcmp(c.text, c2.text, c.len) == 0, "deterministic answer");
+    rkllm_destroy(h);
+}
+
+static void test_context_limits(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("ctx", "time_scale: 0\nreply_tokens: 10\n"), 40, -1);
+    Collector c;
+    /* prefill = 13 + 3 + 2 + 5 = 23; [[tokens:100]] = [[ token s: 100 ]] counts too: */
+    const char* p = "go [[tokens:100]]"; /* go, " [", [, token, s, :, 100, ], ] = 9 */
+    CHECK(run_simple(h, p, 1, &c) == 0, "run");
+    CHECK(c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + 9 + T_POSTFIX, "prefill %d", c.perf.prefill_tokens);
+    CHECK(c.perf.generate_tokens == 40 - c.perf.prefill_tokens, "generation stops at the context end: %d",
+          c.perf.generate_tokens);
+    CHECK(cache_size(h) == 40, "cache full: %d", cache_size(h));
+    CHECK(run_simple(h, "Hello there", 1, &c) == -1, "over-long prompt fails");
+    CHECK(c.n_error == 1 && c.n_finish == 0, "ERROR callback, no FINISH");
+    CHECK(cache_size(h) == 40, "cache unchanged by the failed run");
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    char big[400];
+    memset(big, 0, sizeof big);
+    for (int i = 0; i < 30; i++) strcat(big, "word ");
+    CHECK(run_simple(h, big, 1, &c) == -1 && c.n_error == 1, "prompt longer than the context fails");
+    CHECK(cache_size(h) == 0, "still empty");
+    rkllm_destroy(h);
+}
+
+static void test_tokens_directive_and_max_new_tokens(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("maxnew", "time_scale: 0\n"), 4096, 7);
+    Collector c;
+    run_simple(h, "[[tokens:25]]", 0, &c);
+    CHECK(c.perf.generate_tokens == 7 && tokens_of(&c) == 7 && c.n_finish == 1, "init max_new_tokens 7: %d",
+          c.perf.generate_tokens);
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.max_new_tokens = 3;
+    run_with(h, "[[tokens:25]]", &o, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.perf.generate_tokens == 3, "1.3: per-run max_new_tokens 3 wins: %d", c.perf.generate_tokens);
+#else
+    CHECK(c.perf.generate_tokens == 7, "1.2: no per-run max_new_tokens: %d", c.perf.generate_tokens);
+#endif
+    rkllm_destroy(h);
+
+    init_handle(&h, model_file("tokens", "time_scale: 0\n"), 4096, -1);
+    for (int n = 0; n <= 60; n += 7) {
+        char prompt[64];
+        snprintf(prompt, sizeof prompt, "old [[tokens:3]] new [[tokens:%d]]", n);
+        run_simple(h, prompt, 0, &c);
+        CHECK(c.perf.generate_tokens == n && tokens_of(&c) == n, "[[tokens:%d]] gave %d", n, c.perf.generate_tokens);
+        CHECK(c.bad_state == 0 && utf8_complete((unsigned char*)c.text, c.len), "valid UTF-8, WAITING only mid-char");
+    }
+    o.max_new_tokens = 0;
+    run_with(h, "[[tokens:400]]", &o, &c);
+    CHECK(c.perf.generate_tokens == 400, "400 tokens");
+    CHECK(c.n_waiting > 0, "long pseudo-text splits some multi-byte characters (WAITING): %d", c.n_waiting);
+    CHECK(c.bad_state == 0 && c.null_text_chunks == 0, "states consistent with the bytes");
+    rkllm_destroy(h);
+}
+
+static void test_say(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("say", "time_scale: 0\nthinking: 1\n"), 4096, -1);
+    const char* expected = "h\xc3\xa9llo \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x9a\x80 <think>x</think>\n end";
+    Collector c;
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.thinking = 1;
+    CHECK(run_with(h, "please [[say:h\xc3\xa9llo \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x9a\x80 <think>x</think>\\n end]] thanks",
+                   &o, &c) == 0,
+          "say run");
+    CHECK(c.len == strlen(expected) && memcmp(c.text, expected, c.len) == 0, "reassembled bytes equal: '%.*s'",
+          (int)c.len, c.text);
+    CHECK(c.max_chunk <= 3, "chunks of at most 3 bytes: %zu", c.max_chunk);
+    CHECK(c.n_waiting > 0 && c.bad_state == 0, "WAITING exactly when a chunk ends mid-character (%d waiting)",
+          c.n_waiting);
+    CHECK(c.perf.generate_tokens == (int)((strlen(expected) + 2) / 3), "one token per chunk: %d",
+          c.perf.generate_tokens);
+    /* no thinking block for say, even with thinking on */
+    CHECK(strncmp(c.text, "<think>", 7) != 0, "no think block");
+    run_simple(h, "[[say:]]", 0, &c);
+    CHECK(c.len == 0 && c.n_finish == 1 && c.perf.generate_tokens == 0, "empty say");
+
+    /* thinking model: think block first */
+    o.thinking = 1;
+    run_with(h, "Why is the sky blue?", &o, &c);
+    c.text[c.len] = 0;
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0 && strstr(c.text, "\n</think>\n\n") != NULL, "think block: %s",
+          c.text);
+    o.thinking = 0;
+    run_with(h, "Why is the sky blue?", &o, &c);
+    c.text[c.len] = 0;
+    CHECK(strstr(c.text, "<think>") == NULL, "no thinking when enable_thinking=0");
+    rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
+                            "<|im_end|>\n<|im_start|>assistant\n");
+    o.thinking = 1;
+    run_with(h, "Why is the sky blue?", &o, &c);
+    c.text[c.len] = 0;
+    CHECK(strstr(c.text, "<think>") == NULL, "custom template disables thinking");
+    /* system part: <|im_start|> syste m \nBe  brief . <|im_end|> \n = 8 */
+    CHECK(c.perf.prefill_tokens == 8 + T_PREFIX + 6 + T_POSTFIX, "custom template counted: %d",
+          c.perf.prefill_tokens);
+    rkllm_destroy(h);
+}
+
+static void test_tools(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("tools", "time_scale: 0\n"), 4096, -1);
+    const char* tools =
+        "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather\",\"parameters\":"
+        "{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\"},\"unit\":{\"type\":\"string\"}},"
+        "\"required\":[\"location\"]}}},"
+        "{\"type\":\"function\",\"function\":{\"name\":\"now\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}}]";
+    CHECK(rkllm_set_function_tools(h, "You are a bot.", "{not json", "tool_response") == -1, "bad tools JSON");
+    CHECK(rkllm_set_function_tools(h, "You are a bot.", tools, "tool_response") == 0, "set tools");
+    Collector c;
+    run_simple(h, "What does get_weather say for Paris?", 1, &c);
+    c.text[c.len] = 0;
+    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"sim\"}}\n</tool_call>") == 0,
+          "tool call: %s", c.text);
+    run_simple(h, "And what time is it now?", 1, &c);
+    c.text[c.len] = 0;
+    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>") == 0, "tool call: %s",
+          c.text);
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.role = "tool";
+    o.keep_history = 1;
+    run_with(h, "{\"temperature\": 21, \"sky\": \"clear\"}", &o, &c);
+    c.text[c.len] = 0;
+    CHECK(strncmp(c.text, "The tool returned: \"{\"temperature\": 21", 38) == 0, "tool answer: %s", c.text);
+    /* body "<tool_response>\n{...}\n</tool_response>" = < tool _ respo nse > \n{ " tempe ratur e " : " 21" , ' "'
+       sky " : ' "' clear " } \n< / tool _ respo nse > = 30 tokens */
+    CHECK(c.perf.prefill_tokens == T_PREFIX + 30 + T_POSTFIX, "tool response wrapped: %d", c.perf.prefill_tokens);
+    rkllm_destroy(h);
+}
+
+static void test_error_and_pause(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("err", "time_scale: 0\nfault: error_after=5\nreply_tokens: 20\n"), 4096, -1);
+    Collector c;
+    CHECK(run_simple(h, "Hello there", 1, &c) == -1, "error_after run returns -1");
+    CHECK(tokens_of(&c) == 5 && c.n_error == 1 && c.n_finish == 0 && c.calls_after_end == 0,
+          "ERROR after 5 tokens: tokens %d err %d fin %d", tokens_of(&c), c.n_error, c.n_finish);
+    CHECK(c.perf.generate_tokens == 5, "perf at ERROR: %d", c.perf.generate_tokens);
+    CHECK(cache_size(h) == 0, "failed run leaves the cache unchanged");
+    rkllm_destroy(h);
+
+    init_handle(&h, model_file("pause", "time_scale: 0\nreply_tokens: 20\n"), 4096, -1);
+    run_simple(h, "Hello", 0, &c); /* warm: nothing kept */
+    collector_reset(&c);
+    c.pause_at = 4;
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.prompt_input = "Hello there";
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    ip.keep_history = 0;
+    CHECK(rkllm_run(h, &in, &ip, &c) == 0, "paused run returns 0");
+    CHECK(tokens_of(&c) == 4 && c.n_finish == 0, "pause stops at once, no FINISH: %d tokens, %d finish", tokens_of(&c),
+          c.n_finish);
+    CHECK(cache_size(h) == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX + 4, "pause keeps the KV: %d", cache_size(h));
+    rkllm_destroy(h);
+}
+
+static void test_is_running_and_userdata(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("running", "time_scale: 0\nreply_tokens: 5\n"), 4096, -1);
+    Collector c;
+    collector_reset(&c);
+    c.handle = h;
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.prompt_input = "hi";
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    rkllm_run(h, &in, &ip, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.running_value == 1, "1.3 is_running = 1 while running: %d", c.running_value);
+    CHECK(rkllm_is_running(h) == 0, "1.3 is_running = 0 when idle");
+    collector_reset(&default_collector);
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.pass_userdata_null = 1;
+    run_with(h, "hi", &o, &default_collector);
+    CHECK(default_collector.n_finish == 1 && tokens_of(&default_collector) == 5,
+          "NULL run userdata: result_userdata used");
+    collector_reset(&default_collector);
+    run_simple(h, "hi", 0, &c);
+    CHECK(default_collector.n_finish == 0 && c.n_finish == 1, "non-NULL run userdata overrides result_userdata");
+#else
+    CHECK(c.running_value == 0, "1.2 is_running = 0 while running: %d", c.running_value);
+    CHECK(rkllm_is_running(h) != 0, "1.2 is_running != 0 when idle");
+#endif
+    /* abort when nothing runs: no effect on the next run */
+    CHECK(rkllm_abort(h) == 0, "idle abort");
+    run_simple(h, "hi", 0, &c);
+    CHECK(c.perf.generate_tokens == 5 && c.n_finish == 1, "run after an idle abort is complete: %d",
+          c.perf.generate_tokens);
+    /* abort from inside the callback */
+    collector_reset(&c);
+    c.handle = h;
+    c.abort_at = 2;
+    rkllm_run(h, &in, &ip, &c);
+    CHECK(tokens_of(&c) == 2 && c.n_finish == 1, "abort from the callback stops before the next token: %d",
+          tokens_of(&c));
+    rkllm_destroy(h);
+}
+
+typedef struct {
+    LLMHandle h;
+    int delay_ms;
+    double aborted_at;
+} AbortJob;
+
+static void* abort_later(void* arg) {
+    AbortJob* j = arg;
+    sleep_ms(j->delay_ms);
+    j->aborted_at = now_ms();
+    rkllm_abort(j->h);
+    return NULL;
+}
+
+static double run_with_abort(LLMHandle h, const char* prompt, int delay_ms, Collector* c, double* latency) {
+    AbortJob j = {h, delay_ms, 0};
+    pthread_t t;
+    double t0 = now_ms();
+    pthread_create(&t, NULL, abort_later, &j);
+    int rc = run_simple(h, prompt, 1, c);
+    double t1 = now_ms();
+    pthread_join(t, NULL);
+    CHECK(rc == 0, "aborted run returns 0");
+    *latency = t1 - j.aborted_at;
+    return t1 - t0;
+}
+
+static void test_abort(void) {
+    LLMHandle h = NULL;
+    Collector c;
+    double latency;
+    /* hang: works at any time scale */
+    init_handle(&h, model_file("hang", "time_scale: 0\nfault: hang\n"), 4096, -1);
+    double took = run_with_abort(h, "Hello there", 100, &c, &latency);
+    CHECK(c.n_finish == 1 && tokens_of(&c) == 0 && c.perf.generate_tokens == 0, "hang ends as an abort");
+    CHECK(took >= 90 && latency < 100, "hang blocks until abort: took %.0f ms, latency %.0f", took, latency);
+    CHECK(cache_size(h) == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX, "abort after prefill keeps the prefill");
+    rkllm_destroy(h);
+
+    if (zero_time) {
+        printf("SKIP [%s] timed abort checks (RKLLM_SIM_TIME_SCALE=0)\n", ABI);
+        return;
+    }
+    /* during decode: 50 tok/s = 20 ms per token */
+    init_handle(&h, model_file("abort_decode", "init_ms: 0\ndecode_tps: 50\nprefill_tps: 100000\nreply_tokens: 500\n"),
+                4096, -1);
+    took = run_with_abort(h, "Hello there", 150, &c, &latency);
+    CHECK(c.n_finish == 1, "FINISH after abort");
+    CHECK(latency < 60, "abort during decode is prompt: %.1f ms", latency);
+    CHECK(c.perf.generate_tokens >= 3 && c.perf.generate_tokens <= 9, "tokens before abort: %d",
+          c.perf.generate_tokens);
+    CHECK(c.perf.generate_tokens == tokens_of(&c), "perf counts the delivered tokens");
+    CHECK(c.perf.generate_time_ms >= 100, "generate time measured: %.1f", c.perf.generate_time_ms);
+    CHECK(cache_size(h) == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX + c.perf.generate_tokens,
+          "keep_history=1 abort keeps what was generated: %d", cache_size(h));
+    rkllm_destroy(h);
+
+    /* during prefill: ~5 s of prefill at 100 tok/s */
+    char prompt[4096] = "";
+    for (int i = 0; i < 500; i++) strcat(prompt, " word");
+    init_handle(&h, model_file("abort_prefill", "init_ms: 0\nprefill_tps: 100\n"), 4096, -1);
+    took = run_with_abort(h, prompt, 100, &c, &latency);
+    CHECK(took < 400 && latency < 60, "abort during prefill is prompt: took %.0f ms, latency %.1f", took, latency);
+    CHECK(c.n_finish == 1 && c.perf.prefill_tokens == 0 && c.perf.generate_tokens == 0,
+          "aborted prefill: nothing prefilled (%d)", c.perf.prefill_tokens);
+    CHECK(cache_size(h) == 0, "aborted prefill leaves the cache as it was");
+    rkllm_destroy(h);
+
+    /* abort_ignores_prefill: prefill of 23 tokens at 50 tok/s = 460 ms */
+    init_handle(&h, model_file("abort_late", "init_ms: 0\nprefill_tps: 50\nfault: abort_ignores_prefill\n"), 4096, -1);
+    took = run_with_abort(h, "Hello there", 100, &c, &latency);
+    CHECK(took >= 420 && took < 900, "abort waits for the end of prefill: %.0f ms", took);
+    CHECK(c.n_finish == 1 && c.perf.generate_tokens == 0 && c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX,
+          "then stops before the first token");
+    CHECK(c.perf.prefill_time_ms >= 420, "prefill time measured: %.0f", c.perf.prefill_time_ms);
+    rkllm_destroy(h);
+
+    /* prefill timing follows prefill_tps and time_scale; slow_prefill multiplies */
+    init_handle(&h, model_file("timing", "init_ms: 0\nprefill_tps: 230\ntime_scale: 0.5\nreply_tokens: 1\n"
+                                         "fault: slow_prefill=2\n"),
+                4096, -1);
+    run_simple(h, "Hello there", 0, &c); /* 23 tokens / 230 tok/s * 0.5 * 2 = 100 ms */
+    CHECK(c.perf.prefill_time_ms >= 95 && c.perf.prefill_time_ms < 200, "prefill time %.1f ms", c.perf.prefill_time_ms);
+    rkllm_destroy(h);
+}
+
+static void test_prompt_cache_and_lora(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("pcache", "time_scale: 0\nreply_tokens: 4\n"), 4096, -1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/prompt.cache", workdir);
+    unlink(path);
+    Collector c;
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.save_cache = 1;
+    o.cache_path = path;
+    run_with(h, "Hello there", &o, &c);
+    CHECK(access(path, R_OK) == 0, "prompt cache saved");
+    CHECK(cache_size(h) == 0, "keep_history=0");
+    CHECK(rkllm_load_prompt_cache(h, path) == 0, "load");
+    CHECK(cache_size(h) == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX, "loaded cache: %d", cache_size(h));
+    run_simple(h, "Hello there", 0, &c);
+    CHECK(c.perf.prefill_tokens == T_PREFIX + 2 + T_POSTFIX, "system part comes from the cache");
+    CHECK(rkllm_release_prompt_cache(h) == 0 && cache_size(h) == 0, "release clears");
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/missing.cache", workdir);
+    CHECK(rkllm_load_prompt_cache(h, missing) == -1, "missing prompt cache");
+
+    char lora[600];
+    snprintf(lora, sizeof lora, "%s/adapter.rkllm", workdir);
+    FILE* f = fopen(lora, "w");
+    fputs("lora\n", f);
+    fclose(f);
+    RKLLMLoraAdapter ad = {missing, "nope", 1.0f};
+    CHECK(rkllm_load_lora(h, &ad) == -1, "missing adapter");
+    RKLLMLoraAdapter ok = {lora, "mine", 0.5f};
+    CHECK(rkllm_load_lora(h, &ok) == 0, "adapter loaded");
+    memset(&o, 0, sizeof o);
+    o.lora = "other";
+    CHECK(run_with(h, "Hello", &o, &c) == -1 && c.n_error == 1, "unknown lora: ERROR");
+    o.lora = "mine";
+    CHECK(run_with(h, "Hello", &o, &c) == 0 && c.n_finish == 1, "known lora runs");
+    RKLLMCrossAttnParam xp;
+    memset(&xp, 0, sizeof xp);
+    CHECK(rkllm_set_cross_attn_params(h, &xp) == 0, "cross attn accepted");
+    rkllm_destroy(h);
+}
+
+typedef struct {
+    int index;
+    int fails;
+} ThreadJob;
+
+static void* thread_main(void* arg) {
+    ThreadJob* j = arg;
+    char name[32];
+    snprintf(name, sizeof name, "thread%d", j->index);
+    LLMHandle h = NULL;
+    if (init_handle(&h, model_file(name, "time_scale: 0\nname: %s\nreply_tokens: 30\n", name), 2048, -1) != 0 || !h) {
+        j->fails++;
+        return NULL;
+    }
+    Collector* c = malloc(sizeof(Collector));
+    for (int i = 0; i < 25; i++) {
+        char prompt[128], expected[64];
+        snprintf(expected, sizeof expected, "thread %d run %d \xe6\xa8\xa1\xe5\x9e\x8b", j->index, i);
+        snprintf(prompt, sizeof prompt, "[[say:%s]]", expected);
+        if (run_simple(h, prompt, 1, c) != 0 || c->len != strlen(expected) || memcmp(c->text, expected, c->len) != 0)
+            j->fails++;
+        if (run_simple(h, "tell me more", 0, c) != 0 || c->perf.generate_tokens != 30) j->fails++;
+        if (i % 5 == 4) rkllm_clear_kv_cache(h, 1, NULL, NULL);
+    }
+    free(c);
+    rkllm_destroy(h);
+    return NULL;
+}
+
+static void test_two_handles(void) {
+    pthread_t t[2];
+    ThreadJob jobs[2] = {{1, 0}, {2, 0}};
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, thread_main, &jobs[i]);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK(jobs[0].fails == 0 && jobs[1].fails == 0, "two handles on two threads: %d + %d failures", jobs[0].fails,
+          jobs[1].fails);
+}
+
+static void test_async(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("async", "time_scale: 0\nreply_tokens: 6\n"), 4096, -1);
+    static Collector c;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    collector_reset(&c);
+    c.lock = &lock;
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.prompt_input = "hi";
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK(rkllm_run_async(h, &in, &ip, &c) == 0, "async accepted");
+    int finished = 0;
+    for (int i = 0; i < 500 && !finished; i++) {
+        sleep_ms(10);
+        pthread_mutex_lock(&lock);
+        finished = c.n_finish;
+        pthread_mutex_unlock(&lock);
+    }
+    CHECK(rkllm_destroy(h) == 0, "destroy joins the async thread");
+    CHECK(c.n_finish == 1 && tokens_of(&c) == 6, "async run completes");
+    /* destroy while an async run hangs: the run is aborted and joined */
+    init_handle(&h, model_file("async_hang", "time_scale: 0\nfault: hang\n"), 4096, -1);
+    collector_reset(&c);
+    c.lock = &lock;
+    CHECK(rkllm_run_async(h, &in, &ip, &c) == 0, "async accepted");
+    sleep_ms(50);
+    CHECK(rkllm_destroy(h) == 0, "destroy aborts a hanging async run");
+    CHECK(c.n_finish == 1 && tokens_of(&c) == 0, "hanging async run finished as an abort");
+}
+
+static void test_trace(void) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
+    FILE* f = fopen(path, "r");
+    CHECK(f != NULL, "trace written");
+    if (!f) return;
+    char* line = NULL;
+    size_t cap = 0;
+    int lines = 0, runs = 0, inits = 0, with_prefilled = 0;
+    while (getline(&line, &cap, f) > 0) {
+        lines++;
+        if (strstr(line, "{\"call\":\"run\"")) runs++;
+        if (strstr(line, "{\"call\":\"init\"")) inits++;
+        if (strstr(line, "\"prefilled_text\":\"<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n"))
+            with_prefilled++;
+    }
+    free(line);
+    fclose(f);
+    CHECK(lines > 50 && runs > 20 && inits > 10 && with_prefilled > 3, "trace lines %d runs %d inits %d prefilled %d",
+          lines, runs, inits, with_prefilled);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
+        return 2;
+    }
+    workdir = argv[1];
+    const char* ts = getenv("RKLLM_SIM_TIME_SCALE");
+    zero_time = ts && atof(ts) == 0.0 && ts[0];
+    char trace[600];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", workdir);
+    unlink(trace);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    test_defaults();
+    test_init();
+    test_kv_cache();
+    test_context_limits();
+    test_tokens_directive_and_max_new_tokens();
+    test_say();
+    test_tools();
+    test_error_and_pause();
+    test_is_running_and_userdata();
+    test_abort();
+    test_prompt_cache_and_lora();
+    test_two_handles();
+    test_async();
+    test_trace();
+
+    printf("sim_smoke [%s]: %d checks, %d failures\n", ABI, checks, failures);
+    return failures ? 1 : 0;
+}
