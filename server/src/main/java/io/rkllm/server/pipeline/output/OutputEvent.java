@@ -1,0 +1,37 @@
+package io.rkllm.server.pipeline.output;
+
+import java.util.Objects;
+
+/** A piece of the model's answer, classified by {@link OutputScanner}. */
+public sealed interface OutputEvent {
+
+    /** Answer text for {@code delta.content}; never empty. */
+    record Content(String text) implements OutputEvent {
+        public Content {
+            Objects.requireNonNull(text, "text");
+        }
+    }
+
+    /** Text from inside a think block, for {@code delta.reasoning_content}; never empty. */
+    record Reasoning(String text) implements OutputEvent {
+        public Reasoning {
+            Objects.requireNonNull(text, "text");
+        }
+    }
+
+    /**
+     * One complete function call parsed from a {@code <tool_call>} block.
+     *
+     * @param index         position among this answer's tool calls: 0, 1, 2...
+     * @param id            generated call id, {@code call_} and 24 alphanumerics
+     * @param name          function name
+     * @param argumentsJson the arguments as a JSON string (compact when the model gave valid JSON)
+     */
+    record ToolCall(int index, String id, String name, String argumentsJson) implements OutputEvent {
+        public ToolCall {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(argumentsJson, "argumentsJson");
+        }
+    }
+}
