@@ -316,9 +316,7 @@ int rkllm_set_chat_template(LLMHandle handle, const char* system_prompt, const c
     h->prefix_text = sim_strdup(prompt_prefix ? prompt_prefix : "");
     h->postfix_text = sim_strdup(prompt_postfix ? prompt_postfix : "");
     h->custom_template = true;
-    h->cache_tokens = 0;
-    h->system_tokens = -1;
-    h->cache_epoch++;
+    /* Like the real runtime, the template only shapes later prompts: the KV cache is untouched. */
     pthread_mutex_unlock(&h->lock);
     if (sim_trace_on(&h->trace)) {
         StrBuf sb;

@@ -83,6 +83,16 @@ void sim_run_request_free(SimRunRequest* r) {
 
 typedef enum { END_FINISH, END_ABORT, END_ERROR, END_PAUSE } RunEnd;
 
+/* The template ends with an empty, closed think block: the model answers without thinking. */
+static bool closes_empty_think(const char* postfix) {
+    const char* tail = "</think>";
+    const char* at = strstr(postfix, tail);
+    if (!at) return false;
+    at += strlen(tail);
+    while (*at == '\n' || *at == ' ' || *at == '\r' || *at == '\t') at++;
+    return *at == '\0';
+}
+
 static const char* const END_NAMES[] = {"finish", "abort", "error", "pause"};
 
 typedef struct {
@@ -446,7 +456,11 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
                 g.prompt = req->prompt;
                 g.role_is_user = strcmp(req->role, "user") == 0;
                 g.role_is_tool = role_tool;
-                g.think = h->cfg.thinking && req->enable_thinking && !custom_template;
+                /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks
+                 * unless the template itself closes an empty think block (as Qwen3's does for
+                 * enable_thinking=false). */
+                g.think = h->cfg.thinking && (custom_template ? !closes_empty_think(postfix)
+                                                              : req->enable_thinking);
                 g.reply_tokens = h->cfg.reply_tokens;
                 g.seed = seed;
                 g.tools = &tools;
