@@ -1,0 +1,72 @@
+package io.rkllm.server;
+
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.http.HttpServer;
+import io.rkllm.server.models.ModelCatalog;
+import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.HandleState;
+import io.rkllm.server.pipeline.TokenEstimator;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
+public final class ServerApp implements AutoCloseable {
+    private final HttpServer http;
+    private final ModelRegistry registry;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+
+    private ServerApp(HttpServer http, ModelRegistry registry) {
+        this.http = http;
+        this.registry = registry;
+    }
+
+    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
+        ModelRegistry registry = new ModelRegistry(runtime, config.models().maxLoaded(), config.queue().maxWaiting(),
+                config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), HandleState::new,
+                new ModelRegistry.Listener() { });
+        ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
+        AtomicBoolean stopping = new AtomicBoolean();
+        HttpServer http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null);
+        try {
+            http.start(config.server().host(), config.server().port());
+        } catch (RuntimeException e) {
+            registry.shutdown(Duration.ZERO);
+            throw new RuntimeLoader.StartupException("cannot listen on " + config.server().host() + ":"
+                    + config.server().port() + ": " + rootMessage(e));
+        }
+        return new ServerApp(http, registry);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    public ModelRegistry registry() {
+        return registry;
+    }
+
+    /** Stops accepting requests, lets running generations finish within {@code grace}, frees every model. */
+    public void stop(Duration grace) {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
+        registry.shutdown(grace);
+        http.close();
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(10));
+    }
+}

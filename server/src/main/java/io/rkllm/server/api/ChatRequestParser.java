@@ -1,0 +1,372 @@
+package io.rkllm.server.api;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.ChatMessage;
+import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.Role;
+import io.rkllm.server.pipeline.SamplingOverrides;
+import io.rkllm.server.pipeline.ToolCallRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Turns a chat or legacy completion body into a {@link ChatRequest}. Unknown fields are ignored and
+ * explicit nulls mean absent, as real clients need; the types of the fields we use are checked and
+ * every problem is a 400 naming the parameter.
+ */
+public final class ChatRequestParser {
+    private final ObjectMapper mapper;
+    private final RequestLimits limits;
+
+    public ChatRequestParser(ObjectMapper mapper, RequestLimits limits) {
+        this.mapper = mapper;
+        this.limits = limits;
+    }
+
+    public ChatRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
+        ObjectNode root = object(body);
+        FieldReader f = new FieldReader(root);
+        List<ChatMessage> messages = messages(f.array("messages").orElseThrow(
+                () -> ApiException.invalid("messages", "'messages' is required: a non-empty array of messages")));
+        f.integer("n").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
+            }
+        });
+        responseFormat(f);
+        Optional<String> tools = tools(f);
+        boolean toolChoiceNone = toolChoiceNone(f);
+        return new ChatRequest(model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
+                maxTokens(f), sampling(f), stop(f), toolChoiceNone ? Optional.empty() : tools, toolChoiceNone,
+                thinking(f), conversationKey(f, chatIdHeader), false);
+    }
+
+    public ChatRequest parseCompletion(byte[] body) {
+        ObjectNode root = object(body);
+        FieldReader f = new FieldReader(root);
+        JsonNode promptNode = f.raw("prompt").orElseThrow(() -> ApiException.invalid("prompt", "'prompt' is required"));
+        String prompt;
+        if (promptNode.isTextual()) {
+            prompt = promptNode.asText();
+        } else if (promptNode.isArray() && promptNode.size() == 1 && promptNode.get(0).isTextual()) {
+            prompt = promptNode.get(0).asText();
+        } else {
+            throw ApiException.invalid("prompt", "'prompt' must be a string (or an array holding one string)");
+        }
+        f.integer("n").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("n", "only n=1 is supported");
+            }
+        });
+        if (prompt.isEmpty()) {
+            throw ApiException.invalid("prompt", "'prompt' must not be empty");
+        }
+        return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
+                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), false, Optional.of(false),
+                conversationKey(f, Optional.empty()), true);
+    }
+
+    private ObjectNode object(byte[] body) {
+        if (body.length == 0) {
+            throw ApiException.invalid(null, "the request body is empty: send a JSON object");
+        }
+        JsonNode node;
+        try {
+            node = mapper.readTree(body);
+        } catch (JacksonException e) {
+            throw ApiException.invalid(null, "the request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw ApiException.invalid(null, "the request body could not be read");
+        }
+        if (node == null || !node.isObject()) {
+            throw ApiException.invalid(null, "the request body must be a JSON object");
+        }
+        return (ObjectNode) node;
+    }
+
+    private String model(FieldReader f) {
+        return f.string("model").orElse("");
+    }
+
+    private boolean includeUsage(FieldReader f) {
+        return f.raw("stream_options").filter(JsonNode::isObject)
+                .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
+    }
+
+    private OptionalInt maxTokens(FieldReader f) {
+        Optional<Integer> value = f.integer("max_completion_tokens");
+        String param = "max_completion_tokens";
+        if (value.isEmpty()) {
+            value = f.integer("max_tokens");
+            param = "max_tokens";
+        }
+        if (value.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        int v = value.get();
+        if (v < 1) {
+            throw ApiException.invalid(param, "'" + param + "' must be at least 1");
+        }
+        if (v > limits.maxTokensCeiling()) {
+            throw ApiException.invalid(param, "'" + param + "' must be at most " + limits.maxTokensCeiling());
+        }
+        return OptionalInt.of(v);
+    }
+
+    private SamplingOverrides sampling(FieldReader f) {
+        return new SamplingOverrides(
+                range(f, "temperature", 0, 2),
+                range(f, "top_p", 0, 1),
+                f.integer("top_k").map(k -> {
+                    if (k < 0) {
+                        throw ApiException.invalid("top_k", "'top_k' must not be negative");
+                    }
+                    return OptionalInt.of(k);
+                }).orElse(OptionalInt.empty()),
+                range(f, "repeat_penalty", 0, 10),
+                range(f, "presence_penalty", -2, 2),
+                range(f, "frequency_penalty", -2, 2),
+                range(f, "min_p", 0, 1),
+                f.longValue("seed").map(OptionalLong::of).orElse(OptionalLong.empty()));
+    }
+
+    private static OptionalDouble range(FieldReader f, String name, double min, double max) {
+        Optional<Double> value = f.number(name);
+        if (value.isEmpty()) {
+            return OptionalDouble.empty();
+        }
+        double v = value.get();
+        if (!(v >= min && v <= max)) {
+            throw ApiException.invalid(name, "'" + name + "' must be between " + fmt(min) + " and " + fmt(max));
+        }
+        return OptionalDouble.of(v);
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
+    private List<String> stop(FieldReader f) {
+        Optional<JsonNode> node = f.raw("stop");
+        if (node.isEmpty()) {
+            return List.of();
+        }
+        List<String> stops = new ArrayList<>();
+        JsonNode n = node.get();
+        if (n.isTextual()) {
+            stops.add(n.asText());
+        } else if (n.isArray()) {
+            for (JsonNode s : n) {
+                if (!s.isTextual()) {
+                    throw ApiException.invalid("stop", "'stop' must be a string or an array of strings");
+                }
+                stops.add(s.asText());
+            }
+        } else {
+            throw ApiException.invalid("stop", "'stop' must be a string or an array of strings");
+        }
+        stops.removeIf(String::isEmpty);
+        if (stops.size() > limits.maxStopStrings()) {
+            throw ApiException.invalid("stop", "at most " + limits.maxStopStrings() + " stop strings are allowed");
+        }
+        for (String s : stops) {
+            if (s.length() > limits.maxStopLength()) {
+                throw ApiException.invalid("stop", "stop strings may be at most " + limits.maxStopLength()
+                        + " characters long");
+            }
+        }
+        return List.copyOf(stops);
+    }
+
+    private Optional<Boolean> thinking(FieldReader f) {
+        Optional<JsonNode> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject);
+        if (kwargs.isPresent()) {
+            Optional<Boolean> enable = new FieldReader((ObjectNode) kwargs.get()).bool("enable_thinking");
+            if (enable.isPresent()) {
+                return enable;
+            }
+        }
+        Optional<String> effort = f.string("reasoning_effort");
+        if (effort.isPresent()) {
+            String e = effort.get().toLowerCase(Locale.ROOT);
+            return switch (e) {
+                case "none", "minimal" -> Optional.of(false);
+                case "low", "medium", "high" -> Optional.of(true);
+                default -> throw ApiException.invalid("reasoning_effort",
+                        "'reasoning_effort' must be one of none, minimal, low, medium, high");
+            };
+        }
+        Optional<JsonNode> think = f.raw("think");
+        if (think.isPresent() && think.get().isBoolean()) {
+            return Optional.of(think.get().asBoolean());
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
+        if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
+            return Optional.of("chat:" + chatIdHeader.get().trim());
+        }
+        Optional<String> key = f.string("prompt_cache_key").filter(s -> !s.isBlank());
+        if (key.isPresent()) {
+            return Optional.of("key:" + key.get());
+        }
+        Optional<JsonNode> user = f.raw("user");
+        if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
+            return Optional.of("user:" + user.get().asText());
+        }
+        return Optional.empty();
+    }
+
+    private void responseFormat(FieldReader f) {
+        Optional<JsonNode> format = f.raw("response_format");
+        if (format.isEmpty()) {
+            return;
+        }
+        if (!format.get().isObject()) {
+            throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
+        }
+        String type = new FieldReader((ObjectNode) format.get()).string("type").orElse("text");
+        if (!type.equals("text")) {
+            throw ApiException.invalid("response_format", "response_format type '" + type
+                    + "' is not supported: the RKLLM runtime cannot constrain output to JSON; ask for JSON in the"
+                    + " prompt instead");
+        }
+    }
+
+    private Optional<String> tools(FieldReader f) {
+        Optional<ArrayNode> tools = f.array("tools");
+        if (tools.isEmpty() || tools.get().isEmpty()) {
+            return Optional.empty();
+        }
+        ArrayNode cleaned = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode tool : tools.get()) {
+            if (!tool.isObject() || !tool.path("function").isObject()
+                    || !tool.path("function").path("name").isTextual()
+                    || tool.path("function").path("name").asText().isBlank()) {
+                throw ApiException.invalid("tools",
+                        "each tool must be {\"type\":\"function\",\"function\":{\"name\":...,\"parameters\":...}}");
+            }
+            String type = tool.path("type").asText("function");
+            if (!type.equals("function")) {
+                throw ApiException.invalid("tools", "tool type '" + type + "' is not supported (only function)");
+            }
+            cleaned.add(tool);
+        }
+        if (cleaned.size() > limits.maxTools()) {
+            throw ApiException.invalid("tools", "at most " + limits.maxTools() + " tools are allowed");
+        }
+        return Optional.of(cleaned.toString());
+    }
+
+    private static boolean toolChoiceNone(FieldReader f) {
+        Optional<JsonNode> choice = f.raw("tool_choice");
+        return choice.isPresent() && choice.get().isTextual() && choice.get().asText().equals("none");
+    }
+
+    private List<ChatMessage> messages(ArrayNode array) {
+        if (array.isEmpty()) {
+            throw ApiException.invalid("messages", "'messages' must not be empty");
+        }
+        if (array.size() > limits.maxMessages()) {
+            throw ApiException.invalid("messages", "at most " + limits.maxMessages() + " messages are allowed");
+        }
+        List<ChatMessage> messages = new ArrayList<>();
+        for (int i = 0; i < array.size(); i++) {
+            messages.add(message(array.get(i), "messages[" + i + "]"));
+        }
+        return List.copyOf(messages);
+    }
+
+    private ChatMessage message(JsonNode node, String where) {
+        if (!node.isObject()) {
+            throw ApiException.invalid(where, where + " must be an object with 'role' and 'content'");
+        }
+        FieldReader f = new FieldReader((ObjectNode) node);
+        String roleName = f.string("role").orElseThrow(() -> ApiException.invalid(where + ".role",
+                where + ".role is required"));
+        Role role = switch (roleName) {
+            case "system", "developer" -> Role.SYSTEM;
+            case "user" -> Role.USER;
+            case "assistant" -> Role.ASSISTANT;
+            case "tool", "function" -> Role.TOOL;
+            default -> throw ApiException.invalid(where + ".role", "unknown role '" + roleName
+                    + "' (use system, developer, user, assistant or tool)");
+        };
+        String content = content(f.raw("content"), where);
+        List<ToolCallRecord> calls = role == Role.ASSISTANT ? toolCalls(f, where) : List.of();
+        if (content == null) {
+            if (role == Role.ASSISTANT && !calls.isEmpty()) {
+                content = "";
+            } else if (role == Role.ASSISTANT) {
+                content = "";
+            } else {
+                throw ApiException.invalid(where + ".content", where + ".content is required");
+            }
+        }
+        Optional<String> toolCallId = role == Role.TOOL ? f.string("tool_call_id") : Optional.empty();
+        return new ChatMessage(role, content, calls, toolCallId);
+    }
+
+    private String content(Optional<JsonNode> node, String where) {
+        if (node.isEmpty()) {
+            return null;
+        }
+        JsonNode n = node.get();
+        if (n.isTextual()) {
+            return n.asText();
+        }
+        if (!n.isArray()) {
+            throw ApiException.invalid(where + ".content", where + ".content must be a string or an array of parts");
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode part : n) {
+            String type = part.path("type").asText("");
+            switch (type) {
+                case "text", "input_text" -> {
+                    if (!part.path("text").isTextual()) {
+                        throw ApiException.invalid(where + ".content", "a text part needs a string 'text'");
+                    }
+                    if (!text.isEmpty()) {
+                        text.append('\n');
+                    }
+                    text.append(part.path("text").asText());
+                }
+                case "image_url", "input_image", "input_audio", "file", "image" ->
+                        throw ApiException.invalidCode("unsupported_content", where + ".content",
+                                "content of type '" + type + "' is not supported: the models served here read text only");
+                default -> throw ApiException.invalid(where + ".content", "unknown content part type '" + type + "'");
+            }
+        }
+        return text.toString();
+    }
+
+    private List<ToolCallRecord> toolCalls(FieldReader f, String where) {
+        Optional<ArrayNode> calls = f.array("tool_calls");
+        if (calls.isEmpty()) {
+            return List.of();
+        }
+        List<ToolCallRecord> out = new ArrayList<>();
+        for (JsonNode call : calls.get()) {
+            JsonNode function = call.path("function");
+            if (!function.path("name").isTextual()) {
+                throw ApiException.invalid(where + ".tool_calls", "each tool call needs function.name");
+            }
+            JsonNode args = function.path("arguments");
+            String arguments = args.isTextual() ? args.asText() : args.isMissingNode() || args.isNull() ? "{}"
+                    : args.toString();
+            out.add(new ToolCallRecord(call.path("id").asText(""), function.path("name").asText(), arguments));
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,23 @@
+package io.rkllm.server.api;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** The one JSON mapper configuration of the wire layer. */
+public final class Json {
+    private Json() {
+    }
+
+    /** Strict enough to refuse garbage, bounded so a hostile body cannot exhaust the stack or memory. */
+    public static ObjectMapper mapper() {
+        JsonFactory factory = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(64)
+                        .maxStringLength(16 * 1024 * 1024)
+                        .maxNumberLength(64)
+                        .build())
+                .build();
+        return new ObjectMapper(factory);
+    }
+}

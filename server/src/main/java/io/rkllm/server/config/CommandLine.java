@@ -1,0 +1,94 @@
+package io.rkllm.server.config;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The parsed command line: a command ({@code serve} unless another is named), configuration
+ * flags ({@code --port 8081}, {@code --queue.max_waiting=4}), and the command's own options.
+ */
+public record CommandLine(String command, Optional<Path> configFile, Map<String, String> configFlags,
+                          Map<String, String> commandOptions, List<String> arguments, boolean help,
+                          boolean version) {
+
+    /** Short flags for the most used keys. */
+    public static final Map<String, String> SHORTCUTS = Map.of(
+            "host", "server.host",
+            "port", "server.port",
+            "models", "models.dir",
+            "library", "runtime.library",
+            "abi", "runtime.abi",
+            "simulate", "runtime.simulate");
+    private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate");
+    public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
+            "fuzz");
+
+    public static CommandLine parse(String... args) {
+        String command = null;
+        Path config = null;
+        Map<String, String> flags = new LinkedHashMap<>();
+        Map<String, String> options = new LinkedHashMap<>();
+        List<String> arguments = new ArrayList<>();
+        boolean help = false;
+        boolean version = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("-h")) {
+                help = true;
+                continue;
+            }
+            if (!arg.startsWith("--")) {
+                if (command == null && arguments.isEmpty() && COMMANDS.contains(arg)) {
+                    command = arg;
+                } else if (command == null && arguments.isEmpty() && !arg.startsWith("-")) {
+                    throw new ConfigException("unknown command '" + arg + "' (commands: " + String.join(", ",
+                            List.of("serve", "doctor", "models", "rag-clean", "bench")) + "; see --help)");
+                } else {
+                    arguments.add(arg);
+                }
+                continue;
+            }
+            String name = arg.substring(2);
+            String value = null;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            }
+            if (name.isEmpty()) {
+                throw new ConfigException("'--' is not an option");
+            }
+            if (value == null) {
+                if (BOOLEAN_FLAGS.contains(name)) {
+                    value = "true";
+                } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                    value = args[++i];
+                } else {
+                    throw new ConfigException("--" + name + " needs a value");
+                }
+            }
+            switch (name) {
+                case "help" -> help = Boolean.parseBoolean(value);
+                case "version" -> version = Boolean.parseBoolean(value);
+                case "config" -> config = Path.of(value);
+                default -> {
+                    if (SHORTCUTS.containsKey(name)) {
+                        String key = SHORTCUTS.get(name);
+                        flags.merge(key, value, (a, b) -> a + "," + b);
+                    } else if (name.contains(".")) {
+                        flags.put(name, value);
+                    } else {
+                        options.put(name, value);
+                    }
+                }
+            }
+        }
+        return new CommandLine(command == null ? "serve" : command, Optional.ofNullable(config), flags, options,
+                arguments, help, version);
+    }
+}

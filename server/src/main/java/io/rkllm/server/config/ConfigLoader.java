@@ -1,0 +1,215 @@
+package io.rkllm.server.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Builds the {@link ServerConfig}: built-in defaults, then the YAML file, then environment
+ * variables ({@code RKLLM_SECTION_KEY}), then flags ({@code --section.key=value}). Every problem
+ * names the key and its source.
+ */
+public final class ConfigLoader {
+    private static final String DEFAULTS = "/rkllm-server-defaults.yaml";
+    public static final String ENV_PREFIX = "RKLLM_";
+
+    private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+    private final ObjectMapper binder;
+    private final ObjectNode defaults;
+
+    /** The outcome: the configuration, the file it came from, and the keys set explicitly. */
+    public record Loaded(ServerConfig config, Optional<Path> file, Set<String> explicitKeys) {
+    }
+
+    public ConfigLoader(Path home) {
+        SimpleModule module = new SimpleModule();
+        module.addDeserializer(Duration.class, new DurationDeserializer());
+        module.addDeserializer(Path.class, new HomePathDeserializer(home));
+        binder = new ObjectMapper()
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .registerModule(module);
+        try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS)) {
+            defaults = (ObjectNode) yaml.readTree(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("built-in defaults unreadable", e);
+        }
+    }
+
+    /** Every dotted key with its built-in default, in file order (for --help and docs). */
+    public Map<String, String> defaults() {
+        Map<String, String> keys = new LinkedHashMap<>();
+        collect(defaults, "", keys);
+        return keys;
+    }
+
+    /** The environment variable that sets {@code key}. */
+    public static String envName(String key) {
+        return ENV_PREFIX + key.replace('.', '_').replace('-', '_').toUpperCase(Locale.ROOT);
+    }
+
+    public Loaded load(Optional<Path> file, Map<String, String> environment, Map<String, String> flags) {
+        ObjectNode tree = defaults.deepCopy();
+        Set<String> known = defaults().keySet();
+        Set<String> explicit = new LinkedHashSet<>();
+        if (file.isPresent()) {
+            JsonNode fromFile = readFile(file.get());
+            if (fromFile != null && !fromFile.isNull() && !fromFile.isMissingNode()) {
+                if (!fromFile.isObject()) {
+                    throw new ConfigException(file.get() + ": the top level must be a mapping of sections");
+                }
+                merge(tree, (ObjectNode) fromFile, "", known, file.get().toString(), explicit);
+            }
+        }
+        for (String key : known) {
+            String value = environment.get(envName(key));
+            if (value != null) {
+                set(tree, key, value);
+                explicit.add(key);
+            }
+        }
+        for (var flag : flags.entrySet()) {
+            String key = flag.getKey().replace('-', '_');
+            if (!known.contains(key)) {
+                throw new ConfigException("--" + flag.getKey() + ": unknown option (see --help for the keys)");
+            }
+            set(tree, key, flag.getValue());
+            explicit.add(key);
+        }
+        ServerConfig config = bind(tree);
+        ConfigValidator.validate(config);
+        return new Loaded(config, file, Set.copyOf(explicit));
+    }
+
+    private JsonNode readFile(Path file) {
+        try {
+            return yaml.readTree(Files.readString(file));
+        } catch (JsonProcessingException e) {
+            throw new ConfigException(file + ": not valid YAML (" + e.getOriginalMessage() + ", line "
+                    + (e.getLocation() == null ? "?" : e.getLocation().getLineNr()) + ")");
+        } catch (IOException e) {
+            throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    private static void merge(ObjectNode target, ObjectNode source, String prefix, Set<String> known,
+                              String origin, Set<String> explicit) {
+        Iterator<Map.Entry<String, JsonNode>> fields = source.fields();
+        while (fields.hasNext()) {
+            var field = fields.next();
+            String key = prefix + field.getKey().replace('-', '_');
+            boolean isSection = known.stream().anyMatch(k -> k.startsWith(key + "."));
+            if (isSection) {
+                if (field.getValue().isNull()) {
+                    continue;
+                }
+                if (!field.getValue().isObject()) {
+                    throw new ConfigException(origin + ": " + key + " must be a mapping of keys");
+                }
+                merge((ObjectNode) target.get(field.getKey().replace('-', '_')), (ObjectNode) field.getValue(),
+                        key + ".", known, origin, explicit);
+            } else if (known.contains(key)) {
+                if (!field.getValue().isNull()) {
+                    target.set(key.substring(prefix.length()), field.getValue());
+                    explicit.add(key);
+                }
+            } else {
+                throw new ConfigException(origin + ": unknown key '" + key + "'" + suggestion(key, known));
+            }
+        }
+    }
+
+    private static String suggestion(String key, Set<String> known) {
+        String section = key.contains(".") ? key.substring(0, key.indexOf('.') + 1) : "";
+        List<String> near = new ArrayList<>();
+        for (String k : known) {
+            if (!section.isEmpty() && k.startsWith(section)) {
+                near.add(k);
+            }
+        }
+        return near.isEmpty() ? " (sections: server, runtime, models, queue, timeouts, generation, logging)"
+                : " (known keys here: " + String.join(", ", near) + ")";
+    }
+
+    private static void set(ObjectNode tree, String key, String value) {
+        String[] parts = key.split("\\.");
+        ObjectNode node = tree;
+        for (int i = 0; i < parts.length - 1; i++) {
+            node = (ObjectNode) node.get(parts[i]);
+        }
+        node.set(parts[parts.length - 1], TextNode.valueOf(value));
+    }
+
+    private ServerConfig bind(ObjectNode tree) {
+        try {
+            return binder.treeToValue(tree, ServerConfig.class);
+        } catch (MismatchedInputException e) {
+            String key = e.getPath().stream().map(r -> r.getFieldName() == null ? "[" + r.getIndex() + "]"
+                    : r.getFieldName()).reduce((a, b) -> a + "." + b).orElse("?");
+            JsonNode value = at(tree, key);
+            throw new ConfigException(key + ": invalid value " + (value == null ? "" : "'" + value.asText() + "' ")
+                    + "(expected " + expected(e.getTargetType()) + ")");
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("invalid configuration: " + e.getOriginalMessage());
+        }
+    }
+
+    private static JsonNode at(ObjectNode tree, String dotted) {
+        JsonNode node = tree;
+        for (String part : dotted.split("\\.")) {
+            node = node == null ? null : node.get(part);
+        }
+        return node;
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == null) {
+            return "another type";
+        }
+        if (type == int.class || type == Integer.class) {
+            return "a whole number";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "true or false";
+        }
+        if (type == Duration.class) {
+            return "a duration such as 500ms, 30s, 5m or 1h";
+        }
+        return "a " + type.getSimpleName().toLowerCase(Locale.ROOT);
+    }
+
+    private static void collect(JsonNode node, String prefix, Map<String, String> out) {
+        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+        while (fields.hasNext()) {
+            var field = fields.next();
+            String key = prefix + field.getKey();
+            if (field.getValue().isObject()) {
+                collect(field.getValue(), key + ".", out);
+            } else {
+                out.put(key, field.getValue().isArray() ? field.getValue().toString() : field.getValue().asText());
+            }
+        }
+    }
+}

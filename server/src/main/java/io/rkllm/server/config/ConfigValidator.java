@@ -1,0 +1,53 @@
+package io.rkllm.server.config;
+
+import io.rkllm.ffm.Abi;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/** Checks value ranges after binding; each failure names the key. */
+final class ConfigValidator {
+    private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
+
+    private ConfigValidator() {
+    }
+
+    static void validate(ServerConfig c) {
+        require(!c.server().host().isBlank(), "server.host", "must not be empty");
+        require(c.server().port() >= 0 && c.server().port() <= 65535, "server.port",
+                "must be between 0 and 65535 (0 = any free port), got " + c.server().port());
+        try {
+            Abi.parseChoice(c.runtime().abi());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("runtime.abi: " + e.getMessage());
+        }
+        require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        positive(c.models().loadTimeout(), "models.load_timeout");
+        notNegative(c.models().idleUnload(), "models.idle_unload");
+        require(c.queue().maxWaiting() >= 0, "queue.max_waiting", "must not be negative");
+        positive(c.queue().waitTimeout(), "queue.wait_timeout");
+        positive(c.queue().keepAlive(), "queue.keep_alive");
+        notNegative(c.timeouts().firstToken(), "timeouts.first_token");
+        notNegative(c.timeouts().silence(), "timeouts.silence");
+        notNegative(c.timeouts().total(), "timeouts.total");
+        require(c.generation().defaultMaxTokens() >= 0, "generation.default_max_tokens", "must not be negative");
+        require(c.generation().reservedOutputTokens() >= 0, "generation.reserved_output_tokens",
+                "must not be negative");
+        require(LEVELS.contains(c.logging().level().toLowerCase(Locale.ROOT)), "logging.level",
+                "must be one of " + LEVELS);
+    }
+
+    private static void positive(Duration d, String key) {
+        require(!d.isNegative() && !d.isZero(), key, "must be longer than zero");
+    }
+
+    private static void notNegative(Duration d, String key) {
+        require(!d.isNegative(), key, "must not be negative (0 turns it off)");
+    }
+
+    private static void require(boolean ok, String key, String problem) {
+        if (!ok) {
+            throw new ConfigException(key + ": " + problem);
+        }
+    }
+}

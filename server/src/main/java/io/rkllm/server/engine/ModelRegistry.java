@@ -1,0 +1,239 @@
+package io.rkllm.server.engine;
+
+import io.rkllm.ffm.Model;
+import io.rkllm.ffm.RkllmRuntime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The loaded models: loads on first use, switches models when more are requested than may stay
+ * loaded (the least recently used idle one goes first), unloads after an idle time. Requests for a
+ * model that is loading wait for it; a failed load is reported to every waiter.
+ */
+public final class ModelRegistry implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
+
+    /** Loading, unloading and load failures, for metrics. */
+    public interface Listener {
+        default void loaded(String id, Duration took) {
+        }
+
+        default void unloaded(String id, String why) {
+        }
+
+        default void loadFailed(String id, String message) {
+        }
+    }
+
+    private final RkllmRuntime runtime;
+    private final int maxLoaded;
+    private final int maxQueued;
+    private final Duration idleUnload;
+    private final Duration loadTimeout;
+    private final Clock clock;
+    private final Supplier<Object> stateFactory;
+    private final Listener listener;
+    private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
+    private final ScheduledExecutorService reaper;
+    private boolean closed;
+
+    public ModelRegistry(RkllmRuntime runtime, int maxLoaded, int maxQueued, Duration idleUnload,
+                         Duration loadTimeout, Clock clock, Supplier<Object> stateFactory, Listener listener) {
+        this.runtime = runtime;
+        this.maxLoaded = maxLoaded;
+        this.maxQueued = maxQueued;
+        this.idleUnload = idleUnload;
+        this.loadTimeout = loadTimeout;
+        this.clock = clock;
+        this.stateFactory = stateFactory;
+        this.listener = listener;
+        this.reaper = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("rkllm-idle-unload").daemon(true).factory());
+        if (!idleUnload.isZero()) {
+            long period = Math.max(1000, Math.min(idleUnload.toMillis() / 4, 30_000));
+            reaper.scheduleWithFixedDelay(this::unloadIdle, period, period, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    public RkllmRuntime runtime() {
+        return runtime;
+    }
+
+    /** The model, loaded (waiting for the load if needed), marked as just used. */
+    public LoadedModel acquire(ModelSpec spec) {
+        LoadedModel model;
+        List<LoadedModel> evicted = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                throw new ModelLoadException("the server is shutting down");
+            }
+            model = loaded.get(spec.id());
+            if (model == null || model.worker().loaded().isCompletedExceptionally()) {
+                loaded.remove(spec.id());
+                while (loaded.size() >= maxLoaded) {
+                    LoadedModel victim = pickVictim();
+                    loaded.remove(victim.spec().id());
+                    evicted.add(victim);
+                }
+                model = start(spec, evicted);
+                loaded.put(spec.id(), model);
+            }
+            model.touch(clock.instant());
+        }
+        for (LoadedModel victim : evicted) {
+            LOG.info("unloading model {} to make room for {}", victim.spec().id(), spec.id());
+            victim.worker().close();
+            listener.unloaded(victim.spec().id(), "switch");
+        }
+        awaitLoaded(model);
+        return model;
+    }
+
+    /** Starts loading without waiting; the returned future completes when the model is ready. */
+    public CompletableFuture<Model> preload(ModelSpec spec) {
+        return CompletableFuture.supplyAsync(() -> acquire(spec).worker().loaded().join(),
+                Executors.newVirtualThreadPerTaskExecutor());
+    }
+
+    /** Unloads the model if loaded; running work ends first, queued work is cancelled. */
+    public boolean unload(String id, String why) {
+        LoadedModel model;
+        synchronized (this) {
+            model = loaded.remove(id);
+        }
+        if (model == null) {
+            return false;
+        }
+        model.worker().close();
+        model.worker().stopped().join();
+        listener.unloaded(id, why);
+        LOG.info("model {} unloaded ({})", id, why);
+        return true;
+    }
+
+    public synchronized Optional<LoadedModel> find(String id) {
+        return Optional.ofNullable(loaded.get(id));
+    }
+
+    public synchronized List<LoadedModel> loadedModels() {
+        return List.copyOf(loaded.values());
+    }
+
+    /** Stops every model: waiting work is cancelled, running generations get {@code grace} to end, then abort. */
+    public void shutdown(Duration grace) {
+        List<LoadedModel> all;
+        synchronized (this) {
+            closed = true;
+            all = new ArrayList<>(loaded.values());
+            loaded.clear();
+        }
+        reaper.shutdownNow();
+        for (LoadedModel model : all) {
+            model.worker().close();
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
+        for (LoadedModel model : all) {
+            try {
+                model.worker().stopped().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                model.worker().cancelRunning(CancelReason.SHUTDOWN);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                LOG.warn("model {} stopped with an error", model.spec().id(), e);
+            }
+        }
+        for (LoadedModel model : all) {
+            model.worker().stopped().join();
+        }
+    }
+
+    @Override
+    public void close() {
+        shutdown(Duration.ofSeconds(10));
+    }
+
+    private LoadedModel start(ModelSpec spec, List<LoadedModel> evicted) {
+        Instant started = clock.instant();
+        List<CompletableFuture<Void>> freed = evicted.stream().map(e -> e.worker().stopped()).toList();
+        ModelWorker worker = new ModelWorker(spec.id(), maxQueued, () -> {
+            // The NPU memory of a switched-out model must be free before the next one loads.
+            freed.forEach(CompletableFuture::join);
+            LOG.info("loading model {} from {}", spec.id(), spec.params().modelPath());
+            long t0 = System.nanoTime();
+            try {
+                Model model = runtime.load(spec.params());
+                Duration took = Duration.ofNanos(System.nanoTime() - t0);
+                LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
+                listener.loaded(spec.id(), took);
+                return model;
+            } catch (RuntimeException e) {
+                listener.loadFailed(spec.id(), e.getMessage());
+                throw e;
+            }
+        });
+        return new LoadedModel(spec, worker, started, stateFactory.get());
+    }
+
+    private void awaitLoaded(LoadedModel model) {
+        try {
+            model.worker().loaded().get(loadTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new ModelLoadException("model " + model.spec().id() + " did not finish loading within "
+                    + loadTimeout.toSeconds() + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ModelLoadException("interrupted while loading model " + model.spec().id());
+        } catch (ExecutionException e) {
+            synchronized (this) {
+                loaded.remove(model.spec().id(), model);
+            }
+            Throwable cause = e.getCause();
+            throw new ModelLoadException("model " + model.spec().id() + " failed to load: "
+                    + (cause == null ? e.getMessage() : cause.getMessage()), cause);
+        }
+    }
+
+    private LoadedModel pickVictim() {
+        return loaded.values().stream()
+                .sorted(Comparator.comparing((LoadedModel m) -> !m.isIdle()).thenComparing(LoadedModel::lastUsed))
+                .findFirst().orElseThrow();
+    }
+
+    private void unloadIdle() {
+        try {
+            Instant cutoff = clock.instant().minus(idleUnload);
+            List<LoadedModel> idle;
+            synchronized (this) {
+                idle = loaded.values().stream()
+                        .filter(m -> m.isReady() && m.isIdle() && m.lastUsed().isBefore(cutoff)).toList();
+                idle.forEach(m -> loaded.remove(m.spec().id()));
+            }
+            for (LoadedModel model : idle) {
+                String why = "idle for " + idleUnload.toSeconds() + " s";
+                model.worker().close();
+                model.worker().stopped().join();
+                listener.unloaded(model.spec().id(), why);
+                LOG.info("model {} unloaded ({})", model.spec().id(), why);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("idle unload failed", e);
+        }
+    }
+}

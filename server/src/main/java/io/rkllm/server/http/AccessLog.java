@@ -1,0 +1,61 @@
+package io.rkllm.server.http;
+
+import io.javalin.http.Context;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.pipeline.Usage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One line per request: method, path, status, duration, and for generations the model, tokens
+ * and prefill/decode times. Values a client controls are escaped so they cannot break the line.
+ */
+final class AccessLog {
+    private static final Logger LOG = LoggerFactory.getLogger("access");
+    static final String MODEL = "rkllm.model";
+    static final String DETAIL = "rkllm.detail";
+    static final String START = "rkllm.start";
+
+    private AccessLog() {
+    }
+
+    static void record(Context ctx, Usage usage, String finishReason) {
+        ctx.attribute(DETAIL, String.format(java.util.Locale.ROOT,
+                "prompt=%d cached=%d completion=%d prefill_ms=%.0f decode_ms=%.0f queue_ms=%d ttft_ms=%d finish=%s",
+                usage.promptTokens(), usage.cachedTokens(), usage.completionTokens(), usage.prefillMs(),
+                usage.generateMs(), usage.queueMillis(), usage.timeToFirstTokenMillis(), finishReason));
+    }
+
+    static void error(Context ctx, ApiException e) {
+        ctx.attribute(DETAIL, "error=" + e.code().orElse(e.type()) + " after the stream started");
+    }
+
+    static void disconnected(Context ctx) {
+        ctx.attribute(DETAIL, "client disconnected: generation aborted");
+    }
+
+    static void log(Context ctx, int status, float millis, boolean enabled) {
+        if (!enabled) {
+            return;
+        }
+        Object model = ctx.attribute(MODEL);
+        Object detail = ctx.attribute(DETAIL);
+        LOG.info("{} {} {} {}ms{}{} id={}", ctx.method(), escape(ctx.path()), status, Math.round(millis),
+                model == null ? "" : " model=" + escape(model.toString()),
+                detail == null ? "" : " " + detail, escape(String.valueOf(ctx.res().getHeader(RequestIds.HEADER))));
+    }
+
+    /** Control characters, including newlines, become visible escapes. */
+    static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                out.append(String.format("\\x%02x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

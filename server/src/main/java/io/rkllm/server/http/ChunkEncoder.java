@@ -1,0 +1,163 @@
+package io.rkllm.server.http;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rkllm.server.pipeline.Usage;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Encodes the streaming chunks of one response as complete SSE events ({@code data: <json>\n\n}),
+ * compact single-line JSON, with the same id, created and model in every chunk.
+ */
+final class ChunkEncoder {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonFactory JSON = MAPPER.getFactory();
+    private static final byte[] PREFIX = "data: ".getBytes();
+    private static final byte[] SUFFIX = "\n\n".getBytes();
+
+    private final String id;
+    private final long created;
+    private final String model;
+    private final boolean legacy;
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
+
+    ChunkEncoder(String id, long created, String model, boolean legacy) {
+        this.id = id;
+        this.created = created;
+        this.model = model;
+        this.legacy = legacy;
+    }
+
+    byte[] role() {
+        return chunk(g -> {
+            g.writeStringField("role", "assistant");
+            g.writeStringField("content", "");
+        }, null);
+    }
+
+    byte[] content(String text) {
+        return chunk(g -> g.writeStringField("content", text), null);
+    }
+
+    byte[] reasoning(String text) {
+        return chunk(g -> g.writeStringField("reasoning_content", text), null);
+    }
+
+    /** A tool call as two deltas: the first with id, type and name, the second with the arguments. */
+    byte[][] toolCall(OutputEvent.ToolCall call) {
+        byte[] head = chunk(g -> {
+            g.writeArrayFieldStart("tool_calls");
+            g.writeStartObject();
+            g.writeNumberField("index", call.index());
+            g.writeStringField("id", call.id());
+            g.writeStringField("type", "function");
+            g.writeObjectFieldStart("function");
+            g.writeStringField("name", call.name());
+            g.writeStringField("arguments", "");
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndArray();
+        }, null);
+        byte[] args = chunk(g -> {
+            g.writeArrayFieldStart("tool_calls");
+            g.writeStartObject();
+            g.writeNumberField("index", call.index());
+            g.writeObjectFieldStart("function");
+            g.writeStringField("arguments", call.argumentsJson());
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndArray();
+        }, null);
+        return new byte[][] {head, args};
+    }
+
+    byte[] finish(String reason) {
+        return chunk(g -> { }, reason);
+    }
+
+    byte[] usage(Usage usage) {
+        return event(g -> {
+            header(g);
+            g.writeArrayFieldStart("choices");
+            g.writeEndArray();
+            g.writeFieldName("usage");
+            g.writeTree(ResponseJson.usage(MAPPER, usage));
+            g.writeFieldName("timings");
+            g.writeTree(ResponseJson.timings(MAPPER, usage));
+        });
+    }
+
+    private byte[] chunk(Body delta, String finishReason) {
+        return event(g -> {
+            header(g);
+            g.writeArrayFieldStart("choices");
+            g.writeStartObject();
+            g.writeNumberField("index", 0);
+            g.writeObjectFieldStart("delta");
+            delta.write(g);
+            g.writeEndObject();
+            g.writeNullField("logprobs");
+            if (finishReason == null) {
+                g.writeNullField("finish_reason");
+            } else {
+                g.writeStringField("finish_reason", finishReason);
+            }
+            g.writeEndObject();
+            g.writeEndArray();
+        });
+    }
+
+    /** A legacy {@code text_completion} chunk: plain text instead of a delta. */
+    byte[] text(String text, String finishReason) {
+        return event(g -> {
+            header(g);
+            g.writeArrayFieldStart("choices");
+            g.writeStartObject();
+            g.writeNumberField("index", 0);
+            g.writeStringField("text", text);
+            g.writeNullField("logprobs");
+            if (finishReason == null) {
+                g.writeNullField("finish_reason");
+            } else {
+                g.writeStringField("finish_reason", finishReason);
+            }
+            g.writeEndObject();
+            g.writeEndArray();
+        });
+    }
+
+    private void header(JsonGenerator g) throws IOException {
+        g.writeStringField("id", id);
+        g.writeStringField("object", legacy ? "text_completion" : "chat.completion.chunk");
+        g.writeNumberField("created", created);
+        g.writeStringField("model", model);
+        g.writeStringField("system_fingerprint", ResponseJson.FINGERPRINT);
+    }
+
+    private byte[] event(Body body) {
+        buffer.reset();
+        try {
+            buffer.write(PREFIX);
+            try (JsonGenerator g = JSON.createGenerator(buffer, JsonEncoding.UTF8)) {
+                g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                g.writeStartObject();
+                body.write(g);
+                g.writeEndObject();
+            }
+            buffer.write(SUFFIX);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return buffer.toByteArray();
+    }
+
+    @FunctionalInterface
+    interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+}

@@ -1,0 +1,233 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.ffm.PerfStats;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.CancelReason;
+import io.rkllm.server.engine.Generation;
+import io.rkllm.server.engine.GenerationEvent;
+import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.OutputScanner;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The reader's side of one generation: pulls engine events, runs them through the output scanner,
+ * enforces the watchdogs, and yields steps for the route to write. One thread reads it; any thread
+ * may {@link #cancel}.
+ */
+public final class ChatRun {
+    /** What the route writes next. */
+    public sealed interface Step {
+        /** Classified output to send now. */
+        record Output(List<OutputEvent> events) implements Step {
+        }
+
+        /** Nothing happened for a keep-alive period: a heartbeat is due (and reveals a dead client). */
+        record KeepAlive() implements Step {
+        }
+
+        /** The answer is complete. */
+        record Finished(String finishReason, Usage usage) implements Step {
+        }
+
+        /** The generation failed; the error is for the client. */
+        record Failed(ApiException error) implements Step {
+        }
+    }
+
+    private final PreparedChat chat;
+    private final Generation generation;
+    private final Supplier<RunAccounting> accounting;
+    private final ServerConfig.Timeouts timeouts;
+    private final Duration queueTimeout;
+    private final OutputScanner scanner;
+    private final Deque<Step> pending = new ArrayDeque<>();
+    private final long submittedAt = System.nanoTime();
+    private long startedAt;
+    private long firstTokenAt;
+    private long lastTokenAt;
+    private long queueMillis;
+    private int tokens;
+    private int tokensAtStop = -1;
+    private boolean done;
+    private boolean watchdogFired;
+
+    ChatRun(PreparedChat chat, Generation generation, Supplier<RunAccounting> accounting,
+            ServerConfig.Timeouts timeouts, Duration queueTimeout) {
+        this.chat = chat;
+        this.generation = generation;
+        this.accounting = accounting;
+        this.timeouts = timeouts;
+        this.queueTimeout = queueTimeout;
+        this.scanner = new OutputScanner(chat.scanner());
+    }
+
+    public PreparedChat chat() {
+        return chat;
+    }
+
+    public void cancel(CancelReason reason) {
+        generation.cancel(reason);
+    }
+
+    public boolean isDone() {
+        return done && pending.isEmpty();
+    }
+
+    /** The next step, waiting at most {@code keepAlive} before answering {@link Step.KeepAlive}. */
+    public Step next(Duration keepAlive) throws InterruptedException {
+        while (pending.isEmpty()) {
+            if (done) {
+                throw new IllegalStateException("the run is over");
+            }
+            long now = System.nanoTime();
+            long deadline = watchdogDeadline();
+            long wait = Math.min(keepAlive.toNanos(), Math.max(0, deadline - now));
+            GenerationEvent event = generation.poll(Duration.ofNanos(wait));
+            if (event == null) {
+                if (System.nanoTime() >= deadline) {
+                    watchdogFired = true;
+                    generation.cancel(expiredWatchdog());
+                }
+                return new Step.KeepAlive();
+            }
+            handle(event);
+        }
+        return pending.poll();
+    }
+
+    private void handle(GenerationEvent event) {
+        switch (event) {
+            case GenerationEvent.Started started -> {
+                startedAt = System.nanoTime();
+                queueMillis = started.queueMillis();
+            }
+            case GenerationEvent.Text text -> {
+                long now = System.nanoTime();
+                if (firstTokenAt == 0) {
+                    firstTokenAt = now;
+                }
+                lastTokenAt = now;
+                tokens = text.tokens();
+                if (scanner.stopped()) {
+                    return;
+                }
+                List<OutputEvent> out = scanner.feed(text.text());
+                if (scanner.stopped()) {
+                    tokensAtStop = tokens;
+                    generation.cancel(CancelReason.STOP_STRING);
+                }
+                if (!out.isEmpty()) {
+                    pending.add(new Step.Output(out));
+                }
+            }
+            case GenerationEvent.Done d -> {
+                if (!scanner.stopped()) {
+                    List<OutputEvent> rest = scanner.finish();
+                    if (!rest.isEmpty()) {
+                        pending.add(new Step.Output(rest));
+                    }
+                }
+                pending.add(finished(d));
+                done = true;
+            }
+            case GenerationEvent.Failed f -> {
+                pending.add(new Step.Failed(error(f)));
+                done = true;
+            }
+        }
+    }
+
+    private Step.Finished finished(GenerationEvent.Done done) {
+        String reason;
+        if (scanner.stopped()) {
+            reason = "stop";
+        } else if (scanner.toolCallCount() > 0) {
+            reason = "tool_calls";
+        } else if (done.reason() == StopReason.LENGTH) {
+            reason = "length";
+        } else {
+            reason = "stop";
+        }
+        PerfStats perf = done.perf();
+        int completion;
+        if (tokensAtStop >= 0) {
+            completion = tokensAtStop;
+        } else if (done.reason() == StopReason.END) {
+            completion = perf.generateTokens();
+        } else {
+            completion = done.reason() == StopReason.LENGTH && chat.maxTokens() > 0
+                    ? Math.min(chat.maxTokens(), Math.max(tokens, perf.generateTokens())) : tokens;
+        }
+        RunAccounting a = accounting.get();
+        long ttft = firstTokenAt == 0 ? -1 : (firstTokenAt - submittedAt) / 1_000_000;
+        return new Step.Finished(reason, new Usage(perf.prefillTokens() + a.cachedTokens(), completion,
+                a.cachedTokens(), perf.prefillTokens(), perf.prefillTimeMs(), perf.generateTimeMs(), queueMillis,
+                ttft));
+    }
+
+    private ApiException error(GenerationEvent.Failed failed) {
+        Optional<CancelReason> reason = failed.cancelled();
+        if (reason.isEmpty()) {
+            return ApiException.internal("runtime_error", "the model failed while generating: " + failed.message()
+                    + ". The model stays loaded; retry the request.");
+        }
+        return switch (reason.get()) {
+            case QUEUE_TIMEOUT -> ApiException.overloaded(503, "the request waited " + queueTimeout.toSeconds()
+                    + " s in the queue without starting; the server is busy, retry later", 10);
+            case FIRST_TOKEN_TIMEOUT -> timeout("no token within " + timeouts.firstToken().toSeconds()
+                    + " s (timeouts.first_token)");
+            case SILENCE_TIMEOUT -> timeout("the model was silent for " + timeouts.silence().toSeconds()
+                    + " s (timeouts.silence)");
+            case TOTAL_TIMEOUT -> timeout("the generation exceeded " + timeouts.total().toSeconds()
+                    + " s (timeouts.total)");
+            case SHUTDOWN -> ApiException.unavailable("shutting_down", "the server is shutting down", 5);
+            case UNLOADED -> ApiException.unavailable("model_unloaded",
+                    "the model was unloaded before the request could run", 1);
+            case CLIENT_GONE, STOP_STRING -> ApiException.internal("cancelled", failed.message());
+        };
+    }
+
+    private static ApiException timeout(String message) {
+        return new ApiException(504, "server_error", "generation_timeout", null, "generation aborted: " + message,
+                java.util.Map.of(), null);
+    }
+
+    private long watchdogDeadline() {
+        long far = Long.MAX_VALUE;
+        if (watchdogFired) {
+            return far;
+        }
+        if (startedAt == 0) {
+            return submittedAt + queueTimeout.toNanos();
+        }
+        long deadline = far;
+        if (!timeouts.total().isZero()) {
+            deadline = Math.min(deadline, submittedAt + timeouts.total().toNanos());
+        }
+        if (firstTokenAt == 0 && !timeouts.firstToken().isZero()) {
+            deadline = Math.min(deadline, startedAt + timeouts.firstToken().toNanos());
+        }
+        if (firstTokenAt != 0 && !timeouts.silence().isZero()) {
+            deadline = Math.min(deadline, lastTokenAt + timeouts.silence().toNanos());
+        }
+        return deadline;
+    }
+
+    private CancelReason expiredWatchdog() {
+        long now = System.nanoTime();
+        if (startedAt == 0) {
+            return CancelReason.QUEUE_TIMEOUT;
+        }
+        if (!timeouts.total().isZero() && now >= submittedAt + timeouts.total().toNanos()) {
+            return CancelReason.TOTAL_TIMEOUT;
+        }
+        return firstTokenAt == 0 ? CancelReason.FIRST_TOKEN_TIMEOUT : CancelReason.SILENCE_TIMEOUT;
+    }
+}

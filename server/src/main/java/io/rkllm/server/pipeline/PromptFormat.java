@@ -1,0 +1,74 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.server.models.ModelDescriptor;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * How a model family frames a conversation, for {@code rkllm_set_chat_template}: the system block
+ * (with a {@code {system}} placeholder), the text before and after each user prompt, and what closes
+ * an empty think block when thinking is off (Qwen3's own template does exactly this).
+ *
+ * <p>Families the server does not know get no format: their runtime keeps the template captured at
+ * conversion, and a system prompt is sent as text at the start of the prompt.
+ */
+public record PromptFormat(String systemBlock, String prefix, String postfix, String thinkingOffSuffix) {
+    public static final String SYSTEM_PLACEHOLDER = "{system}";
+
+    private static final PromptFormat CHATML = new PromptFormat(
+            "<|im_start|>system\n{system}<|im_end|>\n", "<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n",
+            "");
+    private static final PromptFormat QWEN3 = new PromptFormat(CHATML.systemBlock, CHATML.prefix, CHATML.postfix,
+            "<think>\n\n</think>\n\n");
+    private static final PromptFormat LLAMA3 = new PromptFormat(
+            "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n{system}<|eot_id|>",
+            "<|start_header_id|>user<|end_header_id|>\n\n",
+            "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", "");
+    private static final PromptFormat PHI3 = new PromptFormat("<|system|>\n{system}<|end|>\n", "<|user|>\n",
+            "<|end|>\n<|assistant|>\n", "");
+    private static final PromptFormat DEEPSEEK_R1 = new PromptFormat("<｜begin▁of▁sentence｜>{system}",
+            "<｜User｜>", "<｜Assistant｜>", "<think>\n\n</think>\n\n");
+
+    /** The format for a model: the sidecar's template, else its family's, else none. */
+    public static Optional<PromptFormat> of(ModelDescriptor model) {
+        if (model.chatTemplate().isPresent()) {
+            var t = model.chatTemplate().get();
+            boolean thinks = model.capabilities().thinking();
+            return Optional.of(new PromptFormat(t.systemPrompt(), t.promptPrefix(), t.promptPostfix(),
+                    thinks && model.family().startsWith("qwen3") ? QWEN3.thinkingOffSuffix : ""));
+        }
+        String family = model.family().toLowerCase(Locale.ROOT);
+        if (family.startsWith("qwen3")) {
+            return Optional.of(QWEN3);
+        }
+        if (family.startsWith("qwen") || family.startsWith("minicpm") || family.startsWith("internlm")) {
+            return Optional.of(CHATML);
+        }
+        if (family.startsWith("llama3") || family.equals("llama")) {
+            return Optional.of(LLAMA3);
+        }
+        if (family.startsWith("phi")) {
+            return Optional.of(PHI3);
+        }
+        if (family.startsWith("deepseek")) {
+            return Optional.of(DEEPSEEK_R1);
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the system block takes the request's system prompt. */
+    public boolean acceptsSystemPrompt() {
+        return systemBlock.contains(SYSTEM_PLACEHOLDER);
+    }
+
+    /** The runtime template for a system prompt and thinking mode. */
+    public RuntimeTemplate template(String systemPrompt, boolean thinkingOff) {
+        String system = systemPrompt.isEmpty() && acceptsSystemPrompt() ? ""
+                : systemBlock.replace(SYSTEM_PLACEHOLDER, systemPrompt);
+        return new RuntimeTemplate(system, prefix, thinkingOff ? postfix + thinkingOffSuffix : postfix);
+    }
+
+    /** The three strings of {@code rkllm_set_chat_template}. */
+    public record RuntimeTemplate(String systemPrompt, String promptPrefix, String promptPostfix) {
+    }
+}
