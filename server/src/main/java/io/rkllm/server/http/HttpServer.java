@@ -24,6 +24,8 @@ public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     /** Jetty's idle timeout must outlast the longest silence of a healthy request (prefill, queue). */
     private static final long IDLE_TIMEOUT_MS = 15 * 60 * 1000L;
+    /** Marks a response whose error body is already written, so the 404 fallback leaves it alone. */
+    private static final String API_ERROR = "rkllm.api-error";
 
     private final Javalin app;
     private final ObjectMapper mapper = Json.mapper();
@@ -78,7 +80,7 @@ public final class HttpServer implements AutoCloseable {
 
     private Handler notFound() {
         return ctx -> {
-            if (ctx.result() == null || ctx.result().isEmpty() || !"application/json".equals(ctx.contentType())) {
+            if (ctx.attribute(API_ERROR) == null) {
                 error(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
                         "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null));
             }
@@ -89,6 +91,7 @@ public final class HttpServer implements AutoCloseable {
         if (ctx.res().isCommitted()) {
             return;
         }
+        ctx.attribute(API_ERROR, e);
         e.retryAfterSeconds().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
         try {
             ctx.status(e.status()).contentType("application/json")
