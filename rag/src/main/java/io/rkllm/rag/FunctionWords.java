@@ -73,6 +73,17 @@ final class FunctionWords {
             "的了是在和有我不也就都這这个個們们他她它你之與与而及或但被把從从到對对為为以於于其此著着很會会"
             + "能要可沒没所如還还只又再等給给讓让向過过地得吧呢嗎吗啊那哪些並并更最已自因若則则卻却";
 
+    private static final Set<String> OPENERS = Set.copyOf(Arrays.asList(("what which who whom whose when where why how is are was were do does did "
+            + "can could would should will shall may might have has had tell explain describe give list show compare find "
+            + "summarize summarise write name please define calculate translate according in on at for from the a an "
+            + "qué cómo cuál cuándo dónde quién quel quelle quels quelles comment pourquoi où quand qui que "
+            + "was wie wer wann wo welche welcher welches warum o a os as quais qual quando onde quem como porque").split(" ")));
+
+    /** A word that commonly opens a question or instruction (safe to lower-case after "According to the above,"). */
+    static boolean isCommonOpener(String word) {
+        return OPENERS.contains(word.toLowerCase(Locale.ROOT));
+    }
+
     static boolean isFunctionWord(String lowerWord) {
         return LATIN.contains(lowerWord);
     }

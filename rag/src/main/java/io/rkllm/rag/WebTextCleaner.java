@@ -456,12 +456,13 @@ public final class WebTextCleaner {
         while (changed) {
             changed = false;
             for (int s = 0; s < spans.size(); s++) {
-                if (keep[s] || mass[s] < SPAN_SHARE_JOINED * max || introducedAsTeasers(lines, spans.get(s)[0])) {
+                boolean weight = mass[s] >= SPAN_SHARE_JOINED * max || (count[s] >= 2 && close[s] * 2 >= count[s] - 1);
+                if (keep[s] || !weight || introducedAsTeasers(lines, spans.get(s)[0])) {
                     continue;
                 }
-                boolean left = s > 0 && keep[s - 1] && boilerIn(lines, spans.get(s - 1)[1] + 1, spans.get(s)[0]) == 0;
+                boolean left = s > 0 && keep[s - 1] && cleanGap(lines, spans.get(s - 1)[1] + 1, spans.get(s)[0]);
                 boolean right = s + 1 < spans.size() && keep[s + 1]
-                        && boilerIn(lines, spans.get(s)[1] + 1, spans.get(s + 1)[0]) == 0;
+                        && cleanGap(lines, spans.get(s)[1] + 1, spans.get(s + 1)[0]);
                 if (left || right) {
                     keep[s] = true;
                     changed = true;
@@ -511,6 +512,12 @@ public final class WebTextCleaner {
         return false;
     }
 
+    /** A gap with hardly any boilerplate (a table, an info box, a list of features): at most 2 lines and 1 in 10. */
+    private static boolean cleanGap(List<Line> lines, int from, int to) {
+        int b = boilerIn(lines, from, to);
+        return b == 0 || (b <= 2 && b * 10 <= to - from);
+    }
+
     private static int boilerIn(List<Line> lines, int from, int to) {
         int n = 0;
         for (int i = from; i < to; i++) {
@@ -521,8 +528,8 @@ public final class WebTextCleaner {
         return n;
     }
 
-    /** A span joined to a kept span by a boilerplate-free gap is kept from this share of the heaviest span on. */
-    static final double SPAN_SHARE_JOINED = 0.0;
+    /** A span joined to a kept span by a boilerplate-free gap is kept from this share of the heaviest span on (or with two close anchors). */
+    static final double SPAN_SHARE_JOINED = 0.1;
     /** A span lighter than this share of the heaviest one is dropped unless it has two or more anchors. */
     static final double SPAN_SHARE_SINGLE = 0.5;
     /** A span of two or more anchors lighter than this share of the heaviest one is dropped. */
