@@ -1,0 +1,88 @@
+package io.rkllm.server.models;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One servable model: a {@code .rkllm} file plus everything the server knows about it (from its sidecar,
+ * its name and its family profile). The {@code .rkllm} file itself is never read; only its size and
+ * modification time are.
+ *
+ * @param id                  the public id: lower case, {@code [a-z0-9._:-]}, unique within a discovery
+ * @param displayName         a human-readable name (sidecar {@code name}, else the folder or file name)
+ * @param file                absolute path of the {@code .rkllm} file
+ * @param sizeBytes           file size
+ * @param modified            file modification time
+ * @param contextLength       context window to request from the runtime, in tokens
+ * @param capabilities        thinking / tools, profile overridden by the sidecar field by field
+ * @param sampling            sampling defaults (profile overridden by the sidecar field by field); in
+ *                            thinking mode use {@link #samplingFor(boolean)}
+ * @param chatTemplate        a chat template override for the runtime, if the sidecar sets one
+ * @param defaultSystemPrompt a system prompt used when the request has none, if the sidecar sets one
+ * @param aliases             extra names from the sidecar (sanitised like ids; never another model's id)
+ * @param family              the family whose profile applies, e.g. {@code qwen3}; {@code generic} if unknown
+ * @param thinkingStartsOpen  the chat template opens {@code <think>} itself, so the output starts inside the
+ *                            reasoning block and only the closing tag appears
+ * @param source              where {@code contextLength} came from: {@value #SOURCE_SIDECAR},
+ *                            {@value #SOURCE_NAME} or {@value #SOURCE_DEFAULT} (for log lines)
+ * @param thinkingSampling    overrides applied on top of {@code sampling} when thinking is on (may be empty)
+ */
+public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                              int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                              Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                              List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                              SamplingDefaults thinkingSampling) {
+
+    /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
+    public static final String SOURCE_SIDECAR = "sidecar";
+    /** {@code contextLength} came from a {@code -4k} / {@code ctx4096} part of the folder or file name. */
+    public static final String SOURCE_NAME = "name";
+    /** {@code contextLength} is {@link #DEFAULT_CONTEXT_LENGTH}. */
+    public static final String SOURCE_DEFAULT = "default";
+    /** Context length used when neither a sidecar nor the name says anything. */
+    public static final int DEFAULT_CONTEXT_LENGTH = 4096;
+
+    public ModelDescriptor {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(displayName, "displayName");
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(modified, "modified");
+        Objects.requireNonNull(capabilities, "capabilities");
+        Objects.requireNonNull(sampling, "sampling");
+        Objects.requireNonNull(chatTemplate, "chatTemplate");
+        Objects.requireNonNull(defaultSystemPrompt, "defaultSystemPrompt");
+        aliases = List.copyOf(aliases);
+        Objects.requireNonNull(family, "family");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("id must not be empty");
+        }
+        if (contextLength <= 0) {
+            throw new IllegalArgumentException("contextLength must be positive: " + contextLength);
+        }
+        if (sizeBytes < 0) {
+            throw new IllegalArgumentException("sizeBytes must not be negative: " + sizeBytes);
+        }
+    }
+
+    /** The same without thinking-mode sampling overrides. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
+    }
+
+    /**
+     * The sampling defaults for one request: {@code sampling}, with {@code thinkingSampling} laid over it
+     * when the request runs with thinking on (and the model can think).
+     */
+    public SamplingDefaults samplingFor(boolean thinking) {
+        return thinking && capabilities.thinking() ? sampling.overriddenBy(thinkingSampling) : sampling;
+    }
+}

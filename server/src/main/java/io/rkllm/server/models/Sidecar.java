@@ -1,0 +1,27 @@
+package io.rkllm.server.models;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The validated content of a {@code model.yaml} sidecar; every field is optional (absent = use the family
+ * profile or the name).
+ */
+record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Optional<Boolean> thinking,
+               Optional<Boolean> tools, Optional<Boolean> thinkingStartsOpen, SamplingDefaults sampling,
+               SamplingDefaults thinkingSampling, Optional<ChatTemplate> chatTemplate,
+               Optional<String> defaultSystemPrompt, List<String> aliases, Optional<String> family) {
+
+    Sidecar {
+        aliases = List.copyOf(aliases);
+    }
+
+    /** No sidecar: nothing set. */
+    static Sidecar none(Path path) {
+        return new Sidecar(path, Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), SamplingDefaults.none(), SamplingDefaults.none(), Optional.empty(),
+                Optional.empty(), List.of(), Optional.empty());
+    }
+}
