@@ -491,6 +491,20 @@ class ModelDiscoveryTest {
     }
 
     @Test
+    void theBundledSimulatedModelsDiscoverCleanly() throws Exception {
+        java.net.URL index = getClass().getResource("/io/rkllm/server/simulate/models/index.txt");
+        org.junit.jupiter.api.Assumptions.assumeTrue(index != null && "file".equals(index.getProtocol()),
+                "bundled simulated models not on the class path as files");
+        Path bundled = Path.of(index.toURI()).getParent();
+
+        DiscoveryResult result = discovery.discover(bundled);
+
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.warnings()).isEmpty();
+        assertThat(result.models()).isNotEmpty().allSatisfy(m -> assertThat(m.source()).isEqualTo("sidecar"));
+    }
+
+    @Test
     void catalogResolvesDiscoveredModels() throws IOException {
         model("Qwen3-1.7B/q.rkllm");
         write("Qwen3-1.7B/model.yaml", "aliases: [thinker]\n");
