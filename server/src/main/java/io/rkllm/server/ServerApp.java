@@ -6,7 +6,6 @@ import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.http.HttpServer;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.HandleState;
 import io.rkllm.server.pipeline.TokenEstimator;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,7 +24,7 @@ public final class ServerApp implements AutoCloseable {
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
         ModelRegistry registry = new ModelRegistry(runtime, config.models().maxLoaded(), config.queue().maxWaiting(),
-                config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), HandleState::new,
+                config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), ChatPipeline::newModelState,
                 new ModelRegistry.Listener() { });
         ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
         AtomicBoolean stopping = new AtomicBoolean();

@@ -153,13 +153,25 @@ public final class ConfigLoader {
                 : " (known keys here: " + String.join(", ", near) + ")";
     }
 
+    /** Sets a key from a string; list keys take comma-separated values. */
     private static void set(ObjectNode tree, String key, String value) {
         String[] parts = key.split("\\.");
         ObjectNode node = tree;
         for (int i = 0; i < parts.length - 1; i++) {
             node = (ObjectNode) node.get(parts[i]);
         }
-        node.set(parts[parts.length - 1], TextNode.valueOf(value));
+        String leaf = parts[parts.length - 1];
+        if (node.get(leaf) != null && node.get(leaf).isArray()) {
+            var array = node.arrayNode();
+            for (String item : value.split(",")) {
+                if (!item.isBlank()) {
+                    array.add(item.strip());
+                }
+            }
+            node.set(leaf, array);
+        } else {
+            node.set(leaf, TextNode.valueOf(value));
+        }
     }
 
     private ServerConfig bind(ObjectNode tree) {

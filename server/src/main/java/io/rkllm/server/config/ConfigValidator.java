@@ -7,6 +7,7 @@ import java.util.Set;
 
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
+    private static final Set<String> STRATEGIES = Set.of("derive", "model");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigValidator() {
@@ -33,6 +34,13 @@ final class ConfigValidator {
         require(c.generation().defaultMaxTokens() >= 0, "generation.default_max_tokens", "must not be negative");
         require(c.generation().reservedOutputTokens() >= 0, "generation.reserved_output_tokens",
                 "must not be negative");
+        require(c.cache().slots() >= 1 && c.cache().slots() <= 8, "cache.slots", "must be between 1 and 8");
+        for (var task : java.util.Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
+                "tasks.follow_ups", c.tasks().followUps(), "tasks.queries", c.tasks().queries(),
+                "tasks.autocomplete", c.tasks().autocomplete(), "tasks.other", c.tasks().other()).entrySet()) {
+            require(STRATEGIES.contains(task.getValue()), task.getKey(), "must be one of " + STRATEGIES);
+        }
+        require(c.tasks().maxTokens() >= 1, "tasks.max_tokens", "must be at least 1");
         require(LEVELS.contains(c.logging().level().toLowerCase(Locale.ROOT)), "logging.level",
                 "must be one of " + LEVELS);
     }

@@ -8,7 +8,7 @@ import java.time.Duration;
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Logging logging) {
+                           Generation generation, Cache cache, Tasks tasks, Logging logging) {
 
     /** The HTTP listener. */
     public record Server(String host, int port, String publicUrl) {
@@ -32,6 +32,27 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
 
     /** Generation defaults applied when a request does not say. */
     public record Generation(int defaultMaxTokens, int reservedOutputTokens, boolean thinkingDefault) {
+    }
+
+    /**
+     * The conversation-aware KV cache policy.
+     *
+     * @param enabled send only what the cache does not hold yet (off = clear and resend every request)
+     * @param slots handles per model, each with its own KV cache (each costs the model's NPU memory)
+     * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
+     */
+    public record Cache(boolean enabled, int slots, boolean verify) {
+    }
+
+    /**
+     * Open WebUI's background task requests (title, tags, follow-ups, queries, autocomplete).
+     *
+     * @param prefixes a request whose only message starts with one of these is a task
+     * @param title how to answer: derive (from the request, no inference) or model
+     * @param model a separate model for tasks; empty = the chat's own model, without touching its cache
+     */
+    public record Tasks(java.util.List<String> prefixes, String title, String tags, String followUps,
+                        String queries, String autocomplete, String other, int maxTokens, String model) {
     }
 
     /** Log output. */

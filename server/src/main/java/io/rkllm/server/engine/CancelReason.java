@@ -9,6 +9,7 @@ public enum CancelReason {
     TOTAL_TIMEOUT("the generation exceeded the configured total time"),
     QUEUE_TIMEOUT("the request waited too long in the queue"),
     SHUTDOWN("the server is shutting down"),
+    PREEMPTED("an interactive request needed the model"),
     UNLOADED("the model was unloaded");
 
     private final String description;

@@ -17,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,14 +46,15 @@ public final class ModelRegistry implements AutoCloseable {
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
-    private final Supplier<Object> stateFactory;
+    private final java.util.function.Function<ModelSpec, Object> stateFactory;
     private final Listener listener;
     private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
     private final ScheduledExecutorService reaper;
     private boolean closed;
 
     public ModelRegistry(RkllmRuntime runtime, int maxLoaded, int maxQueued, Duration idleUnload,
-                         Duration loadTimeout, Clock clock, Supplier<Object> stateFactory, Listener listener) {
+                         Duration loadTimeout, Clock clock, java.util.function.Function<ModelSpec, Object> stateFactory,
+                         Listener listener) {
         this.runtime = runtime;
         this.maxLoaded = maxLoaded;
         this.maxQueued = maxQueued;
@@ -106,7 +106,7 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     /** Starts loading without waiting; the returned future completes when the model is ready. */
-    public CompletableFuture<Model> preload(ModelSpec spec) {
+    public CompletableFuture<List<Model>> preload(ModelSpec spec) {
         return CompletableFuture.supplyAsync(() -> acquire(spec).worker().loaded().join(),
                 Executors.newVirtualThreadPerTaskExecutor());
     }
@@ -172,7 +172,7 @@ public final class ModelRegistry implements AutoCloseable {
     private LoadedModel start(ModelSpec spec, List<LoadedModel> evicted) {
         Instant started = clock.instant();
         List<CompletableFuture<Void>> freed = evicted.stream().map(e -> e.worker().stopped()).toList();
-        ModelWorker worker = new ModelWorker(spec.id(), maxQueued, () -> {
+        ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
             LOG.info("loading model {} from {}", spec.id(), spec.params().modelPath());
@@ -188,7 +188,7 @@ public final class ModelRegistry implements AutoCloseable {
                 throw e;
             }
         });
-        return new LoadedModel(spec, worker, started, stateFactory.get());
+        return new LoadedModel(spec, worker, started, stateFactory.apply(spec));
     }
 
     private void awaitLoaded(LoadedModel model) {

@@ -5,6 +5,8 @@ import io.rkllm.ffm.Model;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.TokenEvent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
@@ -28,26 +30,29 @@ public final class ModelWorker implements AutoCloseable {
     private final PriorityBlockingQueue<Job> queue = new PriorityBlockingQueue<>();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicInteger queuedGenerations = new AtomicInteger();
-    private final CompletableFuture<Model> loaded = new CompletableFuture<>();
+    private final CompletableFuture<List<Model>> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Thread thread;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile GenerationJob running;
 
-    /** Starts the worker thread, which begins by loading the model with {@code loader}. */
-    public ModelWorker(String name, int maxQueued, Supplier<Model> loader) {
+    /**
+     * Starts the worker thread, which begins by loading {@code slots} handles of the model with
+     * {@code loader} (each slot has its own KV cache; runs still go one at a time).
+     */
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader) {
         this.name = name;
         this.maxQueued = maxQueued;
-        this.thread = Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(loader));
+        this.thread = Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader));
     }
 
     public String name() {
         return name;
     }
 
-    /** Completes with the model once {@code rkllm_init} returned, or exceptionally when it failed. */
-    public CompletableFuture<Model> loaded() {
+    /** Completes with the slots once every {@code rkllm_init} returned, or exceptionally when one failed. */
+    public CompletableFuture<List<Model>> loaded() {
         return loaded;
     }
 
@@ -80,11 +85,16 @@ public final class ModelWorker implements AutoCloseable {
         }
         GenerationJob job = new GenerationJob(priority, sequence.getAndIncrement(), planner, maxTokens);
         queue.add(job);
+        GenerationJob current = running;
+        if (priority == Priority.INTERACTIVE && current != null && current.background) {
+            // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
+            current.generation.cancel(CancelReason.PREEMPTED);
+        }
         return job.generation;
     }
 
     /** Runs {@code action} on the worker thread ahead of queued generations (cache operations, info). */
-    public <T> CompletableFuture<T> call(Function<Model, T> action) {
+    public <T> CompletableFuture<T> call(Function<List<Model>, T> action) {
         CallJob<T> job = new CallJob<>(sequence.getAndIncrement(), action);
         queue.add(job);
         return job.result;
@@ -110,16 +120,20 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
-    private void loop(Supplier<Model> loader) {
-        Model model;
+    private void loop(int slotCount, Supplier<Model> loader) {
+        List<Model> model = new ArrayList<>();
         try {
-            model = loader.get();
+            for (int i = 0; i < slotCount; i++) {
+                model.add(loader.get());
+            }
         } catch (Throwable t) {
+            model.forEach(ModelWorker::destroy);
             loaded.completeExceptionally(t);
             failAll(t);
             stopped.complete(null);
             return;
         }
+        model = List.copyOf(model);
         loaded.complete(model);
         try {
             while (true) {
@@ -141,12 +155,16 @@ public final class ModelWorker implements AutoCloseable {
         } finally {
             closing = true;
             failAll(new IllegalStateException("model " + name + " was unloaded"));
-            try {
-                model.close();
-            } catch (Throwable t) {
-                LOG.error("model {}: rkllm_destroy failed", name, t);
-            }
+            model.forEach(ModelWorker::destroy);
             stopped.complete(null);
+        }
+    }
+
+    private static void destroy(Model handle) {
+        try {
+            handle.close();
+        } catch (Throwable t) {
+            LOG.error("rkllm_destroy failed", t);
         }
     }
 
@@ -175,7 +193,7 @@ public final class ModelWorker implements AutoCloseable {
             this.sequence = sequence;
         }
 
-        abstract void execute(Model model);
+        abstract void execute(List<Model> slots);
 
         abstract void fail(Throwable cause);
 
@@ -190,49 +208,55 @@ public final class ModelWorker implements AutoCloseable {
         final Generation generation;
         final RunPlanner planner;
         final int maxTokens;
+        final boolean background;
         final long queuedAt = System.nanoTime();
 
         GenerationJob(Priority priority, long sequence, RunPlanner planner, int maxTokens) {
             super(1 + priority.ordinal(), sequence);
             this.planner = planner;
             this.maxTokens = maxTokens;
+            this.background = priority == Priority.BACKGROUND;
             this.generation = new Generation(g -> dequeue(this));
         }
 
         @Override
-        void execute(Model model) {
+        void execute(List<Model> slots) {
             queuedGenerations.decrementAndGet();
             if (generation.control().isAborted()) {
                 return;
             }
             running = this;
             try {
-                run(model);
+                run(slots);
             } finally {
                 running = null;
             }
         }
 
-        private void run(Model model) {
+        private void run(List<Model> slots) {
             generation.emit(new GenerationEvent.Started((System.nanoTime() - queuedAt) / 1_000_000));
-            RunInput input;
+            RunPlanner.RunPlan plan;
             try {
-                input = planner.plan(model);
+                plan = planner.plan(slots);
             } catch (RuntimeException e) {
                 LOG.warn("model {}: preparing the run failed: {}", name, e.toString());
                 generation.emit(new GenerationEvent.Failed("preparing the run failed: " + e.getMessage(),
                         Optional.empty()));
                 return;
             }
+            Model model = plan.slot();
+            RunInput input = plan.input();
             boolean countLimit = maxTokens > 0 && model.abi() == Abi.V1_2;
             if (maxTokens > 0 && model.abi().perRunSampling()) {
                 input = input.withMaxNewTokens(maxTokens);
             }
             boolean[] limitHit = {false};
+            StringBuilder generated = new StringBuilder();
             TokenEvent terminal;
             try {
                 terminal = model.run(input, event -> {
                     if (event instanceof TokenEvent.Text text) {
+                        generated.append(text.text());
                         generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
                         if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
                             limitHit[0] = true;
@@ -245,7 +269,7 @@ public final class ModelWorker implements AutoCloseable {
                 terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
             }
             try {
-                planner.finished(model, input, terminal);
+                planner.finished(new RunPlanner.RunPlan(model, input), terminal, generated.toString());
             } catch (RuntimeException e) {
                 LOG.error("model {}: recording the run failed", name, e);
             }
@@ -282,18 +306,18 @@ public final class ModelWorker implements AutoCloseable {
     }
 
     private static final class CallJob<T> extends Job {
-        final Function<Model, T> action;
+        final Function<List<Model>, T> action;
         final CompletableFuture<T> result = new CompletableFuture<>();
 
-        CallJob(long sequence, Function<Model, T> action) {
+        CallJob(long sequence, Function<List<Model>, T> action) {
             super(0, sequence);
             this.action = action;
         }
 
         @Override
-        void execute(Model model) {
+        void execute(List<Model> slots) {
             try {
-                result.complete(action.apply(model));
+                result.complete(action.apply(slots));
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
@@ -311,7 +335,7 @@ public final class ModelWorker implements AutoCloseable {
         }
 
         @Override
-        void execute(Model model) {
+        void execute(List<Model> slots) {
         }
 
         @Override

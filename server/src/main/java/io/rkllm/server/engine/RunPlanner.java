@@ -3,17 +3,25 @@ package io.rkllm.server.engine;
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.TokenEvent;
+import java.util.List;
 
 /**
- * Decides, on the model's worker thread right before the run, what to send: the KV cache's
- * contents are only known there (the cache policy lives behind this seam).
+ * Decides, on the model's worker thread right before the run, what to send and on which slot
+ * (handle): the KV caches' contents are only known there. The cache policy lives behind this seam.
  */
 public interface RunPlanner {
 
-    /** Prepares the model (clear the cache, set a template) and returns the run to execute. */
-    RunInput plan(Model model);
+    /** The handle to run on and what to run. */
+    record RunPlan(Model slot, RunInput input) {
+    }
 
-    /** Called on the worker thread after the run with its terminal event, to record what the cache holds. */
-    default void finished(Model model, RunInput input, TokenEvent terminal) {
+    /** Prepares a slot (clear its cache, set a template) and returns the run to execute on it. */
+    RunPlan plan(List<Model> slots);
+
+    /**
+     * Called on the worker thread after the run, with its terminal event and the text the run
+     * delivered, to record what the slot's cache now holds.
+     */
+    default void finished(RunPlan plan, TokenEvent terminal, String generatedText) {
     }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ChatRequestParser;
 import io.rkllm.server.engine.CancelReason;
-import io.rkllm.server.engine.Priority;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ChatRequest;
 import io.rkllm.server.pipeline.ChatRun;
@@ -46,7 +45,7 @@ final class CompletionHandler {
                 : parser.parseChat(body, Optional.ofNullable(ctx.header(CHAT_ID_HEADER)));
         PreparedChat chat = pipeline.prepare(request);
         ctx.attribute(AccessLog.MODEL, chat.model().id());
-        ChatRun run = pipeline.start(chat, Priority.INTERACTIVE);
+        ChatRun run = pipeline.start(chat);
         chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
         String id = (legacy ? "cmpl-" : "chatcmpl-") + UUID.randomUUID().toString().replace("-", "");
         long created = Instant.now().getEpochSecond();

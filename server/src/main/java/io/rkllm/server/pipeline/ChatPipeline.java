@@ -16,7 +16,9 @@ import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.output.ScannerOptions;
-import io.rkllm.server.pipeline.output.ThinkStripper;
+import io.rkllm.server.pipeline.tasks.TaskAnswers;
+import io.rkllm.server.pipeline.tasks.TaskDetector;
+import io.rkllm.server.pipeline.tasks.TaskKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,8 +27,8 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * From a validated request to a running generation: resolves the model, decides thinking, limits
- * and sampling, checks the context, and queues the run with a planner that finishes the job on the
- * model's worker thread.
+ * and sampling, trims the conversation to the context, recognises Open WebUI's background tasks,
+ * and queues the run with a planner that finishes the job on the model's worker thread.
  */
 public final class ChatPipeline {
     /** Room always left for the answer when checking the context. */
@@ -38,6 +40,7 @@ public final class ChatPipeline {
     private final ModelRegistry registry;
     private final TokenEstimator estimator;
     private final ServerConfig config;
+    private final TaskDetector tasks;
     private final ConcurrentMap<String, ModelSpec> specs = new ConcurrentHashMap<>();
 
     public ChatPipeline(ModelCatalog catalog, ModelRegistry registry, TokenEstimator estimator, ServerConfig config) {
@@ -45,6 +48,7 @@ public final class ChatPipeline {
         this.registry = registry;
         this.estimator = estimator;
         this.config = config;
+        this.tasks = new TaskDetector(config.tasks().prefixes());
     }
 
     public ModelCatalog catalog() {
@@ -59,29 +63,48 @@ public final class ChatPipeline {
         return estimator;
     }
 
+    /** The state each loaded model gets for the planners: one cache record per slot. */
+    public static Object newModelState(ModelSpec spec) {
+        return new ModelCacheState(spec.slots());
+    }
+
     public PreparedChat prepare(ChatRequest request) {
-        ModelDescriptor model = resolve(request.model());
+        Optional<TaskKind> task = tasks.detect(request);
+        ModelDescriptor model = resolve(task.isPresent() && !config.tasks().model().isBlank()
+                ? config.tasks().model() : request.model());
         List<PreparedChat.Header> notes = new ArrayList<>();
-        ThinkingDecision thinking = ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
+        ThinkingDecision thinking = task.isPresent() || request.legacyCompletion()
+                ? new ThinkingDecision(false, Optional.empty())
+                : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
         Conversation conversation = conversation(model, request.messages(), thinking);
         if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
             throw ApiException.invalid("tools", "the model '" + model.id()
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)");
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
-        int promptEstimate = estimateFullPrompt(model, format, conversation, request.toolsJson());
         int context = model.contextLength();
-        int needed = (int) Math.ceil(promptEstimate * ESTIMATE_MARGIN) + MIN_OUTPUT_TOKENS;
-        if (needed > context) {
-            throw ApiException.contextLengthExceeded(promptEstimate, context,
-                    " (plus room for the answer). Shorten the conversation or use a model with a longer context.");
-        }
-        int room = context - (int) Math.ceil(promptEstimate * ESTIMATE_MARGIN);
-        int maxTokens = request.maxTokens().orElse(model.sampling().maxTokens().orElse(
+        int requested = request.maxTokens().orElse(model.sampling().maxTokens().orElse(
                 config.generation().defaultMaxTokens()));
-        if (maxTokens <= 0 || maxTokens > room) {
-            maxTokens = maxTokens <= 0 ? 0 : room;
+        if (task.isPresent()) {
+            requested = requested > 0 ? Math.min(requested, config.tasks().maxTokens()) : config.tasks().maxTokens();
         }
+        int reserve = Math.min(requested > 0 ? requested : config.generation().reservedOutputTokens(), context / 2);
+        int dropped = 0;
+        int estimate = estimateFullPrompt(model, format, conversation, request.toolsJson(), dropped);
+        while (fits(estimate, reserve, context) < 0 && dropped < conversation.history().size()) {
+            dropped = nextExchangeStart(conversation.history(), dropped);
+            estimate = estimateFullPrompt(model, format, conversation, request.toolsJson(), dropped);
+        }
+        if (fits(estimate, MIN_OUTPUT_TOKENS, context) < 0) {
+            throw ApiException.contextLengthExceeded(estimate, context,
+                    " (plus room for the answer), even with earlier turns left out. Shorten the message or use a"
+                            + " model with a longer context.");
+        }
+        if (dropped > 0) {
+            notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", dropped + " earliest messages left out"));
+        }
+        int room = context - (int) Math.ceil(estimate * ESTIMATE_MARGIN);
+        int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
         Optional<SamplingParams> sampling = Optional.empty();
         ModelSpec spec = spec(model);
         if (registry.runtime().abi().perRunSampling()) {
@@ -94,19 +117,25 @@ public final class ChatPipeline {
         ScannerOptions scanner = new ScannerOptions(request.stop(), true,
                 thinking.enabled() && model.thinkingStartsOpen(), request.toolsJson().isPresent());
         return new PreparedChat(request, model, spec, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, promptEstimate, List.copyOf(notes));
+                scanner, estimate, dropped, reserve, task, List.copyOf(notes));
     }
 
     /** Loads the model if needed and queues the run; errors are API errors for the client. */
-    public ChatRun start(PreparedChat chat, Priority priority) {
+    public ChatRun start(PreparedChat chat) {
+        Optional<String> derived = derivedTaskAnswer(chat);
+        if (derived.isPresent()) {
+            return ChatRun.answered(chat, derived.get());
+        }
         LoadedModel loaded;
         try {
             loaded = registry.acquire(chat.spec());
         } catch (ModelLoadException e) {
             throw ApiException.unavailable("model_load_failed", e.getMessage(), 30);
         }
-        FullPromptPlanner planner = new FullPromptPlanner(chat, loaded.state(HandleState.class), estimator);
+        ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(ModelCacheState.class), estimator,
+                config.cache().enabled(), config.cache().verify());
         Generation generation;
+        Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         try {
             generation = loaded.worker().submit(planner, priority, chat.maxTokens());
         } catch (QueueFullException e) {
@@ -115,6 +144,25 @@ public final class ChatPipeline {
             throw ApiException.unavailable("model_unloading", e.getMessage(), 2);
         }
         return new ChatRun(chat, generation, planner::accounting, config.timeouts(), config.queue().waitTimeout());
+    }
+
+    /** A task configured to be answered without inference gets its answer here. */
+    private Optional<String> derivedTaskAnswer(PreparedChat chat) {
+        if (chat.task().isEmpty()) {
+            return Optional.empty();
+        }
+        String strategy = switch (chat.task().get()) {
+            case TITLE -> config.tasks().title();
+            case TAGS -> config.tasks().tags();
+            case FOLLOW_UPS -> config.tasks().followUps();
+            case QUERIES -> config.tasks().queries();
+            case AUTOCOMPLETE -> config.tasks().autocomplete();
+            case OTHER -> config.tasks().other();
+        };
+        if (!strategy.equals("derive")) {
+            return Optional.empty();
+        }
+        return TaskAnswers.derive(chat.task().get(), chat.conversation().newMessages().getLast().content());
     }
 
     ModelDescriptor resolve(String name) {
@@ -145,7 +193,7 @@ public final class ChatPipeline {
             ModelParams params = defaults.withModelPath(model.file()).withMaxContextLen(model.contextLength())
                     .withMaxNewTokens(model.contextLength()).withNKeep(-1).withSampling(sampling)
                     .withExtend(defaults.extend().nBatch() > 0 ? defaults.extend() : ExtendParams.DEFAULT);
-            return new ModelSpec(id, params);
+            return new ModelSpec(id, params, config.cache().slots());
         });
     }
 
@@ -159,8 +207,10 @@ public final class ChatPipeline {
                 }
                 system.append(m.content());
             } else if (m.role() == Role.ASSISTANT) {
-                turns.add(new ChatMessage(Role.ASSISTANT, ThinkStripper.strip(m.content()), m.toolCalls(),
+                turns.add(new ChatMessage(Role.ASSISTANT, MessageKeys.assistantText(m.content()), m.toolCalls(),
                         m.toolCallId()));
+            } else if (m.role() == Role.USER) {
+                turns.add(new ChatMessage(Role.USER, MessageKeys.userText(m.content()), List.of(), Optional.empty()));
             } else {
                 turns.add(m);
             }
@@ -186,11 +236,28 @@ public final class ChatPipeline {
         return new Conversation(systemPrompt, turns.subList(0, firstNew), fresh);
     }
 
+    /** The prompt estimate of a full resend with the first {@code dropped} history messages left out. */
     private int estimateFullPrompt(ModelDescriptor model, Optional<PromptFormat> format, Conversation c,
-                                   Optional<String> tools) {
+                                   Optional<String> tools, int dropped) {
         String template = format.map(f -> f.template(c.systemPrompt(), true))
                 .map(t -> t.systemPrompt() + t.promptPrefix() + t.promptPostfix()).orElse(c.systemPrompt());
-        return estimator.estimate(model.id(), template + tools.orElse("") + PromptFlattener.flatten(c));
+        Conversation trimmed = new Conversation(c.systemPrompt(), c.history().subList(dropped, c.history().size()),
+                c.newMessages());
+        return estimator.estimate(model.id(), template + tools.orElse("") + PromptFlattener.flatten(trimmed));
+    }
+
+    /** Negative when the prompt and the reserve do not fit the context. */
+    private static int fits(int estimate, int reserve, int context) {
+        return context - (int) Math.ceil(estimate * ESTIMATE_MARGIN) - reserve;
+    }
+
+    /** Trimming drops whole exchanges: the kept history starts at a user message. */
+    private static int nextExchangeStart(List<ChatMessage> history, int from) {
+        int i = from + 1;
+        while (i < history.size() && history.get(i).role() != Role.USER) {
+            i++;
+        }
+        return i;
     }
 
     static SamplingParams samplingFor(SamplingParams base, SamplingDefaults model, SamplingOverrides request) {

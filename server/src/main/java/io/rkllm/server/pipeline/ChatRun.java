@@ -9,6 +9,7 @@ import io.rkllm.server.engine.GenerationEvent;
 import io.rkllm.server.engine.StopReason;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
+import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -57,6 +58,8 @@ public final class ChatRun {
     private int tokensAtStop = -1;
     private boolean done;
     private boolean watchdogFired;
+    /** A task's output is held until the end, to check its JSON shape before anything is sent. */
+    private final List<OutputEvent> heldTaskOutput = new java.util.ArrayList<>();
 
     ChatRun(PreparedChat chat, Generation generation, Supplier<RunAccounting> accounting,
             ServerConfig.Timeouts timeouts, Duration queueTimeout) {
@@ -68,12 +71,27 @@ public final class ChatRun {
         this.scanner = new OutputScanner(chat.scanner());
     }
 
+    private boolean holdsTaskOutput() {
+        return chat.task().isPresent() && !chat.request().stream();
+    }
+
+    /** A run answered without inference (a derived task answer): the steps are known already. */
+    static ChatRun answered(PreparedChat chat, String content) {
+        ChatRun run = new ChatRun(chat, null, () -> RunAccounting.NONE, null, java.time.Duration.ZERO);
+        run.pending.add(new Step.Output(List.of(new OutputEvent.Content(content))));
+        run.pending.add(new Step.Finished("stop", new Usage(0, 0, 0, 0, 0, 0, 0, 0)));
+        run.done = true;
+        return run;
+    }
+
     public PreparedChat chat() {
         return chat;
     }
 
     public void cancel(CancelReason reason) {
-        generation.cancel(reason);
+        if (generation != null) {
+            generation.cancel(reason);
+        }
     }
 
     public boolean isDone() {
@@ -123,25 +141,61 @@ public final class ChatRun {
                     tokensAtStop = tokens;
                     generation.cancel(CancelReason.STOP_STRING);
                 }
-                if (!out.isEmpty()) {
-                    pending.add(new Step.Output(out));
-                }
+                emit(out);
             }
             case GenerationEvent.Done d -> {
                 if (!scanner.stopped()) {
-                    List<OutputEvent> rest = scanner.finish();
-                    if (!rest.isEmpty()) {
-                        pending.add(new Step.Output(rest));
+                    emit(scanner.finish());
+                }
+                Step.Finished finished = finished(d);
+                if (holdsTaskOutput()) {
+                    String answer = taskContent();
+                    boolean good = TaskAnswers.hasExpectedShape(chat.task().get(), answer);
+                    Optional<String> derived = good ? Optional.empty() : TaskAnswers.derive(chat.task().get(),
+                            chat.conversation().newMessages().getLast().content());
+                    pending.add(new Step.Output(derived.isPresent()
+                            ? List.of(new OutputEvent.Content(derived.get())) : List.copyOf(heldTaskOutput)));
+                    if (derived.isPresent()) {
+                        finished = new Step.Finished("stop", finished.usage());
                     }
                 }
-                pending.add(finished(d));
+                pending.add(finished);
                 done = true;
             }
             case GenerationEvent.Failed f -> {
-                pending.add(new Step.Failed(error(f)));
+                Optional<String> derived = chat.task().flatMap(kind -> TaskAnswers.derive(kind,
+                        chat.conversation().newMessages().getLast().content()));
+                if (derived.isPresent() && f.cancelled().map(r -> r != CancelReason.CLIENT_GONE).orElse(true)) {
+                    // a task that could not run (preempted, no room next to the cached chat) is still answered
+                    pending.add(new Step.Output(List.of(new OutputEvent.Content(derived.get()))));
+                    pending.add(new Step.Finished("stop", new Usage(0, 0, 0, 0, 0, 0, queueMillis, -1)));
+                } else {
+                    pending.add(new Step.Failed(error(f)));
+                }
                 done = true;
             }
         }
+    }
+
+    private void emit(List<OutputEvent> out) {
+        if (out.isEmpty()) {
+            return;
+        }
+        if (holdsTaskOutput()) {
+            heldTaskOutput.addAll(out);
+        } else {
+            pending.add(new Step.Output(out));
+        }
+    }
+
+    private String taskContent() {
+        StringBuilder s = new StringBuilder();
+        for (OutputEvent e : heldTaskOutput) {
+            if (e instanceof OutputEvent.Content c) {
+                s.append(c.text());
+            }
+        }
+        return s.toString();
     }
 
     private Step.Finished finished(GenerationEvent.Done done) {
@@ -190,6 +244,8 @@ public final class ChatRun {
             case SHUTDOWN -> ApiException.unavailable("shutting_down", "the server is shutting down", 5);
             case UNLOADED -> ApiException.unavailable("model_unloaded",
                     "the model was unloaded before the request could run", 1);
+            case PREEMPTED -> ApiException.unavailable("preempted",
+                    "a background request gave way to an interactive one; retry", 1);
             case CLIENT_GONE, STOP_STRING -> ApiException.internal("cancelled", failed.message());
         };
     }

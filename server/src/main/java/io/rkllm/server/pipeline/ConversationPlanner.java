@@ -1,0 +1,240 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.ffm.Model;
+import io.rkllm.ffm.RkllmFunction;
+import io.rkllm.ffm.RunInput;
+import io.rkllm.ffm.TokenEvent;
+import io.rkllm.server.engine.RunPlanner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The conversation-aware KV cache policy, run on the model's worker right before each run.
+ *
+ * <ul>
+ *   <li>A request whose history is exactly what a slot's cache holds sends only its new user/tool
+ *       messages with keep_history=1 (after checking the bookkeeping against the runtime's cache size).</li>
+ *   <li>Otherwise the slot is cleared (keeping the system prompt's entries when it is unchanged) and the
+ *       whole conversation, trimmed to fit, is sent flattened as one turn with keep_history=1.</li>
+ *   <li>Background tasks run with keep_history=0 next to whatever a slot holds: the runtime sees the
+ *       cached context, and drops the task's own tokens afterwards, so the chat's cache survives.</li>
+ * </ul>
+ * The slot: the one holding the conversation, else an empty one, else the least recently used.
+ */
+final class ConversationPlanner implements RunPlanner {
+    private static final Logger LOG = LoggerFactory.getLogger(ConversationPlanner.class);
+    static final String TOOL_RESPONSE_TAG = "tool_response";
+
+    private enum Mode { INCREMENTAL, FULL, TASK, UNCACHED }
+
+    private final PreparedChat chat;
+    private final ModelCacheState cache;
+    private final TokenEstimator estimator;
+    private final boolean cacheEnabled;
+    private final boolean verify;
+    private volatile RunAccounting accounting = RunAccounting.NONE;
+
+    // decided in plan(), used in finished(); both run on the worker thread
+    private SlotState slot;
+    private Mode mode;
+    private int cacheBefore;
+    private List<String> heldKeys = List.of();
+    private int droppedCount;
+    private String droppedDigest = "";
+    private String sentText = "";
+
+    ConversationPlanner(PreparedChat chat, ModelCacheState cache, TokenEstimator estimator, boolean cacheEnabled,
+                        boolean verify) {
+        this.chat = chat;
+        this.cache = cache;
+        this.estimator = estimator;
+        this.cacheEnabled = cacheEnabled;
+        this.verify = verify;
+    }
+
+    /** What the plan reused; valid once the generation has started. */
+    RunAccounting accounting() {
+        return accounting;
+    }
+
+    @Override
+    public RunPlan plan(List<Model> slots) {
+        Conversation c = chat.conversation();
+        List<String> history = MessageKeys.keys(c.history());
+        String tools = chat.request().toolsJson().orElse("");
+        int index = chooseSlot(history, tools);
+        Model model = slots.get(index);
+        slot = cache.slot(index);
+        slot.touch(cache.nextTick());
+        String system = c.systemPrompt();
+        Optional<PromptFormat.RuntimeTemplate> template = chat.format()
+                .map(f -> f.template(f.acceptsSystemPrompt() ? system : "", !chat.thinking()));
+
+        if (chat.task().isPresent()) {
+            return planTask(model, template, system);
+        }
+        boolean toolsChanged = applyTemplateAndTools(model, template, system);
+        Optional<CachedConversation> held = slot.conversation();
+        if (!cacheEnabled) {
+            mode = Mode.UNCACHED;
+            model.clearKvCache(false);
+            slot.conversation(null);
+            return full(model, template, false, 0);
+        }
+        if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)) {
+            CachedConversation conversation = held.get();
+            String prompt = PromptFlattener.incremental(c.newMessages());
+            int needed = estimator.estimate(chat.model().id(), prompt) + 16 + chat.reserveTokens();
+            boolean fits = conversation.tokens() + needed <= chat.model().contextLength();
+            boolean verified = !verify || !model.supports(RkllmFunction.GET_KV_CACHE_SIZE)
+                    || model.kvCacheSizes()[0] == conversation.tokens();
+            if (fits && verified) {
+                mode = Mode.INCREMENTAL;
+                cacheBefore = conversation.tokens();
+                droppedCount = conversation.droppedCount();
+                droppedDigest = conversation.droppedDigest();
+                heldKeys = concat(conversation.turns(), MessageKeys.keys(c.newMessages()));
+                accounting = new RunAccounting(cacheBefore, true);
+                sentText = prompt;
+                return new RunPlan(model, new RunInput(c.newRole(), prompt, chat.thinking(), true, chat.sampling(),
+                        0, Optional.empty(), Optional.empty()));
+            }
+            LOG.debug("cache of {} not reused: {}", chat.model().id(), fits ? "size check failed" : "context full");
+        }
+        boolean keepSystem = !toolsChanged && held.isPresent() && held.get().systemPrompt().equals(system)
+                && held.get().tools().equals(tools);
+        mode = Mode.FULL;
+        model.clearKvCache(keepSystem);
+        int kept = keepSystem && model.supports(RkllmFunction.GET_KV_CACHE_SIZE) ? model.kvCacheSizes()[0] : 0;
+        slot.conversation(null);
+        return full(model, template, true, kept);
+    }
+
+    @Override
+    public void finished(RunPlan plan, TokenEvent terminal, String generatedText) {
+        if (mode == Mode.TASK) {
+            return;
+        }
+        if (!(terminal instanceof TokenEvent.Finished f)) {
+            slot.conversation(null);
+            return;
+        }
+        if (mode == Mode.FULL || mode == Mode.UNCACHED) {
+            estimator.calibrate(chat.model().id(), sentText, f.perf().prefillTokens());
+        }
+        if (mode == Mode.UNCACHED || f.aborted()) {
+            // an aborted run may have cached tokens nobody saw: start clean next time
+            slot.conversation(null);
+            return;
+        }
+        List<String> turns = concat(heldKeys, List.of(MessageKeys.generated(generatedText, chat.scanner())));
+        int tokens = cacheBefore + f.perf().prefillTokens() + f.perf().generateTokens();
+        slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), droppedCount, droppedDigest,
+                turns, tokens, chat.request().toolsJson().orElse("")));
+    }
+
+    private RunPlan planTask(Model model, Optional<PromptFormat.RuntimeTemplate> template, String system) {
+        mode = Mode.TASK;
+        // Changing the tools would cost the chat its cache; a template change only shapes this prompt.
+        if (slot.tools().isEmpty()) {
+            applyTemplateAndTools(model, template, system);
+        }
+        String prompt = PromptFlattener.flatten(chat.conversation());
+        int current = model.supports(RkllmFunction.GET_KV_CACHE_SIZE) ? model.kvCacheSizes()[0]
+                : slot.conversation().map(CachedConversation::tokens).orElse(0);
+        int needed = estimator.estimate(chat.model().id(), prompt) + 16 + Math.max(chat.maxTokens(), 16);
+        if (current + needed > chat.model().contextLength()) {
+            throw new IllegalStateException("no room for the task next to the cached conversation");
+        }
+        accounting = new RunAccounting(current, true);
+        return new RunPlan(model, new RunInput("user", prompt, false, false, chat.sampling(), 0, Optional.empty(),
+                Optional.empty()));
+    }
+
+    private RunPlan full(Model model, Optional<PromptFormat.RuntimeTemplate> template, boolean keepHistory,
+                         int kept) {
+        Conversation c = chat.conversation();
+        int dropped = chat.droppedMessages();
+        List<ChatMessage> history = c.history().subList(dropped, c.history().size());
+        Conversation trimmed = new Conversation(c.systemPrompt(), history, c.newMessages());
+        boolean systemInPrompt = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
+        String prompt = (systemInPrompt && !c.systemPrompt().isEmpty() ? c.systemPrompt() + "\n\n" : "")
+                + PromptFlattener.flatten(trimmed);
+        String systemPart = kept > 0 ? "" : template.map(PromptFormat.RuntimeTemplate::systemPrompt).orElse("");
+        sentText = systemPart + template.map(t -> t.promptPrefix() + prompt + t.promptPostfix()).orElse(prompt);
+        cacheBefore = kept;
+        List<String> all = MessageKeys.keys(c.history());
+        droppedCount = dropped;
+        droppedDigest = MessageKeys.digest(all.subList(0, dropped));
+        heldKeys = concat(all.subList(dropped, all.size()), MessageKeys.keys(c.newMessages()));
+        accounting = new RunAccounting(kept, false);
+        return new RunPlan(model, new RunInput("user", prompt, chat.thinking(), keepHistory, chat.sampling(), 0,
+                Optional.empty(), Optional.empty()));
+    }
+
+    /** Sets the template or tools when they differ from the slot's; true when the tools changed (cache lost). */
+    private boolean applyTemplateAndTools(Model model, Optional<PromptFormat.RuntimeTemplate> template, String system) {
+        Optional<String> tools = chat.request().toolsJson();
+        if (tools.isPresent()) {
+            if (!tools.equals(slot.tools())) {
+                model.setFunctionTools(system, tools.get(), TOOL_RESPONSE_TAG);
+                slot.tools(tools.get());
+                slot.template(null);
+                return true;
+            }
+            return false;
+        }
+        boolean hadTools = slot.tools().isPresent();
+        if (hadTools) {
+            model.setFunctionTools(system, "", "");
+            slot.tools(null);
+        }
+        if (template.isPresent() && (hadTools || !template.equals(slot.template()))) {
+            PromptFormat.RuntimeTemplate t = template.get();
+            model.setChatTemplate(t.systemPrompt(), t.promptPrefix(), t.promptPostfix());
+            slot.template(t);
+        }
+        return hadTools;
+    }
+
+    private int chooseSlot(List<String> history, String tools) {
+        String system = chat.conversation().systemPrompt();
+        int best = -1;
+        for (int i = 0; i < cache.size(); i++) {
+            Optional<CachedConversation> held = cache.slot(i).conversation();
+            if (held.isPresent() && held.get().holds(system, history, tools)) {
+                return i;
+            }
+        }
+        if (chat.task().isPresent()) {
+            // any slot will do for a keep_history=0 run: the most recently used holds this chat, most likely
+            for (int i = 0; i < cache.size(); i++) {
+                if (best < 0 || cache.slot(i).lastUsed() > cache.slot(best).lastUsed()) {
+                    best = i;
+                }
+            }
+            return best;
+        }
+        for (int i = 0; i < cache.size(); i++) {
+            if (cache.slot(i).conversation().isEmpty() && cache.slot(i).lastUsed() == 0) {
+                return i;
+            }
+        }
+        for (int i = 0; i < cache.size(); i++) {
+            if (best < 0 || cache.slot(i).lastUsed() < cache.slot(best).lastUsed()) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a.size() + b.size());
+        all.addAll(a);
+        all.addAll(b);
+        return all;
+    }
+}

@@ -1,0 +1,104 @@
+package io.rkllm.server.pipeline;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.OutputScanner;
+import io.rkllm.server.pipeline.output.ScannerOptions;
+import io.rkllm.server.pipeline.output.ThinkStripper;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Normalised identities of messages, so that a client's copy of the conversation can be compared
+ * with what the KV cache holds: think blocks and Open WebUI's reasoning {@code <details>} removed,
+ * whitespace trimmed, tool calls as name plus compact arguments.
+ */
+final class MessageKeys {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern DETAILS = Pattern.compile(
+            "<details\\s+type=\"reasoning\"[^>]*>.*?</details>\\s*", Pattern.DOTALL);
+    private static final Pattern THINK_SWITCH = Pattern.compile("^\\s*/(no_)?think\\b\\s*");
+
+    private MessageKeys() {
+    }
+
+    static String key(ChatMessage message) {
+        return switch (message.role()) {
+            case USER -> "U:" + userText(message.content());
+            case TOOL -> "T:" + message.content().strip();
+            case SYSTEM -> "S:" + message.content().strip();
+            case ASSISTANT -> assistant(assistantText(message.content()), message.toolCalls().stream()
+                    .map(c -> new OutputEvent.ToolCall(0, c.id(), c.name(), c.argumentsJson())).toList());
+        };
+    }
+
+    static List<String> keys(List<ChatMessage> messages) {
+        List<String> keys = new ArrayList<>(messages.size());
+        for (ChatMessage m : messages) {
+            keys.add(key(m));
+        }
+        return keys;
+    }
+
+    /** The key of an assistant reply as the model generated it (raw text with tags). */
+    static String generated(String text, ScannerOptions options) {
+        OutputScanner scanner = new OutputScanner(new ScannerOptions(List.of(), true, options.startInsideThink(),
+                options.parseToolCalls()));
+        List<OutputEvent> events = new ArrayList<>(scanner.feed(text));
+        events.addAll(scanner.finish());
+        StringBuilder content = new StringBuilder();
+        List<OutputEvent.ToolCall> calls = new ArrayList<>();
+        for (OutputEvent e : events) {
+            if (e instanceof OutputEvent.Content c) {
+                content.append(c.text());
+            } else if (e instanceof OutputEvent.ToolCall t) {
+                calls.add(t);
+            }
+        }
+        return assistant(content.toString(), calls);
+    }
+
+    /** User text as the model should see it: a leading /think or /no_think switch removed. */
+    static String userText(String content) {
+        return THINK_SWITCH.matcher(content).replaceFirst("").strip();
+    }
+
+    /** Assistant text as the model should see it again: reasoning removed. */
+    static String assistantText(String content) {
+        return ThinkStripper.strip(DETAILS.matcher(content).replaceAll("")).strip();
+    }
+
+    static String digest(List<String> keys) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String k : keys) {
+                sha.update(k.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            }
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String assistant(String content, List<OutputEvent.ToolCall> calls) {
+        StringBuilder key = new StringBuilder("A:").append(content.strip());
+        for (OutputEvent.ToolCall call : calls) {
+            key.append('\u0001').append(call.name()).append('\u0002').append(compact(call.argumentsJson()));
+        }
+        return key.toString();
+    }
+
+    private static String compact(String json) {
+        try {
+            return JSON.readTree(json).toString();
+        } catch (Exception e) {
+            return json.strip();
+        }
+    }
+}

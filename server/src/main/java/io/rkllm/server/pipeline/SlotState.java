@@ -1,0 +1,47 @@
+package io.rkllm.server.pipeline;
+
+import java.util.Optional;
+
+/**
+ * What the pipeline knows about one handle (slot): the chat template and tools last set on it and
+ * the conversation its KV cache holds. Read and written only on the model's worker thread.
+ */
+final class SlotState {
+    private PromptFormat.RuntimeTemplate template;
+    private String tools;
+    private CachedConversation conversation;
+    private long lastUsed;
+
+    Optional<PromptFormat.RuntimeTemplate> template() {
+        return Optional.ofNullable(template);
+    }
+
+    void template(PromptFormat.RuntimeTemplate value) {
+        template = value;
+    }
+
+    Optional<String> tools() {
+        return Optional.ofNullable(tools);
+    }
+
+    void tools(String value) {
+        tools = value;
+    }
+
+    /** The conversation in the cache; empty when the cache is empty or its content is not known. */
+    Optional<CachedConversation> conversation() {
+        return Optional.ofNullable(conversation);
+    }
+
+    void conversation(CachedConversation value) {
+        conversation = value;
+    }
+
+    long lastUsed() {
+        return lastUsed;
+    }
+
+    void touch(long tick) {
+        lastUsed = tick;
+    }
+}
