@@ -64,6 +64,7 @@ public final class Main {
         try {
             return switch (line.command()) {
                 case "rag-clean" -> ragClean(line);
+                case "bench" -> bench(line, loader);
                 case "models" -> models(load(line, loader));
                 default -> serve(load(line, loader));
             };
@@ -176,6 +177,56 @@ public final class Main {
             out.println("  (none)");
         }
         return discovery.hasErrors() ? FAILED : OK;
+    }
+
+    /**
+     * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
+     * session; without --url against a server started here on the simulated runtime.
+     */
+    private int bench(CommandLine line, ConfigLoader loader) {
+        String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
+        if (!kind.equals("conversations")) {
+            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID]");
+        }
+        java.util.Map<String, String> options = new java.util.LinkedHashMap<>(line.commandOptions());
+        String url = options.remove("url");
+        String model = options.getOrDefault("model", "qwen3-1.7b-sim");
+        options.remove("model");
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        ServerApp app = null;
+        try {
+            if (url == null) {
+                java.util.Map<String, String> flags = new java.util.LinkedHashMap<>(line.configFlags());
+                flags.put("runtime.simulate", "true");
+                flags.putIfAbsent("server.port", "0");
+                flags.putIfAbsent("logging.access_log", "false");
+                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
+                Simulation simulation = Simulation.inTempDirectory();
+                RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
+                        environment);
+                app = ServerApp.start(loaded.config(), runtime, discover(simulation.models()).catalog());
+                url = "http://127.0.0.1:" + app.port();
+                out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
+            }
+            var bench = new io.rkllm.server.bench.ConversationBench(java.net.URI.create(url), model, out);
+            var result = bench.run();
+            out.println();
+            out.println(io.rkllm.server.bench.ConversationBench.markdown(
+                    "cache " + line.configFlags(), result));
+            return OK;
+        } catch (java.io.IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        } finally {
+            if (app != null) {
+                app.stop(Duration.ofSeconds(5));
+            }
+        }
     }
 
     private int ragClean(CommandLine line) {
