@@ -23,6 +23,12 @@ import java.util.UUID;
  */
 final class CompletionHandler {
     static final String CHAT_ID_HEADER = "X-OpenWebUI-Chat-Id";
+    /** Longest time a non-streaming request goes without checking that its client is still there. */
+    static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
+    static final long PROBE_GAP_NANOS = 50_000_000L;
+    /** nginx's "client closed request", for the access log only: nobody receives it. */
+    static final int CLIENT_CLOSED = 499;
 
     private final ChatPipeline pipeline;
     private final ChatRequestParser parser;
@@ -112,15 +118,22 @@ final class CompletionHandler {
 
     private void respond(Context ctx, ChatRun run, String id, long created) throws Exception {
         ClientProbe probe = new ClientProbe(ctx.req());
+        Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
+        long lastProbe = System.nanoTime();
         List<OutputEvent> events = new ArrayList<>();
         while (true) {
-            ChatRun.Step step = run.next(keepAlive);
+            ChatRun.Step step = run.next(wait);
+            if (step instanceof ChatRun.Step.KeepAlive || System.nanoTime() - lastProbe >= PROBE_GAP_NANOS) {
+                lastProbe = System.nanoTime();
+                if (probe.gone()) {
+                    run.cancel(CancelReason.CLIENT_GONE);
+                    AccessLog.disconnected(ctx);
+                    ctx.status(CLIENT_CLOSED);
+                    return;
+                }
+            }
             switch (step) {
                 case ChatRun.Step.KeepAlive k -> {
-                    if (probe.gone()) {
-                        run.cancel(CancelReason.CLIENT_GONE);
-                        AccessLog.disconnected(ctx);
-                    }
                 }
                 case ChatRun.Step.Output out -> events.addAll(out.events());
                 case ChatRun.Step.Finished f -> {

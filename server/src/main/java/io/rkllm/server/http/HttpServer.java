@@ -54,7 +54,7 @@ public final class HttpServer implements AutoCloseable {
                     }
                 }
             }));
-            c.requestLogger.http((ctx, millis) -> AccessLog.log(ctx, ctx.status().getCode(), millis, accessLog));
+            c.requestLogger.http((ctx, millis) -> AccessLog.log(ctx, ctx.res().getStatus(), millis, accessLog));
             c.routes.before(ids::assign);
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", chat::handle);
