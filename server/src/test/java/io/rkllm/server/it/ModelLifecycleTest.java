@@ -1,0 +1,129 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Loading, unloading, switching and idle unload, checked against the runtime's own trace. */
+class ModelLifecycleTest {
+    @TempDir
+    Path dir;
+
+    private static String chat(String model, String content) {
+        return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":"
+                + ChatCompletionsTest.quote(content) + "}]}";
+    }
+
+    private List<JsonNode> sharedTrace() throws Exception {
+        List<JsonNode> lines = new ArrayList<>();
+        Path file = dir.resolve("shared.trace.jsonl");
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                lines.add(TestServer.JSON.readTree(line));
+            }
+        }
+        return lines;
+    }
+
+    private static int indexOf(List<JsonNode> trace, String call, String field, String value) {
+        for (int i = 0; i < trace.size(); i++) {
+            JsonNode line = trace.get(i);
+            if (line.path("call").asText().equals(call) && (field == null || line.path(field).asText().equals(value))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean loaded(TestServer server, String id) throws Exception {
+        return server.getForReply("/v1/models/" + id).json().get("loaded").asBoolean();
+    }
+
+    @Test
+    void withOneModelAllowedTheFirstIsDestroyedBeforeTheSecondLoads() throws Exception {
+        String trace = dir.resolve("shared.trace.jsonl").toString();
+        try (TestServer server = TestServer.in(dir).set("models.max_loaded", "1")
+                .model("a", Map.of("trace", trace)).model("b", Map.of("trace", trace)).start()) {
+            assertThat(server.postForReply("/v1/chat/completions", chat("a", "[[say:from a]]")).json()
+                    .at("/choices/0/message/content").asText()).isEqualTo("from a");
+            assertThat(loaded(server, "a")).isTrue();
+            assertThat(server.postForReply("/v1/chat/completions", chat("b", "[[say:from b]]")).json()
+                    .at("/choices/0/message/content").asText()).isEqualTo("from b");
+            assertThat(loaded(server, "a")).isFalse();
+            assertThat(loaded(server, "b")).isTrue();
+
+            List<JsonNode> lines = sharedTrace();
+            int initA = indexOf(lines, "init", "model", "a");
+            int initB = indexOf(lines, "init", "model", "b");
+            String handleA = lines.get(initA).get("handle").asText();
+            int destroyA = indexOf(lines, "destroy", "handle", handleA);
+            assertThat(initA).isNotNegative();
+            assertThat(destroyA).as("a destroyed").isGreaterThan(initA);
+            assertThat(initB).as("b initialised after a was destroyed").isGreaterThan(destroyA);
+            assertThat(lines.get(initB).get("result").asText()).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void loadAndUnloadOnRequest() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            assertThat(loaded(server, "m")).isFalse();
+            TestServer.Reply load = server.postForReply("/v1/models/m/load", "");
+            assertThat(load.status()).isEqualTo(200);
+            assertThat(load.json().get("loaded").asBoolean()).isTrue();
+            assertThat(server.trace("m")).extracting(l -> l.get("call").asText()).containsExactly("init");
+            TestServer.Reply unload = server.postForReply("/v1/models/m/unload", "");
+            assertThat(unload.status()).isEqualTo(200);
+            assertThat(unload.json().get("loaded").asBoolean()).isFalse();
+            assertThat(server.trace("m")).extracting(l -> l.get("call").asText()).containsExactly("init", "destroy");
+            assertThat(server.postForReply("/v1/models/m/unload", "").status()).as("unloading twice is fine")
+                    .isEqualTo(200);
+        }
+    }
+
+    @Test
+    void anIdleModelIsUnloaded() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("models.idle_unload", "1s").start()) {
+            assertThat(server.postForReply("/v1/chat/completions", chat("m", "[[say:hi]]")).status()).isEqualTo(200);
+            assertThat(loaded(server, "m")).isTrue();
+            long t0 = System.nanoTime();
+            Poll.until("the idle model to be unloaded", Duration.ofSeconds(10), () -> loaded(server, "m"), l -> !l);
+            assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5000);
+            assertThat(server.trace("m").getLast().get("call").asText()).isEqualTo("destroy");
+            assertThat(server.postForReply("/v1/chat/completions", chat("m", "[[say:again]]")).json()
+                    .at("/choices/0/message/content").asText()).isEqualTo("again");
+        }
+    }
+
+    @Test
+    void aFailedLoadIsAClear503AndTheNextRequestRetriesTheLoad() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "init_fail")).start()) {
+            long t0 = System.nanoTime();
+            TestServer.Reply failed = server.postForReply("/v1/chat/completions", chat("m", "[[say:hi]]"));
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("no hang").isLessThan(5000);
+            ChatCompletionsTest.assertError(failed, 503, "model_load_failed");
+            assertThat(failed.json().at("/error/message").asText()).contains("m").contains("failed to load");
+            assertThat(failed.header("Retry-After")).isNotNull();
+            ChatCompletionsTest.assertError(server.postForReply("/v1/models/m/load", ""), 503, "model_load_failed");
+            ChatCompletionsTest.assertError(server.postForReply("/v1/chat/completions", chat("m", "[[say:hi]]")),
+                    503, "model_load_failed");
+            assertThat(loaded(server, "m")).isFalse();
+
+            Path file = dir.resolve("models/m/m.rkllm");
+            Files.writeString(file, Files.readString(file).replace("fault: init_fail\n", ""));
+            TestServer.Reply ok = server.postForReply("/v1/chat/completions", chat("m", "[[say:hi]]"));
+            assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+            assertThat(ok.json().at("/choices/0/message/content").asText()).isEqualTo("hi");
+            assertThat(server.trace("m").stream().filter(l -> l.get("call").asText().equals("init"))
+                    .map(l -> l.get("result").asText())).containsExactly("error", "error", "error", "ok");
+        }
+    }
+}
