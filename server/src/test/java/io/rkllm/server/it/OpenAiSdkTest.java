@@ -1,0 +1,149 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.errors.BadRequestException;
+import com.openai.errors.NotFoundException;
+import com.openai.errors.OpenAIException;
+import com.openai.helpers.ChatCompletionAccumulator;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.models.Model;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The official OpenAI Java SDK against the real server: what SDK users get, parsed by the SDK itself. */
+class OpenAiSdkTest {
+    @TempDir
+    Path dir;
+
+    private static OpenAIClient client(TestServer server) {
+        return OpenAIOkHttpClient.builder().baseUrl(server.url("/v1")).apiKey("any").maxRetries(0)
+                .timeout(Duration.ofSeconds(30)).build();
+    }
+
+    private static ChatCompletionCreateParams.Builder chat(String content) {
+        return ChatCompletionCreateParams.builder().model("m").addUserMessage(content);
+    }
+
+    @Test
+    void nonStreamingChat() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            OpenAIClient client = client(server);
+            ChatCompletion completion = client.chat().completions().create(chat("[[say:Hello, wörld 日本!]]")
+                    .temperature(0.7).maxCompletionTokens(100).build());
+            assertThat(completion.id()).startsWith("chatcmpl-");
+            assertThat(completion.model()).isEqualTo("m");
+            assertThat(completion.choices()).hasSize(1);
+            ChatCompletion.Choice choice = completion.choices().getFirst();
+            assertThat(choice.message().content()).contains("Hello, wörld 日本!");
+            assertThat(choice.finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.STOP);
+            assertThat(choice.message().toolCalls()).isEmpty();
+            var usage = completion.usage().orElseThrow();
+            assertThat(usage.totalTokens()).isEqualTo(usage.promptTokens() + usage.completionTokens());
+            assertThat(usage.completionTokens()).isEqualTo(server.runs("m").getLast().get("generate_tokens").asLong());
+            client.close();
+        }
+    }
+
+    @Test
+    void streamingChatAccumulatesToTheSameAnswer() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            OpenAIClient client = client(server);
+            String plain = client.chat().completions().create(chat("Tell me more").build()).choices().getFirst()
+                    .message().content().orElseThrow();
+            ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
+            List<ChatCompletionChunk> chunks = new ArrayList<>();
+            try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(
+                    chat("Tell me more").streamOptions(ChatCompletionStreamOptions.builder().includeUsage(true)
+                            .build()).build())) {
+                stream.stream().forEach(chunk -> {
+                    chunks.add(chunk);
+                    accumulator.accumulate(chunk);
+                });
+            }
+            ChatCompletion streamed = accumulator.chatCompletion();
+            assertThat(streamed.choices().getFirst().message().content()).contains(plain);
+            assertThat(streamed.choices().getFirst().finishReason()).isEqualTo(ChatCompletion.Choice.FinishReason.STOP);
+            assertThat(streamed.usage().orElseThrow().completionTokens())
+                    .isEqualTo(server.runs("m").getLast().get("generate_tokens").asLong());
+            assertThat(chunks.getFirst().choices().getFirst().delta().role()).isPresent();
+            assertThat(chunks.stream().map(ChatCompletionChunk::id).distinct()).hasSize(1);
+            client.close();
+        }
+    }
+
+    @Test
+    void modelListingAndRetrieval() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).model("n-2.5", Map.of()).start()) {
+            OpenAIClient client = client(server);
+            List<Model> models = client.models().list().data();
+            assertThat(models).extracting(Model::id).containsExactlyInAnyOrder("m", "n-2.5");
+            assertThat(models).allSatisfy(m -> {
+                assertThat(m.ownedBy()).isNotBlank();
+                assertThat(m.created()).isPositive();
+            });
+            Model one = client.models().retrieve("n-2.5");
+            assertThat(one.id()).isEqualTo("n-2.5");
+            assertThat(one._additionalProperties()).containsKeys("loaded", "context_length");
+            client.close();
+        }
+    }
+
+    @Test
+    void errorsMapToTheSdkExceptionsWithTheServersMessage() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            OpenAIClient client = client(server);
+            String nMessage = server.postForReply("/v1/chat/completions",
+                    QueueTest.chat("hi", false).replace("}]}", "}],\"n\":2}")).json().at("/error/message").asText();
+            assertThatThrownBy(() -> client.chat().completions().create(ChatCompletionCreateParams.builder()
+                    .model("nope").addUserMessage("hi").build()))
+                    .isInstanceOfSatisfying(NotFoundException.class, e -> {
+                        assertThat(e.statusCode()).isEqualTo(404);
+                        assertThat(e.code()).contains("model_not_found");
+                        assertThat(e.getMessage()).contains("The model 'nope' does not exist");
+                    });
+            assertThatThrownBy(() -> client.models().retrieve("nope")).isInstanceOf(NotFoundException.class);
+            assertThatThrownBy(() -> client.chat().completions().create(chat("hi").n(2).build()))
+                    .isInstanceOfSatisfying(BadRequestException.class, e -> {
+                        assertThat(e.statusCode()).isEqualTo(400);
+                        assertThat(e.type()).contains("invalid_request_error");
+                        assertThat(e.param()).contains("n");
+                        assertThat(e.getMessage()).contains(nMessage);
+                    });
+            assertThatThrownBy(() -> {
+                try (var stream = client.chat().completions().createStreaming(ChatCompletionCreateParams.builder()
+                        .model("nope").addUserMessage("hi").build())) {
+                    stream.stream().count();
+                }
+            }).as("known before the stream starts: a plain 404").isInstanceOf(NotFoundException.class);
+            client.close();
+        }
+    }
+
+    @Test
+    void anErrorEventMidStreamReachesTheSdkUserAsAnException() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "error_after=3")).start()) {
+            OpenAIClient client = client(server);
+            List<ChatCompletionChunk> received = new ArrayList<>();
+            assertThatThrownBy(() -> {
+                try (var stream = client.chat().completions().createStreaming(chat("[[tokens:20]]").build())) {
+                    stream.stream().forEach(received::add);
+                }
+            }).isInstanceOf(OpenAIException.class).hasMessageContaining("the model failed while generating");
+            assertThat(received).isNotEmpty();
+            client.close();
+        }
+    }
+}
