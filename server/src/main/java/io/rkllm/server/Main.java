@@ -77,6 +77,15 @@ public final class Main {
         }
     }
 
+    /**
+     * The configuration {@code args} and the environment give, exactly as {@code serve} would use it.
+     *
+     * @throws ConfigException for a bad command line or configuration
+     */
+    ConfigLoader.Loaded configuration(String... args) {
+        return load(CommandLine.parse(args), new ConfigLoader(home()));
+    }
+
     private ConfigLoader.Loaded load(CommandLine line, ConfigLoader loader) {
         Optional<Path> file = line.configFile();
         if (file.isPresent() && !Files.isRegularFile(file.get())) {
