@@ -19,11 +19,13 @@ import java.util.UUID;
 
 /**
  * POST /v1/chat/completions and /v1/completions: validates everything before answering, then
- * streams SSE chunks (with keep-alives while queued or prefilling) or returns one JSON body.
+ * streams SSE chunks (with keep-alives while queued or prefilling) or returns one JSON body. Either
+ * way a client that closes its connection is noticed within about a second, or a token while tokens
+ * arrive, and its generation is cancelled.
  */
 final class CompletionHandler {
     static final String CHAT_ID_HEADER = "X-OpenWebUI-Chat-Id";
-    /** Longest time a non-streaming request goes without checking that its client is still there. */
+    /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
     static final Duration PROBE_EVERY = Duration.ofSeconds(1);
     /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
     static final long PROBE_GAP_NANOS = 50_000_000L;
@@ -71,13 +73,26 @@ final class CompletionHandler {
 
     private void stream(Context ctx, ChatRun run, ChunkEncoder chunks, boolean includeUsage)
             throws InterruptedException {
+        ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         try {
             SseSink sse = SseSink.open(ctx.res());
             sse.send(legacy ? chunks.text("", null) : chunks.role());
+            long lastSent = System.nanoTime();
             while (true) {
-                ChatRun.Step step = run.next(keepAlive);
+                long sinceSent = System.nanoTime() - lastSent;
+                ChatRun.Step step = run.next(Duration.ofNanos(Math.clamp(keepAlive.toNanos() - sinceSent,
+                        1_000_000L, PROBE_EVERY.toNanos())));
+                if (client.gone(step)) {
+                    throw new IOException("the client closed the connection");
+                }
                 switch (step) {
-                    case ChatRun.Step.KeepAlive k -> sse.send(SseSink.KEEP_ALIVE);
+                    case ChatRun.Step.KeepAlive k -> {
+                        if (System.nanoTime() - lastSent >= keepAlive.toNanos()) {
+                            sse.send(SseSink.KEEP_ALIVE);
+                        } else {
+                            continue; // woke up only to check the client
+                        }
+                    }
                     case ChatRun.Step.Output out -> {
                         for (OutputEvent event : out.events()) {
                             for (byte[] chunk : encode(chunks, event)) {
@@ -101,6 +116,7 @@ final class CompletionHandler {
                         return;
                     }
                 }
+                lastSent = System.nanoTime();
             }
         } catch (IOException clientGone) {
             run.cancel(CancelReason.CLIENT_GONE);
@@ -117,20 +133,16 @@ final class CompletionHandler {
     }
 
     private void respond(Context ctx, ChatRun run, String id, long created) throws Exception {
-        ClientProbe probe = new ClientProbe(ctx.req());
+        ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
-        long lastProbe = System.nanoTime();
         List<OutputEvent> events = new ArrayList<>();
         while (true) {
             ChatRun.Step step = run.next(wait);
-            if (step instanceof ChatRun.Step.KeepAlive || System.nanoTime() - lastProbe >= PROBE_GAP_NANOS) {
-                lastProbe = System.nanoTime();
-                if (probe.gone()) {
-                    run.cancel(CancelReason.CLIENT_GONE);
-                    AccessLog.disconnected(ctx);
-                    ctx.status(CLIENT_CLOSED);
-                    return;
-                }
+            if (client.gone(step)) {
+                run.cancel(CancelReason.CLIENT_GONE);
+                AccessLog.disconnected(ctx);
+                ctx.status(CLIENT_CLOSED);
+                return;
             }
             switch (step) {
                 case ChatRun.Step.KeepAlive k -> {
@@ -145,6 +157,28 @@ final class CompletionHandler {
                 }
                 case ChatRun.Step.Failed failed -> throw failed.error();
             }
+        }
+    }
+
+    /**
+     * Asks the probe whether the client is gone: on every idle wake-up (at least every
+     * {@link #PROBE_EVERY}) and, while steps arrive, at most every {@link #PROBE_GAP_NANOS}.
+     */
+    private static final class ClientWatch {
+        private final ClientProbe probe;
+        private long lastProbe = System.nanoTime();
+
+        ClientWatch(ClientProbe probe) {
+            this.probe = probe;
+        }
+
+        boolean gone(ChatRun.Step step) {
+            long now = System.nanoTime();
+            if (!(step instanceof ChatRun.Step.KeepAlive) && now - lastProbe < PROBE_GAP_NANOS) {
+                return false;
+            }
+            lastProbe = now;
+            return probe.gone();
         }
     }
 }

@@ -43,6 +43,27 @@ class ClientDisconnectTest {
     }
 
     @Test
+    void closingAStreamDuringALongPrefillAbortsItWithoutWaitingForAKeepAliveWrite() throws Exception {
+        // prefill of ~400 tokens at 20 tokens/s: 20 s; keep-alives only every 10 s (the default)
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
+                "prefill_tps", "400", "fault", "slow_prefill=20")).set("queue.keep_alive", "10s").start()) {
+            long closedAt;
+            try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions",
+                    "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\""
+                            + "word ".repeat(400) + "\"}]}")) {
+                assertThat(http.readUntil("\"role\":\"assistant\"", 1)).isTrue();
+                awaitBusy(server);
+                closedAt = System.nanoTime();
+            }
+            JsonNode run = awaitRun(server);
+            long abortMillis = (System.nanoTime() - closedAt) / 1_000_000;
+            assertThat(run.get("result").asText()).isEqualTo("abort");
+            assertThat(run.get("prefill_tokens").asInt()).as("aborted during prefill").isZero();
+            assertThat(abortMillis).as("abort after the close").isLessThan(2500);
+        }
+    }
+
+    @Test
     void closingWhileWaitingForANonStreamingAnswerAbortsTheRun() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", SLOW).set("queue.keep_alive", "200ms").start()) {
             long closedAt;
