@@ -114,6 +114,11 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
                     "ignored: runtime 1.2 fixes sampling when the model loads; the model's defaults were used"));
         }
+        if (registry.runtime().abi().perRunSampling()
+                && (request.sampling().seed().isPresent() || request.sampling().minP().isPresent())) {
+            notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
+                    "seed and min_p ignored: the RKLLM runtime has no such settings"));
+        }
         ScannerOptions scanner = new ScannerOptions(request.stop(), true,
                 thinking.enabled() && model.thinkingStartsOpen(), request.toolsJson().isPresent());
         return new PreparedChat(request, model, spec, format, conversation, thinking.enabled(), maxTokens, sampling,

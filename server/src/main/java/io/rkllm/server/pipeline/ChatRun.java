@@ -108,11 +108,12 @@ public final class ChatRun {
             long deadline = watchdogDeadline();
             long wait = Math.min(keepAlive.toNanos(), Math.max(0, deadline - now));
             GenerationEvent event = generation.poll(Duration.ofNanos(wait));
+            if (!watchdogFired && System.nanoTime() >= deadline) {
+                // checked whether or not an event came: a steady stream must not postpone the total timeout
+                watchdogFired = true;
+                generation.cancel(expiredWatchdog());
+            }
             if (event == null) {
-                if (System.nanoTime() >= deadline) {
-                    watchdogFired = true;
-                    generation.cancel(expiredWatchdog());
-                }
                 return new Step.KeepAlive();
             }
             handle(event);
@@ -233,14 +234,14 @@ public final class ChatRun {
                     + ". The model stays loaded; retry the request.");
         }
         return switch (reason.get()) {
-            case QUEUE_TIMEOUT -> ApiException.overloaded(503, "the request waited " + queueTimeout.toSeconds()
-                    + " s in the queue without starting; the server is busy, retry later", 10);
-            case FIRST_TOKEN_TIMEOUT -> timeout("no token within " + timeouts.firstToken().toSeconds()
-                    + " s (timeouts.first_token)");
-            case SILENCE_TIMEOUT -> timeout("the model was silent for " + timeouts.silence().toSeconds()
-                    + " s (timeouts.silence)");
-            case TOTAL_TIMEOUT -> timeout("the generation exceeded " + timeouts.total().toSeconds()
-                    + " s (timeouts.total)");
+            case QUEUE_TIMEOUT -> ApiException.overloaded(503, "the request waited " + human(queueTimeout)
+                    + " in the queue without starting; the server is busy, retry later", 10);
+            case FIRST_TOKEN_TIMEOUT -> timeout("no token within " + human(timeouts.firstToken())
+                    + " (timeouts.first_token)");
+            case SILENCE_TIMEOUT -> timeout("the model was silent for " + human(timeouts.silence())
+                    + " (timeouts.silence)");
+            case TOTAL_TIMEOUT -> timeout("the generation exceeded " + human(timeouts.total())
+                    + " (timeouts.total)");
             case SHUTDOWN -> ApiException.unavailable("shutting_down", "the server is shutting down", 5);
             case UNLOADED -> ApiException.unavailable("model_unloaded",
                     "the model was unloaded before the request could run", 1);
@@ -248,6 +249,16 @@ public final class ChatRun {
                     "a background request gave way to an interactive one; retry", 1);
             case CLIENT_GONE, STOP_STRING -> ApiException.internal("cancelled", failed.message());
         };
+    }
+
+    /** "250 ms", "30 s", "5 min". */
+    static String human(Duration d) {
+        long ms = d.toMillis();
+        if (ms < 1000 || ms % 1000 != 0) {
+            return ms + " ms";
+        }
+        long s = ms / 1000;
+        return s % 60 == 0 && s >= 60 ? (s / 60) + " min" : s + " s";
     }
 
     private static ApiException timeout(String message) {
