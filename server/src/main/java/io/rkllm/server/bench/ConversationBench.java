@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * interleaved, each user turn preceded by query generation and followed by title, tags and
  * follow-up generation, as Open WebUI sends them. Reports, per chat turn, the tokens prefilled,
  * the minimum a perfect cache would prefill (the new user message in its chat template, plus each
- * chat's system prompt once), their ratio, and the time to the first streamed token; and the
- * prefill spent on the background tasks.
+ * chat's system prompt once), their ratio, and the time from the user's message (the query task
+ * Open WebUI runs first included) to the first streamed token; and the prefill spent on the
+ * background tasks.
  *
  * <p>The minimum is counted with the simulated runtime's tokenizer rule: run it against a server
  * started with {@code --simulate} (at RK3588 speeds unless RKLLM_SIM_TIME_SCALE says otherwise).
@@ -85,9 +86,10 @@ public final class ConversationBench {
                 ArrayNode messages = histories.get(c);
                 String question = chat.questions().get(round);
                 messages.addObject().put("role", "user").put("content", question);
-                // Open WebUI waits for the search queries before it sends the chat request
-                background(OpenWebUiTasks.queries(messages)).join();
+                // Open WebUI waits for the search queries before it sends the chat request: the user waits
+                // for both, so the time to first token counts from here
                 long started = System.nanoTime();
+                background(OpenWebUiTasks.queries(messages)).join();
                 StreamedAnswer answer = stream(messages);
                 int minimum = SimTokenCount.count(PREFIX) + SimTokenCount.count(question)
                         + SimTokenCount.count(POSTFIX);

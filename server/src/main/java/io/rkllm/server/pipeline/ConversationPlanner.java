@@ -69,6 +69,9 @@ final class ConversationPlanner implements RunPlanner {
         Model model = slots.get(index);
         slot = cache.slot(index);
         slot.touch(cache.nextTick());
+        if (chat.task().isEmpty()) {
+            slot.conversationKey(conversationKey());
+        }
         String system = c.systemPrompt();
         Optional<PromptFormat.RuntimeTemplate> template = chat.format()
                 .map(f -> f.template(f.acceptsSystemPrompt() ? system : "", !chat.thinking()));
@@ -218,6 +221,13 @@ final class ConversationPlanner implements RunPlanner {
             }
             return best;
         }
+        String key = conversationKey();
+        for (int i = 0; i < cache.size(); i++) {
+            if (cache.slot(i).conversationKey().equals(key)) {
+                // the same chat, edited or regenerated: resend on its own slot, not over another chat's
+                return i;
+            }
+        }
         for (int i = 0; i < cache.size(); i++) {
             if (cache.slot(i).conversation().isEmpty() && cache.slot(i).lastUsed() == 0) {
                 return i;
@@ -229,6 +239,23 @@ final class ConversationPlanner implements RunPlanner {
             }
         }
         return best;
+    }
+
+    /**
+     * The conversation's identity: the client's (Open WebUI's chat id header, {@code prompt_cache_key},
+     * {@code user}) when given, else the system prompt and first message, which an edit further down or a
+     * regenerated answer leaves unchanged.
+     */
+    private String conversationKey() {
+        Conversation c = chat.conversation();
+        ChatMessage first = c.history().isEmpty() ? c.newMessages().getFirst() : c.history().getFirst();
+        String prefix = "prefix:" + MessageKeys.digest(List.of(c.systemPrompt(), MessageKeys.key(first)));
+        Optional<String> given = chat.request().conversationKey();
+        if (given.isEmpty()) {
+            return prefix;
+        }
+        // OpenAI's `user` names a person, not a chat: it only narrows the prefix
+        return given.get().startsWith("user:") ? given.get() + "|" + prefix : given.get();
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -11,6 +11,7 @@ final class SlotState {
     private String tools;
     private CachedConversation conversation;
     private long lastUsed;
+    private String conversationKey = "";
 
     Optional<PromptFormat.RuntimeTemplate> template() {
         return Optional.ofNullable(template);
@@ -35,6 +36,15 @@ final class SlotState {
 
     void conversation(CachedConversation value) {
         conversation = value;
+    }
+
+    /** The key of the conversation last run on this slot (client-given, or derived from its first messages). */
+    String conversationKey() {
+        return conversationKey;
+    }
+
+    void conversationKey(String value) {
+        conversationKey = value;
     }
 
     long lastUsed() {

@@ -172,6 +172,23 @@ class ConversationCacheTest {
     }
 
     @Test
+    void aRegeneratedAnswerIsResentOnItsChatsSlotNotOverTheOtherChat() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("cache.slots", "2").start()) {
+            Chat a = new Chat(server, "m", null);
+            Chat b = new Chat(server, "m", null);
+            b.say("Chat B, first question");
+            a.say("Chat A, first question");
+            a.say("Chat A, second question");
+            // B's slot is the least recently used, but A's regenerate belongs on A's slot
+            a.say(a.dropLastExchange());
+            b.say("Chat B, second question");
+            List<JsonNode> runs = server.runs("m");
+            assertThat(runs.get(3).get("handle").asInt()).isEqualTo(runs.get(1).get("handle").asInt());
+            assertThat(runs.get(4).get("prompt").asText()).isEqualTo("Chat B, second question");
+        }
+    }
+
+    @Test
     void oneSlotResendsWhenChatsInterleave() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
             Chat a = new Chat(server, "m", null);
