@@ -206,6 +206,31 @@ class ChatCompletionsTest {
     }
 
     @Test
+    void toolResultsGoToTheRuntimeWithRoleToolOnTopOfTheCachedCall() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).sidecar("m", "family: qwen2.5\n"
+                + "capabilities: {tools: true}\n").start()) {
+            String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
+                    + "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}]";
+            String first = "{\"model\":\"m\",\"tools\":" + tools + ",\"messages\":[{\"role\":\"user\","
+                    + "\"content\":\"What does get_weather say for Paris?\"}]}";
+            JsonNode call = server.postForReply("/v1/chat/completions", first).json();
+            JsonNode toolCall = call.at("/choices/0/message/tool_calls/0");
+            assertThat(toolCall.at("/function/name").asText()).isEqualTo("get_weather");
+            String second = "{\"model\":\"m\",\"tools\":" + tools + ",\"messages\":[{\"role\":\"user\","
+                    + "\"content\":\"What does get_weather say for Paris?\"},{\"role\":\"assistant\",\"content\":null,"
+                    + "\"tool_calls\":[" + toolCall + "]},{\"role\":\"tool\",\"tool_call_id\":" + toolCall.get("id")
+                    + ",\"content\":\"{\\\"temp\\\": 21}\"}]}";
+            TestServer.Reply answer = server.postForReply("/v1/chat/completions", second);
+            assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+            JsonNode run = server.runs("m").get(1);
+            assertThat(run.get("role").asText()).isEqualTo("tool");
+            assertThat(run.get("prompt").asText()).isEqualTo("{\"temp\": 21}");
+            assertThat(run.get("keep_history").asInt()).isEqualTo(1);
+            assertThat(answer.json().at("/choices/0/message/content").asText()).isNotEmpty();
+        }
+    }
+
+    @Test
     void clientErrorsAreOpenAiShaped4xxBeforeAnythingIsStreamed() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of("max_context_limit", "256"))
                 .sidecar("m", "context_length: 256\n").start()) {
