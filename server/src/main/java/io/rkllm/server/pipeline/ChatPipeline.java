@@ -246,8 +246,7 @@ public final class ChatPipeline {
                                    Optional<String> tools, int dropped) {
         String template = format.map(f -> f.template(c.systemPrompt(), true))
                 .map(t -> t.systemPrompt() + t.promptPrefix() + t.promptPostfix()).orElse(c.systemPrompt());
-        Conversation trimmed = new Conversation(c.systemPrompt(), c.history().subList(dropped, c.history().size()),
-                c.newMessages());
+        Conversation trimmed = c.withoutFirst(dropped);
         return estimator.estimate(model.id(), template + tools.orElse("") + PromptFlattener.flatten(trimmed));
     }
 

@@ -5,16 +5,33 @@ import java.util.List;
 /**
  * A request's conversation as the model should see it: the system prompt, the earlier turns
  * (assistant text with think blocks already stripped), and the trailing new user or tool messages.
+ *
+ * @param newMessageKeys the cache identities of the new messages: normally their own keys, but a
+ *                       message the server rewrote (RAG) is remembered as the client will send it back
  */
-public record Conversation(String systemPrompt, List<ChatMessage> history, List<ChatMessage> newMessages) {
+public record Conversation(String systemPrompt, List<ChatMessage> history, List<ChatMessage> newMessages,
+                           List<String> newMessageKeys) {
 
     public Conversation {
         history = List.copyOf(history);
         newMessages = List.copyOf(newMessages);
+        newMessageKeys = List.copyOf(newMessageKeys);
+        if (newMessageKeys.size() != newMessages.size()) {
+            throw new IllegalArgumentException("one key per new message");
+        }
+    }
+
+    public Conversation(String systemPrompt, List<ChatMessage> history, List<ChatMessage> newMessages) {
+        this(systemPrompt, history, newMessages, MessageKeys.keys(newMessages));
     }
 
     /** The role of the run that sends the new messages: "tool" when they are tool results. */
     public String newRole() {
         return newMessages.getLast().role() == Role.TOOL ? "tool" : "user";
+    }
+
+    /** The same conversation with the first {@code dropped} history messages left out. */
+    public Conversation withoutFirst(int dropped) {
+        return new Conversation(systemPrompt, history.subList(dropped, history.size()), newMessages, newMessageKeys);
     }
 }

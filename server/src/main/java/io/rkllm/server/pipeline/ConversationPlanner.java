@@ -99,7 +99,7 @@ final class ConversationPlanner implements RunPlanner {
                 cacheBefore = conversation.tokens();
                 droppedCount = conversation.droppedCount();
                 droppedDigest = conversation.droppedDigest();
-                heldKeys = concat(conversation.turns(), MessageKeys.keys(c.newMessages()));
+                heldKeys = concat(conversation.turns(), c.newMessageKeys());
                 accounting = new RunAccounting(cacheBefore, true);
                 sentText = prompt;
                 return new RunPlan(model, new RunInput(c.newRole(), prompt, chat.thinking(), true, chat.sampling(),
@@ -161,8 +161,7 @@ final class ConversationPlanner implements RunPlanner {
                          int kept) {
         Conversation c = chat.conversation();
         int dropped = chat.droppedMessages();
-        List<ChatMessage> history = c.history().subList(dropped, c.history().size());
-        Conversation trimmed = new Conversation(c.systemPrompt(), history, c.newMessages());
+        Conversation trimmed = c.withoutFirst(dropped);
         boolean systemInPrompt = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
         String prompt = (systemInPrompt && !c.systemPrompt().isEmpty() ? c.systemPrompt() + "\n\n" : "")
                 + PromptFlattener.flatten(trimmed);
@@ -172,7 +171,7 @@ final class ConversationPlanner implements RunPlanner {
         List<String> all = MessageKeys.keys(c.history());
         droppedCount = dropped;
         droppedDigest = MessageKeys.digest(all.subList(0, dropped));
-        heldKeys = concat(all.subList(dropped, all.size()), MessageKeys.keys(c.newMessages()));
+        heldKeys = concat(all.subList(dropped, all.size()), c.newMessageKeys());
         accounting = new RunAccounting(kept, false);
         return new RunPlan(model, new RunInput("user", prompt, chat.thinking(), keepHistory, chat.sampling(), 0,
                 Optional.empty(), Optional.empty()));
