@@ -36,7 +36,7 @@ final class Boilerplate {
             + "|privacy policy|privacy notice|terms of (?:use|service)|terms and conditions|cookie policy|cookies|cookie settings|manage cookies"
             + "|accept|accept all|accept cookies|accept all cookies|reject|reject all|decline|manage preferences|manage settings|preferences"
             + "|ok|okay|got it|i agree|agree|cancel|submit|send|save|close this|dismiss|continue|loading|loading\\.\\.\\."
-            + "|facebook|twitter|x|instagram|linkedin|pinterest|whatsapp|reddit|tumblr|youtube|telegram|messenger|pocket|flipboard|mastodon|threads"
+            + "|facebook|twitter|instagram|linkedin|pinterest|whatsapp|reddit|tumblr|youtube|telegram|messenger|pocket|flipboard|mastodon|threads"
             + "|google\\+|google plus|digg|stumbleupon|hacker news|copy link|copy url|link copied|copied|permalink|embed|bookmark|save for later|print article|email a friend"
             + "|font size|text size|listen|listen to this article|play|pause|play video|watch|video|photos|gallery|image|photo|view gallery"
             + "|published|updated|posted|by|written by|author|authors|editor|credits?|source|sources|via"

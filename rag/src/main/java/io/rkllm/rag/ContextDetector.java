@@ -33,7 +33,8 @@ final class ContextDetector {
     private static final Pattern TASK = Pattern.compile("(?m)^#{1,4}\\s*Task\\s*:?");
     /** Words of template instructions (not of a user's question). */
     private static final Pattern INSTRUCTION = Pattern.compile(
-            "(?i)</?(?:context|source|user_query)|###|\\bcitations?\\b|\\bcite\\b|\\bprovided context\\b|\\bthe context\\b"
+            "(?i)</?(?:context|source|user_query)|###|\\bcitations?\\b|\\bcite\\b|\\b(?:provided|following|given|this) context\\b"
+            + "|\\bthe context\\b|\\bcontext (?:below|above)\\b|\\bcontext:\\s*$|\\b(?:sources?|documents?|search results?) (?:below|above)\\b"
             + "|\\bsource tag\\b|\\bid attribute\\b|\\bguidelines?\\b|\\breference information\\b|\\blearned knowledge\\b"
             + "|\\bXML tags?\\b|\\bthe user(?:'s)? (?:query|question)\\b");
     private static final Pattern DATE_WORDS = Pattern.compile(
@@ -157,8 +158,11 @@ final class ContextDetector {
         }
         // walk back over paragraphs that read as template instructions
         while (start > 0) {
-            int p = text.lastIndexOf("\n\n", start - 2);
+            int p = text.lastIndexOf("\n\n", start - 3);
             int from = p < 0 ? 0 : p + 2;
+            if (from >= start) {
+                break;
+            }
             String para = text.substring(from, start);
             if (para.isBlank() || INSTRUCTION.matcher(para).find()) {
                 start = from;
@@ -177,6 +181,9 @@ final class ContextDetector {
         while (end < text.length()) {
             int p = text.indexOf("\n\n", end + 1);
             int to = p < 0 ? text.length() : p;
+            if (to <= end) {
+                break;
+            }
             String para = text.substring(end, to);
             if (para.isBlank() || INSTRUCTION.matcher(para).find()) {
                 end = to;

@@ -24,7 +24,7 @@ final class PassageSplitter {
     List<String> split(String text) {
         List<String> pieces = new ArrayList<>();
         for (String para : text.replace("\r\n", "\n").split("\n\\s*\n")) {
-            String p = para.strip();
+            String p = unwrap(para.strip());
             if (p.isEmpty()) {
                 continue;
             }
@@ -57,6 +57,27 @@ final class PassageSplitter {
             }
         }
         return out;
+    }
+
+    /**
+     * Joins the hard-wrapped lines of a paragraph ("...12GB of" / "GDDR5 RAM...") so the model reads
+     * sentences, not fragments; list items, table cells and short lines keep their line breaks.
+     */
+    static String unwrap(String para) {
+        if (para.indexOf('\n') < 0) {
+            return para;
+        }
+        String[] lines = para.split("\n");
+        StringBuilder sb = new StringBuilder(lines[0].strip());
+        for (int i = 1; i < lines.length; i++) {
+            String prev = lines[i - 1].strip();
+            String line = lines[i].strip();
+            char last = prev.isEmpty() ? '.' : prev.charAt(prev.length() - 1);
+            boolean wrapped = prev.length() >= 40 && ".!?:;。！？：；".indexOf(last) < 0
+                    && !line.isEmpty() && WebTextCleaner.listMarker(line) == 0 && WebTextCleaner.listMarker(prev) == 0;
+            sb.append(wrapped ? " " : "\n").append(line);
+        }
+        return sb.toString();
     }
 
     private static boolean endsWithHeading(CharSequence s) {

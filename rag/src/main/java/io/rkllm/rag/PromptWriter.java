@@ -96,6 +96,17 @@ final class PromptWriter {
         return sb.toString();
     }
 
+    /** The reference block for the system message (when the caller keeps the context there). */
+    static String systemReference(String date, List<KeptSource> sources, boolean summary, boolean foreign) {
+        StringBuilder sb = new StringBuilder();
+        if (!date.isEmpty()) {
+            sb.append(date).append("\n\n");
+        }
+        sb.append("Reference text for the user's next question:\n\n").append(reference(sources)).append("\n\n");
+        sb.append(instruction(sources, summary, foreign));
+        return sb.toString();
+    }
+
     static String nothingRelevant(String date, boolean web, String question) {
         StringBuilder sb = new StringBuilder();
         if (!date.isEmpty()) {

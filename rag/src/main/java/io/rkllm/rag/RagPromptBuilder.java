@@ -38,6 +38,11 @@ public final class RagPromptBuilder {
     private static final Pattern ENGLISH = Pattern.compile(
             "(?i)\\b(?:the|is|are|what|how|why|who|when|where|which|does|do|can|of|to|and|in|a|an|you|i|my|it)\\b");
 
+    /** Passages of lower quality (leftover widgets, score boxes, lists of links) are never used. */
+    static final double MIN_QUALITY = 0.2;
+    /** A neighbour is added for context only if it reads as prose. */
+    static final double NEIGHBOUR_QUALITY = 0.5;
+
     public RagPromptBuilder() {
         this(new WebTextCleaner());
     }
@@ -146,17 +151,20 @@ public final class RagPromptBuilder {
             }
         }
         Set<Passage> duplicates = new NearDuplicates(o.duplicateSimilarity()).find(passages);
-        List<Passage> candidates = new ArrayList<>();
         double bestRelevance = 0;
         for (Passage p : passages) {
-            if (duplicates.contains(p) || p.score < o.minPassageScore()) {
+            if (!duplicates.contains(p)) {
+                bestRelevance = Math.max(bestRelevance, p.relevance);
+            }
+        }
+        List<Passage> candidates = new ArrayList<>();
+        for (Passage p : passages) {
+            if (duplicates.contains(p) || p.score < o.minPassageScore() || p.quality < MIN_QUALITY) {
                 continue;
             }
-            boolean web = sources.get(p.source).web();
-            if (hasTerms && !summary && p.relevance <= 0 && web) {
+            if (hasTerms && !summary && sources.get(p.source).web() && p.relevance <= 0) {
                 continue; // a web passage that shares no word with the question is noise
             }
-            bestRelevance = Math.max(bestRelevance, p.relevance);
             candidates.add(p);
         }
         int inputChars = found.contextChars();
@@ -194,6 +202,20 @@ public final class RagPromptBuilder {
             return new RagResult(true, PromptWriter.plain(date, question), newSystem, question, List.of(), false,
                     kind != FollowUpDetector.Kind.NONE, thinkingOff, stats);
         }
+        // when the candidates overflow the budget, weakly matching ones are noise to a small model;
+        // documents were retrieved by meaning, so their wording gets half the bar
+        int candidateTokens = 0;
+        for (Passage p : candidates) {
+            candidateTokens += tok.count(p.text);
+        }
+        if (hasTerms && !summary && candidateTokens > budget / 2) {
+            double bar = o.relativeRelevance() * bestRelevance;
+            candidates.removeIf(p -> p.relevance < (sources.get(p.source).web() ? bar : bar / 2));
+        }
+        if (Boolean.getBoolean("rag.debug")) {
+            candidates.stream().sorted(Comparator.comparingDouble((Passage p) -> -p.score)).limit(20)
+                    .forEach(p -> System.err.println(p));
+        }
         candidates.sort(Comparator.comparingDouble((Passage p) -> -p.score).thenComparingInt(p -> p.source)
                 .thenComparingInt(p -> p.order));
         List<Passage> kept = new ArrayList<>();
@@ -213,6 +235,36 @@ public final class RagPromptBuilder {
                 if (cut != null) {
                     kept.add(cut);
                     used += cut.tokens;
+                }
+            }
+        }
+        // the answer often sits next to the words the user typed: add the neighbours of the strongest passages
+        if (!kept.isEmpty() && hasTerms && !summary) {
+            Map<String, Passage> byPosition = new HashMap<>();
+            for (Passage p : passages) {
+                byPosition.put(p.source + ":" + p.order, p);
+            }
+            Set<Passage> taken = new java.util.HashSet<>(kept);
+            List<Passage> seeds = new ArrayList<>(kept);
+            for (int ring = 1; ring <= o.neighbourRings(); ring++) {
+                for (Passage seed : seeds) {
+                    if (seed.relevance < 0.5 * bestRelevance) {
+                        continue;
+                    }
+                    for (int d : new int[] {ring, -ring}) {
+                        Passage nb = byPosition.get(seed.source + ":" + (seed.order + d));
+                        if (nb == null || taken.contains(nb) || duplicates.contains(nb) || kept.size() >= o.maxPassages()) {
+                            continue;
+                        }
+                        String marker = sources.get(nb.source).id().isEmpty() ? "" : "[" + sources.get(nb.source).id() + "] ";
+                        int cost = tok.count(marker + nb.text) + 1;
+                        if (used + cost <= budget && nb.quality >= NEIGHBOUR_QUALITY) {
+                            nb.tokens = cost;
+                            kept.add(nb);
+                            taken.add(nb);
+                            used += cost;
+                        }
+                    }
                 }
             }
         }
@@ -239,8 +291,14 @@ public final class RagPromptBuilder {
             }
             keptSources.add(new KeptSource(s.id(), s.name(), s.web(), texts, tokens));
         }
-        String prompt = PromptWriter.withContext(date, keptSources, question, summary, foreign);
         RagStats stats = new RagStats(inputChars, outChars, passages.size(), duplicates.size(), kept.size(), budget, used);
+        if (inSystem.isPresent() && !o.contextInUserMessage()) {
+            String reference = PromptWriter.systemReference(date, keptSources, summary, foreign);
+            String sys = newSystem == null || newSystem.isBlank() ? reference : newSystem.strip() + "\n\n" + reference;
+            return new RagResult(true, question.strip(), sys, question, keptSources, false,
+                    kind != FollowUpDetector.Kind.NONE, thinkingOff, stats);
+        }
+        String prompt = PromptWriter.withContext(date, keptSources, question, summary, foreign);
         return new RagResult(true, prompt, newSystem, question, keptSources, false,
                 kind != FollowUpDetector.Kind.NONE, thinkingOff, stats);
     }
@@ -254,10 +312,16 @@ public final class RagPromptBuilder {
             String key = b.id().isEmpty() ? "\u0000" + anonymous++ : b.id() + "\u0000" + b.name();
             first.putIfAbsent(key, b);
             StringBuilder t = texts.computeIfAbsent(key, k -> new StringBuilder());
-            if (!t.isEmpty()) {
-                t.append("\n\n");
+            String next = b.text();
+            int overlap = t.isEmpty() ? 0 : overlap(t, next);
+            if (overlap > 0) {
+                t.append(next.substring(overlap)); // consecutive chunks of one file overlap (Open WebUI: 100 chars)
+            } else {
+                if (!t.isEmpty()) {
+                    t.append("\n\n");
+                }
+                t.append(next);
             }
-            t.append(b.text());
         }
         List<RetrievedSource> out = new ArrayList<>();
         for (Map.Entry<String, RetrievedSource> e : first.entrySet()) {
@@ -265,6 +329,21 @@ public final class RagPromptBuilder {
             out.add(new RetrievedSource(b.id(), b.name(), texts.get(e.getKey()).toString(), b.web()));
         }
         return out;
+    }
+
+    /** Length of the longest prefix of {@code next} (20..400 chars) that ends {@code text}, or 0. */
+    static int overlap(CharSequence text, String next) {
+        int max = Math.min(400, Math.min(text.length(), next.length()));
+        for (int k = max; k >= 20; k--) {
+            boolean same = true;
+            for (int i = 0; i < k && same; i++) {
+                same = text.charAt(text.length() - k + i) == next.charAt(i);
+            }
+            if (same) {
+                return k;
+            }
+        }
+        return 0;
     }
 
     /** Document chunks are kept as written, with runs of blank lines and spaces collapsed. */

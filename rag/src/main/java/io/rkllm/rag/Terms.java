@@ -29,6 +29,10 @@ final class Terms {
 
     private static final String CJK_QUESTION = "什么甚麼怎么怎麼为什么為什麼哪里哪裡谁誰吗嗎呢请請告诉告訴介绍介紹一下是的了呀吧多少如何何时何時";
 
+    /** Function words of other languages that are content words in English ("pro", "son", "war"...). */
+    private static final Set<String> CONTENT_IN_ENGLISH = Set.of("pro", "son", "con", "die", "war", "hat", "art", "bit",
+            "man", "sin", "era", "fine", "come", "via", "ten", "tot", "dan", "sale", "gut", "kind");
+
     static List<String> of(String text) {
         List<String> out = new ArrayList<>();
         if (text == null || text.isEmpty()) {
@@ -78,7 +82,8 @@ final class Terms {
         if (w.endsWith("'s")) {
             w = w.substring(0, w.length() - 2);
         }
-        if (FunctionWords.isFunctionWord(w) || (w.length() == 1 && !Character.isDigit(w.charAt(0)))) {
+        if ((FunctionWords.isFunctionWord(w) && !CONTENT_IN_ENGLISH.contains(w))
+                || (w.length() == 1 && !Character.isDigit(w.charAt(0)))) {
             return;
         }
         out.add(stem(w));

@@ -94,6 +94,8 @@ public final class WebTextCleaner {
                 l.kind = Kind.BAD;
             }
             keepLoose(lines);
+            trimEdges(lines);
+            cutComments(lines);
             return lines;
         }
         selectSpans(lines);
@@ -297,7 +299,21 @@ public final class WebTextCleaner {
         if (d >= MIN_DENSITY) {
             return Kind.NEAR_GOOD;
         }
+        // Chinese prose can be short of particles; a tag list is full of separators
+        if (Scripts.countCjk(t) * 2 > t.length() && separators(t) <= 2) {
+            return Kind.NEAR_GOOD;
+        }
         return Kind.BAD;
+    }
+
+    private static int separators(String t) {
+        int n = 0;
+        for (int i = 0; i < t.length(); i++) {
+            if (",，、|/·;；".indexOf(t.charAt(i)) >= 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
@@ -609,6 +625,37 @@ public final class WebTextCleaner {
             }
         }
         return true;
+    }
+
+    /**
+     * On a small page kept loosely, drops the run of non-prose lines before the first sentence (and
+     * after the last) when it carries boilerplate: a menu or a footer around a short text.
+     */
+    private static void trimEdges(List<Line> lines) {
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            Line l = lines.get(i);
+            if (proseLike(l) && (l.sentence || Scripts.countCjk(l.text) * 2 > l.text.length())) {
+                if (first < 0) {
+                    first = i;
+                }
+                last = i;
+            }
+        }
+        if (first < 0) {
+            return;
+        }
+        if (boilerIn(lines, 0, first) >= 2) {
+            for (int i = 0; i < first; i++) {
+                lines.get(i).kind = Kind.BAD;
+            }
+        }
+        if (boilerIn(lines, last + 1, lines.size()) >= 2) {
+            for (int i = last + 1; i < lines.size(); i++) {
+                lines.get(i).kind = Kind.BAD;
+            }
+        }
     }
 
     /** No prose anywhere (a tiny page, a list, a page of teasers): keep what is not boilerplate. */
