@@ -17,6 +17,9 @@ final class HelpText {
                 Usage:
                   java -jar rkllm-server.jar [serve] [options]   run the server (the default command)
                   java -jar rkllm-server.jar models [options]    list the models found and how they will be served
+                  java -jar rkllm-server.jar doctor [options]    check what serving needs (Java, runtime library and ABI,
+                                                                 NPU driver and device, models, config, port), with fixes;
+                                                                 --user NAME: the service user to check (default rkllm)
                   java -jar rkllm-server.jar rag-clean --in DIR --out DIR
                                                                  clean DIR/<page>/source.txt web pages into OUT/<page>.txt
 

@@ -7,6 +7,8 @@ import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.doctor.Doctor;
+import io.rkllm.server.doctor.SystemRoots;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
@@ -66,6 +68,7 @@ public final class Main {
                 case "rag-clean" -> ragClean(line);
                 case "bench" -> bench(line, loader);
                 case "models" -> models(load(line, loader));
+                case "doctor" -> doctor(line);
                 default -> serve(load(line, loader));
             };
         } catch (ConfigException e) {
@@ -150,8 +153,15 @@ public final class Main {
         out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+            out.println("stopping: no new requests, running generations get 20 s, then every model is destroyed");
+            out.flush();
             app.stop(Duration.ofSeconds(20));
             stopped.countDown();
+            out.println("stopped");
+            out.flush();
+            err.flush();
+            // SIGTERM (systemctl stop) or Ctrl-C would end the JVM with 143 / 130; this shutdown was orderly.
+            Runtime.getRuntime().halt(OK);
         }));
         try {
             stopped.await();
@@ -159,6 +169,14 @@ public final class Main {
             Thread.currentThread().interrupt();
         }
         return OK;
+    }
+
+    private int doctor(CommandLine line) {
+        setLogLevel("warn");
+        Optional<Path> file = line.configFile()
+                .or(() -> defaultConfigFiles().stream().filter(Files::isRegularFile).findFirst());
+        return new Doctor(SystemRoots.host(), environment, home(), Simulation::inTempDirectory, out)
+                .run(new Doctor.Request(file, line.configFile().isPresent(), line.configFlags(), line.commandOptions()));
     }
 
     private DiscoveryResult discover(Path modelsDir) {

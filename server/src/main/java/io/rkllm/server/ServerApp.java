@@ -15,11 +15,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class ServerApp implements AutoCloseable {
     private final HttpServer http;
     private final ModelRegistry registry;
-    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final AtomicBoolean stopping;
 
-    private ServerApp(HttpServer http, ModelRegistry registry) {
+    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping) {
         this.http = http;
         this.registry = registry;
+        this.stopping = stopping;
     }
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
@@ -36,7 +37,7 @@ public final class ServerApp implements AutoCloseable {
             throw new RuntimeLoader.StartupException("cannot listen on " + config.server().host() + ":"
                     + config.server().port() + ": " + rootMessage(e));
         }
-        return new ServerApp(http, registry);
+        return new ServerApp(http, registry, stopping);
     }
 
     private static String rootMessage(Throwable e) {

@@ -16,7 +16,7 @@ import java.util.Optional;
  * the jar into a private directory. From there they are used exactly like a real library and real
  * model files.
  */
-final class Simulation {
+public final class Simulation {
     private static final String MODELS = "/io/rkllm/server/simulate/models/";
 
     private final Path directory;
@@ -25,7 +25,7 @@ final class Simulation {
         this.directory = directory;
     }
 
-    static Simulation inTempDirectory() {
+    public static Simulation inTempDirectory() {
         try {
             Path dir = Files.createTempDirectory("rkllm-simulate-");
             dir.toFile().deleteOnExit();
@@ -35,7 +35,7 @@ final class Simulation {
         }
     }
 
-    Optional<Path> library(Abi abi) {
+    public Optional<Path> library(Abi abi) {
         try {
             return SimulatedRuntime.extract(abi, directory.resolve("lib"));
         } catch (IOException e) {
@@ -43,7 +43,7 @@ final class Simulation {
         }
     }
 
-    Path models() {
+    public Path models() {
         Path target = directory.resolve("models");
         try (InputStream index = Simulation.class.getResourceAsStream(MODELS + "index.txt")) {
             if (index == null) {
