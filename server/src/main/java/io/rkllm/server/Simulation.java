@@ -21,7 +21,7 @@ public final class Simulation {
 
     private final Path directory;
 
-    Simulation(Path directory) {
+    public Simulation(Path directory) {
         this.directory = directory;
     }
 
