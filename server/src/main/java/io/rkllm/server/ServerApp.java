@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
 public final class ServerApp implements AutoCloseable {
+    private static final Duration FINAL_WRITES = Duration.ofMillis(300);
     private final HttpServer http;
     private final ModelRegistry registry;
     private final AtomicBoolean stopping;
@@ -61,7 +62,17 @@ public final class ServerApp implements AutoCloseable {
         if (!stopping.compareAndSet(false, true)) {
             return;
         }
+        boolean modelsLoaded = !registry.loadedModels().isEmpty();
         registry.shutdown(grace);
+        if (modelsLoaded) {
+            // The HTTP layer has no drain of its own: give the request threads of generations that have
+            // just ended a moment to write their last events ([DONE], errors) before connections close.
+            try {
+                Thread.sleep(FINAL_WRITES.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         http.close();
     }
 
