@@ -76,7 +76,7 @@ class UnitFileTest {
 
     @Test
     void smallFootprintJvmFlags() {
-        assertThat(javaOptions()).contains("-XX:+UseSerialGC", "-Xmx256m", "-XX:+AutoCreateSharedArchive",
+        assertThat(javaOptions()).contains("-XX:+UseSerialGC", "-Xms16m", "-Xmx256m", "-XX:+AutoCreateSharedArchive",
                 "-XX:SharedArchiveFile=/var/lib/rkllm-server/rkllm-server.jsa");
     }
 

@@ -1,0 +1,285 @@
+/*
+ * Footprint bench of rkllm-server (run it with scripts/bench-footprint). Starts the server jar as a
+ * child process with the systemd unit's JVM flags on the simulated runtime at zero latency, then:
+ * start-to-ready (process start to the first 200 from /health), RSS idle (VmRSS from /proc), 100
+ * streamed answers of 256 tokens one after the other (time to first byte p50/p95, SSE tokens/s), RSS
+ * after, and the stop (SIGTERM to exit). Needs only a JDK 25: java scripts/BenchFootprint.java --help
+ */
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+public class BenchFootprint {
+    static Path repo = Path.of(".").toAbsolutePath().normalize();
+    static Path jar = repo.resolve("server/target/rkllm-server.jar");
+    static Path unit = repo.resolve("packaging/systemd/rkllm-server.service");
+    static String opts = null;
+    static String extraOpts = "";
+    static int requests = 100;
+    static int tokens = 256;
+    static int starts = 2;
+    static java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
+    static boolean unitEnv = true;
+
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--jar" -> jar = Path.of(args[++i]);
+                case "--unit" -> unit = Path.of(args[++i]);
+                case "--opts" -> opts = args[++i];
+                case "--add-opts" -> extraOpts = args[++i];
+                case "--requests" -> requests = Integer.parseInt(args[++i]);
+                case "--tokens" -> tokens = Integer.parseInt(args[++i]);
+                case "--starts" -> starts = Integer.parseInt(args[++i]);
+                case "--env" -> {
+                    String kv = args[++i];
+                    env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                }
+                case "--no-unit-env" -> unitEnv = false;
+                case "--help", "-h" -> {
+                    System.out.println("""
+                            usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
+                                   [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
+                                   [--env NAME=VALUE] [--no-unit-env]
+                              --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
+                              --add-opts  options added after them (to try a flag)
+                              --env       an environment variable for the server (after the unit's own
+                                          Environment= settings, which --no-unit-env leaves out)
+                              --starts    server starts (default 2: the first creates the CDS archive,
+                                          the next ones use it, as the service does after its first stop)""");
+                    return;
+                }
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
+            }
+        }
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " does not exist: ./mvnw -B -q package -DskipTests");
+        }
+        Path work = Files.createTempDirectory("rkllm-bench-footprint-");
+        List<String> jvm = new ArrayList<>();
+        String options = opts != null ? opts : unitOptions(unit);
+        for (String o : (options + " " + extraOpts).trim().split(" +")) {
+            jvm.add(o.replace("/var/lib/rkllm-server/", work + "/"));
+        }
+        System.out.println("machine: " + machine() + "; load average " + loadAverage());
+        System.out.println("java:    " + System.getProperty("java.home") + " (" + Runtime.version() + ")");
+        System.out.println("jar:     " + jar + " (" + Files.size(jar) / (1024 * 1024) + " MiB)");
+        if (unitEnv && opts == null) {
+            java.util.Map<String, String> merged = unitEnvironment(unit);
+            merged.putAll(env);
+            env = merged;
+        }
+        System.out.println("flags:   " + String.join(" ", jvm));
+        System.out.println("env:     " + (env.isEmpty() ? "(none)" : env));
+        System.out.println("load:    " + requests + " streamed answers of " + tokens + " tokens, one at a time,"
+                + " simulated runtime at zero latency (RKLLM_SIM_TIME_SCALE=0)");
+        System.out.println();
+        System.out.printf("%-5s %-8s %9s %9s %9s %9s %9s %11s %9s%n", "start", "CDS", "ready ms", "idle MB",
+                "after MB", "ttfb p50", "ttfb p95", "tokens/s", "stop ms");
+        for (int s = 1; s <= starts; s++) {
+            boolean archive = jvm.stream().anyMatch(o -> o.startsWith("-XX:SharedArchiveFile="))
+                    && jvm.stream().filter(o -> o.startsWith("-XX:SharedArchiveFile=")).map(o -> Path.of(
+                    o.substring(o.indexOf('=') + 1))).allMatch(Files::exists);
+            Result r = run(jvm, work);
+            System.out.printf(Locale.ROOT, "%-5d %-8s %9d %9.1f %9.1f %9.3f %9.3f %11.0f %9d%n", s,
+                    archive ? "archive" : "none", r.readyMs, r.idleKb / 1024.0, r.afterKb / 1024.0, r.ttfbP50Ms,
+                    r.ttfbP95Ms, r.tokensPerSecond, r.stopMs);
+        }
+        System.out.println();
+        System.out.println("load average at the end: " + loadAverage());
+        System.out.println("ready: process start to the first 200 from /health; idle: VmRSS once ready; after: VmRSS"
+                + " after the answers; ttfb: request sent to response headers (ms); stop: SIGTERM to exit (ms)");
+    }
+
+    record Result(long readyMs, long idleKb, long afterKb, double ttfbP50Ms, double ttfbP95Ms,
+                  double tokensPerSecond, long stopMs) {
+    }
+
+    static Result run(List<String> jvm, Path work) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", jar.toString(), "serve", "--simulate", "--host", "127.0.0.1",
+                "--port", Integer.toString(port)));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("server.log").toFile());
+        pb.environment().put("RKLLM_SIM_TIME_SCALE", "0");
+        pb.environment().putAll(env);
+        pb.environment().put("HOME", work.toString());
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        URI health = URI.create("http://127.0.0.1:" + port + "/health");
+        long t0 = System.nanoTime();
+        Process server = pb.start();
+        try {
+            long readyNs = -1;
+            while (System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(60)) {
+                if (!server.isAlive()) {
+                    throw new IllegalStateException("the server exited: " + Files.readString(work.resolve("server.log")));
+                }
+                try {
+                    HttpResponse<Void> r = client.send(HttpRequest.newBuilder(health).GET().build(),
+                            HttpResponse.BodyHandlers.discarding());
+                    if (r.statusCode() == 200) {
+                        readyNs = System.nanoTime() - t0;
+                        break;
+                    }
+                } catch (IOException e) {
+                    // not listening yet
+                }
+                Thread.sleep(2);
+            }
+            if (readyNs < 0) {
+                throw new IllegalStateException("not ready within 60 s");
+            }
+            Thread.sleep(1000);
+            long idle = rssKb(server.pid());
+
+            URI chat = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
+            String body = "{\"model\":\"qwen2.5-0.5b-sim\",\"stream\":true,\"max_tokens\":" + tokens
+                    + ",\"stream_options\":{\"include_usage\":true},"
+                    + "\"messages\":[{\"role\":\"user\",\"content\":\"[[tokens:" + tokens + "]]\"}]}";
+            stream(client, chat, body);   // loads the model; not measured
+            double[] ttfb = new double[requests];
+            long generated = 0;
+            long streamingNs = 0;
+            for (int i = 0; i < requests; i++) {
+                long start = System.nanoTime();
+                long[] r = stream(client, chat, body);
+                ttfb[i] = r[0] / 1e6;
+                generated += r[1];
+                streamingNs += System.nanoTime() - start;
+            }
+            long after = rssKb(server.pid());
+            Arrays.sort(ttfb);
+            long stopStart = System.nanoTime();
+            server.toHandle().destroy();
+            if (!server.waitFor(60, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+            long stopMs = (System.nanoTime() - stopStart) / 1_000_000;
+            if (server.exitValue() != 0) {
+                System.out.println("(the server exited with " + server.exitValue() + ")");
+            }
+            return new Result(readyNs / 1_000_000, idle, after, percentile(ttfb, 50), percentile(ttfb, 95),
+                    generated / (streamingNs / 1e9), stopMs);
+        } finally {
+            if (server.isAlive()) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    /** One streamed answer: {time to response headers in ns, completion tokens}. */
+    static long[] stream(HttpClient client, URI uri, String body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        long start = System.nanoTime();
+        HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        long ttfb = System.nanoTime() - start;
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("HTTP " + response.statusCode() + ": "
+                    + new String(response.body().readAllBytes(), StandardCharsets.UTF_8));
+        }
+        long completion = -1;
+        boolean done = false;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.equals("data: [DONE]")) {
+                    done = true;
+                } else if (line.startsWith("data: ") && line.contains("\"completion_tokens\":")) {
+                    String tail = line.substring(line.indexOf("\"completion_tokens\":") + 20);
+                    completion = Long.parseLong(tail.replaceAll("^\\s*(\\d+).*$", "$1"));
+                }
+            }
+        }
+        if (!done || completion < 0) {
+            throw new IllegalStateException("incomplete stream (done " + done + ", tokens " + completion + ")");
+        }
+        return new long[] {ttfb, completion};
+    }
+
+    static double percentile(double[] sorted, int p) {
+        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    static long rssKb(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        throw new IllegalStateException("no VmRSS for " + pid);
+    }
+
+    static String unitOptions(Path unitFile) throws IOException {
+        for (String line : Files.readAllLines(unitFile)) {
+            String l = line.strip();
+            if (l.startsWith("Environment=\"RKLLM_JAVA_OPTS=")) {
+                return l.substring("Environment=\"RKLLM_JAVA_OPTS=".length(), l.length() - 1);
+            }
+        }
+        throw new IllegalStateException("no Environment=\"RKLLM_JAVA_OPTS=...\" in " + unitFile);
+    }
+
+    /** The unit's Environment= settings other than HOME and RKLLM_JAVA_OPTS (e.g. MALLOC_ARENA_MAX). */
+    static java.util.Map<String, String> unitEnvironment(Path unitFile) throws IOException {
+        java.util.Map<String, String> found = new java.util.LinkedHashMap<>();
+        for (String line : Files.readAllLines(unitFile)) {
+            String l = line.strip();
+            if (l.startsWith("Environment=")) {
+                String kv = l.substring("Environment=".length()).replace("\"", "");
+                String name = kv.substring(0, kv.indexOf('='));
+                if (!name.equals("HOME") && !name.equals("RKLLM_JAVA_OPTS")) {
+                    found.put(name, kv.substring(kv.indexOf('=') + 1));
+                }
+            }
+        }
+        return found;
+    }
+
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip().replaceAll("^(\\S+ \\S+ \\S+).*$", "$1");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    static String machine() {
+        String cpu = "?";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    cpu = line.substring(line.indexOf(':') + 1).strip();
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            // keep "?"
+        }
+        return System.getProperty("os.arch") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs (" + cpu
+                + "), " + System.getProperty("os.name") + " " + System.getProperty("os.version");
+    }
+}
