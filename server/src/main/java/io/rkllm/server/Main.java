@@ -155,7 +155,7 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
             out.println("stopping: no new requests, running generations get 20 s, then every model is destroyed");
             out.flush();
-            app.stop(Duration.ofSeconds(20));
+            app.stop(Duration.ofSeconds(20), Duration.ofMillis(300));
             stopped.countDown();
             out.println("stopped");
             out.flush();

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
 public final class ServerApp implements AutoCloseable {
-    private static final Duration FINAL_WRITES = Duration.ofMillis(300);
     private final HttpServer http;
     private final ModelRegistry registry;
     private final AtomicBoolean stopping;
@@ -59,16 +58,23 @@ public final class ServerApp implements AutoCloseable {
 
     /** Stops accepting requests, lets running generations finish within {@code grace}, frees every model. */
     public void stop(Duration grace) {
+        stop(grace, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #stop(Duration)}, then waits {@code finalWrites} (when models were loaded) before closing the
+     * connections: the HTTP layer has no drain of its own, and the request threads of generations that have
+     * just ended still have their last events ([DONE], errors) to write. Used on SIGTERM.
+     */
+    public void stop(Duration grace, Duration finalWrites) {
         if (!stopping.compareAndSet(false, true)) {
             return;
         }
         boolean modelsLoaded = !registry.loadedModels().isEmpty();
         registry.shutdown(grace);
-        if (modelsLoaded) {
-            // The HTTP layer has no drain of its own: give the request threads of generations that have
-            // just ended a moment to write their last events ([DONE], errors) before connections close.
+        if (modelsLoaded && finalWrites.isPositive()) {
             try {
-                Thread.sleep(FINAL_WRITES.toMillis());
+                Thread.sleep(finalWrites.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
