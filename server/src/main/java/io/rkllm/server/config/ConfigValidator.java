@@ -34,7 +34,8 @@ final class ConfigValidator {
         require(c.generation().defaultMaxTokens() >= 0, "generation.default_max_tokens", "must not be negative");
         require(c.generation().reservedOutputTokens() >= 0, "generation.reserved_output_tokens",
                 "must not be negative");
-        require(c.cache().slots() >= 1 && c.cache().slots() <= 8, "cache.slots", "must be between 1 and 8");
+        require(c.cache().slots().equals("auto") || c.cache().slots().matches("[1-8]"), "cache.slots",
+                "must be auto or a number from 1 to 8, got '" + c.cache().slots() + "'");
         for (var task : java.util.Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
                 "tasks.follow_ups", c.tasks().followUps(), "tasks.queries", c.tasks().queries(),
                 "tasks.autocomplete", c.tasks().autocomplete(), "tasks.other", c.tasks().other()).entrySet()) {

@@ -38,10 +38,11 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * The conversation-aware KV cache policy.
      *
      * @param enabled send only what the cache does not hold yet (off = clear and resend every request)
-     * @param slots handles per model, each with its own KV cache (each costs the model's NPU memory)
+     * @param slots handles per model, each with its own KV cache (each costs the model's memory again):
+     *              a number, or {@code auto} (two when two copies of the model fit in 60% of the RAM, else one)
      * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
      */
-    public record Cache(boolean enabled, int slots, boolean verify) {
+    public record Cache(boolean enabled, String slots, boolean verify) {
     }
 
     /**

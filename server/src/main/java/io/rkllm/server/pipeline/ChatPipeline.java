@@ -42,13 +42,21 @@ public final class ChatPipeline {
     private final ServerConfig config;
     private final TaskDetector tasks;
     private final ConcurrentMap<String, ModelSpec> specs = new ConcurrentHashMap<>();
+    private final long memoryBytes;
 
     public ChatPipeline(ModelCatalog catalog, ModelRegistry registry, TokenEstimator estimator, ServerConfig config) {
+        this(catalog, registry, estimator, config, SlotCount.systemMemory(java.nio.file.Path.of("/proc/meminfo")));
+    }
+
+    /** @param memoryBytes the machine's memory, for {@code cache.slots: auto} */
+    public ChatPipeline(ModelCatalog catalog, ModelRegistry registry, TokenEstimator estimator, ServerConfig config,
+                        long memoryBytes) {
         this.catalog = catalog;
         this.registry = registry;
         this.estimator = estimator;
         this.config = config;
         this.tasks = new TaskDetector(config.tasks().prefixes());
+        this.memoryBytes = memoryBytes;
     }
 
     public ModelCatalog catalog() {
@@ -198,7 +206,8 @@ public final class ChatPipeline {
             ModelParams params = defaults.withModelPath(model.file()).withMaxContextLen(model.contextLength())
                     .withMaxNewTokens(model.contextLength()).withNKeep(-1).withSampling(sampling)
                     .withExtend(defaults.extend().nBatch() > 0 ? defaults.extend() : ExtendParams.DEFAULT);
-            return new ModelSpec(id, params, config.cache().slots());
+            return new ModelSpec(id, params, SlotCount.resolve(config.cache().slots(), model.sizeBytes(),
+                    memoryBytes));
         });
     }
 
