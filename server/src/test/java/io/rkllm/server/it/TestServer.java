@@ -102,6 +102,8 @@ public final class TestServer implements AutoCloseable {
                 all.put("runtime.library", library.toString());
                 all.put("runtime.abi", abi.label());
                 all.put("logging.access_log", "false");
+                // one KV cache per model unless a test asks for more (the default, auto, depends on the RAM)
+                all.put("cache.slots", "1");
                 all.putAll(flags);
                 ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
                 RkllmRuntime runtime = RkllmRuntime.open(library, Optional.of(abi));
