@@ -157,8 +157,22 @@ final class Boilerplate {
         return PHRASE.matcher(line).find();
     }
 
+    /** Words one of which every STRONG phrase contains: a cheap test before the regular expression. */
+    private static final List<String> STRONG_KEYS = List.of("cookie", "reserv", "réserv", "rechte", "email address",
+            "by continuing", "by using",
+            "required fields", "ad block", "adblock", "版權", "版权");
+
     static boolean hasStrongPhrase(String line) {
-        return STRONG.matcher(line).find();
+        if (line.length() > 1200) {
+            return false; // consent banners and footers are not this long; a paragraph this long is prose
+        }
+        String lower = line.toLowerCase(Locale.ROOT);
+        for (String k : STRONG_KEYS) {
+            if (lower.contains(k)) {
+                return STRONG.matcher(line).find();
+            }
+        }
+        return false;
     }
 
     static boolean isCommentsHeading(String line) {

@@ -15,6 +15,8 @@ import java.util.Set;
 final class PassageScorer {
     private static final double K1 = 1.2;
     private static final double B = 0.75;
+    /** Unrelated passages assumed besides the request's own when computing idf. */
+    private static final int IDF_PRIOR = 10;
 
     /** Sets {@code relevance} (0..1) of every passage; returns false when the query has no content terms. */
     boolean relevance(List<Passage> passages, List<String> queryTerms) {
@@ -50,8 +52,10 @@ final class PassageScorer {
         double idfSum = 0;
         for (String t : q) {
             int d = df.getOrDefault(t, 0);
-            // a term no passage contains still counts in the denominator of coverage
-            double v = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+            // smoothed as if IDF_PRIOR unrelated passages came along: with a handful of passages plain idf
+            // would punish the topic words every passage shares; a term no passage contains still counts
+            // in the denominator of coverage
+            double v = Math.log(1 + (n + IDF_PRIOR - d + 0.5) / (d + 0.5));
             idf.put(t, v);
             idfSum += v;
         }

@@ -14,7 +14,7 @@ package io.rkllm.rag;
  * @param minPassageChars consecutive shorter paragraphs of one source are merged up to this size
  * @param minPassageScore passages scoring below this (0..1) are never used
  * @param minRelevance best relevance (0..1) under which the retrieved text counts as "nothing relevant"
- * @param relativeRelevance web passages less relevant than this share of the best passage are left out (documents: half of it)
+ * @param relativeRelevance web passages less relevant than this share of the best passage are left out (documents: half of it; sources of one or two passages: a third)
  * @param relevanceWeight weight of relevance against quality in a passage's score (0..1)
  * @param neighbourRings passages on each side of a strong passage added while the budget allows (0 = none)
  * @param duplicateSimilarity share of a passage's word 3-shingles found in another from which it is a duplicate (0..1)
@@ -64,7 +64,7 @@ public record RagOptions(boolean enabled, boolean cleanWeb, double budgetShare, 
 
     /** The measured defaults (see docs/rag.md). */
     public static RagOptions defaults() {
-        return new RagOptions(true, true, 0.6, 64, 48, 12, 700, 240, 0.12, 0.2, 0.35, 0.7, 1, 0.6, true, 8192,
+        return new RagOptions(true, true, 0.6, 64, 48, 12, 1000, 240, 0.12, 0.2, 0.5, 0.7, 2, 0.6, true, 8192,
                 DateMode.WHEN_RELEVANT, true);
     }
 

@@ -202,15 +202,17 @@ public final class RagPromptBuilder {
             return new RagResult(true, PromptWriter.plain(date, question), newSystem, question, List.of(), false,
                     kind != FollowUpDetector.Kind.NONE, thinkingOff, stats);
         }
-        // when the candidates overflow the budget, weakly matching ones are noise to a small model;
-        // documents were retrieved by meaning, so their wording gets half the bar
-        int candidateTokens = 0;
-        for (Passage p : candidates) {
-            candidateTokens += tok.count(p.text);
-        }
-        if (hasTerms && !summary && candidateTokens > budget / 2) {
+        // weakly matching passages are noise to a small model; documents were retrieved by meaning, so
+        // their wording gets half the bar, and short sources (snippets, single chunks) a third of it
+        if (hasTerms && !summary) {
             double bar = o.relativeRelevance() * bestRelevance;
-            candidates.removeIf(p -> p.relevance < (sources.get(p.source).web() ? bar : bar / 2));
+            candidates.removeIf(p -> {
+                double b = sources.get(p.source).web() ? bar : bar / 2;
+                if (perSource.get(p.source) <= 2) {
+                    b = Math.min(b, bar / 3);
+                }
+                return p.relevance < b;
+            });
         }
         if (Boolean.getBoolean("rag.debug")) {
             candidates.stream().sorted(Comparator.comparingDouble((Passage p) -> -p.score)).limit(20)

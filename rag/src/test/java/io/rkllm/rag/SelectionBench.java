@@ -41,24 +41,21 @@ public final class SelectionBench {
         RagOptions d = RagOptions.defaults();
         variants.add(d);
         if (Boolean.getBoolean("bench.sweep")) {
-            for (double rr : new double[] {0.0, 0.2, 0.5}) {
-                variants.add(d.withRelativeRelevance(rr));
+            variants.clear();
+            for (double rr : new double[] {0.35, 0.5}) {
+                for (int rings : new int[] {1, 2}) {
+                    for (int max : new int[] {700, 1000}) {
+                        variants.add(d.withRelativeRelevance(rr).withNeighbourRings(rings).withMaxPassageChars(max));
+                    }
+                }
             }
-            for (double w : new double[] {0.5, 0.9}) {
-                variants.add(d.withRelevanceWeight(w));
-            }
-            variants.add(d.withMaxPassageChars(450).withMinPassageChars(150));
-            variants.add(d.withMaxPassageChars(1000).withMinPassageChars(400));
-            variants.add(d.withMaxPassageChars(1000).withMinPassageChars(240));
-            variants.add(d.withMaxPassages(6));
-            variants.add(d.withNeighbourRings(0));
-            variants.add(d.withNeighbourRings(2));
         }
         for (RagOptions o : variants) {
             System.out.printf(Locale.ROOT, "rel.share %.2f weight %.2f passage %d..%d max %d rings %d%n",
                     o.relativeRelevance(), o.relevanceWeight(), o.minPassageChars(), o.maxPassageChars(), o.maxPassages(),
                     o.neighbourRings());
-            for (int ctx : new int[] {2048, 4096, 8192}) {
+            for (String c : System.getProperty("bench.ctx", "2048,4096,8192").split(",")) {
+                int ctx = Integer.parseInt(c.strip());
                 Figures f = run(dir, pages, cases, ctx, o);
                 System.out.printf(Locale.ROOT, "  ctx %5d: hit %.3f  noise %.3f  reference tokens %.0f%n", ctx,
                         f.hitRate(), f.noise(), f.meanTokens());
