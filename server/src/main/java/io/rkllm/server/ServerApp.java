@@ -4,6 +4,7 @@ import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.http.HttpServer;
+import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.TokenEstimator;
@@ -16,28 +17,33 @@ public final class ServerApp implements AutoCloseable {
     private final HttpServer http;
     private final ModelRegistry registry;
     private final AtomicBoolean stopping;
+    private final Metrics metrics;
 
-    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping) {
+    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping, Metrics metrics) {
         this.http = http;
         this.registry = registry;
         this.stopping = stopping;
+        this.metrics = metrics;
     }
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
+        Metrics metrics = Metrics.of(config.metrics());
         ModelRegistry registry = new ModelRegistry(runtime, config.models().maxLoaded(), config.queue().maxWaiting(),
                 config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), ChatPipeline::newModelState,
-                new ModelRegistry.Listener() { });
+                metrics.models());
+        metrics.bind(registry);
         ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
         AtomicBoolean stopping = new AtomicBoolean();
-        HttpServer http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null);
+        HttpServer http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null, metrics);
         try {
             http.start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
             registry.shutdown(Duration.ZERO);
+            metrics.close();
             throw new RuntimeLoader.StartupException("cannot listen on " + config.server().host() + ":"
                     + config.server().port() + ": " + rootMessage(e));
         }
-        return new ServerApp(http, registry, stopping);
+        return new ServerApp(http, registry, stopping, metrics);
     }
 
     private static String rootMessage(Throwable e) {
@@ -80,6 +86,7 @@ public final class ServerApp implements AutoCloseable {
             }
         }
         http.close();
+        metrics.close();
     }
 
     @Override

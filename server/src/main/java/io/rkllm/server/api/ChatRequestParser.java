@@ -76,7 +76,7 @@ public final class ChatRequestParser {
                 conversationKey(f, Optional.empty()), true);
     }
 
-    private ObjectNode object(byte[] body) {
+    ObjectNode object(byte[] body) {
         if (body.length == 0) {
             throw ApiException.invalid(null, "the request body is empty: send a JSON object");
         }
@@ -94,7 +94,7 @@ public final class ChatRequestParser {
         return (ObjectNode) node;
     }
 
-    private String model(FieldReader f) {
+    String model(FieldReader f) {
         return f.string("model").orElse("");
     }
 
@@ -103,7 +103,7 @@ public final class ChatRequestParser {
                 .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
     }
 
-    private OptionalInt maxTokens(FieldReader f) {
+    OptionalInt maxTokens(FieldReader f) {
         Optional<Integer> value = f.integer("max_completion_tokens");
         String param = "max_completion_tokens";
         if (value.isEmpty()) {
@@ -123,7 +123,7 @@ public final class ChatRequestParser {
         return OptionalInt.of(v);
     }
 
-    private SamplingOverrides sampling(FieldReader f) {
+    SamplingOverrides sampling(FieldReader f) {
         return new SamplingOverrides(
                 range(f, "temperature", 0, 2),
                 range(f, "top_p", 0, 1),
@@ -156,8 +156,13 @@ public final class ChatRequestParser {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
-    private List<String> stop(FieldReader f) {
-        Optional<JsonNode> node = f.raw("stop");
+    List<String> stop(FieldReader f) {
+        return stop(f, "stop");
+    }
+
+    /** The stop strings in field {@code name}: a string or an array of strings, bounded by the limits. */
+    List<String> stop(FieldReader f, String name) {
+        Optional<JsonNode> node = f.raw(name);
         if (node.isEmpty()) {
             return List.of();
         }
@@ -168,20 +173,20 @@ public final class ChatRequestParser {
         } else if (n.isArray()) {
             for (JsonNode s : n) {
                 if (!s.isTextual()) {
-                    throw ApiException.invalid("stop", "'stop' must be a string or an array of strings");
+                    throw ApiException.invalid(name, "'" + name + "' must be a string or an array of strings");
                 }
                 stops.add(s.asText());
             }
         } else {
-            throw ApiException.invalid("stop", "'stop' must be a string or an array of strings");
+            throw ApiException.invalid(name, "'" + name + "' must be a string or an array of strings");
         }
         stops.removeIf(String::isEmpty);
         if (stops.size() > limits.maxStopStrings()) {
-            throw ApiException.invalid("stop", "at most " + limits.maxStopStrings() + " stop strings are allowed");
+            throw ApiException.invalid(name, "at most " + limits.maxStopStrings() + " stop strings are allowed");
         }
         for (String s : stops) {
             if (s.length() > limits.maxStopLength()) {
-                throw ApiException.invalid("stop", "stop strings may be at most " + limits.maxStopLength()
+                throw ApiException.invalid(name, "stop strings may be at most " + limits.maxStopLength()
                         + " characters long");
             }
         }
@@ -213,7 +218,7 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
-    private static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
+    static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
         if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
             return Optional.of("chat:" + chatIdHeader.get().trim());
         }
@@ -244,7 +249,7 @@ public final class ChatRequestParser {
         }
     }
 
-    private Optional<String> tools(FieldReader f) {
+    Optional<String> tools(FieldReader f) {
         Optional<ArrayNode> tools = f.array("tools");
         if (tools.isEmpty() || tools.get().isEmpty()) {
             return Optional.empty();
@@ -274,7 +279,7 @@ public final class ChatRequestParser {
         return choice.isPresent() && choice.get().isTextual() && choice.get().asText().equals("none");
     }
 
-    private List<ChatMessage> messages(ArrayNode array) {
+    List<ChatMessage> messages(ArrayNode array) {
         if (array.isEmpty()) {
             throw ApiException.invalid("messages", "'messages' must not be empty");
         }

@@ -8,7 +8,8 @@ import java.time.Duration;
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Cache cache, Tasks tasks, Logging logging) {
+                           Generation generation, Cache cache, Tasks tasks, Logging logging,
+                           Metrics metrics) {
 
     /** The HTTP listener. */
     public record Server(String host, int port, String publicUrl) {
@@ -58,5 +59,15 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
 
     /** Log output. */
     public record Logging(String level, boolean accessLog) {
+    }
+
+    /**
+     * The Prometheus endpoint {@code GET /metrics}.
+     *
+     * @param enabled serve {@code /metrics} (off = the route does not exist and nothing is measured)
+     * @param sysfsRoot where sysfs is mounted, for the NPU's load and frequency ({@code /sys}; another path in
+     *                  tests or in a container that mounts the host's sysfs elsewhere)
+     */
+    public record Metrics(boolean enabled, Path sysfsRoot) {
     }
 }

@@ -7,9 +7,13 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
+import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.Json;
+import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.metrics.HttpMetrics;
+import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.ServerConnector;
@@ -24,17 +28,19 @@ public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     /** Jetty's idle timeout must outlast the longest silence of a healthy request (prefill, queue). */
     private static final long IDLE_TIMEOUT_MS = 15 * 60 * 1000L;
-    /** Marks a response whose error body is already written, so the 404 fallback leaves it alone. */
-    private static final String API_ERROR = "rkllm.api-error";
 
     private final Javalin app;
     private final ObjectMapper mapper = Json.mapper();
 
-    public HttpServer(ServerConfig config, ChatPipeline pipeline, Supplier<String> notReadyReason) {
+    public HttpServer(ServerConfig config, ChatPipeline pipeline, Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         ChatRequestParser parser = new ChatRequestParser(mapper, RequestLimits.DEFAULT);
-        var chat = new CompletionHandler(pipeline, parser, mapper, config.queue().keepAlive(), false);
-        var completions = new CompletionHandler(pipeline, parser, mapper, config.queue().keepAlive(), true);
+        var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
+        var chat = new CompletionHandler(driver, parser, mapper, false);
+        var completions = new CompletionHandler(driver, parser, mapper, true);
+        var ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, RequestLimits.DEFAULT), mapper,
+                config.models().idleUnload());
+        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper);
         var models = new ModelsHandler(pipeline, mapper);
         var health = new HealthHandler(pipeline, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -54,7 +60,11 @@ public final class HttpServer implements AutoCloseable {
                     }
                 }
             }));
-            c.requestLogger.http((ctx, millis) -> AccessLog.log(ctx, ctx.res().getStatus(), millis, accessLog));
+            c.requestLogger.http((ctx, millis) -> {
+                AccessLog.log(ctx, ctx.res().getStatus(), millis, accessLog);
+                metrics.http().request(ctx.method().name(), route(ctx), ctx.res().getStatus(),
+                        java.time.Duration.ofNanos((long) (millis * 1_000_000)));
+            });
             c.routes.before(ids::assign);
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", chat::handle);
@@ -63,6 +73,19 @@ public final class HttpServer implements AutoCloseable {
                 c.routes.get(prefix + "/models/{id}", models::get);
                 c.routes.post(prefix + "/models/{id}/load", models::load);
                 c.routes.post(prefix + "/models/{id}/unload", models::unload);
+            }
+            c.routes.get("/api/version", ollama::version);
+            c.routes.get("/api/tags", ollama::tags);
+            c.routes.get("/api/ps", ollama::ps);
+            c.routes.post("/api/show", ollama::show);
+            c.routes.post("/api/chat", ollama::chat);
+            c.routes.post("/api/generate", ollama::generate);
+            c.routes.post("/v1/messages", anthropic::messages);
+            if (metrics.enabled()) {
+                c.routes.get("/metrics", ctx -> {
+                    Metrics.Scrape scrape = metrics.scrape(ctx.header("Accept"));
+                    ctx.contentType(scrape.contentType()).result(scrape.body());
+                });
             }
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
@@ -78,9 +101,19 @@ public final class HttpServer implements AutoCloseable {
         });
     }
 
+    /** The matched route pattern (bounded, unlike the path), for metrics. */
+    private static String route(Context ctx) {
+        try {
+            var endpoint = ctx.endpoint();
+            return endpoint == null || endpoint.path.isEmpty() ? HttpMetrics.UNMATCHED : endpoint.path;
+        } catch (RuntimeException e) {
+            return HttpMetrics.UNMATCHED;
+        }
+    }
+
     private Handler notFound() {
         return ctx -> {
-            if (ctx.attribute(API_ERROR) == null) {
+            if (ctx.attribute(ErrorBodies.WRITTEN) == null) {
                 error(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
                         "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null));
             }
@@ -88,17 +121,7 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private void error(Context ctx, ApiException e) {
-        if (ctx.res().isCommitted()) {
-            return;
-        }
-        ctx.attribute(API_ERROR, e);
-        e.retryAfterSeconds().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
-        try {
-            ctx.status(e.status()).contentType("application/json")
-                    .result(mapper.writeValueAsBytes(ResponseJson.error(mapper, e)));
-        } catch (Exception io) {
-            ctx.status(e.status());
-        }
+        ErrorBodies.write(ctx, e, x -> mapper.writeValueAsBytes(ResponseJson.error(mapper, x)));
     }
 
     public HttpServer start(String host, int port) {

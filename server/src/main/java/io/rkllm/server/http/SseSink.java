@@ -20,8 +20,13 @@ final class SseSink {
 
     /** Commits the 200 with the SSE headers. */
     static SseSink open(HttpServletResponse response) throws IOException {
+        return open(response, "text/event-stream");
+    }
+
+    /** Commits the 200 with the streaming headers and {@code contentType} (SSE, NDJSON). */
+    static SseSink open(HttpServletResponse response, String contentType) throws IOException {
         response.setStatus(200);
-        response.setContentType("text/event-stream");
+        response.setContentType(contentType);
         response.setHeader("Cache-Control", "no-cache");
         response.setHeader("X-Accel-Buffering", "no");
         OutputStream out = response.getOutputStream();

@@ -94,6 +94,16 @@ public final class ChatRun {
         }
     }
 
+    /** Why the generation was cancelled, if it was (for metrics). */
+    public Optional<CancelReason> cancelReason() {
+        return generation == null ? Optional.empty() : generation.cancelReason();
+    }
+
+    /** The stop string that ended the answer, if one did. */
+    public Optional<String> matchedStop() {
+        return Optional.ofNullable(scanner.matchedStop());
+    }
+
     public boolean isDone() {
         return done && pending.isEmpty();
     }

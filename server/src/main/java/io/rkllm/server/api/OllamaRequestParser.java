@@ -1,0 +1,153 @@
+package io.rkllm.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.ChatMessage;
+import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.Role;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/**
+ * Turns Ollama's {@code /api/chat} and {@code /api/generate} bodies into the pipeline's {@link ChatRequest},
+ * with the same leniency and checks as the OpenAI parser (whose field rules it reuses): {@code options}
+ * carries sampling, {@code stop} and {@code num_predict}; {@code think} turns thinking on or off;
+ * {@code stream} defaults to true. A request without messages (or prompt) loads the model, or unloads it
+ * with {@code keep_alive: 0}, as Ollama does.
+ */
+public final class OllamaRequestParser {
+    private static final Pattern ZERO_DURATION = Pattern.compile("[+-]?(0+(\\.0*)?(ns|us|µs|ms|s|m|h)?)+");
+
+    private final ChatRequestParser common;
+    private final RequestLimits limits;
+
+    public OllamaRequestParser(ChatRequestParser common, RequestLimits limits) {
+        this.common = common;
+        this.limits = limits;
+    }
+
+    /**
+     * A parsed request.
+     *
+     * @param model the model name as the client gave it (echoed in responses)
+     * @param chat what to generate; empty for a load or unload request
+     * @param unload with no input: {@code keep_alive} was zero, unload the model
+     */
+    public record OllamaRequest(String model, Optional<ChatRequest> chat, boolean unload) {
+    }
+
+    public OllamaRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
+        ObjectNode root = common.object(body);
+        FieldReader f = new FieldReader(root);
+        String model = common.model(f);
+        Optional<ArrayNode> array = f.array("messages");
+        if (array.isEmpty() || array.get().isEmpty()) {
+            return new OllamaRequest(model, Optional.empty(), unload(f));
+        }
+        for (int i = 0; i < array.get().size(); i++) {
+            noImages(array.get().get(i), "messages[" + i + "].images");
+        }
+        List<ChatMessage> messages = common.messages(array.get());
+        return new OllamaRequest(model, Optional.of(request(f, model, messages, common.tools(f), chatIdHeader)),
+                false);
+    }
+
+    public OllamaRequest parseGenerate(byte[] body, Optional<String> chatIdHeader) {
+        ObjectNode root = common.object(body);
+        FieldReader f = new FieldReader(root);
+        String model = common.model(f);
+        String prompt = f.string("prompt").orElse("");
+        if (prompt.isEmpty()) {
+            return new OllamaRequest(model, Optional.empty(), unload(f));
+        }
+        noImages(root, "images");
+        if (!f.string("suffix").orElse("").isEmpty()) {
+            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
+                    + " served here");
+        }
+        List<ChatMessage> messages = new ArrayList<>();
+        f.string("system").filter(s -> !s.isEmpty()).ifPresent(s -> messages.add(ChatMessage.of(Role.SYSTEM, s)));
+        messages.add(ChatMessage.of(Role.USER, prompt));
+        return new OllamaRequest(model, Optional.of(request(f, model, List.copyOf(messages), Optional.empty(),
+                chatIdHeader)), false);
+    }
+
+    private ChatRequest request(FieldReader f, String model, List<ChatMessage> messages, Optional<String> tools,
+                                Optional<String> chatIdHeader) {
+        format(f);
+        FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
+                .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
+        return new ChatRequest(model, messages, f.bool("stream").orElse(true), false, numPredict(options),
+                common.sampling(options), common.stop(options), tools, false, think(f),
+                ChatRequestParser.conversationKey(f, chatIdHeader), false);
+    }
+
+    /** {@code num_predict}: -1 (infinite) and -2 (fill the context) mean no limit. */
+    private OptionalInt numPredict(FieldReader options) {
+        Optional<Integer> value = options.integer("num_predict");
+        if (value.isEmpty() || value.get() <= 0) {
+            return OptionalInt.empty();
+        }
+        if (value.get() > limits.maxTokensCeiling()) {
+            throw ApiException.invalid("num_predict", "'num_predict' must be at most " + limits.maxTokensCeiling());
+        }
+        return OptionalInt.of(value.get());
+    }
+
+    /** {@code think}: true/false, or an effort ("low", "medium", "high") which means on. */
+    private static Optional<Boolean> think(FieldReader f) {
+        Optional<JsonNode> think = f.raw("think");
+        if (think.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonNode t = think.get();
+        if (t.isBoolean()) {
+            return Optional.of(t.asBoolean());
+        }
+        if (t.isTextual()) {
+            return switch (t.asText().toLowerCase(Locale.ROOT)) {
+                case "low", "medium", "high", "true" -> Optional.of(true);
+                case "false", "none" -> Optional.of(false);
+                default -> throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\""
+                        + " or \"high\"");
+            };
+        }
+        throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\" or \"high\"");
+    }
+
+    /** {@code format} (JSON mode, a schema) cannot be honoured: refused rather than silently ignored. */
+    private static void format(FieldReader f) {
+        Optional<JsonNode> format = f.raw("format");
+        if (format.isPresent() && !(format.get().isTextual() && format.get().asText().isEmpty())) {
+            throw ApiException.invalid("format", "'format' is not supported: the RKLLM runtime cannot constrain"
+                    + " output to JSON; ask for JSON in the prompt instead");
+        }
+    }
+
+    private static void noImages(JsonNode node, String where) {
+        JsonNode images = node.path(where.substring(where.lastIndexOf('.') + 1));
+        if (images.isArray() && !images.isEmpty()) {
+            throw ApiException.invalidCode("unsupported_content", where,
+                    "images are not supported: the models served here read text only");
+        }
+    }
+
+    /** {@code keep_alive} zero ({@code 0}, {@code "0"}, {@code "0s"}, ...) asks for the model to be unloaded. */
+    private static boolean unload(FieldReader f) {
+        Optional<JsonNode> keepAlive = f.raw("keep_alive");
+        if (keepAlive.isEmpty()) {
+            return false;
+        }
+        JsonNode k = keepAlive.get();
+        if (k.isNumber()) {
+            return k.asDouble() == 0;
+        }
+        return k.isTextual() && ZERO_DURATION.matcher(k.asText().strip()).matches();
+    }
+}

@@ -1,0 +1,361 @@
+package io.rkllm.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.OllamaRequestParser;
+import io.rkllm.server.api.OllamaRequestParser.OllamaRequest;
+import io.rkllm.server.engine.LoadedModel;
+import io.rkllm.server.engine.ModelLoadException;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.SamplingDefaults;
+import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Ollama's API on the same port: {@code /api/version}, {@code /api/tags}, {@code /api/show}, {@code /api/ps},
+ * {@code /api/chat} and {@code /api/generate}, through the same pipeline, cache policy and queue as the OpenAI
+ * routes. Streams NDJSON by default (one JSON object per line), durations in nanoseconds, tool call arguments
+ * as objects, errors as {@code {"error": "..."}} (a line of its own once the stream has started).
+ */
+final class OllamaHandler {
+    /** The Ollama API version whose shapes these routes follow (clients gate features on it). */
+    static final String API_VERSION = "0.12.0";
+    static final String NDJSON = "application/x-ndjson";
+    /** How far in the future {@code expires_at} is when models never unload on their own. */
+    private static final Duration NEVER = Duration.ofDays(365L * 100);
+
+    private final RunDriver driver;
+    private final OllamaRequestParser parser;
+    private final ObjectMapper mapper;
+    private final Duration idleUnload;
+
+    OllamaHandler(RunDriver driver, OllamaRequestParser parser, ObjectMapper mapper, Duration idleUnload) {
+        this.driver = driver;
+        this.parser = parser;
+        this.mapper = mapper;
+        this.idleUnload = idleUnload;
+    }
+
+    private ChatPipeline pipeline() {
+        return driver.pipeline();
+    }
+
+    void version(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> json(c, mapper.createObjectNode().put("version", API_VERSION)));
+    }
+
+    void tags(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> {
+            ObjectNode root = mapper.createObjectNode();
+            ArrayNode models = root.putArray("models");
+            for (ModelDescriptor model : pipeline().catalog().all()) {
+                ObjectNode m = models.addObject();
+                m.put("name", OllamaModels.name(model));
+                m.put("model", OllamaModels.name(model));
+                m.put("modified_at", model.modified().toString());
+                m.put("size", model.sizeBytes());
+                m.put("digest", OllamaModels.digest(model));
+                m.set("details", OllamaModels.details(mapper, model));
+            }
+            json(c, root);
+        });
+    }
+
+    void ps(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> {
+            ObjectNode root = mapper.createObjectNode();
+            ArrayNode models = root.putArray("models");
+            for (LoadedModel loaded : pipeline().registry().loadedModels()) {
+                Optional<ModelDescriptor> found = pipeline().catalog().resolve(loaded.spec().id());
+                if (found.isEmpty() || !loaded.isReady()) {
+                    continue;
+                }
+                ModelDescriptor model = found.get();
+                ObjectNode m = models.addObject();
+                m.put("name", OllamaModels.name(model));
+                m.put("model", OllamaModels.name(model));
+                m.put("size", model.sizeBytes() * loaded.spec().slots());
+                m.put("digest", OllamaModels.digest(model));
+                m.set("details", OllamaModels.details(mapper, model));
+                m.put("expires_at", loaded.lastUsed().plus(idleUnload.isZero() ? NEVER : idleUnload).toString());
+                m.put("size_vram", model.sizeBytes() * loaded.spec().slots());
+                m.put("context_length", model.contextLength());
+            }
+            json(c, root);
+        });
+    }
+
+    void show(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> {
+            JsonNode body = readObject(c.bodyAsBytes());
+            String name = body.path("model").asText(body.path("name").asText(""));
+            if (name.isBlank()) {
+                throw ApiException.invalid("model", "'model' is required");
+            }
+            ModelDescriptor model = find(name);
+            ObjectNode root = mapper.createObjectNode();
+            root.put("license", "");
+            root.put("modelfile", "# Modelfile generated by rkllm-server\nFROM " + model.file().getFileName() + "\n");
+            root.put("parameters", parameters(model));
+            model.chatTemplate().ifPresent(t -> root.put("template", t.systemPrompt() + "{{ .System }}"
+                    + t.promptPrefix() + "{{ .Prompt }}" + t.promptPostfix()));
+            model.defaultSystemPrompt().ifPresent(s -> root.put("system", s));
+            root.set("details", OllamaModels.details(mapper, model));
+            ObjectNode info = root.putObject("model_info");
+            info.put("general.architecture", model.family());
+            info.put("general.basename", model.id());
+            info.put(model.family() + ".context_length", model.contextLength());
+            ArrayNode caps = root.putArray("capabilities");
+            caps.add("completion");
+            if (model.capabilities().tools()) {
+                caps.add("tools");
+            }
+            if (model.capabilities().thinking()) {
+                caps.add("thinking");
+            }
+            root.put("modified_at", model.modified().toString());
+            json(c, root);
+        });
+    }
+
+    void chat(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> generate(c, parser.parseChat(c.bodyAsBytes(),
+                Optional.ofNullable(c.header(CompletionHandler.CHAT_ID_HEADER))), true));
+    }
+
+    void generate(Context ctx) {
+        ErrorBodies.guard(ctx, this::error, c -> generate(c, parser.parseGenerate(c.bodyAsBytes(),
+                Optional.ofNullable(c.header(CompletionHandler.CHAT_ID_HEADER))), false));
+    }
+
+    private void generate(Context ctx, OllamaRequest request, boolean chat) throws Exception {
+        if (request.chat().isEmpty()) {
+            loadOrUnload(ctx, request, chat);
+            return;
+        }
+        driver.run(ctx, request.chat().get(), started -> {
+            Lines lines = new Lines(request.model().isBlank() ? started.modelId() : request.model(), chat);
+            if (request.chat().get().stream()) {
+                driver.stream(ctx, started, lines);
+            } else {
+                driver.collect(ctx, started, answer -> ctx.status(200).contentType("application/json")
+                        .result(lines.whole(answer, started)));
+            }
+        });
+    }
+
+    /** No messages (no prompt): load the model, or unload it with {@code keep_alive: 0}, as Ollama does. */
+    private void loadOrUnload(Context ctx, OllamaRequest request, boolean chat) throws Exception {
+        if (request.model().isBlank()) {
+            throw ApiException.invalid("model", "'model' is required");
+        }
+        ModelDescriptor model = find(request.model());
+        if (request.unload()) {
+            pipeline().registry().unload(model.id(), "requested");
+        } else {
+            try {
+                pipeline().registry().acquire(pipeline().spec(model));
+            } catch (ModelLoadException e) {
+                throw ApiException.unavailable("model_load_failed", e.getMessage(), 30);
+            }
+        }
+        Lines lines = new Lines(request.model(), chat);
+        ObjectNode root = lines.head();
+        root.put("done", true);
+        root.put("done_reason", request.unload() ? "unload" : "load");
+        json(ctx, root);
+    }
+
+    private ModelDescriptor find(String name) {
+        return pipeline().catalog().resolve(name).orElseThrow(() -> new ApiException(404, "invalid_request_error",
+                "model_not_found", "model", "model '" + name + "' not found", java.util.Map.of(), null));
+    }
+
+    private static String parameters(ModelDescriptor model) {
+        SamplingDefaults s = model.sampling();
+        StringBuilder out = new StringBuilder();
+        s.temperature().ifPresent(v -> out.append(param("temperature", v)));
+        s.topP().ifPresent(v -> out.append(param("top_p", v)));
+        s.topK().ifPresent(v -> out.append(param("top_k", v)));
+        s.repeatPenalty().ifPresent(v -> out.append(param("repeat_penalty", v)));
+        s.presencePenalty().ifPresent(v -> out.append(param("presence_penalty", v)));
+        s.frequencyPenalty().ifPresent(v -> out.append(param("frequency_penalty", v)));
+        out.append(param("num_ctx", model.contextLength()));
+        return out.toString().stripTrailing();
+    }
+
+    private static String param(String name, Object value) {
+        return String.format(Locale.ROOT, "%-30s %s%n", name, value);
+    }
+
+    private JsonNode readObject(byte[] body) {
+        try {
+            JsonNode node = body.length == 0 ? null : mapper.readTree(body);
+            if (node == null || !node.isObject()) {
+                throw ApiException.invalid(null, "the request body must be a JSON object");
+            }
+            return node;
+        } catch (IOException e) {
+            throw ApiException.invalid(null, "the request body is not valid JSON");
+        }
+    }
+
+    private void json(Context ctx, ObjectNode body) throws IOException {
+        ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
+    }
+
+    private byte[] error(ApiException e) throws IOException {
+        return mapper.writeValueAsBytes(mapper.createObjectNode().put("error", e.getMessage()));
+    }
+
+    /**
+     * The lines of one /api/chat (message) or /api/generate (response) answer: one JSON object per line,
+     * the same {@code model} in each, {@code created_at} when the line was written.
+     */
+    private final class Lines implements RunDriver.StreamFormat {
+        private final String model;
+        private final boolean chat;
+
+        Lines(String model, boolean chat) {
+            this.model = model;
+            this.chat = chat;
+        }
+
+        ObjectNode head() {
+            ObjectNode root = mapper.createObjectNode();
+            root.put("model", model);
+            root.put("created_at", Instant.now().toString());
+            if (chat) {
+                ObjectNode message = root.putObject("message");
+                message.put("role", "assistant");
+                message.put("content", "");
+            } else {
+                root.put("response", "");
+            }
+            return root;
+        }
+
+        /** The text part of a line: message.content / response, thinking beside it. */
+        private ObjectNode part(ObjectNode root) {
+            return chat ? (ObjectNode) root.get("message") : root;
+        }
+
+        private String contentField() {
+            return chat ? "content" : "response";
+        }
+
+        @Override
+        public String contentType() {
+            return NDJSON;
+        }
+
+        @Override
+        public List<byte[]> opening() {
+            return List.of();
+        }
+
+        /** An empty line of the answer: every client reads it as "nothing new". */
+        @Override
+        public byte[] keepAlive() {
+            ObjectNode root = head();
+            root.put("done", false);
+            return line(root);
+        }
+
+        @Override
+        public List<byte[]> output(OutputEvent event) {
+            ObjectNode root = head();
+            add(part(root), List.of(event));
+            root.put("done", false);
+            return List.of(line(root));
+        }
+
+        @Override
+        public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
+            return List.of(line(done(head(), f, started)));
+        }
+
+        @Override
+        public byte[] failed(ApiException error) {
+            return line(mapper.createObjectNode().put("error", error.getMessage()));
+        }
+
+        /** The non-streaming answer: one object with the whole text and the final statistics. */
+        byte[] whole(RunDriver.Answer answer, RunDriver.Started started) throws IOException {
+            ObjectNode root = head();
+            add(part(root), answer.events());
+            return mapper.writeValueAsBytes(done(root, answer.finished(), started));
+        }
+
+        private void add(ObjectNode part, List<OutputEvent> events) {
+            StringBuilder content = new StringBuilder();
+            StringBuilder thinking = new StringBuilder();
+            ArrayNode calls = mapper.createArrayNode();
+            for (OutputEvent event : events) {
+                switch (event) {
+                    case OutputEvent.Content c -> content.append(c.text());
+                    case OutputEvent.Reasoning r -> thinking.append(r.text());
+                    case OutputEvent.ToolCall t -> {
+                        ObjectNode call = calls.addObject();
+                        call.put("id", t.id());
+                        ObjectNode fn = call.putObject("function");
+                        fn.put("index", t.index());
+                        fn.put("name", t.name());
+                        fn.set("arguments", arguments(t.argumentsJson()));
+                    }
+                }
+            }
+            part.put(contentField(), content.toString());
+            if (!thinking.isEmpty()) {
+                part.put("thinking", thinking.toString());
+            }
+            if (!calls.isEmpty()) {
+                part.set("tool_calls", calls);
+            }
+        }
+
+        /** Ollama's arguments are an object; anything else the model wrote becomes {}. */
+        private JsonNode arguments(String json) {
+            try {
+                JsonNode node = mapper.readTree(json);
+                return node != null && node.isObject() ? node : mapper.createObjectNode();
+            } catch (IOException e) {
+                return mapper.createObjectNode();
+            }
+        }
+
+        private ObjectNode done(ObjectNode root, ChatRun.Step.Finished f, RunDriver.Started started) {
+            var usage = f.usage();
+            root.put("done", true);
+            root.put("done_reason", f.finishReason().equals("length") ? "length" : "stop");
+            root.put("total_duration", System.nanoTime() - started.arrivedNanos());
+            root.put("load_duration", started.loadNanos());
+            root.put("prompt_eval_count", usage.prefilledTokens());
+            root.put("prompt_eval_duration", Math.round(usage.prefillMs() * 1_000_000));
+            root.put("eval_count", usage.completionTokens());
+            root.put("eval_duration", Math.round(usage.generateMs() * 1_000_000));
+            return root;
+        }
+
+        private byte[] line(ObjectNode node) {
+            try {
+                return (mapper.writeValueAsString(node) + "\n").getBytes(StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

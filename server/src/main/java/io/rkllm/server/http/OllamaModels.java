@@ -1,0 +1,61 @@
+package io.rkllm.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.models.ModelDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How a model looks to Ollama clients: {@code id:latest} names, a digest, and {@code details} derived from
+ * what the catalog knows (family; parameter size and quantization from the file's name, as Rockchip's
+ * converted models are named, e.g. {@code qwen3-1.7b_w8a8_rk3588.rkllm}).
+ */
+final class OllamaModels {
+    private static final Pattern PARAMETERS = Pattern.compile("(?<![a-z0-9.])(\\d+(?:\\.\\d+)?)([bm])(?![a-z0-9])");
+    private static final Pattern QUANTIZATION = Pattern.compile("(?<![a-z0-9])(w\\d+a\\d+(?:_g\\d+)?|fp16|f16|int8|int4)"
+            + "(?![a-z0-9])");
+
+    private OllamaModels() {
+    }
+
+    /** The name Ollama clients see and send back: the id with the {@code :latest} tag. */
+    static String name(ModelDescriptor model) {
+        return model.id().contains(":") ? model.id() : model.id() + ":latest";
+    }
+
+    /**
+     * A stable 64-hex digest standing for the model file: SHA-256 of its id, size and modification time
+     * (hashing gigabytes of weights per listing is not worth it). It changes when the file does.
+     */
+    static String digest(ModelDescriptor model) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update((model.id() + "\n" + model.sizeBytes() + "\n" + model.modified().toEpochMilli())
+                    .getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static ObjectNode details(ObjectMapper mapper, ModelDescriptor model) {
+        String file = model.file().getFileName().toString().toLowerCase(Locale.ROOT);
+        String names = model.id().toLowerCase(Locale.ROOT) + " " + file;
+        ObjectNode d = mapper.createObjectNode();
+        d.put("parent_model", "");
+        d.put("format", "rkllm");
+        d.put("family", model.family());
+        d.putArray("families").add(model.family());
+        Matcher p = PARAMETERS.matcher(names);
+        d.put("parameter_size", p.find() ? p.group(1) + p.group(2).toUpperCase(Locale.ROOT) : "");
+        Matcher q = QUANTIZATION.matcher(names);
+        d.put("quantization_level", q.find() ? q.group(1).toUpperCase(Locale.ROOT) : "");
+        return d;
+    }
+}

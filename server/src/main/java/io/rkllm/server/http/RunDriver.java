@@ -1,0 +1,225 @@
+package io.rkllm.server.http;
+
+import io.javalin.http.Context;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.engine.CancelReason;
+import io.rkllm.server.metrics.Metrics;
+import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.PreparedChat;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What every API (OpenAI, Ollama, Anthropic) does between parsing a request and encoding its answer:
+ * prepare and queue the run (every error so far is thrown before anything is written), then drain its
+ * steps, either as a stream (each piece written and flushed as it comes, a heartbeat while the request
+ * waits or prefills, a vanished client aborts the run) or as one collected answer. The APIs only encode.
+ * Also the one place that records the access log details and the metrics of a run.
+ */
+final class RunDriver {
+    /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
+    static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
+    static final long PROBE_GAP_NANOS = 50_000_000L;
+    /** nginx's "client closed request", for the access log only: nobody receives it. */
+    static final int CLIENT_CLOSED = 499;
+
+    /** How one API writes a stream; one instance per response, so it may keep state (open blocks). */
+    interface StreamFormat {
+        String contentType();
+
+        /** Written as soon as the request is queued (a role chunk, message_start...); may be empty. */
+        List<byte[]> opening();
+
+        /** A heartbeat while nothing else is due: keeps proxies patient and reveals a gone client. */
+        byte[] keepAlive();
+
+        List<byte[]> output(OutputEvent event);
+
+        /** The end of a complete answer: finish reason, usage, terminator. */
+        List<byte[]> finished(ChatRun.Step.Finished finished, Started started);
+
+        /** The error after the stream started; the stream closes after it. */
+        byte[] failed(ApiException error);
+    }
+
+    /** A run that was queued, and when: {@code loadNanos} is what queueing took, loading the model included. */
+    record Started(PreparedChat chat, ChatRun run, long arrivedNanos, long loadNanos) {
+        String modelId() {
+            return chat.model().id();
+        }
+    }
+
+    /** A non-streaming request's complete answer. */
+    record Answer(List<OutputEvent> events, ChatRun.Step.Finished finished) {
+    }
+
+    /** Writes a complete non-streaming answer. */
+    @FunctionalInterface
+    interface Answerer {
+        void answer(Answer answer) throws Exception;
+    }
+
+    /** Writes the answer of one started run. */
+    @FunctionalInterface
+    interface Responder {
+        void respond(Started started) throws Exception;
+    }
+
+    private final ChatPipeline pipeline;
+    private final Duration keepAlive;
+    private final Metrics metrics;
+
+    RunDriver(ChatPipeline pipeline, Duration keepAlive, Metrics metrics) {
+        this.pipeline = pipeline;
+        this.keepAlive = keepAlive;
+        this.metrics = metrics;
+    }
+
+    ChatPipeline pipeline() {
+        return pipeline;
+    }
+
+    /**
+     * Prepares and queues {@code request} (throwing its {@link ApiException} before anything is written),
+     * lets {@code responder} write the answer, and cancels the run if the responder left it unfinished.
+     */
+    void run(Context ctx, ChatRequest request, Responder responder) throws Exception {
+        long arrived = System.nanoTime();
+        PreparedChat chat = pipeline.prepare(request);
+        ctx.attribute(AccessLog.MODEL, chat.model().id());
+        long queueing = System.nanoTime();
+        ChatRun run = pipeline.start(chat);
+        Started started = new Started(chat, run, arrived, System.nanoTime() - queueing);
+        chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
+        try {
+            responder.respond(started);
+        } finally {
+            if (!run.isDone()) {
+                run.cancel(CancelReason.CLIENT_GONE);
+            }
+            run.cancelReason().ifPresent(reason -> metrics.aborts().cancelled(chat.model().id(), reason));
+        }
+    }
+
+    /**
+     * Commits the 200 and writes the run as {@code format} until it ends or the client goes away. A client
+     * that closes its connection is noticed within about a second (a non-blocking read), or a token while
+     * tokens arrive, and its generation is cancelled.
+     */
+    void stream(Context ctx, Started started, StreamFormat format) throws InterruptedException {
+        ChatRun run = started.run();
+        ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
+        try {
+            SseSink sink = SseSink.open(ctx.res(), format.contentType());
+            for (byte[] bytes : format.opening()) {
+                sink.send(bytes);
+            }
+            long lastSent = System.nanoTime();
+            while (true) {
+                long sinceSent = System.nanoTime() - lastSent;
+                ChatRun.Step step = run.next(Duration.ofNanos(Math.clamp(keepAlive.toNanos() - sinceSent,
+                        1_000_000L, PROBE_EVERY.toNanos())));
+                if (client.gone(step)) {
+                    throw new IOException("the client closed the connection");
+                }
+                switch (step) {
+                    case ChatRun.Step.KeepAlive k -> {
+                        if (System.nanoTime() - lastSent >= keepAlive.toNanos()) {
+                            sink.send(format.keepAlive());
+                        } else {
+                            continue; // woke up only to check the client
+                        }
+                    }
+                    case ChatRun.Step.Output out -> {
+                        for (OutputEvent event : out.events()) {
+                            for (byte[] bytes : format.output(event)) {
+                                sink.send(bytes);
+                            }
+                        }
+                    }
+                    case ChatRun.Step.Finished f -> {
+                        finished(ctx, started, f);
+                        for (byte[] bytes : format.finished(f, started)) {
+                            sink.send(bytes);
+                        }
+                        return;
+                    }
+                    case ChatRun.Step.Failed failed -> {
+                        AccessLog.error(ctx, failed.error());
+                        sink.send(format.failed(failed.error()));
+                        return;
+                    }
+                }
+                lastSent = System.nanoTime();
+            }
+        } catch (IOException clientGone) {
+            run.cancel(CancelReason.CLIENT_GONE);
+            AccessLog.disconnected(ctx);
+        }
+    }
+
+    /**
+     * Collects the whole answer of a non-streaming request and hands it to {@code answerer}. A failed run
+     * throws its {@link ApiException}; a client that closed its connection meanwhile gets its run aborted
+     * and no answer (status 499 in the access log only).
+     */
+    void collect(Context ctx, Started started, Answerer answerer) throws Exception {
+        ChatRun run = started.run();
+        ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
+        Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
+        List<OutputEvent> events = new ArrayList<>();
+        while (true) {
+            ChatRun.Step step = run.next(wait);
+            if (client.gone(step)) {
+                run.cancel(CancelReason.CLIENT_GONE);
+                AccessLog.disconnected(ctx);
+                ctx.status(CLIENT_CLOSED);
+                return;
+            }
+            switch (step) {
+                case ChatRun.Step.KeepAlive k -> {
+                }
+                case ChatRun.Step.Output out -> events.addAll(out.events());
+                case ChatRun.Step.Finished f -> {
+                    finished(ctx, started, f);
+                    answerer.answer(new Answer(List.copyOf(events), f));
+                    return;
+                }
+                case ChatRun.Step.Failed failed -> throw failed.error();
+            }
+        }
+    }
+
+    private void finished(Context ctx, Started started, ChatRun.Step.Finished f) {
+        AccessLog.record(ctx, f.usage(), f.finishReason());
+        metrics.generations().finished(started.modelId(), f.finishReason(), f.usage());
+    }
+
+    /**
+     * Asks the probe whether the client is gone: on every idle wake-up (at least every
+     * {@link #PROBE_EVERY}) and, while steps arrive, at most every {@link #PROBE_GAP_NANOS}.
+     */
+    private static final class ClientWatch {
+        private final ClientProbe probe;
+        private long lastProbe = System.nanoTime();
+
+        ClientWatch(ClientProbe probe) {
+            this.probe = probe;
+        }
+
+        boolean gone(ChatRun.Step step) {
+            long now = System.nanoTime();
+            if (!(step instanceof ChatRun.Step.KeepAlive) && now - lastProbe < PROBE_GAP_NANOS) {
+                return false;
+            }
+            lastProbe = now;
+            return probe.gone();
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.rkllm.server.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.function.Supplier;
+
+/**
+ * Every metric of the server, in one Prometheus registry, fed by the places that know: the HTTP layer
+ * (requests, finished answers, aborts), the model registry's listener (loads, unloads) and, at scrape
+ * time, the engine's queues, the NPU's sysfs files and the JVM. Disabled, the same objects record into
+ * a registry that keeps nothing.
+ */
+public final class Metrics implements AutoCloseable {
+    /** One exposition: its content type and bytes. */
+    public record Scrape(String contentType, byte[] body) {
+    }
+
+    private final PrometheusMeterRegistry prometheus;
+    /** The Prometheus text format 0.0.4, what every scraper understands. */
+    static final String TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    static final String OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    static final String PROTOBUF = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;"
+            + " encoding=delimited";
+    private final HttpMetrics http;
+    private final QueueMetrics queue;
+    private final GenerationMetrics generations;
+    private final ModelMetrics models;
+    private final AbortMetrics aborts;
+    private final JvmMetrics jvm;
+    private volatile Supplier<java.util.List<io.rkllm.server.engine.LoadedModel>> loaded = java.util.List::of;
+
+    private Metrics(PrometheusMeterRegistry prometheus, MeterRegistry registry, ServerConfig.Metrics config) {
+        this.prometheus = prometheus;
+        this.http = new HttpMetrics(registry);
+        this.queue = new QueueMetrics(registry);
+        this.generations = new GenerationMetrics(registry, queue);
+        this.models = new ModelMetrics(registry);
+        this.aborts = new AbortMetrics(registry);
+        if (prometheus != null) {
+            this.jvm = new JvmMetrics(registry);
+            new NpuMetrics(registry, config.sysfsRoot());
+        } else {
+            this.jvm = null;
+        }
+    }
+
+    /** Metrics as configured: a Prometheus registry when enabled, else one that keeps nothing. */
+    public static Metrics of(ServerConfig.Metrics config) {
+        if (!config.enabled()) {
+            return new Metrics(null, new CompositeMeterRegistry(), config);
+        }
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        return new Metrics(registry, registry, config);
+    }
+
+    public boolean enabled() {
+        return prometheus != null;
+    }
+
+    /** The loaded models' gauges (queue, loaded) read this registry at scrape time. */
+    public void bind(ModelRegistry registry) {
+        this.loaded = registry::loadedModels;
+    }
+
+    public HttpMetrics http() {
+        return http;
+    }
+
+    public GenerationMetrics generations() {
+        return generations;
+    }
+
+    public ModelMetrics models() {
+        return models;
+    }
+
+    public AbortMetrics aborts() {
+        return aborts;
+    }
+
+    /**
+     * The exposition in the format the scraper's {@code Accept} header asks for: OpenMetrics or Prometheus'
+     * protobuf format when listed, else the Prometheus text format 0.0.4.
+     */
+    public Scrape scrape(String accept) {
+        if (prometheus == null) {
+            throw new IllegalStateException("metrics are disabled");
+        }
+        var rows = loaded.get();
+        queue.refresh(rows);
+        models.refresh(rows);
+        String contentType = negotiate(accept);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            prometheus.scrape(out, contentType);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Scrape(contentType, out.toByteArray());
+    }
+
+    static String negotiate(String accept) {
+        String a = accept == null ? "" : accept;
+        if (a.contains("application/vnd.google.protobuf") && a.contains("io.prometheus.client.MetricFamily")) {
+            return PROTOBUF;
+        }
+        return a.contains("application/openmetrics-text") ? OPENMETRICS : TEXT;
+    }
+
+    @Override
+    public void close() {
+        if (jvm != null) {
+            jvm.close();
+        }
+        if (prometheus != null) {
+            prometheus.close();
+        }
+    }
+}
