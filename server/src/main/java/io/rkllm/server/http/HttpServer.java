@@ -105,7 +105,9 @@ public final class HttpServer implements AutoCloseable {
     private static String route(Context ctx) {
         try {
             var endpoint = ctx.endpoint();
-            return endpoint == null || endpoint.path.isEmpty() ? HttpMetrics.UNMATCHED : endpoint.path;
+            // a request no route matched ends at the before-handler, "*"
+            return endpoint == null || endpoint.path.isEmpty() || endpoint.path.equals("*") ? HttpMetrics.UNMATCHED
+                    : endpoint.path;
         } catch (RuntimeException e) {
             return HttpMetrics.UNMATCHED;
         }
