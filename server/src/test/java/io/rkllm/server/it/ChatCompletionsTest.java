@@ -17,7 +17,7 @@ class ChatCompletionsTest {
     @TempDir
     Path dir;
 
-    private static String chat(String content, String extra) {
+    static String chat(String content, String extra) {
         return "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" + quote(content) + "}]"
                 + (extra.isEmpty() ? "" : "," + extra) + "}";
     }

@@ -1,5 +1,6 @@
 package io.rkllm.server.it;
 
+import static io.rkllm.server.it.ChatCompletionsTest.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,11 +19,6 @@ class MetricsTest {
 
     @TempDir
     Path dir;
-
-    private static String chat(String content, String extra) {
-        return "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" + ChatCompletionsTest.quote(content)
-                + "}]" + (extra.isEmpty() ? "" : "," + extra) + "}";
-    }
 
     private record Scrape(String contentType, byte[] body) {
     }
