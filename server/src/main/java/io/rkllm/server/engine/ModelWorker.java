@@ -76,6 +76,17 @@ public final class ModelWorker implements AutoCloseable {
      * @throws QueueFullException when {@code maxQueued} generations already wait
      */
     public Generation submit(RunPlanner planner, Priority priority, int maxTokens) {
+        return reserve(priority).submit(planner, maxTokens);
+    }
+
+    /**
+     * Takes a place in the queue without queueing work yet, so the caller can commit its response
+     * (a stream's headers) before the worker starts: the place keeps its FIFO position.
+     *
+     * @throws QueueFullException when {@code maxQueued} generations already wait
+     * @throws IllegalStateException when the model is being unloaded
+     */
+    public Reservation reserve(Priority priority) {
         if (closing) {
             throw new IllegalStateException("model " + name + " is being unloaded");
         }
@@ -83,14 +94,50 @@ public final class ModelWorker implements AutoCloseable {
             queuedGenerations.decrementAndGet();
             throw new QueueFullException(name, maxQueued);
         }
-        GenerationJob job = new GenerationJob(priority, sequence.getAndIncrement(), planner, maxTokens);
-        queue.add(job);
-        GenerationJob current = running;
-        if (priority == Priority.INTERACTIVE && current != null && current.background) {
-            // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
-            current.generation.cancel(CancelReason.PREEMPTED);
+        return new Reservation(priority, sequence.getAndIncrement());
+    }
+
+    /** A place in the queue: submit work into it once, or release it. */
+    public final class Reservation {
+        private final Priority priority;
+        private final long place;
+        private boolean used;
+
+        private Reservation(Priority priority, long place) {
+            this.priority = priority;
+            this.place = place;
         }
-        return job.generation;
+
+        public synchronized Generation submit(RunPlanner planner, int maxTokens) {
+            if (used) {
+                throw new IllegalStateException("reservation already used");
+            }
+            used = true;
+            GenerationJob job = new GenerationJob(priority, place, planner, maxTokens);
+            synchronized (queue) {
+                if (stopped.isDone()) {
+                    queuedGenerations.decrementAndGet();
+                    job.generation.emit(new GenerationEvent.Failed("model " + name + " was unloaded",
+                            Optional.of(CancelReason.UNLOADED)));
+                    return job.generation;
+                }
+                queue.add(job);
+            }
+            GenerationJob current = running;
+            if (priority == Priority.INTERACTIVE && current != null && current.background) {
+                // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
+                current.generation.cancel(CancelReason.PREEMPTED);
+            }
+            return job.generation;
+        }
+
+        /** Gives the place back when the work will never be submitted. */
+        public synchronized void release() {
+            if (!used) {
+                used = true;
+                queuedGenerations.decrementAndGet();
+            }
+        }
     }
 
     /** Runs {@code action} on the worker thread ahead of queued generations (cache operations, info). */
@@ -129,8 +176,10 @@ public final class ModelWorker implements AutoCloseable {
         } catch (Throwable t) {
             model.forEach(ModelWorker::destroy);
             loaded.completeExceptionally(t);
-            failAll(t);
-            stopped.complete(null);
+            synchronized (queue) {
+                failAll(t);
+                stopped.complete(null);
+            }
             return;
         }
         model = List.copyOf(model);
@@ -154,9 +203,11 @@ public final class ModelWorker implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             closing = true;
-            failAll(new IllegalStateException("model " + name + " was unloaded"));
             model.forEach(ModelWorker::destroy);
-            stopped.complete(null);
+            synchronized (queue) {
+                failAll(new IllegalStateException("model " + name + " was unloaded"));
+                stopped.complete(null);
+            }
         }
     }
 

@@ -5,11 +5,11 @@ import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.SamplingParams;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Generation;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelLoadException;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.ModelSpec;
+import io.rkllm.server.engine.ModelWorker;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.QueueFullException;
 import io.rkllm.server.models.ModelCatalog;
@@ -147,16 +147,18 @@ public final class ChatPipeline {
         }
         ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(ModelCacheState.class), estimator,
                 config.cache().enabled(), config.cache().verify());
-        Generation generation;
+        ModelWorker.Reservation place;
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         try {
-            generation = loaded.worker().submit(planner, priority, chat.maxTokens());
+            place = loaded.worker().reserve(priority);
         } catch (QueueFullException e) {
             throw ApiException.overloaded(429, e.getMessage() + "; retry later", 5);
         } catch (IllegalStateException e) {
             throw ApiException.unavailable("model_unloading", e.getMessage(), 2);
         }
-        return new ChatRun(chat, generation, planner::accounting, config.timeouts(), config.queue().waitTimeout());
+        // the work is queued when the route first reads the run, after it committed its response
+        return new ChatRun(chat, new ChatRun.Submission(() -> place.submit(planner, chat.maxTokens()), place::release),
+                planner::accounting, config.timeouts(), config.queue().waitTimeout());
     }
 
     /** A task configured to be answered without inference gets its answer here. */

@@ -43,7 +43,13 @@ public final class ChatRun {
     }
 
     private final PreparedChat chat;
-    private final Generation generation;
+    /** Queues the work on first use, or gives its queue place back. */
+    record Submission(Supplier<Generation> submit, Runnable release) {
+    }
+
+    private final Submission submission;
+    private Generation generation;
+    private CancelReason cancelledBeforeSubmit;
     private final Supplier<RunAccounting> accounting;
     private final ServerConfig.Timeouts timeouts;
     private final Duration queueTimeout;
@@ -61,10 +67,10 @@ public final class ChatRun {
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
     private final List<OutputEvent> heldTaskOutput = new java.util.ArrayList<>();
 
-    ChatRun(PreparedChat chat, Generation generation, Supplier<RunAccounting> accounting,
+    ChatRun(PreparedChat chat, Submission submission, Supplier<RunAccounting> accounting,
             ServerConfig.Timeouts timeouts, Duration queueTimeout) {
         this.chat = chat;
-        this.generation = generation;
+        this.submission = submission;
         this.accounting = accounting;
         this.timeouts = timeouts;
         this.queueTimeout = queueTimeout;
@@ -89,13 +95,34 @@ public final class ChatRun {
     }
 
     public void cancel(CancelReason reason) {
-        if (generation != null) {
-            generation.cancel(reason);
+        Generation g;
+        synchronized (this) {
+            g = generation;
+            if (g == null && submission != null && cancelledBeforeSubmit == null) {
+                cancelledBeforeSubmit = reason;
+                submission.release().run();
+            }
         }
+        if (g != null) {
+            g.cancel(reason);
+        }
+    }
+
+    /** The generation, queued on the first call. */
+    private synchronized Generation generation() {
+        if (generation == null && cancelledBeforeSubmit == null) {
+            generation = submission.submit().get();
+        }
+        return generation;
     }
 
     /** Why the generation was cancelled, if it was (for metrics). */
     public Optional<CancelReason> cancelReason() {
+        synchronized (this) {
+            if (cancelledBeforeSubmit != null) {
+                return Optional.of(cancelledBeforeSubmit);
+            }
+        }
         return generation == null ? Optional.empty() : generation.cancelReason();
     }
 
@@ -117,11 +144,18 @@ public final class ChatRun {
             long now = System.nanoTime();
             long deadline = watchdogDeadline();
             long wait = Math.min(keepAlive.toNanos(), Math.max(0, deadline - now));
-            GenerationEvent event = generation.poll(Duration.ofNanos(wait));
+            Generation g = generation();
+            if (g == null) {
+                done = true;
+                pending.add(new Step.Failed(error(new GenerationEvent.Failed(cancelledBeforeSubmit.description(),
+                        Optional.of(cancelledBeforeSubmit)))));
+                break;
+            }
+            GenerationEvent event = g.poll(Duration.ofNanos(wait));
             if (!watchdogFired && System.nanoTime() >= deadline) {
                 // checked whether or not an event came: a steady stream must not postpone the total timeout
                 watchdogFired = true;
-                generation.cancel(expiredWatchdog());
+                g.cancel(expiredWatchdog());
             }
             if (event == null) {
                 return new Step.KeepAlive();
@@ -150,7 +184,7 @@ public final class ChatRun {
                 List<OutputEvent> out = scanner.feed(text.text());
                 if (scanner.stopped()) {
                     tokensAtStop = tokens;
-                    generation.cancel(CancelReason.STOP_STRING);
+                    cancel(CancelReason.STOP_STRING);
                 }
                 emit(out);
             }
