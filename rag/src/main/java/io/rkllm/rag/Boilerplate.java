@@ -106,7 +106,7 @@ final class Boilerplate {
 
     /** Headings that open a comment section. */
     private static final Pattern COMMENTS_HEADING = Pattern.compile("^(?:"
-            + "(?:\\d+|no|one|two|three)?\\s*(?:comments?|responses?|replies|reactions|thoughts on .*|commentaires?|réactions|comentários?|comentarios|kommentare?|commenti|reacties)\\s*(?:\\(\\d+\\))?"
+            + "(?:\\d+|no|one|two|three)?\\s*(?:comments?|responses?|replies|reactions|thoughts on .*|commentaires?|réactions|comentários?|comentarios|kommentare?|commenti|reacties)\\s*(?:\\([^)]{0,20}\\))?"
             + "|there (?:are|is) \\d+ comments?|leave a (?:reply|comment)|join the discussion.*|add (?:a|your) comment|post a comment|write a comment"
             + "|show comments|view comments|discussion|conversation|comments are closed|\\d+ ?replies"
             + "|留言列表.*|發表留言|发表留言|留言\\s*\\(\\d+\\)|評論\\s*\\(\\d+\\)|评论\\s*\\(\\d+\\)|コメント.*件|コメントを(?:書く|投稿)"
@@ -117,7 +117,8 @@ final class Boilerplate {
             "^(?:\\d+\\s*)*(?:reply|répondre|responder|antworten|rispondi|beantwoorden|回覆|回复|返信)$"
             + "|^.{1,60}\\s(?:said|says|wrote|a dit|disse|dijo|schrieb)[:.]?$"
             + "|^.{0,40}(?:於|于)\\s*\\d{4}[/-]\\d{1,2}[/-]\\d{1,2}.*(?:回覆|回复)?$"
-            + "|\\b(?:\\d{1,2}:\\d{2}\\s*(?:am|pm)|\\d+ (?:minutes?|hours?|days?|weeks?|months?|years?) ago)\\b.{0,10}$",
+            + "|\\b(?:\\d{1,2}:\\d{2}(?::\\d{2})?\\s*(?:am|pm|utc|gmt)|\\d+ (?:minutes?|hours?|days?|weeks?|months?|years?) ago)\\b.{0,16}$"
+            + "|^(?:posted|submitted|written)\\b.{0,60}\\bby\\b.{1,40}$",
             FLAGS);
 
     /** Claims about the current date or time, stale by the time the model reads them. */

@@ -76,7 +76,9 @@ final class PassageScorer {
             for (String t : tf.get(p).keySet()) {
                 covered += idf.get(t);
             }
-            double coverage = idfSum > 0 ? covered / idfSum : 0;
+            // half idf-weighted (rare words matter more), half plain share of the question's terms (so that
+            // a word of the question no passage contains, like a foreign question word, cannot drown the rest)
+            double coverage = idfSum > 0 ? 0.5 * covered / idfSum + 0.5 * tf.get(p).size() / (double) q.size() : 0;
             double norm = maxBm25 > 0 ? bm25.get(p) / maxBm25 : 0;
             // coverage is absolute (how much of the question the passage speaks to), bm25 only ranks
             p.relevance = coverage * (0.5 + 0.5 * norm);
@@ -118,7 +120,7 @@ final class PassageScorer {
             }
             nonEmpty++;
             chars += s.length();
-            if (WebTextCleaner.hasSentencePunctuation(s) || s.length() > 120) {
+            if (PageLines.hasSentencePunctuation(s) || s.length() > 120) {
                 sentenceLines++;
             }
             if (s.length() < 60 && (Boilerplate.isLabel(s) || Boilerplate.hasPhrase(s))) {
@@ -132,7 +134,7 @@ final class PassageScorer {
         double sentences = sentenceLines / (double) nonEmpty;
         double avgLine = Math.min(1, chars / (double) nonEmpty / 80.0);
         double q = 0.4 * density + 0.3 * sentences + 0.3 * avgLine - 0.5 * labelLines / (double) nonEmpty;
-        if (WebTextCleaner.isData(p.text) || p.text.matches("(?s).*\\d.*")) {
+        if (PageLines.isData(p.text) || p.text.matches("(?s).*\\d.*")) {
             q += 0.05; // figures are what questions often ask for
         }
         if (!web) {

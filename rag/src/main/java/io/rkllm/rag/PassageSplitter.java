@@ -74,7 +74,7 @@ final class PassageSplitter {
             String line = lines[i].strip();
             char last = prev.isEmpty() ? '.' : prev.charAt(prev.length() - 1);
             boolean wrapped = prev.length() >= 40 && ".!?:;。！？：；".indexOf(last) < 0
-                    && !line.isEmpty() && WebTextCleaner.listMarker(line) == 0 && WebTextCleaner.listMarker(prev) == 0;
+                    && !line.isEmpty() && PageLines.listMarker(line) == 0 && PageLines.listMarker(prev) == 0;
             sb.append(wrapped ? " " : "\n").append(line);
         }
         return sb.toString();
@@ -84,7 +84,7 @@ final class PassageSplitter {
         String str = s.toString();
         int nl = str.lastIndexOf('\n');
         String last = str.substring(nl + 1).strip();
-        return last.length() < 80 && !WebTextCleaner.hasSentencePunctuation(last) && !last.endsWith(":");
+        return last.length() < 80 && !PageLines.hasSentencePunctuation(last) && !last.endsWith(":");
     }
 
     /** Cuts a long paragraph at line breaks (lists, tables), then sentence ends, then spaces. */

@@ -64,7 +64,7 @@ public record RagOptions(boolean enabled, boolean cleanWeb, double budgetShare, 
 
     /** The measured defaults (see docs/rag.md). */
     public static RagOptions defaults() {
-        return new RagOptions(true, true, 0.6, 64, 48, 12, 1000, 240, 0.12, 0.2, 0.5, 0.7, 2, 0.6, true, 8192,
+        return new RagOptions(true, true, 0.6, 64, 48, 12, 1000, 240, 0.12, 0.3, 0.5, 0.7, 2, 0.6, true, 8192,
                 DateMode.WHEN_RELEVANT, true);
     }
 

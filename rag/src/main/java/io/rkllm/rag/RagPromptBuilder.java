@@ -170,7 +170,9 @@ public final class RagPromptBuilder {
         int inputChars = found.contextChars();
         boolean crossScript = crossScript(question, sources);
         if (kind == FollowUpDetector.Kind.CONTINUATION || (hasTerms && !summary && !crossScript)) {
-            if (bestRelevance < o.minRelevance() || candidates.isEmpty()) {
+            // documents were retrieved by meaning (and Open WebUI's own relevance threshold): half the bar
+            double floor = anyWeb ? o.minRelevance() : o.minRelevance() / 2;
+            if (bestRelevance < floor || candidates.isEmpty()) {
                 boolean aboutPrevious = kind == FollowUpDetector.Kind.CONTINUATION
                         || (previous != null && PassageScorer.overlap(questionTerms, previous) >= 0.3);
                 RagStats stats = new RagStats(inputChars, 0, passages.size(), duplicates.size(), 0, 0, 0);
@@ -213,10 +215,6 @@ public final class RagPromptBuilder {
                 }
                 return p.relevance < b;
             });
-        }
-        if (Boolean.getBoolean("rag.debug")) {
-            candidates.stream().sorted(Comparator.comparingDouble((Passage p) -> -p.score)).limit(20)
-                    .forEach(p -> System.err.println(p));
         }
         candidates.sort(Comparator.comparingDouble((Passage p) -> -p.score).thenComparingInt(p -> p.source)
                 .thenComparingInt(p -> p.order));

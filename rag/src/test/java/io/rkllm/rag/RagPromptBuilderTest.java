@@ -46,8 +46,8 @@ class RagPromptBuilderTest {
         assertThat(r.detected()).isTrue();
         assertThat(r.systemText()).isEqualTo("You are a helpful assistant. Be concise.");
         assertThat(r.question()).isEqualTo(QUESTION);
-        assertThat(r.userText()).contains("[1] ").endsWith(r.userText().substring(r.userText().lastIndexOf('\n') + 1))
-                .contains("According to the above");
+        assertThat(r.userText()).startsWith("[1] ").contains("\n\nAccording to the above, how much does the Xbox One X")
+                .endsWith("If the text does not contain the answer, say so.").doesNotContain("<source", "### Task");
     }
 
     @Test

@@ -23,13 +23,16 @@ public final class SelectionBench {
     /** Words per question (2 makes the task hard: many passages of the right page match one of them). */
     static final int WORDS = Integer.getInteger("bench.words", 2);
 
+    /** Ask with three pages none of which holds the fact (how often "nothing relevant" is said, as it should). */
+    static final boolean UNRELATED = Boolean.getBoolean("bench.unrelated");
+
     /** Ask about the sentence after the fact instead of the fact itself. */
     static final boolean NEAR = Boolean.getBoolean("bench.near");
 
     record Case(String page, String fact, String question) {
     }
 
-    record Figures(double hitRate, double noise, double meanTokens, int cases) {
+    record Figures(double hitRate, double noise, double meanTokens, double nothingRelevant, int cases) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -40,6 +43,20 @@ public final class SelectionBench {
         List<RagOptions> variants = new ArrayList<>();
         RagOptions d = RagOptions.defaults();
         variants.add(d);
+        if (Boolean.getBoolean("bench.table")) { // the variants of the table in docs/rag.md
+            variants.add(d.withNeighbourRings(0));
+            variants.add(d.withNeighbourRings(1));
+            variants.add(d.withRelativeRelevance(0));
+            variants.add(d.withRelativeRelevance(0.35));
+            variants.add(d.withMaxPassageChars(700));
+            variants.add(d.withMaxPassageChars(500).withMinPassageChars(150));
+        }
+        if (Boolean.getBoolean("bench.relevance")) {
+            variants.clear();
+            for (double mr : new double[] {0.1, 0.2, 0.3, 0.4}) {
+                variants.add(d.withMinRelevance(mr));
+            }
+        }
         if (Boolean.getBoolean("bench.sweep")) {
             variants.clear();
             for (double rr : new double[] {0.35, 0.5}) {
@@ -51,14 +68,14 @@ public final class SelectionBench {
             }
         }
         for (RagOptions o : variants) {
-            System.out.printf(Locale.ROOT, "rel.share %.2f weight %.2f passage %d..%d max %d rings %d%n",
+            System.out.printf(Locale.ROOT, "rel.share %.2f weight %.2f passage %d..%d max %d rings %d min.relevance %.2f%n",
                     o.relativeRelevance(), o.relevanceWeight(), o.minPassageChars(), o.maxPassageChars(), o.maxPassages(),
-                    o.neighbourRings());
+                    o.neighbourRings(), o.minRelevance());
             for (String c : System.getProperty("bench.ctx", "2048,4096,8192").split(",")) {
                 int ctx = Integer.parseInt(c.strip());
                 Figures f = run(dir, pages, cases, ctx, o);
-                System.out.printf(Locale.ROOT, "  ctx %5d: hit %.3f  noise %.3f  reference tokens %.0f%n", ctx,
-                        f.hitRate(), f.noise(), f.meanTokens());
+                System.out.printf(Locale.ROOT, "  ctx %5d: hit %.3f  noise %.3f  reference tokens %.0f  nothing-relevant %.3f%n",
+                        ctx, f.hitRate(), f.noise(), f.meanTokens(), f.nothingRelevant());
             }
         }
     }
@@ -131,10 +148,12 @@ public final class SelectionBench {
         int hits = 0;
         double noise = 0;
         double tokens = 0;
+        int nothing = 0;
         int n = 0;
         for (Case c : cases) {
             int i = pages.indexOf(c.page());
-            List<String> chosen = List.of(c.page(), pages.get((i + 7) % pages.size()), pages.get((i + 19) % pages.size()));
+            List<String> chosen = List.of(UNRELATED ? pages.get((i + 31) % pages.size()) : c.page(),
+                    pages.get((i + 7) % pages.size()), pages.get((i + 19) % pages.size()));
             int rotate = n % 3;
             StringBuilder ctxText = new StringBuilder();
             for (int k = 0; k < 3; k++) {
@@ -163,11 +182,12 @@ public final class SelectionBench {
                 }
             }
             hits += hit ? 1 : 0;
+            nothing += r.nothingRelevant() ? 1 : 0;
             noise += all == 0 ? 0 : other / (double) all;
             tokens += r.stats().usedTokens();
             n++;
         }
-        return new Figures(hits / (double) n, noise / n, tokens / n, n);
+        return new Figures(hits / (double) n, noise / n, tokens / n, nothing / (double) n, n);
     }
 
     /** At least 80% of the fact's words (as a multiset) are in the passage. */
