@@ -50,12 +50,22 @@ public final class ConfigLoader {
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(com.fasterxml.jackson.databind.MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
                 .registerModule(module);
         try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS)) {
             defaults = (ObjectNode) yaml.readTree(in);
         } catch (IOException e) {
             throw new IllegalStateException("built-in defaults unreadable", e);
         }
+        // the RAG builder's measured defaults come from the rag module itself, so the two never drift apart
+        ObjectNode rag = binder.valueToTree(io.rkllm.rag.RagOptions.defaults());
+        rag.properties().forEach(e -> {
+            if (e.getValue().isTextual()) {
+                e.setValue(com.fasterxml.jackson.databind.node.TextNode.valueOf(
+                        e.getValue().asText().toLowerCase(java.util.Locale.ROOT)));
+            }
+        });
+        defaults.set("rag", rag);
     }
 
     /** Every dotted key with its built-in default, in file order (for --help and docs). */
@@ -149,7 +159,8 @@ public final class ConfigLoader {
                 near.add(k);
             }
         }
-        return near.isEmpty() ? " (sections: server, runtime, models, queue, timeouts, generation, logging)"
+        return near.isEmpty() ? " (sections: " + String.join(", ", known.stream()
+                .map(k -> k.substring(0, k.indexOf('.'))).distinct().toList()) + ")"
                 : " (known keys here: " + String.join(", ", near) + ")";
     }
 
@@ -183,6 +194,10 @@ public final class ConfigLoader {
             JsonNode value = at(tree, key);
             throw new ConfigException(key + ": invalid value " + (value == null ? "" : "'" + value.asText() + "' ")
                     + "(expected " + expected(e.getTargetType()) + ")");
+        } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) {
+            String section = e.getPath().isEmpty() ? "?" : e.getPath().getFirst().getFieldName();
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new ConfigException(section + ": " + cause.getMessage());
         } catch (JsonProcessingException e) {
             throw new ConfigException("invalid configuration: " + e.getOriginalMessage());
         }

@@ -8,7 +8,8 @@ import java.time.Duration;
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Cache cache, Tasks tasks, Logging logging,
+                           Generation generation, Cache cache, Tasks tasks, io.rkllm.rag.RagOptions rag,
+                           Logging logging,
                            Metrics metrics) {
 
     /** The HTTP listener. */

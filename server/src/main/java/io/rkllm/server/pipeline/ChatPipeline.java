@@ -43,6 +43,7 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final ConcurrentMap<String, ModelSpec> specs = new ConcurrentHashMap<>();
     private final long memoryBytes;
+    private final RagStep rag;
 
     public ChatPipeline(ModelCatalog catalog, ModelRegistry registry, TokenEstimator estimator, ServerConfig config) {
         this(catalog, registry, estimator, config, SlotCount.systemMemory(java.nio.file.Path.of("/proc/meminfo")));
@@ -57,6 +58,7 @@ public final class ChatPipeline {
         this.config = config;
         this.tasks = new TaskDetector(config.tasks().prefixes());
         this.memoryBytes = memoryBytes;
+        this.rag = new RagStep(config.rag(), estimator, java.time.Clock.systemDefaultZone());
     }
 
     public ModelCatalog catalog() {
@@ -81,15 +83,6 @@ public final class ChatPipeline {
         ModelDescriptor model = resolve(task.isPresent() && !config.tasks().model().isBlank()
                 ? config.tasks().model() : request.model());
         List<PreparedChat.Header> notes = new ArrayList<>();
-        ThinkingDecision thinking = task.isPresent() || request.legacyCompletion()
-                ? new ThinkingDecision(false, Optional.empty())
-                : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
-        Conversation conversation = conversation(model, request.messages(), thinking);
-        if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
-            throw ApiException.invalid("tools", "the model '" + model.id()
-                    + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)");
-        }
-        Optional<PromptFormat> format = PromptFormat.of(model);
         int context = model.contextLength();
         int requested = request.maxTokens().orElse(model.sampling().maxTokens().orElse(
                 config.generation().defaultMaxTokens()));
@@ -97,6 +90,27 @@ public final class ChatPipeline {
             requested = requested > 0 ? Math.min(requested, config.tasks().maxTokens()) : config.tasks().maxTokens();
         }
         int reserve = Math.min(requested > 0 ? requested : config.generation().reservedOutputTokens(), context / 2);
+        ThinkingDecision thinking = task.isPresent() || request.legacyCompletion()
+                ? new ThinkingDecision(false, Optional.empty())
+                : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
+        RagStep.Applied rag = task.isPresent() || request.legacyCompletion()
+                ? new RagStep.Applied(request.messages(), Optional.empty())
+                : this.rag.apply(request.messages(), model, reserve);
+        if (rag.result().isPresent()) {
+            // the question sits inside the retrieved-context template: a /no_think there was seen by the rag step
+            thinking = new ThinkingDecision(thinking.enabled() && !rag.thinkingOff(), Optional.empty());
+            var r = rag.result().get();
+            notes.add(new PreparedChat.Header("X-RKLLM-RAG", "sources=" + r.sources().size() + " passages="
+                    + r.sources().stream().mapToInt(x -> x.passages().size()).sum()
+                    + (r.nothingRelevant() ? " nothing_relevant" : "") + (r.followUp() ? " follow_up" : "")
+                    + (rag.thinkingOff() ? " thinking_off" : "")));
+        }
+        Conversation conversation = conversation(model, rag.messages(), thinking, rag.question());
+        if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
+            throw ApiException.invalid("tools", "the model '" + model.id()
+                    + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)");
+        }
+        Optional<PromptFormat> format = PromptFormat.of(model);
         int dropped = 0;
         int estimate = estimateFullPrompt(model, format, conversation, request.toolsJson(), dropped);
         while (fits(estimate, reserve, context) < 0 && dropped < conversation.history().size()) {
@@ -213,7 +227,8 @@ public final class ChatPipeline {
         });
     }
 
-    private Conversation conversation(ModelDescriptor model, List<ChatMessage> messages, ThinkingDecision thinking) {
+    private Conversation conversation(ModelDescriptor model, List<ChatMessage> messages, ThinkingDecision thinking,
+                                      Optional<String> rewrittenQuestion) {
         StringBuilder system = new StringBuilder();
         List<ChatMessage> turns = new ArrayList<>();
         for (ChatMessage m : messages) {
@@ -249,7 +264,10 @@ public final class ChatPipeline {
                     Optional.empty()));
         }
         String systemPrompt = system.isEmpty() ? model.defaultSystemPrompt().orElse("") : system.toString();
-        return new Conversation(systemPrompt, turns.subList(0, firstNew), fresh);
+        List<String> keys = new ArrayList<>(MessageKeys.keys(fresh));
+        rewrittenQuestion.ifPresent(q -> keys.set(keys.size() - 1,
+                MessageKeys.key(new ChatMessage(Role.USER, MessageKeys.userText(q), List.of(), Optional.empty()))));
+        return new Conversation(systemPrompt, turns.subList(0, firstNew), fresh, keys);
     }
 
     /** The prompt estimate of a full resend with the first {@code dropped} history messages left out. */
