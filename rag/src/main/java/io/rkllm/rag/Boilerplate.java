@@ -49,7 +49,7 @@ final class Boilerplate {
             + "|compartir|compartilhar|compartilhe|compartilhe:|comentar|comentarios|comentários|comente|responder|denunciar"
             + "|suscríbete|suscribirse|assine|assinar|assinatura|entrar|sair|iniciar sesión|registrarse|cadastre-se|buscar|busca|pesquisar|pesquisa"
             + "|inicio|início|página inicial|publicidad|publicidade|anuncio|anúncio|leer más|lee también|leia mais|leia também|veja também"
-            + "|saiba mais|ver más|ver mais|ver todas|ver todos|ver tudo|síguenos|siga|siga-nos|siga a? ?[a-z .]{1,30}|política de privacidad|política de privacidade"
+            + "|saiba mais|ver más|ver mais|ver todas|ver todos|ver tudo|síguenos|siga|siga-nos|política de privacidad|política de privacidade"
             + "|relacionadas|relacionados|tópicos relacionados|notícias relacionadas|artigos relacionados|noticias relacionadas|artículos relacionados"
             + "|mais lidas.*|mais vistas.*|más leídas.*|más vistas.*|articles liés|à lire également|dans la même rubrique|les plus lus"
             + "|verwandte artikel|meistgelesen|articoli correlati|i più letti|(?:most read|most popular|most viewed|more) in [^.!?]{1,30}"
@@ -71,15 +71,23 @@ final class Boilerplate {
             "\\bcookies?\\b.{0,40}\\b(?:policy|settings|preferences|consent|accept|use|uses|enable|enabled|notice|banner)\\b"
             + "|\\b(?:use|uses|accept|allow|enable|manage|reject|block)\\b.{0,20}\\bcookies\\b|\\b(?:manage|your|withdraw) consent\\b"
             + "|click to (?:share|email|print|view comments|comment)|^\\d+ ?comments?\\b|opens in (?:a )?new window|share (?:on|to|via) (?:facebook|twitter|linkedin|whatsapp|email|pinterest|reddit)"
-            + "|follow us|like us on|find us on|join us on|connect with us|sign up for|subscribe to (?:our|the)|in your inbox|get (?:our|the) newsletter"
-            + "|all rights reserved|\\(c\\) ?\\d{4}|© ?\\d{4}|copyright ©|copyright \\d{4}|terms of (?:use|service)|privacy policy"
+            + "|follow us|like us on|find us on|join us on|connect with us|sign up for (?:our|the|free|email|e-mail)\\b|subscribe to (?:our|the)"
+            + "|get (?:our|the) newsletter"
+            + "|all rights reserved|\\(c\\) ?\\d{4}|© ?\\d{4}|copyright ©|copyright \\d{4}"
             + "|enable javascript|javascript is (?:disabled|required)|your browser does not support|browser is out of date|upgrade your browser"
             + "|skip to (?:main )?content|leave a (?:reply|comment)|your email address will not be published|required fields are marked"
             + "|notify me of|cancel reply|you must be logged in|log in to comment|sign in to comment|post a comment"
-            + "|advertisement|\\bad ?blockers?\\b|\\badblock\\b|whitelist (?:us|this site)|sponsored by|powered by|paid partner|affiliate link|we may earn a commission"
+            + "|\\badblock\\b|whitelist (?:us|this site)|paid partner|affiliate link|we may earn a commission"
+            + "|by (?:submitting|entering|providing) your (?:email|e-mail)|you agree to (?:our|the) (?:terms|privacy)"
             + "|tous droits réservés|politique de confidentialité|abonnez-vous|inscrivez-vous|suivez-nous"
             + "|todos os direitos reservados|todos los derechos reservados|assine a newsletter|receba (?:as|nossas)|siga-nos|síguenos"
             + "|alle rechte vorbehalten|tutti i diritti riservati|版權所有|版权所有|著作権|無断転載|禁止转载|禁止轉載",
+            FLAGS);
+
+    /** Widget phrases that also occur in prose ("powered by a V8 engine"): only condemn lines under 100 characters. */
+    private static final Pattern SHORT_PHRASE = Pattern.compile(
+            "advertisement|\\bad ?blockers?\\b|^(?:sponsored|presented|powered|brought to you) by\\b|\\bwhitelist(?:ed|ing)?\\b"
+            + "|terms of (?:use|service)|privacy (?:policy|notice)|\\byour inbox\\b|\\bnewsletter\\b",
             FLAGS);
 
     /** Phrases so specific to consent banners and footers that they condemn even a long line. */
@@ -108,7 +116,7 @@ final class Boilerplate {
     private static final Pattern COMMENTS_HEADING = Pattern.compile("^(?:"
             + "(?:\\d+|no|one|two|three)?\\s*(?:comments?|responses?|replies|reactions|thoughts on .*|commentaires?|réactions|comentários?|comentarios|kommentare?|commenti|reacties)\\s*(?:\\([^)]{0,20}\\))?"
             + "|there (?:are|is) \\d+ comments?|leave a (?:reply|comment)|join the discussion.*|add (?:a|your) comment|post a comment|write a comment"
-            + "|show comments|view comments|discussion|conversation|comments are closed|\\d+ ?replies"
+            + "|show comments|view comments|join the conversation|comments are closed|\\d+ ?replies"
             + "|留言列表.*|發表留言|发表留言|留言\\s*\\(\\d+\\)|評論\\s*\\(\\d+\\)|评论\\s*\\(\\d+\\)|コメント.*件|コメントを(?:書く|投稿)"
             + ")[:.]?$", FLAGS);
 
@@ -155,7 +163,7 @@ final class Boilerplate {
     }
 
     static boolean hasPhrase(String line) {
-        return PHRASE.matcher(line).find();
+        return PHRASE.matcher(line).find() || (line.length() < 100 && SHORT_PHRASE.matcher(line.strip()).find());
     }
 
     /** Words one of which every STRONG phrase contains: a cheap test before the regular expression. */
@@ -211,6 +219,6 @@ final class Boilerplate {
     }
 
     static List<Pattern> patterns() {
-        return List.of(LABEL, PHRASE, STRONG, COMMENTS_HEADING, COMMENT_MARK, STALE_DATE, COUNTER_OR_CREDIT, URL);
+        return List.of(LABEL, PHRASE, SHORT_PHRASE, STRONG, COMMENTS_HEADING, COMMENT_MARK, STALE_DATE, COUNTER_OR_CREDIT, URL);
     }
 }

@@ -132,7 +132,8 @@ final class PageLines {
     }
 
     private static final Pattern SLIDE_COUNTER =
-            Pattern.compile("^(?:\\D{0,12}\\s)?(\\d{1,3})\\s*(?:/|of|de|von|sur)\\s*(\\d{1,3})$");
+            Pattern.compile("^(?:(?:image|photo|picture|slide|foto|imagen|imagem|bild|图片|圖片|写真)\\s*)?(\\d{1,3})\\s*(?:/|of|de|von|sur)\\s*(\\d{1,3})$",
+                    Pattern.CASE_INSENSITIVE);
 
     /**
      * A slideshow or carousel ("1/50", "2/50", ... with captions between) is not article text: every
@@ -143,7 +144,7 @@ final class PageLines {
         Map<String, Set<String>> distinct = new HashMap<>();
         for (int i = 0; i < lines.size(); i++) {
             Matcher m = SLIDE_COUNTER.matcher(lines.get(i).text.strip());
-            if (m.matches() && Integer.parseInt(m.group(1)) <= Integer.parseInt(m.group(2))) {
+            if (m.matches() && Integer.parseInt(m.group(1)) <= Integer.parseInt(m.group(2)) && Integer.parseInt(m.group(2)) >= 4) {
                 byTotal.computeIfAbsent(m.group(2), k -> new ArrayList<>()).add(i);
                 distinct.computeIfAbsent(m.group(2), k -> new HashSet<>()).add(m.group(1));
             }
