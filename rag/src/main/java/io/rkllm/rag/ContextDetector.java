@@ -71,14 +71,23 @@ final class ContextDetector {
             lastSource = sm.end();
             sources.add(source(sm.group(1), sm.group(2)));
         }
+        boolean identified = sources.stream().anyMatch(x -> !x.id().isEmpty() || !x.name().isEmpty());
         if (ctxStart < 0) {
-            if (sources.isEmpty()) {
+            // bare <source> blocks: only Open WebUI's (with an id or a name), not an HTML <source src=...>
+            if (sources.isEmpty() || !identified) {
                 return Optional.empty();
             }
             ctxStart = firstSource;
             ctxEnd = lastSource;
-        } else if (sources.isEmpty() && !inner.isBlank()) {
-            sources.add(new RetrievedSource("", "", inner.strip(), false));
+        } else if (sources.isEmpty()) {
+            // a <context> block alone: retrieved text if long or introduced as such, not "<context>x</context>" in a question
+            String around = text.substring(0, ctxStart) + text.substring(ctxEnd);
+            if (inner.strip().length() < 200 && !INSTRUCTION.matcher(around.replaceAll("(?i)</?context>", "")).find()) {
+                return Optional.empty();
+            }
+            if (!inner.isBlank()) {
+                sources.add(new RetrievedSource("", "", inner.strip(), false));
+            }
         }
         // the template around the context
         int start = templateStart(text, ctxStart);

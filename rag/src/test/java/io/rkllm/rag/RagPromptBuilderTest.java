@@ -103,6 +103,16 @@ class RagPromptBuilderTest {
     }
 
     @Test
+    void questionsAboutMarkupAreNotContext() {
+        for (String user : List.of("How do I read <context>abc</context> with lxml?",
+                "Why does <source src=\"a.webm\"></source> not play in Safari?")) {
+            RagResult r = builder.build(input(4096, RagMessage.user(user)));
+            assertThat(r.detected()).as(user).isFalse();
+            assertThat(r.userText()).isSameAs(user);
+        }
+    }
+
+    @Test
     void disabledOptionPassesThroughUntouched() {
         String user = Fixtures.read("web-user-message.txt");
         RagResult r = builder.build(input(4096, RagMessage.user(user))
