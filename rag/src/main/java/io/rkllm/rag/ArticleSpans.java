@@ -234,7 +234,7 @@ final class ArticleSpans {
 
     /**
      * On a small page kept loosely, drops the run of non-prose lines before the first sentence (and
-     * after the last) when it carries boilerplate: a menu or a footer around a short text.
+     * after the last) when it carries boilerplate or is a menu: a menu or a footer around a short text.
      */
     static void trimEdges(List<PageLine> lines) {
         int first = -1;
@@ -251,16 +251,27 @@ final class ArticleSpans {
         if (first < 0) {
             return;
         }
-        if (boilerIn(lines, 0, first) >= 2) {
+        markNavRuns(lines, new boolean[lines.size()]);
+        if (boilerIn(lines, 0, first) >= 2 || navIn(lines, 0, first) >= NAV_RUN) {
             for (int i = 0; i < first; i++) {
                 lines.get(i).kind = Kind.BAD;
             }
         }
-        if (boilerIn(lines, last + 1, lines.size()) >= 2) {
+        if (boilerIn(lines, last + 1, lines.size()) >= 2 || navIn(lines, last + 1, lines.size()) >= NAV_RUN) {
             for (int i = last + 1; i < lines.size(); i++) {
                 lines.get(i).kind = Kind.BAD;
             }
         }
+    }
+
+    private static int navIn(List<PageLine> lines, int from, int to) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            if (lines.get(i).nav) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** No prose anywhere (a tiny page, a list, a page of teasers): keep what is not boilerplate. */

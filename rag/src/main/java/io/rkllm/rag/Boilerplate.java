@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /**
  * Boilerplate vocabulary in several languages (English, French, Spanish, Portuguese, German,
- * Italian, Chinese, Japanese): widget labels that make up a whole line, phrases that mark consent
+ * Italian, Dutch, Russian, Chinese, Japanese, Korean): widget labels that make up a whole line, phrases that mark consent
  * banners, newsletter boxes and footers, and the markers of a comment section.
  */
 final class Boilerplate {
@@ -61,6 +61,10 @@ final class Boilerplate {
             // Chinese
             + "|分享|分享到|转发|轉發|轉寄|转寄|登入|登录|登錄|註冊|注册|訂閱|订阅|搜尋|搜索|首頁|首页|廣告|广告|相關文章|相关文章|熱門文章|热门文章"
             + "|上一篇|下一篇|回覆|回复|留言|發表留言|发表留言|評論|评论|更多|返回頂部|返回顶部|收藏|檢舉|举报|悄悄話|推薦|推荐|讚|赞|打印|列印"
+            // Russian, Korean
+            + "|главная|войти|вход|выйти|регистрация|зарегистрироваться|подписаться|подписка|поиск|меню|поделиться|реклама"
+            + "|комментарии|комментарий|ответить|читать далее|читайте также|читать также|похожие статьи|популярное|контакты|о нас"
+            + "|홈|로그인|로그아웃|회원가입|검색|메뉴|공유|공유하기|댓글|답글|광고|관련 기사|관련기사|더보기|구독|이전 기사|다음 기사"
             // Japanese
             + "|シェア|ツイート|いいね|ログイン|ログアウト|新規登録|会員登録|検索|ホーム|トップ|メニュー|広告|関連記事|人気記事|次の記事|前の記事"
             + "|コメント|返信|もっと見る|続きを読む|お問い合わせ|プライバシーポリシー|利用規約|印刷|ブックマーク"
@@ -97,7 +101,8 @@ final class Boilerplate {
             + "|all rights reserved|tous droits réservés|todos os direitos reservados|todos los derechos reservados|alle rechte vorbehalten"
             + "|your email address will not be published|required fields are marked|版權所有|版权所有"
             + "|(?:disable|turn off|pause) (?:your )?ad ?blockers?|using an ad ?blocker"
-            + "|utilise des cookies|utilizamos cookies|utiliza cookies|usa cookies|verwendet cookies",
+            + "|utilise des cookies|utilizamos cookies|utiliza cookies|usa cookies|verwendet cookies"
+            + "|все права защищены|무단 ?전재 및 재배포 금지|저작권자",
             FLAGS);
 
     /** Headings that open a list of other articles (related, recommended, most read...). */
@@ -168,6 +173,7 @@ final class Boilerplate {
 
     /** Words one of which every STRONG phrase contains: a cheap test before the regular expression. */
     private static final List<String> STRONG_KEYS = List.of("cookie", "reserv", "réserv", "rechte", "email address",
+            "права защищены", "무단", "저작권",
             "by continuing", "by using",
             "required fields", "ad block", "adblock", "版權", "版权");
 

@@ -27,8 +27,9 @@ final class PageLine {
         this.paragraph = paragraph;
         this.length = Scripts.effectiveLength(text);
         this.words = Scripts.countWords(text);
-        this.density = FunctionWords.density(text);
         this.sentence = PageLines.hasSentencePunctuation(text);
+        // function words of a known language, or the shape of prose in any other
+        this.density = Math.max(FunctionWords.density(text), PageLines.structuralDensity(text, words, sentence));
     }
 
     @Override

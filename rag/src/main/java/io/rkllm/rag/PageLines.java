@@ -221,7 +221,7 @@ final class PageLines {
         if (l.length < SHORT_LENGTH) {
             return Kind.SHORT;
         }
-        double d = Math.max(l.density, structuralDensity(l));
+        double d = l.density;
         if (d >= PROSE_DENSITY) {
             return l.length >= LONG_LENGTH || (l.sentence && l.length >= 120) ? Kind.GOOD : Kind.NEAR_GOOD;
         }
@@ -249,14 +249,13 @@ final class PageLines {
      * Prose evidence that does not depend on knowing the language: mostly lower-case words with
      * sentence punctuation and a moderate number of commas (a tag list has a comma per word).
      */
-    static double structuralDensity(PageLine l) {
-        if (l.words < 8 || !l.sentence) {
+    static double structuralDensity(String t, int words, boolean sentence) {
+        if (words < 8 || !sentence) {
             return 0;
         }
         int lower = 0;
         int cased = 0;
         int commas = 0;
-        String t = l.text;
         boolean start = true;
         for (int i = 0; i < t.length(); i++) {
             char c = t.charAt(i);
@@ -275,7 +274,7 @@ final class PageLines {
                 }
             }
         }
-        if (commas > 0.25 * l.words) {
+        if (commas > 0.25 * words) {
             return 0;
         }
         if (cased < 3 && Scripts.countCjk(t) == 0) {

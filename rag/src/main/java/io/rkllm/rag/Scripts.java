@@ -61,11 +61,19 @@ final class Scripts {
     }
 
     /**
-     * Length in "Latin-equivalent characters": a CJK character carries about as much text as three
-     * Latin characters (one Chinese word is ~1.7 characters, one English word ~6 with its space).
+     * Length in "Latin-equivalent characters": a CJK character (or a Hangul syllable) carries about as
+     * much text as three Latin characters (one Chinese word is ~1.7 characters, one English word ~6
+     * with its space).
      */
     static int effectiveLength(String s) {
-        int cjk = countCjk(s);
-        return s.codePointCount(0, s.length()) + 2 * cjk;
+        int dense = 0;
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            i += Character.charCount(cp);
+            if (isCjk(cp) || isHangul(cp)) {
+                dense++;
+            }
+        }
+        return s.codePointCount(0, s.length()) + 2 * dense;
     }
 }

@@ -125,6 +125,29 @@ class WebTextCleanerTest {
         assertThat(out).contains("肉をくわえたイヌが、橋を渡っていました。").doesNotContain("ログイン", "ツイート");
     }
 
+    private static final String MORE_MENU = ("Ещё новости\nПогода\nКурсы валют\nГороскоп\nТВ программа\nАфиша\nКино\n"
+            + "Музыка\nТеатр\nВыставки\n").repeat(4);
+
+    @Test
+    void keepsRussianArticleAndDropsItsMenus() {
+        String article = "Мост через реку открыли для движения в понедельник после двух лет ремонта, который обошёлся городу "
+                + "дороже, чем планировалось, сообщил мэр на церемонии.\n\nИтоговая стоимость составила 48 миллионов евро "
+                + "при первоначальной оценке в 31 миллион, согласно данным городского совета.\n\n";
+        String out = cleaner.clean("Главная\nНовости\nВойти\nПоиск\n\n" + MORE_MENU + article
+                + "Поделиться\nРеклама\n© 2024 Все права защищены\n" + MORE_MENU);
+        assertThat(out).contains("Мост через реку открыли", "48 миллионов евро").doesNotContain("Гороскоп", "Войти",
+                "Все права защищены");
+    }
+
+    @Test
+    void keepsKoreanArticle() {
+        String article = "서울시는 월요일 2년간의 보수 공사를 마친 강 다리를 다시 개통했다고 밝혔다. 시장은 기념식에서 공사비가 "
+                + "예상보다 많이 들었다고 말했다.\n\n최종 공사비는 4800만 유로로 처음 추정치인 3100만 유로보다 많았다고 "
+                + "시의회가 지난주 발표했다.\n\n";
+        String out = cleaner.clean("홈\n로그인\n검색\n\n" + MORE_MENU + article + "공유하기\n댓글\n광고\n" + MORE_MENU);
+        assertThat(out).contains("서울시는 월요일", "최종 공사비는 4800만 유로로").doesNotContain("로그인", "광고", "Афиша");
+    }
+
     @Test
     void dropsShareWidgetsAndCommentSection() {
         String page = ARTICLE + """
