@@ -40,8 +40,6 @@ public final class RagPromptBuilder {
 
     /** Passages of lower quality (leftover widgets, score boxes, lists of links) are never used. */
     static final double MIN_QUALITY = 0.2;
-    /** A neighbour is added for context only if it reads as prose. */
-    static final double NEIGHBOUR_QUALITY = 0.5;
 
     public RagPromptBuilder() {
         this(new WebTextCleaner());
@@ -216,58 +214,10 @@ public final class RagPromptBuilder {
                 return p.relevance < b;
             });
         }
-        candidates.sort(Comparator.comparingDouble((Passage p) -> -p.score).thenComparingInt(p -> p.source)
-                .thenComparingInt(p -> p.order));
-        List<Passage> kept = new ArrayList<>();
-        int used = 0;
-        for (Passage p : candidates) {
-            if (kept.size() >= o.maxPassages()) {
-                break;
-            }
-            String marker = sources.get(p.source).id().isEmpty() ? "" : "[" + sources.get(p.source).id() + "] ";
-            int cost = tok.count(marker + p.text) + 1;
-            if (used + cost <= budget) {
-                p.tokens = cost;
-                kept.add(p);
-                used += cost;
-            } else if (kept.isEmpty()) {
-                Passage cut = truncate(p, marker, budget, tok);
-                if (cut != null) {
-                    kept.add(cut);
-                    used += cut.tokens;
-                }
-            }
-        }
-        // the answer often sits next to the words the user typed: add the neighbours of the strongest passages
-        if (!kept.isEmpty() && hasTerms && !summary) {
-            Map<String, Passage> byPosition = new HashMap<>();
-            for (Passage p : passages) {
-                byPosition.put(p.source + ":" + p.order, p);
-            }
-            Set<Passage> taken = new java.util.HashSet<>(kept);
-            List<Passage> seeds = new ArrayList<>(kept);
-            for (int ring = 1; ring <= o.neighbourRings(); ring++) {
-                for (Passage seed : seeds) {
-                    if (seed.relevance < 0.5 * bestRelevance) {
-                        continue;
-                    }
-                    for (int d : new int[] {ring, -ring}) {
-                        Passage nb = byPosition.get(seed.source + ":" + (seed.order + d));
-                        if (nb == null || taken.contains(nb) || duplicates.contains(nb) || kept.size() >= o.maxPassages()) {
-                            continue;
-                        }
-                        String marker = sources.get(nb.source).id().isEmpty() ? "" : "[" + sources.get(nb.source).id() + "] ";
-                        int cost = tok.count(marker + nb.text) + 1;
-                        if (used + cost <= budget && nb.quality >= NEIGHBOUR_QUALITY) {
-                            nb.tokens = cost;
-                            kept.add(nb);
-                            taken.add(nb);
-                            used += cost;
-                        }
-                    }
-                }
-            }
-        }
+        BudgetPacker.Packed packed = new BudgetPacker(tok, budget, o.maxPassages()).pack(candidates, sources,
+                hasTerms && !summary ? o.neighbourRings() : 0, passages, duplicates, bestRelevance);
+        List<Passage> kept = new ArrayList<>(packed.passages());
+        int used = packed.used();
         if (kept.isEmpty()) {
             RagStats stats = new RagStats(inputChars, 0, passages.size(), duplicates.size(), 0, budget, 0);
             return new RagResult(true, PromptWriter.plain(date, question), newSystem, question, List.of(), false,
@@ -388,22 +338,4 @@ public final class RagPromptBuilder {
         return ENGLISH.matcher(q).find() || !NON_ENGLISH.matcher(q).find();
     }
 
-    /** The best passage did not fit: keep its first sentences up to the budget. */
-    private static Passage truncate(Passage p, String marker, int budget, TokenCounter tok) {
-        String text = p.text;
-        while (text.length() > 40) {
-            int cut = Math.max(text.lastIndexOf(". ", text.length() - 2), text.lastIndexOf('。', text.length() - 2));
-            text = cut > 40 ? text.substring(0, cut + 1) : text.substring(0, (int) (text.length() * 0.8));
-            int cost = tok.count(marker + text) + 1;
-            if (cost <= budget) {
-                Passage q = new Passage(p.source, p.order, text.strip());
-                q.score = p.score;
-                q.relevance = p.relevance;
-                q.quality = p.quality;
-                q.tokens = cost;
-                return q;
-            }
-        }
-        return null;
-    }
 }
