@@ -102,11 +102,7 @@ final class ChunkEncoder {
             delta.write(g);
             g.writeEndObject();
             g.writeNullField("logprobs");
-            if (finishReason == null) {
-                g.writeNullField("finish_reason");
-            } else {
-                g.writeStringField("finish_reason", finishReason);
-            }
+            writeFinishReason(g, finishReason);
             g.writeEndObject();
             g.writeEndArray();
         });
@@ -121,14 +117,19 @@ final class ChunkEncoder {
             g.writeNumberField("index", 0);
             g.writeStringField("text", text);
             g.writeNullField("logprobs");
-            if (finishReason == null) {
-                g.writeNullField("finish_reason");
-            } else {
-                g.writeStringField("finish_reason", finishReason);
-            }
+            writeFinishReason(g, finishReason);
             g.writeEndObject();
             g.writeEndArray();
         });
+    }
+
+    /** Written out as null while the answer goes on: clients need the field in every chunk. */
+    private static void writeFinishReason(JsonGenerator g, String reason) throws IOException {
+        if (reason == null) {
+            g.writeNullField("finish_reason");
+        } else {
+            g.writeStringField("finish_reason", reason);
+        }
     }
 
     private void header(JsonGenerator g) throws IOException {

@@ -29,26 +29,22 @@ public final class TokenEstimator {
      * Runs too short to say much are ignored.
      */
     public void calibrate(String model, String text, int prefillTokens) {
-        int ascii = 0;
-        int other = 0;
-        for (int i = 0; i < text.length(); ) {
-            int cp = text.codePointAt(i);
-            i += Character.charCount(cp);
-            if (cp < 128) {
-                ascii++;
-            } else {
-                other++;
-            }
-        }
-        int asciiTokens = prefillTokens - other;
-        if (ascii < 200 || asciiTokens <= 0) {
+        int[] counts = count(text);
+        int asciiTokens = prefillTokens - counts[1];
+        if (counts[0] < 200 || asciiTokens <= 0) {
             return;
         }
-        double observed = Math.clamp((double) ascii / asciiTokens, 1.5, 8.0);
+        double observed = Math.clamp((double) counts[0] / asciiTokens, 1.5, 8.0);
         ratios.merge(model, observed, (old, fresh) -> old + LEARNING_RATE * (fresh - old));
     }
 
     static int estimate(String text, double asciiCharsPerToken) {
+        int[] counts = count(text);
+        return (int) Math.ceil(counts[0] / asciiCharsPerToken) + counts[1];
+    }
+
+    /** ASCII characters and other code points of {@code text}. */
+    private static int[] count(String text) {
         int ascii = 0;
         int other = 0;
         for (int i = 0; i < text.length(); ) {
@@ -60,6 +56,6 @@ public final class TokenEstimator {
                 other++;
             }
         }
-        return (int) Math.ceil(ascii / asciiCharsPerToken) + other;
+        return new int[] {ascii, other};
     }
 }
