@@ -23,7 +23,8 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             "models", "models.dir",
             "library", "runtime.library",
             "abi", "runtime.abi",
-            "simulate", "runtime.simulate");
+            "simulate", "runtime.simulate",
+            "api-key", "security.api_keys");
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate");
     public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
             "fuzz");

@@ -33,6 +33,9 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final String DEFAULTS = "/rkllm-server-defaults.yaml";
     public static final String ENV_PREFIX = "RKLLM_";
+    /** API keys, comma-separated: the short form of {@code RKLLM_SECURITY_API_KEYS}. */
+    public static final String API_KEYS_ENV = "RKLLM_API_KEYS";
+    private static final String API_KEYS = "security.api_keys";
 
     private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
     private final ObjectMapper binder;
@@ -99,6 +102,14 @@ public final class ConfigLoader {
                 set(tree, key, value);
                 explicit.add(key);
             }
+        }
+        String keys = environment.get(API_KEYS_ENV);
+        if (keys != null && !keys.isBlank()) {
+            // the short name of RKLLM_SECURITY_API_KEYS; with both set, both lists count
+            String both = environment.containsKey(envName(API_KEYS)) ? environment.get(envName(API_KEYS)) + "," + keys
+                    : keys;
+            set(tree, API_KEYS, both);
+            explicit.add(API_KEYS);
         }
         for (var flag : flags.entrySet()) {
             String key = flag.getKey().replace('-', '_');
@@ -191,7 +202,7 @@ public final class ConfigLoader {
         } catch (MismatchedInputException e) {
             String key = e.getPath().stream().map(r -> r.getFieldName() == null ? "[" + r.getIndex() + "]"
                     : r.getFieldName()).reduce((a, b) -> a + "." + b).orElse("?");
-            JsonNode value = at(tree, key);
+            JsonNode value = key.startsWith(API_KEYS) ? null : at(tree, key); // never echo a key
             throw new ConfigException(key + ": invalid value " + (value == null ? "" : "'" + value.asText() + "' ")
                     + "(expected " + expected(e.getTargetType()) + ")");
         } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) {

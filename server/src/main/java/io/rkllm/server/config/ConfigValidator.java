@@ -42,8 +42,30 @@ final class ConfigValidator {
             require(STRATEGIES.contains(task.getValue()), task.getKey(), "must be one of " + STRATEGIES);
         }
         require(c.tasks().maxTokens() >= 1, "tasks.max_tokens", "must be at least 1");
+        positive(c.server().idleTimeout(), "server.idle_timeout");
+        for (String key : c.security().apiKeys()) {
+            require(!key.isEmpty() && key.chars().allMatch(ch -> ch > 0x20 && ch < 0x7f), "security.api_keys",
+                    "a key must be printable ASCII without spaces (it travels in an HTTP header)");
+        }
+        for (String origin : c.security().corsOrigins()) {
+            require(origin.equals("*") || origin.matches("https?://[^/\\s]+"), "security.cors_origins",
+                    "'" + origin + "' is not an origin: scheme://host[:port] without a path, or *");
+        }
+        Limits.check(c.limits());
         require(LEVELS.contains(c.logging().level().toLowerCase(Locale.ROOT)), "logging.level",
                 "must be one of " + LEVELS);
+    }
+
+    /** Ranges of the request limits. */
+    private static final class Limits {
+        static void check(ServerConfig.Limits l) {
+            require(l.maxBodyMb() >= 1 && l.maxBodyMb() <= 1024, "limits.max_body_mb", "must be between 1 and 1024");
+            require(l.maxMessages() >= 1, "limits.max_messages", "must be at least 1");
+            require(l.maxTokens() >= 1, "limits.max_tokens", "must be at least 1");
+            require(l.maxStop() >= 0, "limits.max_stop", "must not be negative");
+            require(l.maxStopLength() >= 1, "limits.max_stop_length", "must be at least 1");
+            require(l.maxTools() >= 0, "limits.max_tools", "must not be negative");
+        }
     }
 
     private static void positive(Duration d, String key) {

@@ -9,11 +9,15 @@ import java.time.Duration;
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
                            Generation generation, Cache cache, Tasks tasks, io.rkllm.rag.RagOptions rag,
-                           Logging logging,
-                           Metrics metrics) {
+                           Logging logging, Metrics metrics, Security security, Limits limits) {
 
-    /** The HTTP listener. */
-    public record Server(String host, int port, String publicUrl) {
+    /**
+     * The HTTP listener.
+     *
+     * @param idleTimeout a connection with no traffic for this long is closed (between requests; a request
+     *     being handled is never cut by it)
+     */
+    public record Server(String host, int port, String publicUrl, Duration idleTimeout) {
     }
 
     /** The RKLLM runtime library and its ABI. */
@@ -70,5 +74,22 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      *                  tests or in a container that mounts the host's sysfs elsewhere)
      */
     public record Metrics(boolean enabled, Path sysfsRoot) {
+    }
+
+    /**
+     * Who may call the API.
+     *
+     * @param apiKeys keys a client must send (Authorization: Bearer KEY or X-Api-Key: KEY); none = no authentication
+     * @param apiKeyFile a file with one key per line ({@code #} comments), added to {@code apiKeys}
+     * @param publicModels GET /v1/models and /v1/models/{id} answer without a key
+     * @param corsOrigins browser origins allowed to call the API ({@code *} = any); none = same-origin only
+     */
+    public record Security(java.util.List<String> apiKeys, String apiKeyFile, boolean publicModels,
+                           java.util.List<String> corsOrigins) {
+    }
+
+    /** Bounds on what one request may ask for; beyond them a 4xx. */
+    public record Limits(int maxBodyMb, int maxMessages, int maxTokens, int maxStop, int maxStopLength,
+                         int maxTools) {
     }
 }
