@@ -5,6 +5,7 @@ import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.javalin.http.HttpResponseException;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
 import io.rkllm.server.api.AnthropicRequestParser;
@@ -15,6 +16,9 @@ import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.security.AccessPolicy;
+import io.rkllm.server.security.ApiKeys;
+import io.rkllm.server.security.CorsPolicy;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
@@ -26,19 +30,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
-    /** Jetty's idle timeout must outlast the longest silence of a healthy request (prefill, queue). */
-    private static final long IDLE_TIMEOUT_MS = 15 * 60 * 1000L;
 
     private final Javalin app;
+    private final AccessPolicy access;
     private final ObjectMapper mapper = Json.mapper();
 
     public HttpServer(ServerConfig config, ChatPipeline pipeline, Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
-        ChatRequestParser parser = new ChatRequestParser(mapper, RequestLimits.DEFAULT);
+        RequestLimits limits = RequestLimits.of(config.limits());
+        ChatRequestParser parser = new ChatRequestParser(mapper, limits);
+        access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
+                new CorsPolicy(config.security().corsOrigins()));
+        long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
+        long idleTimeout = config.server().idleTimeout().toMillis();
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
         var chat = new CompletionHandler(driver, parser, mapper, false);
         var completions = new CompletionHandler(driver, parser, mapper, true);
-        var ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, RequestLimits.DEFAULT), mapper,
+        var ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
         var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper);
         var models = new ModelsHandler(pipeline, mapper);
@@ -48,14 +56,17 @@ public final class HttpServer implements AutoCloseable {
             c.concurrency.useVirtualThreads = true;
             c.startup.showJavalinBanner = false;
             c.http.compressionStrategy = CompressionStrategy.NONE;
-            c.http.maxRequestSize = 16L * 1024 * 1024;
+            c.http.maxRequestSize = maxBody;
+            c.http.prefer405over404 = true;
+            c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server()));
+            c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context()));
             c.jetty.modifyServer(server -> server.addEventListener(new org.eclipse.jetty.util.component
                     .LifeCycle.Listener() {
                 @Override
                 public void lifeCycleStarted(org.eclipse.jetty.util.component.LifeCycle event) {
                     for (var connector : server.getConnectors()) {
                         if (connector instanceof ServerConnector sc) {
-                            sc.setIdleTimeout(IDLE_TIMEOUT_MS);
+                            sc.setIdleTimeout(idleTimeout);
                         }
                     }
                 }
@@ -66,6 +77,14 @@ public final class HttpServer implements AutoCloseable {
                         java.time.Duration.ofNanos((long) (millis * 1_000_000)));
             });
             c.routes.before(ids::assign);
+            c.routes.before(access::before);
+            // read (and bound) the body of every authorised POST up front, also on routes that ignore it, so a
+            // client still sending it is not cut off by an early answer; handlers get the cached bytes
+            c.routes.before(ctx -> {
+                if (ctx.method() == io.javalin.http.HandlerType.POST) {
+                    ctx.bodyAsBytes();
+                }
+            });
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", chat::handle);
                 c.routes.post(prefix + "/completions", completions::handle);
@@ -90,6 +109,12 @@ public final class HttpServer implements AutoCloseable {
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             c.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
+            c.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus() == 413
+                    ? new ApiException(413, "invalid_request_error", "request_too_large", null,
+                            "the request body is larger than " + config.limits().maxBodyMb()
+                                    + " MB (limits.max_body_mb)", java.util.Map.of(), null)
+                    : new ApiException(e.getStatus(), e.getStatus() >= 500 ? "server_error" : "invalid_request_error",
+                            null, null, e.getMessage(), java.util.Map.of(), null)));
             c.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("request failed: {} {}", ctx.method(), AccessLog.escape(ctx.path()), e);
                 error(ctx, ApiException.internal("internal_error", "internal server error: " + e));
@@ -127,6 +152,7 @@ public final class HttpServer implements AutoCloseable {
     }
 
     public HttpServer start(String host, int port) {
+        access.announce(host);
         app.start(host, port);
         return this;
     }

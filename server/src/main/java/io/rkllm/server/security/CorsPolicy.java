@@ -1,0 +1,64 @@
+package io.rkllm.server.security;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Which browser origins may call the API, and which request headers they may send. Nothing but
+ * same-origin by default; {@code *} allows any origin.
+ */
+public final class CorsPolicy {
+    /** The headers OpenAI's and Anthropic's SDKs, Open WebUI and our own extensions send. */
+    static final Set<String> ALLOWED_HEADERS = Set.of("authorization", "content-type", "accept", "accept-language",
+            "x-api-key", "openai-organization", "openai-project", "openai-beta", "x-request-id",
+            "x-openwebui-chat-id", "anthropic-version", "anthropic-beta",
+            "anthropic-dangerous-direct-browser-access");
+    /** The Stainless-generated SDKs send a family of these (x-stainless-os, -lang, -retry-count...). */
+    static final String STAINLESS_PREFIX = "x-stainless-";
+    /** Response headers a browser script may read. */
+    static final String EXPOSED_HEADERS = "x-request-id, retry-after, x-rkllm-context-trimmed, x-rkllm-sampling";
+    static final String METHODS = "GET, POST, OPTIONS";
+
+    private final Set<String> origins;
+    private final boolean any;
+
+    public CorsPolicy(List<String> origins) {
+        this.any = origins.contains("*");
+        this.origins = Set.copyOf(origins.stream().map(CorsPolicy::normalise).toList());
+    }
+
+    /** Whether cross-origin requests are configured at all. */
+    public boolean enabled() {
+        return any || !origins.isEmpty();
+    }
+
+    public boolean allows(String origin) {
+        return origin != null && (any || origins.contains(normalise(origin)));
+    }
+
+    /** The requested headers this policy allows, for {@code Access-Control-Allow-Headers}. */
+    static String allowedOf(String requested) {
+        List<String> allowed = new ArrayList<>();
+        if (requested != null) {
+            for (String header : requested.split(",")) {
+                String h = header.strip().toLowerCase(Locale.ROOT);
+                if (!h.isEmpty() && h.length() <= 64 && (ALLOWED_HEADERS.contains(h) || (h.startsWith(STAINLESS_PREFIX)
+                        && h.chars().allMatch(c -> c == '-' || Character.isLetterOrDigit(c))))) {
+                    allowed.add(h);
+                }
+            }
+        }
+        if (allowed.isEmpty()) {
+            allowed.add("authorization");
+            allowed.add("content-type");
+        }
+        return String.join(", ", allowed);
+    }
+
+    private static String normalise(String origin) {
+        String o = origin.strip().toLowerCase(Locale.ROOT);
+        return o.endsWith("/") ? o.substring(0, o.length() - 1) : o;
+    }
+}
