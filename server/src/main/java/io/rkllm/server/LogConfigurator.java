@@ -2,11 +2,14 @@ package io.rkllm.server;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import io.rkllm.server.logging.SafeMessageConverter;
+import io.rkllm.server.logging.SafeThrowableConverter;
 import org.slf4j.Logger;
 
 /**
@@ -16,15 +19,17 @@ import org.slf4j.Logger;
  * A logback-test.xml on the class path (the tests) still takes precedence.
  */
 public final class LogConfigurator extends ContextAwareBase implements Configurator {
+    /** Control characters in messages and exception messages escaped: client text cannot forge a log line. */
+    static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{0} - %safeMsg%n%safeEx";
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
         if (LogConfigurator.class.getClassLoader().getResource("logback-test.xml") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0} - %msg%n");
+        encoder.setLayout(layout(context));
         encoder.start();
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
         console.setContext(context);
@@ -35,7 +40,20 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         root.setLevel(Level.INFO);
         root.addAppender(console);
         context.getLogger("org.eclipse.jetty").setLevel(Level.WARN);
+        // one warning per malformed Host/authority a client sends: clients must not be able to flood the log
+        context.getLogger("org.eclipse.jetty.util.HostPort").setLevel(Level.ERROR);
         context.getLogger("io.javalin").setLevel(Level.WARN);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** The production layout ({@code %safeMsg}, {@code %safeEx}), started. */
+    public static PatternLayout layout(LoggerContext context) {
+        PatternLayout layout = new PatternLayout();
+        layout.setContext(context);
+        layout.getInstanceConverterMap().put("safeMsg", SafeMessageConverter::new);
+        layout.getInstanceConverterMap().put("safeEx", SafeThrowableConverter::new);
+        layout.setPattern(PATTERN);
+        layout.start();
+        return layout;
     }
 }
