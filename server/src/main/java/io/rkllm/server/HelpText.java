@@ -20,6 +20,11 @@ final class HelpText {
                   java -jar rkllm-server.jar doctor [options]    check what serving needs (Java, runtime library and ABI,
                                                                  NPU driver and device, models, config, port), with fixes;
                                                                  --user NAME: the service user to check (default rkllm)
+                  java -jar rkllm-server.jar fuzz [--url URL] [--cases N] [--seed S]
+                                                                 send malformed and mutated requests, check every answer
+                  java -jar rkllm-server.jar soak [--url URL --model ID] [--requests N] [--clients C]
+                                                                 concurrent streams with disconnects, check leaks and order
+                                                                 (docs/reliability.md)
                   java -jar rkllm-server.jar rag-clean --in DIR --out DIR
                                                                  clean DIR/<page>/source.txt web pages into OUT/<page>.txt
 
@@ -32,6 +37,7 @@ final class HelpText {
                   --library PATH     librkllmrt.so to use (runtime.library; default: /usr/lib, /usr/local/lib,
                                      then the system loader's directories)
                   --abi auto|1.2|1.3 runtime ABI (runtime.abi): 1.2 = runtime 1.2.1-1.2.3, 1.3 = runtime 1.3.0
+                  --api-key KEY      require this API key (security.api_keys; repeatable; or RKLLM_API_KEYS=K1,K2)
                   --simulate         use the bundled simulated runtime and simulated models (no NPU needed;
                                      answers are simulated)
                   --help, --version

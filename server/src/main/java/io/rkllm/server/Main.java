@@ -67,6 +67,8 @@ public final class Main {
             return switch (line.command()) {
                 case "rag-clean" -> ragClean(line);
                 case "bench" -> bench(line, loader);
+                case "fuzz" -> reliability(line, true);
+                case "soak" -> reliability(line, false);
                 case "models" -> models(load(line, loader));
                 case "doctor" -> doctor(line);
                 default -> serve(load(line, loader));
@@ -253,6 +255,21 @@ public final class Main {
             if (app != null) {
                 app.stop(Duration.ofSeconds(5));
             }
+        }
+    }
+
+    /** {@code fuzz} and {@code soak}: see docs/reliability.md. */
+    private int reliability(CommandLine line, boolean fuzz) {
+        setLogLevel("warn");
+        try {
+            var commands = new io.rkllm.server.reliability.ReliabilityCommands(out);
+            return fuzz ? commands.fuzz(line) : commands.soak(line);
+        } catch (java.io.IOException e) {
+            err.println("rkllm-server " + line.command() + ": " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
         }
     }
 
