@@ -277,6 +277,14 @@ static void test_init(void) {
     h = (LLMHandle)0x1;
     CHECK(init_handle(&h, model_file("null", "time_scale: 0\nfault: init_null\n"), 512, -1) == 0 && h == NULL,
           "init_null fault returns 0 and a NULL handle");
+    /* max_handles: out of NPU memory while that many handles (of any model) are alive */
+    LLMHandle first = NULL, second = (LLMHandle)0x1;
+    const char* full = model_file("full", "time_scale: 0\nfault: max_handles=1\n");
+    CHECK(init_handle(&first, ok, 512, -1) == 0 && first != NULL, "a first model loads");
+    CHECK(init_handle(&second, full, 512, -1) == -1 && second == NULL, "max_handles=1 refuses a second handle");
+    CHECK(rkllm_destroy(first) == 0, "destroy the first");
+    CHECK(init_handle(&second, full, 512, -1) == 0 && second != NULL, "max_handles=1 loads once the first is gone");
+    rkllm_destroy(second);
     char missing[512];
     snprintf(missing, sizeof missing, "%s/does-not-exist.rkllm", workdir);
     h = (LLMHandle)0x1;
@@ -438,14 +446,16 @@ static void test_say(void) {
     run_with(h, "Why is the sky blue?", &o, &c);
     c.text[c.len] = 0;
     CHECK(strstr(c.text, "<think>") == NULL, "no thinking when enable_thinking=0");
+    /* a custom template decides thinking: a postfix ending with an empty think block turns it off */
     rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
-                            "<|im_end|>\n<|im_start|>assistant\n");
+                            "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
     o.thinking = 1;
     run_with(h, "Why is the sky blue?", &o, &c);
     c.text[c.len] = 0;
     CHECK(strstr(c.text, "<think>") == NULL, "custom template disables thinking");
-    /* system part: <|im_start|> syste m \nBe  brief . <|im_end|> \n = 8 */
-    CHECK(c.perf.prefill_tokens == 8 + T_PREFIX + 6 + T_POSTFIX, "custom template counted: %d",
+    /* system part: <|im_start|> syste m \nBe  brief . <|im_end|> \n = 8;
+       the empty think block: the final \n joins < (so \n< think > \n\n< / think > \n\n) = 7 more */
+    CHECK(c.perf.prefill_tokens == 8 + T_PREFIX + 6 + T_POSTFIX + 7, "custom template counted: %d",
           c.perf.prefill_tokens);
     rkllm_destroy(h);
 }

@@ -128,6 +128,10 @@ int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLM_INIT_CALLBACK_T callb
         } else if (param->max_context_len <= 0) {
             snprintf(err, sizeof err, "max_context[%d] must be greater than 0", param->max_context_len);
             rc = -1;
+        } else if (cfg.fault.max_handles >= 0 && sim_live_handles_add(0) >= cfg.fault.max_handles) {
+            snprintf(err, sizeof err, "failed to allocate NPU memory for the model: %d model(s) already loaded "
+                     "(simulated, fault max_handles=%d)", sim_live_handles_add(0), cfg.fault.max_handles);
+            rc = -1;
         } else if (cfg.fault.init_null) {
             fprintf(stderr, "E rkllm: simulated init failure, handle left NULL (fault init_null)\n");
             fflush(stderr);
@@ -164,6 +168,7 @@ int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLM_INIT_CALLBACK_T callb
            toolkit, h->cfg.max_context_limit);
     fflush(stdout);
     trace_init(&h->trace, &h->param, &h->cfg, "ok", NULL);
+    sim_live_handles_add(1);
     *handle = h;
     return 0;
 }
@@ -195,6 +200,7 @@ int rkllm_destroy(LLMHandle handle) {
     pthread_mutex_unlock(&h->run_lock);
     trace_simple(h, "destroy", NULL, 0, NULL, 0);
     sim_handle_free(h);
+    sim_live_handles_add(-1);
     return 0;
 }
 

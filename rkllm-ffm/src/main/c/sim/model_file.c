@@ -15,6 +15,7 @@
 static void faults_none(SimFaults* f) {
     memset(f, 0, sizeof(*f));
     f->error_after = -1;
+    f->max_handles = -1;
     f->slow_prefill = 1.0;
 }
 
@@ -87,6 +88,12 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
                 rc = -1;
                 break;
             }
+        } else if (strncmp(item, "max_handles=", 12) == 0) {
+            if (parse_int(item + 12, &f.max_handles) || f.max_handles < 0) {
+                snprintf(err, errlen, "bad fault value '%s' (max_handles=N, N >= 0)", item);
+                rc = -1;
+                break;
+            }
         } else if (strncmp(item, "slow_prefill=", 13) == 0) {
             if (parse_double(item + 13, &f.slow_prefill) || f.slow_prefill < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (slow_prefill=F, F >= 0)", item);
@@ -96,7 +103,7 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
         } else {
             snprintf(err, errlen,
                      "unknown fault '%s' (none, init_fail, init_null, error_after=N, hang, slow_prefill=F, "
-                     "abort_ignores_prefill)",
+                     "abort_ignores_prefill, max_handles=N)",
                      item);
             rc = -1;
             break;

@@ -18,6 +18,7 @@ typedef struct {
     int hang;                  /* after prefill: emit nothing until rkllm_abort */
     double slow_prefill;       /* prefill time factor (1 = normal) */
     int abort_ignores_prefill; /* abort only takes effect once prefill ended */
+    int max_handles;           /* >= 0: rkllm_init fails (out of NPU memory) while this many handles live; -1 off */
 } SimFaults;
 
 typedef struct {

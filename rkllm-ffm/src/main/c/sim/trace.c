@@ -54,3 +54,9 @@ static int handle_counter;
 int sim_next_handle_id(void) {
     return __atomic_add_fetch(&handle_counter, 1, __ATOMIC_SEQ_CST);
 }
+
+static int live_handles;
+
+int sim_live_handles_add(int delta) {
+    return __atomic_add_fetch(&live_handles, delta, __ATOMIC_SEQ_CST);
+}

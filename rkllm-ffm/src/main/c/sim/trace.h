@@ -26,5 +26,7 @@ SIM_HIDDEN void sim_trace_emit(const SimTrace* t, JsonWriter* w, StrBuf* sb);
 
 /* Process-wide counter of handle ids (starting at 1), for telling handles apart in a shared trace. */
 SIM_HIDDEN int sim_next_handle_id(void);
+/* Process-wide count of live handles (fault max_handles): reserve one (returns the count with it) or release one. */
+SIM_HIDDEN int sim_live_handles_add(int delta);
 
 #endif
