@@ -56,9 +56,14 @@ public final class RkllmRuntime {
     static Abi choose(LibraryIdentity identity, Optional<Abi> forcedAbi) {
         if (forcedAbi.isPresent()) {
             Abi forced = forcedAbi.get();
-            identity.abi().filter(found -> found != forced).ifPresent(found -> LOG.warn(
-                    "ABI {} is forced but {} looks like runtime {} (ABI {}): {}", forced, identity.path(),
-                    identity.version().orElse("?"), found, identity.evidence()));
+            Optional<Abi> found = identity.abi();
+            if (found.isPresent() && found.get() != forced) {
+                // the layouts would not match the library's: the first callback (or rkllm_run) crashes the JVM
+                throw new RkllmException("ABI " + forced + " is forced but " + identity.path() + " is runtime "
+                        + identity.version().orElse("?") + " (ABI " + found.get() + "; " + identity.evidence()
+                        + "). Binding the wrong ABI crashes the process: remove the forced ABI (auto) or set "
+                        + found.get() + ", or point to the library you meant");
+            }
             return forced;
         }
         if (identity.abi().isPresent()) {

@@ -70,9 +70,15 @@ class AbiIdentifierTest {
     }
 
     @Test
-    void aForcedAbiWinsOverIdentification() throws IOException {
+    void aForcedAbiThatContradictsTheLibraryIsRefused() throws IOException {
         LibraryIdentity identity = new AbiIdentifier().identify(Sim.library(Abi.V1_3));
-        assertThat(RkllmRuntime.choose(identity, Optional.of(Abi.V1_2))).isEqualTo(Abi.V1_2);
+        assertThat(RkllmRuntime.choose(identity, Optional.of(Abi.V1_3))).isEqualTo(Abi.V1_3);
+        assertThatThrownBy(() -> RkllmRuntime.choose(identity, Optional.of(Abi.V1_2)))
+                .isInstanceOf(RkllmException.class).hasMessageContaining("ABI 1.2 is forced")
+                .hasMessageContaining("runtime 1.3.0").hasMessageContaining("crashes the process");
+        LibraryIdentity older = new AbiIdentifier().identify(Sim.library(Abi.V1_2));
+        assertThatThrownBy(() -> RkllmRuntime.open(older.path(), Optional.of(Abi.V1_3)))
+                .isInstanceOf(RkllmException.class).hasMessageContaining("ABI 1.3 is forced");
         assertThat(Abi.parseChoice("auto")).isEmpty();
         assertThat(Abi.parseChoice("1.3")).contains(Abi.V1_3);
         assertThatThrownBy(() -> Abi.parseChoice("1.4")).hasMessageContaining("use auto, 1.2");
