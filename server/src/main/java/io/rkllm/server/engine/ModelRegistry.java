@@ -178,12 +178,18 @@ public final class ModelRegistry implements AutoCloseable {
             LOG.info("loading model {} from {}", spec.id(), spec.params().modelPath());
             long t0 = System.nanoTime();
             try {
+                if (!java.nio.file.Files.isReadable(spec.params().modelPath())) {
+                    // say so plainly instead of handing the runtime a path it cannot open
+                    throw new ModelLoadException("the model file " + spec.params().modelPath()
+                            + " is not readable (deleted or moved since the server started?)");
+                }
                 Model model = runtime.load(spec.params());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
                 return model;
             } catch (RuntimeException e) {
+                LOG.warn("model {} failed to load: {}", spec.id(), e.getMessage());
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
