@@ -109,12 +109,7 @@ public final class HttpServer implements AutoCloseable {
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             c.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
-            c.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus() == 413
-                    ? new ApiException(413, "invalid_request_error", "request_too_large", null,
-                            "the request body is larger than " + config.limits().maxBodyMb()
-                                    + " MB (limits.max_body_mb)", java.util.Map.of(), null)
-                    : new ApiException(e.getStatus(), e.getStatus() >= 500 ? "server_error" : "invalid_request_error",
-                            null, null, e.getMessage(), java.util.Map.of(), null)));
+            c.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, javalinError(e, ctx, config)));
             c.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("request failed: {} {}", ctx.method(), AccessLog.escape(ctx.path()), e);
                 error(ctx, ApiException.internal("internal_error", "internal server error: " + e));
@@ -136,6 +131,21 @@ public final class HttpServer implements AutoCloseable {
         } catch (RuntimeException e) {
             return HttpMetrics.UNMATCHED;
         }
+    }
+
+    /** Javalin's own answers (a body over the limit, no route, another method) as OpenAI-shaped errors. */
+    private static ApiException javalinError(HttpResponseException e, Context ctx, ServerConfig config) {
+        return switch (e.getStatus()) {
+            case 413 -> new ApiException(413, "invalid_request_error", "request_too_large", null,
+                    "the request body is larger than " + config.limits().maxBodyMb() + " MB (limits.max_body_mb)",
+                    java.util.Map.of(), null);
+            case 404 -> new ApiException(404, "invalid_request_error", "not_found", null,
+                    "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null);
+            case 405 -> new ApiException(405, "invalid_request_error", "method_not_allowed", null,
+                    ctx.method() + " is not allowed on " + ctx.path(), java.util.Map.of(), null);
+            default -> new ApiException(e.getStatus(), e.getStatus() >= 500 ? "server_error" : "invalid_request_error",
+                    e.getStatus() >= 500 ? "server_error" : "bad_request", null, e.getMessage(), java.util.Map.of(), null);
+        };
     }
 
     private Handler notFound() {
