@@ -145,7 +145,7 @@ final class AnthropicHandler {
         return u;
     }
 
-    private byte[] error(ApiException e) throws IOException {
+    byte[] error(ApiException e) throws IOException {
         return mapper.writeValueAsBytes(errorBody(e));
     }
 

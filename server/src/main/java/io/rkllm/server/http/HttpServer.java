@@ -33,6 +33,8 @@ public final class HttpServer implements AutoCloseable {
 
     private final Javalin app;
     private final AccessPolicy access;
+    private final OllamaHandler ollama;
+    private final AnthropicHandler anthropic;
     private final ObjectMapper mapper = Json.mapper();
 
     public HttpServer(ServerConfig config, ChatPipeline pipeline, Supplier<String> notReadyReason, Metrics metrics) {
@@ -46,9 +48,9 @@ public final class HttpServer implements AutoCloseable {
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
         var chat = new CompletionHandler(driver, parser, mapper, false);
         var completions = new CompletionHandler(driver, parser, mapper, true);
-        var ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, limits), mapper,
+        ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
-        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper);
+        anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper);
         var models = new ModelsHandler(pipeline, mapper);
         var health = new HealthHandler(pipeline, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -157,8 +159,13 @@ public final class HttpServer implements AutoCloseable {
         };
     }
 
+    /** An error in the shape of the API the path belongs to (also for a 401, 404 or 413 before any route ran). */
     private void error(Context ctx, ApiException e) {
-        ErrorBodies.write(ctx, e, x -> mapper.writeValueAsBytes(ResponseJson.error(mapper, x)));
+        String path = ctx.path();
+        ErrorBodies.Shape shape = path.startsWith("/api/") ? ollama::error
+                : path.equals("/v1/messages") ? anthropic::error
+                : x -> mapper.writeValueAsBytes(ResponseJson.error(mapper, x));
+        ErrorBodies.write(ctx, e, shape);
     }
 
     public HttpServer start(String host, int port) {

@@ -14,7 +14,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Errors Jetty answers by itself, before a route runs (a malformed request line, headers or URI
- * too long, an invalid URI encoding), in the OpenAI shape instead of Jetty's HTML page.
+ * too long, an invalid URI encoding), as JSON instead of Jetty's HTML page: in the OpenAI shape, or
+ * Ollama's or Anthropic's for their routes when the path is known.
  */
 final class JettyErrors {
     private JettyErrors() {
@@ -32,7 +33,7 @@ final class JettyErrors {
         protected boolean generateAcceptableResponse(Request request, Response response, Callback callback,
                                                      String contentType, List<Charset> charsets, int code,
                                                      String message, Throwable cause) {
-            return writeJson(response, callback, code, message);
+            return writeJson(request, response, callback, code, message);
         }
     }
 
@@ -42,18 +43,41 @@ final class JettyErrors {
         protected boolean generateAcceptableResponse(Request request, Response response, Callback callback,
                                                      String contentType, List<Charset> charsets, int code,
                                                      String message, Throwable cause) {
-            return writeJson(response, callback, code, message);
+            return writeJson(request, response, callback, code, message);
         }
     }
 
-    private static boolean writeJson(Response response, Callback callback, int code, String message) {
+    private static boolean writeJson(Request request, Response response, Callback callback, int code,
+                                     String message) {
+        String path = request.getHttpURI() == null ? "" : request.getHttpURI().getPath();
+        byte[] body = path == null ? body(code, message)
+                : path.startsWith("/api/") ? ollama(code, message)
+                : path.equals("/v1/messages") ? anthropic(code, message)
+                : body(code, message);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        response.write(true, ByteBuffer.wrap(body(code, message)), callback);
+        response.write(true, ByteBuffer.wrap(body), callback);
         return true;
     }
 
+    /** Ollama's shape, for the /api/ routes. */
+    static byte[] ollama(int status, String reason) {
+        return ("{\"error\":" + quote("HTTP " + status + ": " + text(status, reason)) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Anthropic's shape, for /v1/messages. */
+    static byte[] anthropic(int status, String reason) {
+        String type = status >= 500 ? "api_error" : status == 413 ? "request_too_large" : "invalid_request_error";
+        return ("{\"type\":\"error\",\"error\":{\"type\":\"" + type + "\",\"message\":"
+                + quote("HTTP " + status + ": " + text(status, reason)) + "}}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(int status, String reason) {
+        return reason == null || reason.isBlank() ? HttpStatus.getMessage(status) : reason;
+    }
+
     static byte[] body(int status, String reason) {
-        String text = reason == null || reason.isBlank() ? HttpStatus.getMessage(status) : reason;
+        String text = text(status, reason);
         String code = switch (status) {
             case 413 -> "request_too_large";
             case 414 -> "uri_too_long";

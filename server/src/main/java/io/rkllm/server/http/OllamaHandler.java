@@ -217,7 +217,7 @@ final class OllamaHandler {
         ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
     }
 
-    private byte[] error(ApiException e) throws IOException {
+    byte[] error(ApiException e) throws IOException {
         return mapper.writeValueAsBytes(mapper.createObjectNode().put("error", e.getMessage()));
     }
 

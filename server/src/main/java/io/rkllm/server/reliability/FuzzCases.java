@@ -23,7 +23,7 @@ public final class FuzzCases {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /** One request: the exact bytes, what it is, and whether it is a HEAD request (no body in the answer). */
-    public record Case(int index, String category, String description, byte[] bytes, boolean head) {
+    public record Case(int index, String category, String description, String path, byte[] bytes, boolean head) {
     }
 
     private final long seed;
@@ -71,7 +71,7 @@ public final class FuzzCases {
         String model = model(r);
         String say = "[[say:fuzz " + Integer.toHexString(r.nextInt()) + "]]";
         ObjectNode body = NODES.objectNode();
-        return switch (r.nextInt(6)) {
+        return switch (r.nextInt(10)) {
             case 0 -> {
                 body.put("model", model);
                 body.putArray("messages").addObject().put("role", "user").put("content", say);
@@ -136,11 +136,49 @@ public final class FuzzCases {
                 body.put("stream", true);
                 yield Map.entry("/v1/chat/completions", body);
             }
-            default -> {
+            case 5 -> {
                 body.put("model", model);
                 body.putArray("messages").addObject().put("role", "user")
                         .put("content", "### Task:\nGenerate a concise, 3-5 word title. " + say);
                 yield Map.entry("/v1/chat/completions", body);
+            }
+            case 6 -> {
+                body.put("model", model);
+                ArrayNode messages = body.putArray("messages");
+                messages.addObject().put("role", "system").put("content", "Be brief.");
+                messages.addObject().put("role", "user").put("content", say);
+                body.put("stream", r.nextBoolean());
+                body.put("think", false);
+                ObjectNode options = body.putObject("options");
+                options.put("num_predict", 1 + r.nextInt(12));
+                options.put("temperature", 0.5);
+                options.putArray("stop").add("END");
+                body.put("keep_alive", "5m");
+                yield Map.entry("/api/chat", body);
+            }
+            case 7 -> {
+                body.put("model", model);
+                body.put("prompt", say);
+                body.put("system", "Be brief.");
+                body.put("stream", r.nextBoolean());
+                body.putObject("options").put("num_predict", 1 + r.nextInt(12));
+                yield Map.entry("/api/generate", body);
+            }
+            case 8 -> {
+                body.put("model", model);
+                yield Map.entry("/api/show", body);
+            }
+            default -> {
+                body.put("model", model);
+                body.put("max_tokens", 1 + r.nextInt(16));
+                body.put("system", "Be brief.");
+                ArrayNode messages = body.putArray("messages");
+                messages.addObject().put("role", "user").putArray("content").addObject().put("type", "text")
+                        .put("text", say);
+                body.put("stream", r.nextBoolean());
+                body.putArray("stop_sequences").add("END");
+                body.putObject("metadata").put("user_id", "fuzz");
+                yield Map.entry("/v1/messages", body);
             }
         };
     }
@@ -155,7 +193,7 @@ public final class FuzzCases {
     }
 
     private Case post(int index, String category, String description, String path, byte[] body) {
-        return new Case(index, category, description, RawHttp.request("POST", path, jsonHeaders(), body), false);
+        return new Case(index, category, description, path, RawHttp.request("POST", path, jsonHeaders(), body), false);
     }
 
     // ---------------------------------------------------------------- mutations of valid requests
@@ -179,6 +217,10 @@ public final class FuzzCases {
     private String mutate(ObjectNode root, Random r) {
         List<String> paths = new ArrayList<>();
         collect(root, "", paths);
+        if (paths.isEmpty()) {
+            root.set("model", randomValue(r));
+            return "set /model on an empty body";
+        }
         String path = paths.get(r.nextInt(paths.size()));
         int slash = path.lastIndexOf('/');
         JsonNode parent = slash <= 0 ? root : root.at(path.substring(0, slash));
@@ -412,7 +454,7 @@ public final class FuzzCases {
 
     private Case badBody(int index, Random r) {
         String path = pick(r, "/v1/chat/completions", "/v1/completions", "/chat/completions",
-                "/v1/models/" + model(r) + "/load");
+                "/v1/models/" + model(r) + "/load", "/api/chat", "/api/generate", "/api/show", "/v1/messages");
         byte[] body;
         String description;
         switch (r.nextInt(14)) {
@@ -585,7 +627,7 @@ public final class FuzzCases {
         } else {
             bytes = RawHttp.request("POST", t.getKey(), h, body);
         }
-        return new Case(index, "headers", description, bytes, false);
+        return new Case(index, "headers", description, t.getKey(), bytes, false);
     }
 
     private static byte[] chunkedRequest(String path, Map<String, String> headers, byte[] body, Random r) {
@@ -634,8 +676,9 @@ public final class FuzzCases {
             h.put("Access-Control-Request-Method", "POST");
             h.put("Access-Control-Request-Headers", "authorization, content-type, x-stainless-os, x-evil");
         }
-        return new Case(index, "routes", method + " " + path, RawHttp.request(method, path, h, body),
-                method.equals("HEAD"));
+        // Jetty's parser refuses CONNECT to a path before any route is known: its error cannot have the route's shape
+        return new Case(index, "routes", method + " " + path, method.equals("CONNECT") ? "any" : path,
+                RawHttp.request(method, path, h, body), method.equals("HEAD"));
     }
 
     // ---------------------------------------------------------------- malformed HTTP
@@ -659,8 +702,8 @@ public final class FuzzCases {
             case 12 -> "GET /he\u0000alth HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
             default -> "GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nConnection: close\r\n\r\n";
         };
-        return new Case(index, "http", "malformed HTTP: " + request.lines().findFirst().orElse("")
-                .substring(0, Math.min(60, request.lines().findFirst().orElse("").length())),
+        String first = request.lines().findFirst().orElse("");
+        return new Case(index, "http", "malformed HTTP: " + first.substring(0, Math.min(60, first.length())), "any",
                 request.getBytes(StandardCharsets.ISO_8859_1), false);
     }
 }

@@ -138,6 +138,7 @@ public final class Fuzzer {
         if (status >= 500) {
             return "server error " + status + ": " + abbreviate(response.body());
         }
+        Api api = Api.of(c.path());
         if (status >= 400) {
             if (c.head()) {
                 return null;
@@ -145,7 +146,13 @@ public final class Fuzzer {
             if (type == null || !type.startsWith("application/json")) {
                 return status + " with Content-Type " + type + ": " + abbreviate(response.body());
             }
-            return openAiError(body);
+            return switch (api) {
+                case OLLAMA -> ollamaError(body);
+                case ANTHROPIC -> anthropicError(body);
+                case OPENAI -> openAiError(body);
+                case ANY -> openAiError(body) == null || ollamaError(body) == null || anthropicError(body) == null
+                        ? null : openAiError(body);
+            };
         }
         if (status >= 300 || status < 200) {
             return "unexpected status " + status;
@@ -154,7 +161,13 @@ public final class Fuzzer {
             return null;
         }
         if (type != null && type.startsWith("text/event-stream")) {
-            return sse(body);
+            return api == Api.ANTHROPIC ? anthropicSse(body) : sse(body);
+        }
+        if (type != null && type.startsWith("application/x-ndjson")) {
+            return ndjson(body);
+        }
+        if (c.path().startsWith("/metrics") && type != null && type.startsWith("text/plain")) {
+            return null; // Prometheus' text exposition
         }
         if (type == null || !type.startsWith("application/json")) {
             return status + " with Content-Type " + type;
@@ -171,6 +184,76 @@ public final class Fuzzer {
         } catch (IOException e) {
             return "a 2xx body that is not JSON: " + abbreviate(response.body());
         }
+    }
+
+    /** Which API a path belongs to: its errors and streams have their own shapes. */
+    enum Api {
+        OPENAI, OLLAMA, ANTHROPIC, ANY;
+
+        static Api of(String path) {
+            String p = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+            if (p.equals("any")) {
+                return ANY;
+            }
+            return p.startsWith("/api/") ? OLLAMA : p.equals("/v1/messages") ? ANTHROPIC : OPENAI;
+        }
+    }
+
+    /** Ollama's {@code {"error": "..."}}. */
+    static String ollamaError(String body) {
+        try {
+            JsonNode node = JSON.readTree(body);
+            return node.path("error").isTextual() ? null
+                    : "an error body not in Ollama's shape: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            return "an error body that is not JSON: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Anthropic's {@code {"type":"error","error":{"type","message"}}}. */
+    static String anthropicError(String body) {
+        try {
+            JsonNode node = JSON.readTree(body);
+            return node.path("type").asText().equals("error") && node.at("/error/type").isTextual()
+                    && node.at("/error/message").isTextual() ? null
+                    : "an error body not in Anthropic's shape: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            return "an error body that is not JSON: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Ollama's stream: one JSON object a line, no error line, the last one {@code done: true}. */
+    static String ndjson(String body) {
+        List<String> lines = body.lines().filter(l -> !l.isBlank()).toList();
+        if (lines.isEmpty()) {
+            return "an empty NDJSON stream";
+        }
+        for (String line : lines) {
+            try {
+                JsonNode node = JSON.readTree(line);
+                if (node.has("error")) {
+                    return "an error line in the stream: " + line;
+                }
+            } catch (IOException e) {
+                return "an NDJSON line that is not JSON: " + line;
+            }
+        }
+        try {
+            return JSON.readTree(lines.getLast()).path("done").asBoolean() ? null
+                    : "the NDJSON stream does not end with done: true";
+        } catch (IOException e) {
+            return "bad last line";
+        }
+    }
+
+    /** Anthropic's stream: {@code event:} and {@code data:} lines, ending with message_stop, no error event. */
+    static String anthropicSse(String body) {
+        if (body.contains("event: error")) {
+            return "an error event in the stream: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+        }
+        String trimmed = body.strip();
+        return trimmed.contains("event: message_stop") && trimmed.endsWith("}") ? null
+                : "the stream does not end with message_stop: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
     }
 
     static String openAiError(String body) {

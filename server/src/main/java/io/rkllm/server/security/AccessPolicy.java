@@ -14,13 +14,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs before every route: CORS headers and preflights (answered without a key), then the API key.
- * {@code /health} is always public, {@code GET /v1/models[/{id}]} when configured; everything else,
- * including routes added later, needs a key once keys are configured.
+ * {@code /health} is always public; the model lists ({@code GET /v1/models[/{id}]}, Ollama's {@code GET
+ * /api/tags} and {@code /api/version}) when configured; everything else, {@code /metrics} and routes added
+ * later included, needs a key once keys are configured.
  */
 public final class AccessPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(AccessPolicy.class);
     private static final Set<String> HEALTH = Set.of("/health", "/v1/health");
-    private static final Pattern MODELS = Pattern.compile("/(v1/)?models(/[^/]+)?/?");
+    private static final Pattern MODELS = Pattern.compile("/(v1/)?models(/[^/]+)?/?|/api/tags|/api/version");
     private static final String BEARER = "bearer ";
 
     private final ApiKeys keys;
@@ -111,7 +112,7 @@ public final class AccessPolicy {
         boolean loopback = isLoopback(host);
         if (keys.enabled()) {
             LOG.info("API keys required: {} key(s); public: /health{}", keys.size(),
-                    publicModels ? ", GET /v1/models" : "");
+                    publicModels ? ", GET /v1/models, /api/tags, /api/version" : "");
         } else if (!loopback) {
             LOG.warn("listening on {} WITHOUT API keys: anyone who can reach this port can use the models."
                     + " Set security.api_keys, security.api_key_file, --api-key or RKLLM_API_KEYS, or bind to"

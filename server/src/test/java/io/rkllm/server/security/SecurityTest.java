@@ -93,6 +93,33 @@ class SecurityTest {
     }
 
     @Test
+    void ollamaAndAnthropicRoutesAnswerA401InTheirOwnShape() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of())
+                .set("security.api_keys", KEY_A).start()) {
+            RawHttp.Response ollama = call(server, "POST", "/api/chat", Map.of(),
+                    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+            assertThat(ollama.status()).isEqualTo(401);
+            assertThat(JSON.readTree(ollama.body()).path("error").isTextual()).isTrue();
+            RawHttp.Response anthropic = call(server, "POST", "/v1/messages", Map.of("x-api-key", "wrong"),
+                    "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+            assertThat(anthropic.status()).isEqualTo(401);
+            JsonNode a = JSON.readTree(anthropic.body());
+            assertThat(a.path("type").asText()).isEqualTo("error");
+            assertThat(a.at("/error/type").asText()).isEqualTo("authentication_error");
+            assertThat(call(server, "POST", "/v1/messages", Map.of("x-api-key", KEY_A),
+                    "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"[[say:hi]]\"}]}")
+                    .status()).isEqualTo(200);
+            // Ollama's model list and version are public like /v1/models (Open WebUI checks the connection with them)
+            assertThat(call(server, "GET", "/api/tags", Map.of(), null).status()).isEqualTo(200);
+            assertThat(call(server, "GET", "/api/version", Map.of(), null).status()).isEqualTo(200);
+            assertThat(call(server, "GET", "/api/ps", Map.of(), null).status()).isEqualTo(401);
+            assertThat(call(server, "GET", "/metrics", Map.of(), null).status()).isEqualTo(401);
+            assertThat(call(server, "GET", "/metrics", Map.of("Authorization", "Bearer " + KEY_A), null).status())
+                    .isEqualTo(200);
+        }
+    }
+
+    @Test
     void modelsCanBePrivateToo() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of())
                 .set("security.api_keys", KEY_A).set("security.public_models", "false").start()) {
