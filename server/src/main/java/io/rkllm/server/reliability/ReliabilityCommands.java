@@ -88,7 +88,7 @@ public final class ReliabilityCommands {
     /**
      * {@code soak [--url URL --model ID [--trace FILE] [--pid PID]] [--requests N] [--clients C]
      * [--disconnects 0.3] [--non-streaming 0.15] [--rounds 2] [--padding WORDS] [--seed S] [--timeout 120s]
-     * [--key KEY]}.
+     * [--key KEY] [--prefill-tps 2500] [--decode-tps 400]}.
      */
     public int soak(CommandLine line) throws InterruptedException, IOException {
         Map<String, String> o = new LinkedHashMap<>(line.commandOptions());
@@ -108,6 +108,8 @@ public final class ReliabilityCommands {
         String model = o.remove("model");
         String trace = o.remove("trace");
         String pid = o.remove("pid");
+        int prefillTps = integer(o.remove("prefill-tps"), 2500);
+        int decodeTps = integer(o.remove("decode-tps"), 400);
         unknown(o, "soak");
         LocalServer local = null;
         try {
@@ -120,7 +122,8 @@ public final class ReliabilityCommands {
                 flags.putIfAbsent("queue.keep_alive", "2s");
                 model = "soak-sim";
                 local = LocalServer.start(Files.createTempDirectory("rkllm-soak-"), Abi.V1_3, Map.of(model, Map.of(
-                        "prefill_tps", "2500", "decode_tps", "400", "init_ms", "500", "thinking", "0")), Map.of(), flags);
+                        "prefill_tps", Integer.toString(prefillTps), "decode_tps", Integer.toString(decodeTps),
+                        "init_ms", "500", "thinking", "0")), Map.of(), flags);
                 host = "127.0.0.1";
                 port = local.port();
                 traceFile = local.traceFile(model);
@@ -129,7 +132,7 @@ public final class ReliabilityCommands {
                     key = keys.split(",")[0].strip();
                 }
                 out.println("soak: server on the simulated runtime at http://127.0.0.1:" + port
-                        + " (prefill 2500 tok/s, decode 400 tok/s)");
+                        + " (prefill " + prefillTps + " tok/s, decode " + decodeTps + " tok/s)");
             } else {
                 if (model == null) {
                     throw new ConfigException("soak --url needs --model ID");
@@ -151,7 +154,7 @@ public final class ReliabilityCommands {
             stats.add(idle);
             for (int round = 1; round <= rounds; round++) {
                 Soak.Report report = new Soak(new Soak.Options(host, port, model, requests, clients, disconnects,
-                        nonStreaming, seed + round, timeout, padding, key, traceFile)).run();
+                        nonStreaming, seed + round, timeout, padding, key, traceFile, 100)).run();
                 out.println("soak: round " + round + ": " + report.summary());
                 report.failures().stream().limit(20).forEach(f -> out.println("  failure: " + f));
                 report.wrongAnswers().stream().limit(20).forEach(f -> out.println("  wrong: " + f));

@@ -41,10 +41,12 @@ public final class Soak {
     /**
      * @param paddingWords words before the directive, to make prefill take a while (disconnects "during prefill")
      * @param trace the simulated runtime's trace file of the model, for the order and outcome of runs (or null)
+     * @param fifoMarginMillis two requests whose 200s arrived further apart than this must run in that order
+     *     (closer ones may have been reordered by the client's own threads, not by the server)
      */
     public record Options(String host, int port, String model, int requests, int clients, double disconnectShare,
                           double nonStreamingShare, long seed, Duration timeout, int paddingWords, String apiKey,
-                          Path trace) {
+                          Path trace, int fifoMarginMillis) {
     }
 
     record Plan(int index, String text, boolean stream, Disconnect disconnect, int cutAfterChunks, long cutDelayMillis,
@@ -348,8 +350,8 @@ public final class Soak {
                 }
                 ran.add(o);
             }
-            // FIFO within the class: a request whose 200 arrived clearly (100 ms) before another's ran before it
-            long margin = 100_000_000L;
+            // FIFO within the class: a request whose 200 arrived clearly before another's ran before it
+            long margin = options.fifoMarginMillis() * 1_000_000L;
             for (int i = 0; i < ran.size(); i++) {
                 Outcome later = ran.get(i);
                 if (later.headNanos() == 0 || !later.plan().stream()) {

@@ -32,7 +32,7 @@ class SoakTest {
             warmUp(server);
             ProcessStats idle = ProcessStats.self();
             Soak.Report report = new Soak(new Soak.Options("127.0.0.1", server.port(), "soak-sim", 60, 8, 0.4, 0.15,
-                    11, Duration.ofSeconds(30), 150, null, server.traceFile("soak-sim"))).run();
+                    11, Duration.ofSeconds(30), 150, null, server.traceFile("soak-sim"), 250)).run();
             System.out.println("soak: " + report.summary());
             report.failures().forEach(f -> System.out.println("  failure: " + f));
             report.wrongAnswers().forEach(f -> System.out.println("  wrong: " + f));

@@ -120,6 +120,30 @@ class SecurityTest {
     }
 
     @Test
+    void aNetworkBindWithoutKeysWarnsAtStartup() throws Exception {
+        var logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(AccessPolicy.class);
+        var captured = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
+        captured.start();
+        logger.addAppender(captured);
+        try {
+            try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("server.host", "0.0.0.0").start()) {
+                assertThat(server.getForReply("/health").status()).isEqualTo(200);
+            }
+            assertThat(captured.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+                    .contains("WITHOUT API keys").contains("0.0.0.0"));
+            captured.list.clear();
+            try (TestServer server = TestServer.in(dir.resolve("k")).model("m", Map.of())
+                    .set("server.host", "0.0.0.0").set("security.api_keys", KEY_A).start()) {
+                assertThat(server.getForReply("/health").status()).isEqualTo(200);
+            }
+            assertThat(captured.list).noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains("WITHOUT"));
+            assertThat(captured.list).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain(KEY_A));
+        } finally {
+            logger.detachAppender(captured);
+        }
+    }
+
+    @Test
     void modelsCanBePrivateToo() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of())
                 .set("security.api_keys", KEY_A).set("security.public_models", "false").start()) {
