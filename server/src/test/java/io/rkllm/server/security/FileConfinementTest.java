@@ -1,0 +1,48 @@
+package io.rkllm.server.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the server away from files a request could name: no code of the server writes files (but the
+ * simulated runtime's unpacking and the fuzz/soak tools, which are not the server), and none uses the
+ * runtime's prompt-cache or LoRA files, which would take a path. A new use has to be added here on purpose.
+ */
+class FileConfinementTest {
+    private static final Pattern WRITES = Pattern.compile("Files\\.(write|writeString|newOutputStream|newBufferedWriter"
+            + "|copy|move|createTemp\\w*)\\(|new FileOutputStream|new FileWriter|new RandomAccessFile|new PrintWriter\\(");
+    private static final Pattern RUNTIME_FILES = Pattern.compile("loadPromptCache|releasePromptCache|withSavePromptCache"
+            + "|loadLora|LoraAdapter|withLora");
+    /** Sources allowed to write: --simulate's unpacking, and the fuzz and soak tools' temporary model files. */
+    private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/Simulation.java",
+            "io/rkllm/server/reliability/LocalServer.java", "io/rkllm/server/reliability/ReliabilityCommands.java");
+
+    @Test
+    void noServerCodeWritesFilesOrHandsARuntimeAPath() throws IOException {
+        Path sources = Path.of("src/main/java");
+        assertThat(sources).isDirectory();
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(sources)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                String name = sources.relativize(file).toString().replace('\\', '/');
+                String text = Files.readString(file);
+                if (WRITES.matcher(text).find() && !MAY_WRITE.contains(name)) {
+                    found.add(name + " writes a file");
+                }
+                if (RUNTIME_FILES.matcher(text).find()) {
+                    found.add(name + " uses a prompt-cache or LoRA file");
+                }
+            }
+        }
+        assertThat(found).isEmpty();
+    }
+}
