@@ -63,7 +63,7 @@ public final class Soak {
     /** What happened, with every check's figure. */
     public record Report(int requests, int completed, Map<Disconnect, Integer> disconnected, int rejected, int retries,
                          List<String> failures, List<String> wrongAnswers, Map<String, Integer> runResults,
-                         int abortedInPrefill, int finishedForGoneClients, int fifoPairs, List<String> fifoViolations,
+                         int cancelledInQueue, int abortedInPrefill, int finishedForGoneClients, int fifoPairs, List<String> fifoViolations,
                          boolean traced, long millis) {
         public boolean passed() {
             return failures.isEmpty() && wrongAnswers.isEmpty() && fifoViolations.isEmpty()
@@ -79,7 +79,8 @@ public final class Soak {
                     .append(" rejected (429/503 after 30 retries), ").append(failures.size()).append(" failed, ")
                     .append(retries).append(" retries after a 429/503");
             if (traced) {
-                s.append("; runs ").append(runResults).append(", ").append(abortedInPrefill)
+                s.append("; runs ").append(runResults).append(", ").append(cancelledInQueue)
+                        .append(" of the disconnected never ran (left the queue), ").append(abortedInPrefill)
                         .append(" aborted before their first token, ").append(finishedForGoneClients)
                         .append(" finished although the client had gone; FIFO: ").append(fifoPairs)
                         .append(" ordered pairs checked, ").append(fifoViolations.size()).append(" violations");
@@ -109,7 +110,9 @@ public final class Soak {
                 d = Disconnect.DURING_PREFILL; // a non-streaming answer has no head before it is complete
             }
             String text = "soak " + run + "-" + i + " café 日本 🚀 " + Integer.toHexString(random.nextInt(1 << 20));
-            plans.add(new Plan(i, text, stream, d, 1 + random.nextInt(8), random.nextInt(120), random.nextBoolean()));
+            // a cut "during prefill" comes 0-2 s after the 200: in the queue when it is long, else in the prefill
+            long delay = d == Disconnect.DURING_PREFILL ? random.nextInt(2000) : random.nextInt(120);
+            plans.add(new Plan(i, text, stream, d, 1 + random.nextInt(8), delay, random.nextBoolean()));
         }
         long t0 = System.nanoTime();
         List<Outcome> outcomes = Collections.synchronizedList(new ArrayList<>());
@@ -317,12 +320,14 @@ public final class Soak {
         }
         Map<String, Integer> results = new LinkedHashMap<>();
         int abortedInPrefill = 0;
+        int cancelledInQueue = 0;
         int finishedForGone = 0;
         int pairs = 0;
         List<String> violations = new ArrayList<>();
         boolean traced = options.trace() != null;
         if (traced) {
             List<Outcome> ran = new ArrayList<>();
+            java.util.Set<Integer> hasRun = new java.util.HashSet<>();
             for (JsonNode line : LocalServer.readTrace(options.trace())) {
                 if (!line.path("call").asText().equals("run")) {
                     continue;
@@ -349,6 +354,12 @@ public final class Soak {
                     failures.add("request " + o.plan().index() + ": the run failed: " + line.path("error").asText());
                 }
                 ran.add(o);
+                hasRun.add(o.plan().index());
+            }
+            for (Outcome o : outcomes) {
+                if (o.status() == Status.DISCONNECTED && !hasRun.contains(o.plan().index())) {
+                    cancelledInQueue++;
+                }
             }
             // FIFO within the class: a request whose 200 arrived clearly before another's ran before it
             long margin = options.fifoMarginMillis() * 1_000_000L;
@@ -373,6 +384,6 @@ public final class Soak {
             }
         }
         return new Report(options.requests(), completed, disconnected, rejected, retries.get(), failures, wrong, results,
-                abortedInPrefill, finishedForGone, pairs, violations, traced, millis);
+                cancelledInQueue, abortedInPrefill, finishedForGone, pairs, violations, traced, millis);
     }
 }
