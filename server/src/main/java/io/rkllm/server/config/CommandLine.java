@@ -48,7 +48,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
                     command = arg;
                 } else if (command == null && arguments.isEmpty() && !arg.startsWith("-")) {
                     throw new ConfigException("unknown command '" + arg + "' (commands: " + String.join(", ",
-                            List.of("serve", "doctor", "models", "rag-clean", "bench")) + "; see --help)");
+                            new java.util.TreeSet<>(COMMANDS)) + "; see --help)");
                 } else {
                     arguments.add(arg);
                 }
