@@ -151,7 +151,9 @@ public final class Main {
         ServerApp app = ServerApp.start(config, runtime, discovery.catalog());
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());
-        out.println("Open WebUI: Settings > Connections > OpenAI API > URL " + url + " (any key)");
+        boolean keys = !config.security().apiKeys().isEmpty() || !config.security().apiKeyFile().isBlank();
+        out.println("Open WebUI: Settings > Connections > OpenAI API > URL " + url
+                + (keys ? " with one of the API keys" : " (any key)"));
         out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
