@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Thousands of malformed and mutated requests to every route: each gets a 4xx in the OpenAI shape
+ * Thousands of malformed and mutated requests to every route: each gets a 4xx in its API's shape
  * (or a 2xx when it turned out valid), none a 5xx or silence, and the server serves normally after.
  * The same fuzzer runs longer as {@code rkllm-server fuzz} (docs/reliability.md).
  */
@@ -23,7 +23,7 @@ class FuzzTest {
     Path dir;
 
     @Test
-    void everyRequestGetsAnOpenAiShaped4xxOrAValidAnswer() throws Exception {
+    void everyRequestGetsA4xxInItsApisShapeOrAValidAnswer() throws Exception {
         try (TestServer server = TestServer.in(dir)
                 .model("qwen3-1.7b-sim", Map.of("thinking", "1"))
                 .sidecar("qwen3-1.7b-sim", "family: qwen3\ncapabilities: {thinking: true, tools: true}\naliases: [qwen3]\n")
