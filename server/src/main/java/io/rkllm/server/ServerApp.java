@@ -34,7 +34,14 @@ public final class ServerApp implements AutoCloseable {
         metrics.bind(registry);
         ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
         AtomicBoolean stopping = new AtomicBoolean();
-        HttpServer http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null, metrics);
+        HttpServer http;
+        try {
+            http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null, metrics);
+        } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
+            registry.shutdown(Duration.ZERO);
+            metrics.close();
+            throw e;
+        }
         try {
             http.start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
