@@ -38,9 +38,8 @@ class IdleTimeoutTest {
             try (RawHttp slow = RawHttp.open("127.0.0.1", server.port(), Duration.ofSeconds(5))) {
                 slow.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"mo"
                         .getBytes(StandardCharsets.US_ASCII));
-                long t0 = System.nanoTime();
+                // the client's own read timeout (5 s) is far beyond the server's 400 ms: no answer by then fails
                 assertThat(closedOrAnswered(slow)).isTrue();
-                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
             }
         }
     }
