@@ -66,7 +66,7 @@ class FaultsTest {
     private static void awaitBusy(TestServer server) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (true) {
-            JsonNode health = TestServer.JSON.readTree(server.getForReply("/health").body());
+            JsonNode health = server.getForReply("/health").json();
             boolean busy = false;
             for (JsonNode m : health.path("loaded_models")) {
                 busy |= m.path("busy").asBoolean();
