@@ -26,18 +26,14 @@ class ClientDisconnectTest {
     @Test
     void closingAStreamAbortsTheRunWithinAboutOneTokenAndTheNextRequestIsServed() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", SLOW).start()) {
-            long closedAt;
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions", LONG + ",\"stream\":true}")) {
                 assertThat(http.readUntil("\"content\":", 6)).isTrue(); // the role chunk and 5 content chunks
                 assertThat(http.text()).startsWith("HTTP/1.1 200");
-                closedAt = System.nanoTime();
             }
             JsonNode run = awaitRun(server);
-            long abortMillis = (System.nanoTime() - closedAt) / 1_000_000;
             assertThat(run.get("result").asText()).isEqualTo("abort");
             // 5 tokens were read; the abort lands at the next write or two, not 2000 tokens later
             assertThat(run.get("generate_tokens").asInt()).isBetween(5, 20);
-            assertThat(abortMillis).as("abort after the close").isLessThan(1000);
             assertNextRequestServed(server);
         }
     }
@@ -47,36 +43,28 @@ class ClientDisconnectTest {
         // prefill of ~400 tokens at 20 tokens/s: 20 s; keep-alives only every 10 s (the default)
         try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
                 "prefill_tps", "400", "fault", "slow_prefill=20")).set("queue.keep_alive", "10s").start()) {
-            long closedAt;
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions",
                     "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\""
                             + "word ".repeat(400) + "\"}]}")) {
                 assertThat(http.readUntil("\"role\":\"assistant\"", 1)).isTrue();
                 awaitBusy(server);
-                closedAt = System.nanoTime();
             }
             JsonNode run = awaitRun(server);
-            long abortMillis = (System.nanoTime() - closedAt) / 1_000_000;
             assertThat(run.get("result").asText()).isEqualTo("abort");
             assertThat(run.get("prefill_tokens").asInt()).as("aborted during prefill").isZero();
-            assertThat(abortMillis).as("abort after the close").isLessThan(2500);
         }
     }
 
     @Test
     void closingWhileWaitingForANonStreamingAnswerAbortsTheRun() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", SLOW).set("queue.keep_alive", "200ms").start()) {
-            long closedAt;
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions", LONG + "}")) {
                 awaitBusy(server);
-                closedAt = System.nanoTime();
             }
             JsonNode run = awaitRun(server);
-            long abortMillis = (System.nanoTime() - closedAt) / 1_000_000;
             assertThat(run.get("result").asText()).isEqualTo("abort");
             // probed at least every 50 ms while tokens arrive (20 ms apart), so a few tokens, not 2000
             assertThat(run.get("generate_tokens").asInt()).isLessThan(30);
-            assertThat(abortMillis).as("abort after the close").isLessThan(1500);
             assertNextRequestServed(server);
         }
     }

@@ -68,7 +68,7 @@ class QueueTest {
             long waited = (System.nanoTime() - t0) / 1_000_000;
             ChatCompletionsTest.assertError(reply, 503, "queue_timeout");
             assertThat(reply.header("Retry-After")).isNotNull();
-            assertThat(waited).isBetween(250L, 5000L);
+            assertThat(waited).as("not before the wait timeout").isGreaterThanOrEqualTo(250L);
             assertThat(ClientDisconnectTest.health(server).at("/loaded_models/0/queued").asInt()).isZero();
         }
     }

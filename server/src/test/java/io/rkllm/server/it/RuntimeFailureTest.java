@@ -79,7 +79,7 @@ class RuntimeFailureTest {
                 .set("timeouts.first_token", "300ms").set("queue.keep_alive", "100ms").start()) {
             long t0 = System.nanoTime();
             TestServer.Reply plain = server.postForReply("/v1/chat/completions", chat("hello", false));
-            assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(250L, 5000L);
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("not before the timeout").isGreaterThanOrEqualTo(250L);
             ChatCompletionsTest.assertError(plain, 504, "generation_timeout");
             assertThat(plain.json().at("/error/message").asText()).contains("timeouts.first_token");
             assertThat(server.runs("m").getLast().get("result").asText()).isEqualTo("abort");
@@ -139,7 +139,7 @@ class RuntimeFailureTest {
                 .set("timeouts.total", "400ms").set("queue.keep_alive", "100ms").start()) {
             long t0 = System.nanoTime();
             TestServer.Reply plain = server.postForReply("/v1/chat/completions", chat("[[tokens:2000]]", false));
-            assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(350L, 3000L);
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("not before the timeout").isGreaterThanOrEqualTo(350L);
             ChatCompletionsTest.assertError(plain, 504, "generation_timeout");
             assertThat(plain.json().at("/error/message").asText()).contains("timeouts.total");
             JsonNode run = server.runs("m").getLast();
