@@ -236,6 +236,25 @@ class ConversationCacheTest {
     }
 
     @Test
+    void aConfiguredTaskModelTakesTheTasksAndLeavesTheChatModelAlone() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).model("small", Map.of())
+                .set("tasks.model", "small").set("models.max_loaded", "2").start()) {
+            Chat chat = new Chat(server, "m", null);
+            chat.say("What is an NPU?");
+            TestServer.Reply tags = server.postForReply("/v1/chat/completions", task(
+                    "### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history.\n"
+                            + "### Output:\nJSON format: { \"tags\": [\"tag1\"] }\n<chat_history>\nUSER: What is an NPU?"
+                            + "\n</chat_history>"));
+            assertThat(tags.status()).isEqualTo(200);
+            assertThat(tags.json().get("model").asText()).isEqualTo("small");
+            chat.say("How fast is it?");
+            assertThat(server.runs("small")).hasSize(1);
+            assertThat(server.runs("m")).hasSize(2);
+            assertThat(server.runs("m").get(1).get("prompt").asText()).isEqualTo("How fast is it?");
+        }
+    }
+
+    @Test
     void anOverlongConversationIsTrimmedFromTheOldestTurnsAndStaysIncremental() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of("max_context_limit", "512", "reply_tokens", "30"))
                 .sidecar("m", "context_length: 512\nfamily: qwen2.5\n").set("generation.reserved_output_tokens", "64")
