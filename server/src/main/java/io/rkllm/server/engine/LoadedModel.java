@@ -13,6 +13,7 @@ public final class LoadedModel {
     private final Instant loadStarted;
     private final Object pipelineState;
     private final AtomicReference<Instant> lastUsed;
+    private volatile boolean draining;
 
     LoadedModel(ModelSpec spec, ModelWorker worker, Instant now, Object pipelineState) {
         this.spec = spec;
@@ -45,6 +46,15 @@ public final class LoadedModel {
     /** The pipeline's per-handle state, created by the registry's state factory; touched only on the worker. */
     public <T> T state(Class<T> type) {
         return type.cast(pipelineState);
+    }
+
+    /** Giving way to another model: it takes no new requests and unloads once its queue is empty. */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    void startDraining() {
+        draining = true;
     }
 
     public boolean isReady() {

@@ -49,6 +49,8 @@ public final class ModelRegistry implements AutoCloseable {
     private final java.util.function.Function<ModelSpec, Object> stateFactory;
     private final Listener listener;
     private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
+    /** Workers being stopped: a new model loads only once their NPU memory is free. */
+    private final List<CompletableFuture<Void>> stopping = new ArrayList<>();
     private final ScheduledExecutorService reaper;
     private boolean closed;
 
@@ -75,34 +77,83 @@ public final class ModelRegistry implements AutoCloseable {
         return runtime;
     }
 
-    /** The model, loaded (waiting for the load if needed), marked as just used. */
+    /**
+     * The model, loaded (waiting for the load if needed), marked as just used. When no more models may
+     * be loaded, an idle one is unloaded to make room; when all are busy, the least recently used one
+     * finishes the requests it has queued (it takes no new ones) and then gives way, so that no
+     * queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
+     */
     public LoadedModel acquire(ModelSpec spec) {
+        long deadline = System.nanoTime() + loadTimeout.toNanos();
         LoadedModel model;
-        List<LoadedModel> evicted = new ArrayList<>();
         synchronized (this) {
-            if (closed) {
-                throw new ModelLoadException("the server is shutting down");
-            }
-            model = loaded.get(spec.id());
-            if (model == null || model.worker().loaded().isCompletedExceptionally()) {
-                loaded.remove(spec.id());
-                while (loaded.size() >= maxLoaded) {
-                    LoadedModel victim = pickVictim();
-                    loaded.remove(victim.spec().id());
-                    evicted.add(victim);
+            while (true) {
+                if (closed) {
+                    throw new ModelLoadException("the server is shutting down");
                 }
-                model = start(spec, evicted);
-                loaded.put(spec.id(), model);
+                model = loaded.get(spec.id());
+                if (model != null && model.worker().loaded().isCompletedExceptionally()) {
+                    loaded.remove(spec.id());
+                    model = null;
+                }
+                if (model != null && !model.isDraining()) {
+                    break;
+                }
+                if (model == null) {
+                    while (loaded.size() >= maxLoaded) {
+                        Optional<LoadedModel> idle = loaded.values().stream()
+                                .filter(m -> m.isReady() && m.isIdle())
+                                .min(Comparator.comparing(LoadedModel::lastUsed));
+                        if (idle.isEmpty()) {
+                            break;
+                        }
+                        stop(idle.get(), "switch to " + spec.id());
+                    }
+                    if (loaded.size() < maxLoaded) {
+                        model = start(spec);
+                        loaded.put(spec.id(), model);
+                        break;
+                    }
+                    loaded.values().stream().filter(m -> !m.isDraining() && m.isReady())
+                            .min(Comparator.comparing(LoadedModel::lastUsed)).ifPresent(busy -> {
+                                LOG.info("model {} finishes its queued requests, then gives way to {}",
+                                        busy.spec().id(), spec.id());
+                                busy.startDraining();
+                            });
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new ModelLoadException("waited " + loadTimeout.toSeconds() + " s for room to load model "
+                            + spec.id() + " (models.max_loaded " + maxLoaded + ", every loaded model busy)");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, remaining);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ModelLoadException("interrupted while waiting to load model " + spec.id());
+                }
             }
             model.touch(clock.instant());
         }
-        for (LoadedModel victim : evicted) {
-            LOG.info("unloading model {} to make room for {}", victim.spec().id(), spec.id());
-            victim.worker().close();
-            listener.unloaded(victim.spec().id(), "switch");
-        }
         awaitLoaded(model);
         return model;
+    }
+
+    /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
+    private synchronized void idle(LoadedModel model) {
+        if (model.isDraining() && model.isIdle() && loaded.get(model.spec().id()) == model) {
+            stop(model, "switch");
+        }
+        notifyAll();
+    }
+
+    /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
+    private void stop(LoadedModel model, String why) {
+        loaded.remove(model.spec().id());
+        stopping.add(model.worker().stopped());
+        LOG.info("unloading model {} ({})", model.spec().id(), why);
+        model.worker().close();
+        listener.unloaded(model.spec().id(), "switch");
     }
 
     /** Starts loading without waiting; the returned future completes when the model is ready. */
@@ -169,9 +220,11 @@ public final class ModelRegistry implements AutoCloseable {
         shutdown(Duration.ofSeconds(10));
     }
 
-    private LoadedModel start(ModelSpec spec, List<LoadedModel> evicted) {
+    private LoadedModel start(ModelSpec spec) {
         Instant started = clock.instant();
-        List<CompletableFuture<Void>> freed = evicted.stream().map(e -> e.worker().stopped()).toList();
+        stopping.removeIf(CompletableFuture::isDone);
+        List<CompletableFuture<Void>> freed = List.copyOf(stopping);
+        LoadedModel[] self = new LoadedModel[1];
         ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
@@ -193,8 +246,14 @@ public final class ModelRegistry implements AutoCloseable {
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
+        }, () -> {
+            LoadedModel model = self[0];
+            if (model != null) {
+                idle(model);
+            }
         });
-        return new LoadedModel(spec, worker, started, stateFactory.apply(spec));
+        self[0] = new LoadedModel(spec, worker, started, stateFactory.apply(spec));
+        return self[0];
     }
 
     private void awaitLoaded(LoadedModel model) {
@@ -214,12 +273,6 @@ public final class ModelRegistry implements AutoCloseable {
             throw new ModelLoadException("model " + model.spec().id() + " failed to load: "
                     + (cause == null ? e.getMessage() : cause.getMessage()), cause);
         }
-    }
-
-    private LoadedModel pickVictim() {
-        return loaded.values().stream()
-                .sorted(Comparator.comparing((LoadedModel m) -> !m.isIdle()).thenComparing(LoadedModel::lastUsed))
-                .findFirst().orElseThrow();
     }
 
     private void unloadIdle() {

@@ -36,14 +36,21 @@ public final class ModelWorker implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile GenerationJob running;
+    private final Runnable onIdle;
 
     /**
      * Starts the worker thread, which begins by loading {@code slots} handles of the model with
      * {@code loader} (each slot has its own KV cache; runs still go one at a time).
      */
     public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader) {
+        this(name, maxQueued, slots, loader, () -> { });
+    }
+
+    /** @param onIdle called on the worker thread whenever it has nothing queued or running any more */
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
         this.name = name;
         this.maxQueued = maxQueued;
+        this.onIdle = onIdle;
         this.thread = Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader));
     }
 
@@ -184,6 +191,7 @@ public final class ModelWorker implements AutoCloseable {
         }
         model = List.copyOf(model);
         loaded.complete(model);
+        notifyIdle();
         try {
             while (true) {
                 Job job = queue.take();
@@ -198,6 +206,9 @@ public final class ModelWorker implements AutoCloseable {
                 } finally {
                     busy = false;
                 }
+                if (queuedGenerations.get() == 0) {
+                    notifyIdle();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -208,6 +219,14 @@ public final class ModelWorker implements AutoCloseable {
                 failAll(new IllegalStateException("model " + name + " was unloaded"));
                 stopped.complete(null);
             }
+        }
+    }
+
+    private void notifyIdle() {
+        try {
+            onIdle.run();
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: idle listener failed", name, e);
         }
     }
 

@@ -153,25 +153,32 @@ public final class ChatPipeline {
         if (derived.isPresent()) {
             return ChatRun.answered(chat, derived.get());
         }
-        LoadedModel loaded;
-        try {
-            loaded = registry.acquire(chat.spec());
-        } catch (ModelLoadException e) {
-            throw ApiException.unavailable("model_load_failed", e.getMessage(), 30);
+        Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
+        LoadedModel loaded = null;
+        ModelWorker.Reservation place = null;
+        for (int attempt = 0; place == null; attempt++) {
+            try {
+                loaded = registry.acquire(chat.spec());
+            } catch (ModelLoadException e) {
+                throw ApiException.unavailable("model_load_failed", e.getMessage(), 30);
+            }
+            try {
+                place = loaded.worker().reserve(priority);
+            } catch (QueueFullException e) {
+                throw ApiException.overloaded(429, e.getMessage() + "; retry later", 5);
+            } catch (IllegalStateException e) {
+                // the model gave way to another one between acquire and reserve: acquire again
+                if (attempt == 2) {
+                    throw ApiException.unavailable("model_unloading", e.getMessage(), 2);
+                }
+            }
         }
         ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(ModelCacheState.class), estimator,
                 config.cache().enabled(), config.cache().verify());
-        ModelWorker.Reservation place;
-        Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
-        try {
-            place = loaded.worker().reserve(priority);
-        } catch (QueueFullException e) {
-            throw ApiException.overloaded(429, e.getMessage() + "; retry later", 5);
-        } catch (IllegalStateException e) {
-            throw ApiException.unavailable("model_unloading", e.getMessage(), 2);
-        }
+        ModelWorker.Reservation reserved = place;
         // the work is queued when the route first reads the run, after it committed its response
-        return new ChatRun(chat, new ChatRun.Submission(() -> place.submit(planner, chat.maxTokens()), place::release),
+        return new ChatRun(chat, new ChatRun.Submission(() -> reserved.submit(planner, chat.maxTokens()),
+                reserved::release),
                 planner::accounting, config.timeouts(), config.queue().waitTimeout());
     }
 
