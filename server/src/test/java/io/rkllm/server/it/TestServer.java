@@ -3,23 +3,15 @@ package io.rkllm.server.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.ffm.Abi;
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.ffm.SimulatedRuntime;
 import io.rkllm.server.ServerApp;
-import io.rkllm.server.config.ConfigLoader;
-import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.reliability.LocalServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -35,14 +27,14 @@ public final class TestServer implements AutoCloseable {
     static final MediaType JSON_TYPE = MediaType.get("application/json");
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Path dir;
+    private final LocalServer server;
     private final ServerApp app;
     private final OkHttpClient client = new OkHttpClient.Builder().readTimeout(60, TimeUnit.SECONDS)
             .callTimeout(120, TimeUnit.SECONDS).build();
 
-    private TestServer(Path dir, ServerApp app) {
-        this.dir = dir;
-        this.app = app;
+    private TestServer(LocalServer server) {
+        this.server = server;
+        this.app = server.app();
     }
 
     /** Builder of the models directory and configuration. */
@@ -79,42 +71,18 @@ public final class TestServer implements AutoCloseable {
         }
 
         public TestServer start() {
-            try {
-                Path modelsDir = Files.createDirectories(dir.resolve("models"));
-                for (var m : models.entrySet()) {
-                    Path folder = Files.createDirectories(modelsDir.resolve(m.getKey()));
-                    Map<String, String> keys = new LinkedHashMap<>();
-                    keys.put("name", m.getKey());
-                    keys.put("time_scale", "0");
-                    keys.put("trace", dir.resolve(m.getKey() + ".trace.jsonl").toString());
-                    keys.putAll(m.getValue());
-                    StringBuilder text = new StringBuilder("#rkllm-sim 1\n");
-                    keys.forEach((k, v) -> text.append(k).append(": ").append(v).append('\n'));
-                    Files.writeString(folder.resolve(m.getKey() + ".rkllm"), text);
-                    if (sidecars.containsKey(m.getKey())) {
-                        Files.writeString(folder.resolve("model.yaml"), sidecars.get(m.getKey()));
-                    }
-                }
-                Path library = SimulatedRuntime.extract(abi, dir.resolve("lib")).orElseThrow();
-                Map<String, String> all = new LinkedHashMap<>();
-                all.put("server.port", "0");
-                all.put("models.dir", modelsDir.toString());
-                all.put("runtime.library", library.toString());
-                all.put("runtime.abi", abi.label());
-                all.put("logging.access_log", "false");
-                // one KV cache per model unless a test asks for more (the default, auto, depends on the RAM)
-                all.put("cache.slots", "1");
-                all.putAll(flags);
-                ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
-                RkllmRuntime runtime = RkllmRuntime.open(library, Optional.of(abi));
-                DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
-                if (discovery.hasErrors()) {
-                    throw new IllegalStateException("model discovery failed: " + discovery.errors());
-                }
-                return new TestServer(dir, ServerApp.start(config, runtime, discovery.catalog()));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            Map<String, Map<String, String>> files = new LinkedHashMap<>();
+            for (var m : models.entrySet()) {
+                Map<String, String> keys = new LinkedHashMap<>();
+                keys.put("time_scale", "0");
+                keys.putAll(m.getValue());
+                files.put(m.getKey(), keys);
             }
+            Map<String, String> all = new LinkedHashMap<>();
+            // one KV cache per model unless a test asks for more (the default, auto, depends on the RAM)
+            all.put("cache.slots", "1");
+            all.putAll(flags);
+            return new TestServer(LocalServer.start(dir, abi, files, sidecars, all));
         }
     }
 
@@ -162,18 +130,7 @@ public final class TestServer implements AutoCloseable {
 
     /** Every trace line the simulated runtime wrote for a model, in order. */
     public List<JsonNode> trace(String model) {
-        Path file = dir.resolve(model + ".trace.jsonl");
-        List<JsonNode> lines = new ArrayList<>();
-        try {
-            if (Files.exists(file)) {
-                for (String line : Files.readAllLines(file)) {
-                    lines.add(JSON.readTree(line));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return lines;
+        return server.trace(model);
     }
 
     public List<JsonNode> runs(String model) {
