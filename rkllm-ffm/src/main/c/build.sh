@@ -27,3 +27,18 @@ for abi in 1.2 1.3; do
   cp "$out/librkllmrt-$abi.so" "$resources/"
 done
 echo "build.sh: simulated runtime built for $arch in $out"
+
+# The boards are aarch64: when a cross compiler is at hand, bundle an aarch64 build too, so that a jar
+# (or .deb) built on an x86 machine can run --simulate and `doctor --simulate` on an Orange Pi.
+cross="${CROSS_CC_AARCH64:-aarch64-linux-gnu-gcc}"
+if [ "$arch" != "aarch64" ] && command -v "$cross" >/dev/null; then
+  arm="$target/classes/io/rkllm/ffm/sim/linux-aarch64"
+  mkdir -p "$arm"
+  for abi in 1.2 1.3; do
+    "$cross" "${cflags[@]}" -DRKLLM_ABI_MINOR="${abi#1.}" -I"$src" -shared \
+      -o "$arm/librkllmrt-$abi.so" "$src"/sim/*.c -lpthread -lm
+  done
+  echo "build.sh: simulated runtime also built for aarch64 with $cross"
+elif [ "$arch" != "aarch64" ]; then
+  echo "build.sh: no $cross: the jar carries the simulated runtime for $arch only"
+fi

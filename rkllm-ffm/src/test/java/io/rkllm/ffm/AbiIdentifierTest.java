@@ -35,6 +35,19 @@ class AbiIdentifierTest {
     }
 
     @Test
+    void theBundledAarch64BuildsIdentifyTheSameWay() throws IOException {
+        Path arm = Path.of(System.getProperty("rkllm.sim.dir", "target/sim")).resolveSibling("classes")
+                .resolve("io/rkllm/ffm/sim/linux-aarch64");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(arm),
+                "no aarch64 cross compiler on this machine: the jar carries the host's build only");
+        assertThat(new AbiIdentifier().identify(arm.resolve("librkllmrt-1.2.so")).abi()).contains(Abi.V1_2);
+        assertThat(new AbiIdentifier().identify(arm.resolve("librkllmrt-1.3.so")).abi()).contains(Abi.V1_3);
+        byte[] elf = Files.readAllBytes(arm.resolve("librkllmrt-1.3.so"));
+        // e_machine 183 = EM_AARCH64
+        assertThat(elf[18] & 0xff | (elf[19] & 0xff) << 8).isEqualTo(183);
+    }
+
+    @Test
     void anUnknownLibraryIsRefusedWithHowToForceTheAbi() throws IOException {
         Path lib = dir.resolve("librkllmrt.so");
         Files.write(lib, "rkllm-runtime version: %s\0no version here\0".getBytes(StandardCharsets.US_ASCII));
