@@ -195,6 +195,7 @@ public final class Main {
         Path modelsDir = config.runtime().simulate() && !loaded.explicitKeys().contains("models.dir")
                 ? Simulation.inTempDirectory().models() : config.models().dir();
         DiscoveryResult discovery = discover(modelsDir);
+        long memory = io.rkllm.server.pipeline.SlotCount.systemMemory(Path.of("/proc/meminfo"));
         out.println("models in " + modelsDir + ":");
         for (ModelDescriptor m : discovery.models()) {
             out.printf("  %-28s context %-6d (%s)  family %-10s thinking %-5s tools %-5s%n    file %s%n",
@@ -203,6 +204,15 @@ public final class Main {
             if (!m.aliases().isEmpty()) {
                 out.println("    aliases " + String.join(", ", m.aliases()));
             }
+            int slots = io.rkllm.server.pipeline.SlotCount.resolve(config.cache().slots(), m.sizeBytes(), memory);
+            out.println("    serving: " + slots + (slots == 1 ? " KV cache slot" : " KV cache slots")
+                    + " (cache.slots " + config.cache().slots() + "), "
+                    + (io.rkllm.server.pipeline.PromptFormat.of(m).isPresent()
+                            ? "system prompts through the " + m.family() + " chat template"
+                            : "the runtime's own chat template (system prompts sent as text)")
+                    + (m.capabilities().thinking() ? ", thinking " + (config.generation().thinkingDefault()
+                            ? "on unless a request turns it off" : "off unless a request turns it on") : "")
+                    + (m.thinkingStartsOpen() ? ", the template opens <think>" : ""));
         }
         if (discovery.models().isEmpty()) {
             out.println("  (none)");
