@@ -48,6 +48,18 @@ class MainConfigTest {
     }
 
     @Test
+    void theModelsCommandListsWhatItFoundAndHowItWillServeIt() throws Exception {
+        Path models = Files.createDirectories(dir.resolve("models").resolve("Qwen3-1.7B-RK3588-8k"));
+        Files.writeString(models.resolve("qwen3-1.7b_w8a8_rk3588.rkllm"), "weights");
+        assertThat(main(Map.of()).run(new String[] {"models", "--models", dir.resolve("models").toString(),
+                "--cache.slots", "2"})).isEqualTo(Main.OK);
+        String listed = out.toString(StandardCharsets.UTF_8);
+        assertThat(listed).contains("qwen3-1.7b-rk3588-8k").contains("context 8192").contains("(name)")
+                .contains("2 KV cache slots (cache.slots 2)").contains("through the qwen3 chat template")
+                .contains("thinking on unless a request turns it off");
+    }
+
+    @Test
     void anUnknownKeyInTheFileExitsWith2NamingTheKey() throws Exception {
         Path config = file("server:\n  prot: 8081\n");
         assertThat(run(Map.of(), "--config", config.toString())).isEqualTo(Main.BAD_CONFIG);
