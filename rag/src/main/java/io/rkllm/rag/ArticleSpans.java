@@ -105,10 +105,12 @@ final class ArticleSpans {
             }
             max = Math.max(max, mass[s]);
         }
+        boolean listing = isListing(mass, count, close, max);
         boolean[] keep = new boolean[spans.size()];
         for (int s = 0; s < spans.size(); s++) {
             keep[s] = mass[s] == max || (!introducedAsTeasers(lines, spans.get(s)[0])
-                    && (mass[s] >= SPAN_SHARE_SINGLE * max
+                    && ((listing && mass[s] >= SPAN_SHARE_JOINED * max)
+                    || mass[s] >= SPAN_SHARE_SINGLE * max
                     || (count[s] >= 2 && mass[s] >= SPAN_SHARE * max && close[s] * 2 >= count[s] - 1)));
         }
         // a span joined to a kept one by a gap without any boilerplate (a table, a list) is part of it
@@ -138,6 +140,24 @@ final class ArticleSpans {
             }
         }
     }
+
+    /**
+     * Whether the heaviest span is itself a listing (a front page, a section page): four or more
+     * anchors that are mostly far apart, each a teaser's summary between a headline, a byline and a
+     * photo credit. Then the page's content is its teasers, and a lighter section of teasers is as
+     * much content as the heaviest one rather than a "related articles" block beside an article.
+     */
+    private static boolean isListing(int[] mass, int[] count, int[] close, int max) {
+        for (int s = 0; s < mass.length; s++) {
+            if (mass[s] == max) {
+                return count[s] >= LISTING_ANCHORS && close[s] * 2 < count[s] - 1;
+            }
+        }
+        return false;
+    }
+
+    /** Anchors the heaviest span needs before its spacing can make the page a listing. */
+    static final int LISTING_ANCHORS = 4;
 
     /**
      * Extends a kept span over adjacent prose that was too weak to anchor it (short marketing sentences,

@@ -176,6 +176,38 @@ class WebTextCleanerTest {
         assertThat(out).doesNotContain("Click to share", "crossed that bridge every day", "contractors", "Reply");
     }
 
+    /** A teaser card of a front page: photo credit, headline, summary, byline. */
+    private static String card(String headline, String summary, String author) {
+        return "Photo\nCreditPhotograph by " + author + " for The Daily\n" + headline + "\n" + summary + "\nBy " + author + "\n";
+    }
+
+    @Test
+    void keepsEverySectionOfAFrontPageOfTeasers() {
+        String ad = "\nAdvertisement\nContinue reading the main story\n";
+        String page = "The Daily - Front page\nSections\nSEARCH\nSkip to content\n"
+                + "World\nPolitics\nBusiness\nOpinion\nTech\nScience\nHealth\nSports\nArts\nBooks\nHighlights\n"
+                + card("Harbour cranes return to the old port", "The city bought back four cranes sold in the nineties "
+                        + "and will restore them over the next two years as a museum of the docks.", "Ana Lima")
+                + card("Night trains are full again this winter", "Operators added carriages on three routes after bookings "
+                        + "doubled compared with last year's season, and more are planned for spring.", "Tom Weber")
+                + card("A village votes to keep its only school open", "Parents collected signatures for a year and the "
+                        + "regional council has finally agreed to fund two more teachers from September.", "Eva Novak")
+                + card("Why the river froze for the first time since 1963", "Meteorologists explain how a week of still air "
+                        + "and clear nights cooled the water much faster than anyone had expected it to.", "Li Wei")
+                + card("The bakery that never closes", "For forty years the family has baked through every night of the year, "
+                        + "and the queue at dawn has become a habit of the whole street.", "Marta Ruiz")
+                + ad + "Opinion\n"
+                + card("Libraries are the last free rooms", "Nobody asks you to buy anything in a library, and that is exactly "
+                        + "why a city that wants to stay open to everyone should keep them.", "Jo Park")
+                + card("Let the children be bored", "Boredom teaches what no screen can.", "Sam Reid")
+                + ad + "Most popular\nSign up for the newsletter\nPrivacy policy\nTerms of service\n© 2024 The Daily\n";
+        String out = cleaner.clean(page);
+        assertThat(out).contains("The city bought back four cranes", "The bakery that never closes");
+        assertThat(out).as("on a page of teasers, a lighter section of teasers is content too")
+                .contains("Nobody asks you to buy anything in a library");
+        assertThat(out).doesNotContain("Skip to content", "Privacy policy", "Advertisement", "Sign up for the newsletter");
+    }
+
     @Test
     void dropsStaleDateClaims() {
         String page = "Today is Monday, 3 March 2019\nLast updated: 2 hours ago\n\n" + ARTICLE + FOOTER;
