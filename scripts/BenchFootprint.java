@@ -1,7 +1,8 @@
 /*
  * Footprint bench of rkllm-server (run it with scripts/bench-footprint). Starts the server jar as a
  * child process with the systemd unit's JVM flags on the simulated runtime at zero latency, then:
- * start-to-ready (process start to the first 200 from /health), RSS idle (VmRSS from /proc), 100
+ * start-to-ready (process start to the first 200 from /health), RSS 1 s after ready and idle (12 s after
+ * ready, once the JVM has settled; VmRSS from /proc), 100
  * streamed answers of 256 tokens one after the other (time to first byte p50/p95, SSE tokens/s), RSS
  * after, and the stop (SIGTERM to exit). Needs only a JDK 25: java scripts/BenchFootprint.java --help
  */
@@ -33,6 +34,8 @@ public class BenchFootprint {
     static int requests = 100;
     static int tokens = 256;
     static int starts = 2;
+    static int idleSeconds = 12;
+    static int warmup = 0;
     static java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
     static boolean unitEnv = true;
 
@@ -46,6 +49,8 @@ public class BenchFootprint {
                 case "--requests" -> requests = Integer.parseInt(args[++i]);
                 case "--tokens" -> tokens = Integer.parseInt(args[++i]);
                 case "--starts" -> starts = Integer.parseInt(args[++i]);
+                case "--idle-seconds" -> idleSeconds = Math.max(1, Integer.parseInt(args[++i]));
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--env" -> {
                     String kv = args[++i];
                     env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
@@ -55,13 +60,18 @@ public class BenchFootprint {
                     System.out.println("""
                             usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
                                    [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
-                                   [--env NAME=VALUE] [--no-unit-env]
+                                   [--env NAME=VALUE] [--no-unit-env] [--idle-seconds N] [--warmup N]
                               --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
                               --add-opts  options added after them (to try a flag)
                               --env       an environment variable for the server (after the unit's own
                                           Environment= settings, which --no-unit-env leaves out)
                               --starts    server starts (default 2: the first creates the CDS archive,
-                                          the next ones use it, as the service does after its first stop)""");
+                                          the next ones use it, as the service does after its first stop)
+                              --idle-seconds  how long after ready the idle RSS is read (default 12; the
+                                          RSS 1 s after ready is reported too)
+                              --warmup    answers streamed (not measured) before the measured ones, to
+                                          measure a server whose JIT has compiled the request path
+                                          (default 0: the first answers after a start)""");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
@@ -86,27 +96,29 @@ public class BenchFootprint {
         }
         System.out.println("flags:   " + String.join(" ", jvm));
         System.out.println("env:     " + (env.isEmpty() ? "(none)" : env));
-        System.out.println("load:    " + requests + " streamed answers of " + tokens + " tokens, one at a time,"
+        System.out.println("load:    " + (warmup > 0 ? warmup + " answers to warm up, then " : "") + requests
+                + " streamed answers of " + tokens + " tokens, one at a time,"
                 + " simulated runtime at zero latency (RKLLM_SIM_TIME_SCALE=0)");
         System.out.println();
-        System.out.printf("%-5s %-8s %9s %9s %9s %9s %9s %11s %9s%n", "start", "CDS", "ready ms", "idle MB",
-                "after MB", "ttfb p50", "ttfb p95", "tokens/s", "stop ms");
+        System.out.printf("%-5s %-8s %9s %9s %9s %9s %9s %9s %11s %9s%n", "start", "CDS", "ready ms", "1s MB",
+                "idle MB", "after MB", "ttfb p50", "ttfb p95", "tokens/s", "stop ms");
         for (int s = 1; s <= starts; s++) {
             boolean archive = jvm.stream().anyMatch(o -> o.startsWith("-XX:SharedArchiveFile="))
                     && jvm.stream().filter(o -> o.startsWith("-XX:SharedArchiveFile=")).map(o -> Path.of(
                     o.substring(o.indexOf('=') + 1))).allMatch(Files::exists);
             Result r = run(jvm, work);
-            System.out.printf(Locale.ROOT, "%-5d %-8s %9d %9.1f %9.1f %9.3f %9.3f %11.0f %9d%n", s,
-                    archive ? "archive" : "none", r.readyMs, r.idleKb / 1024.0, r.afterKb / 1024.0, r.ttfbP50Ms,
+            System.out.printf(Locale.ROOT, "%-5d %-8s %9d %9.1f %9.1f %9.1f %9.3f %9.3f %11.0f %9d%n", s,
+                    archive ? "archive" : "none", r.readyMs, r.earlyKb / 1024.0, r.idleKb / 1024.0, r.afterKb / 1024.0, r.ttfbP50Ms,
                     r.ttfbP95Ms, r.tokensPerSecond, r.stopMs);
         }
         System.out.println();
         System.out.println("load average at the end: " + loadAverage());
-        System.out.println("ready: process start to the first 200 from /health; idle: VmRSS once ready; after: VmRSS"
+        System.out.println("ready: process start to the first 200 from /health; 1s: VmRSS 1 s after ready; idle: VmRSS "
+                + idleSeconds + " s after ready; after: VmRSS"
                 + " after the answers; ttfb: request written on an open connection to the end of the response headers (ms); stop: SIGTERM to exit (ms)");
     }
 
-    record Result(long readyMs, long idleKb, long afterKb, double ttfbP50Ms, double ttfbP95Ms,
+    record Result(long readyMs, long earlyKb, long idleKb, long afterKb, double ttfbP50Ms, double ttfbP95Ms,
                   double tokensPerSecond, long stopMs) {
     }
 
@@ -151,6 +163,11 @@ public class BenchFootprint {
                 throw new IllegalStateException("not ready within 60 s");
             }
             Thread.sleep(1000);
+            long early = rssKb(server.pid());
+            // the JVM frees its JIT compiler's scratch memory a few seconds after start (a 5 s housekeeping
+            // period) and the unit's -XX:TrimNativeHeapInterval hands it back to the system: idle is the RSS
+            // of a server that has settled, as on a board where it waits for requests
+            Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds) - 1000);
             long idle = rssKb(server.pid());
 
             URI chat = URI.create("http://127.0.0.1:" + port + "/v1/chat/completions");
@@ -158,6 +175,9 @@ public class BenchFootprint {
                     + ",\"stream_options\":{\"include_usage\":true},"
                     + "\"messages\":[{\"role\":\"user\",\"content\":\"[[tokens:" + tokens + "]]\"}]}";
             stream(chat, body);   // loads the model; not measured
+            for (int i = 0; i < warmup; i++) {
+                stream(chat, body);
+            }
             double[] ttfb = new double[requests];
             long generated = 0;
             long streamingNs = 0;
@@ -179,7 +199,7 @@ public class BenchFootprint {
             if (server.exitValue() != 0) {
                 System.out.println("(the server exited with " + server.exitValue() + ")");
             }
-            return new Result(readyNs / 1_000_000, idle, after, percentile(ttfb, 50), percentile(ttfb, 95),
+            return new Result(readyNs / 1_000_000, early, idle, after, percentile(ttfb, 50), percentile(ttfb, 95),
                     generated / (streamingNs / 1e9), stopMs);
         } finally {
             if (server.isAlive()) {

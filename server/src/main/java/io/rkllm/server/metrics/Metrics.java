@@ -33,7 +33,9 @@ public final class Metrics implements AutoCloseable {
     private final GenerationMetrics generations;
     private final ModelMetrics models;
     private final AbortMetrics aborts;
-    private final JvmMetrics jvm;
+    private final MeterRegistry registry;
+    /** Bound at the first scrape: see {@link #bindJvmMetrics()}. */
+    private JvmMetrics jvm;
     private volatile Supplier<java.util.List<io.rkllm.server.engine.LoadedModel>> loaded = java.util.List::of;
 
     private Metrics(PrometheusMeterRegistry prometheus, MeterRegistry registry, ServerConfig.Metrics config) {
@@ -43,11 +45,21 @@ public final class Metrics implements AutoCloseable {
         this.generations = new GenerationMetrics(registry, queue);
         this.models = new ModelMetrics(registry);
         this.aborts = new AbortMetrics(registry);
+        this.registry = registry;
         if (prometheus != null) {
-            this.jvm = new JvmMetrics(registry);
             new NpuMetrics(registry, config.sysfsRoot());
-        } else {
-            this.jvm = null;
+        }
+    }
+
+    /**
+     * The JVM binders load the JDK's management classes (about 2 MB of resident memory): they are bound
+     * when something first scrapes, so that a server nobody monitors does not carry them. Their series are
+     * gauges read at scrape time anyway; only the GC pause counts start at the first scrape instead of at
+     * start.
+     */
+    private synchronized void bindJvmMetrics() {
+        if (jvm == null) {
+            jvm = new JvmMetrics(registry);
         }
     }
 
@@ -58,6 +70,11 @@ public final class Metrics implements AutoCloseable {
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         return new Metrics(registry, registry, config);
+    }
+
+    /** The registry the meters live in (tests look meters up by name). */
+    MeterRegistry registry() {
+        return registry;
     }
 
     public boolean enabled() {
@@ -93,6 +110,7 @@ public final class Metrics implements AutoCloseable {
         if (prometheus == null) {
             throw new IllegalStateException("metrics are disabled");
         }
+        bindJvmMetrics();
         var rows = loaded.get();
         queue.refresh(rows);
         models.refresh(rows);
@@ -115,7 +133,7 @@ public final class Metrics implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (jvm != null) {
             jvm.close();
         }

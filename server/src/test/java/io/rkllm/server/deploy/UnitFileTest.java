@@ -76,7 +76,8 @@ class UnitFileTest {
 
     @Test
     void smallFootprintJvmFlags() {
-        assertThat(javaOptions()).contains("-XX:+UseSerialGC", "-Xms16m", "-Xmx256m", "-XX:+AutoCreateSharedArchive",
+        assertThat(javaOptions()).contains("-XX:+UseSerialGC", "-Xms6m", "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-XX:CompileThresholdScaling=0.15", "-XX:TrimNativeHeapInterval=2000", "-XX:+AutoCreateSharedArchive",
                 "-XX:SharedArchiveFile=/var/lib/rkllm-server/rkllm-server.jsa");
     }
 
