@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the simulated runtime (both ABIs), compiles sim_smoke.c against each librkllmrt-1.x.so and
 # runs it: once normally (timed checks included), then checks the trace and the init log lines,
-# then once under valgrind with RKLLM_SIM_TIME_SCALE=0 (leaks, invalid accesses).
+# then once under valgrind with RKLLM_SIM_TIME_SCALE=0 (leaks, invalid accesses), and finally the
+# aarch64 build under qemu-aarch64 when the cross compiler and qemu-user are installed.
 #
 #   run.sh [TARGET_DIR]        default: the module's target/ directory
 #   SIM_SMOKE_VALGRIND=0 run.sh    skips the valgrind pass
@@ -108,5 +109,27 @@ PY
   fi
   [ "$status" = 0 ] && rm -rf "$work"
 done
+# The aarch64 build the jar carries for the boards (build.sh makes it when a cross compiler is present):
+# the same smoke test, cross-compiled, on an emulated arm64 CPU when qemu-user is installed.
+arm="$target/classes/io/rkllm/ffm/sim/linux-aarch64"
+cross="${CROSS_CC_AARCH64:-aarch64-linux-gnu-gcc}"
+if [ -f "$arm/librkllmrt-1.3.so" ] && command -v "$cross" > /dev/null && command -v qemu-aarch64 > /dev/null; then
+  sysroot="${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu}"
+  for abi in 1.2 1.3; do
+    exe="$out/sim_smoke-$abi-aarch64"
+    "$cross" -std=gnu11 -O1 -g -Wall -Wextra -Werror -DRKLLM_ABI_MINOR="${abi#1.}" -I"$module/src/main/c" \
+      -o "$exe" "$here/sim_smoke.c" -L"$arm" -l:"librkllmrt-$abi.so" -Wl,-rpath,"$arm" -lpthread
+    work="$(mktemp -d)"
+    echo "== sim_smoke $abi on aarch64 (qemu-aarch64, work dir $work)"
+    if ! qemu-aarch64 -L "$sysroot" "$exe" "$work" > "$work/stdout.txt" 2> "$work/stderr.txt"; then
+      status=1
+      grep FAIL "$work/stderr.txt" >&2 || tail -20 "$work/stderr.txt" >&2
+    fi
+    tail -1 "$work/stdout.txt"
+    [ "$status" = 0 ] && rm -rf "$work"
+  done
+else
+  echo "== no aarch64 pass (needs the aarch64 build, $cross and qemu-aarch64 from qemu-user)"
+fi
 if [ "$status" = 0 ]; then echo "run.sh: all sim smoke checks passed"; else echo "run.sh: FAILURES" >&2; fi
 exit "$status"
