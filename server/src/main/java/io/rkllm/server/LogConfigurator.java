@@ -6,6 +6,7 @@ import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import io.rkllm.server.logging.SafeMessageConverter;
@@ -14,7 +15,8 @@ import org.slf4j.Logger;
 
 /**
  * Logging set up in code instead of logback.xml: one line per event on stdout (journald adds the
- * time and unit under systemd). Parsing an XML configuration loads a few hundred classes (an XML
+ * time and unit under systemd), through a duplicate of the stdout descriptor that the runtime's output
+ * capture does not redirect. Parsing an XML configuration loads a few hundred classes (an XML
  * parser and Logback's configuration framework) that would stay in memory for nothing.
  * A logback-test.xml on the class path (the tests) still takes precedence.
  */
@@ -31,10 +33,7 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         encoder.setContext(context);
         encoder.setLayout(layout(context));
         encoder.start();
-        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
-        console.setContext(context);
-        console.setName("STDOUT");
-        console.setEncoder(encoder);
+        OutputStreamAppender<ILoggingEvent> console = stdoutAppender(context, encoder);
         console.start();
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.INFO);
@@ -44,6 +43,24 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         context.getLogger("org.eclipse.jetty.util.HostPort").setLevel(Level.ERROR);
         context.getLogger("io.javalin").setLevel(Level.WARN);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /**
+     * Writes to a duplicate of standard output, so that log lines written while the runtime's own output
+     * is being captured (during {@code rkllm_init}, which can take seconds while other requests are
+     * served) reach the journal at once and are not taken for the runtime's lines; System.out where no
+     * duplicate can be made.
+     */
+    private static OutputStreamAppender<ILoggingEvent> stdoutAppender(LoggerContext context,
+            LayoutWrappingEncoder<ILoggingEvent> encoder) {
+        var stdout = io.rkllm.ffm.UncapturedStdout.open();
+        OutputStreamAppender<ILoggingEvent> appender = stdout.isPresent() ? new OutputStreamAppender<>()
+                : new ConsoleAppender<>();
+        appender.setContext(context);
+        appender.setName("STDOUT");
+        appender.setEncoder(encoder);
+        stdout.ifPresent(appender::setOutputStream);
+        return appender;
     }
 
     /** The production layout ({@code %safeMsg}, {@code %safeEx}), started. */
