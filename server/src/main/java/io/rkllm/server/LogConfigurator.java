@@ -2,15 +2,14 @@ package io.rkllm.server;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.Layout;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
-import io.rkllm.server.logging.SafeMessageConverter;
-import io.rkllm.server.logging.SafeThrowableConverter;
+import io.rkllm.server.logging.LogLineLayout;
 import org.slf4j.Logger;
 
 /**
@@ -21,8 +20,11 @@ import org.slf4j.Logger;
  * A logback-test.xml on the class path (the tests) still takes precedence.
  */
 public final class LogConfigurator extends ContextAwareBase implements Configurator {
-    /** Control characters in messages and exception messages escaped: client text cannot forge a log line. */
-    static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{0} - %safeMsg%n%safeEx";
+    /**
+     * The format of a line, as a Logback pattern (LogLineLayout writes it; LogSafetyTest compares the two).
+     * Control characters in messages and exception messages escaped: client text cannot forge a log line.
+     */
+    public static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{0} - %safeMsg%n%safeEx";
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
@@ -63,13 +65,10 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         return appender;
     }
 
-    /** The production layout ({@code %safeMsg}, {@code %safeEx}), started. */
-    public static PatternLayout layout(LoggerContext context) {
-        PatternLayout layout = new PatternLayout();
+    /** The production layout ({@link LogLineLayout}: the {@link #PATTERN} without Logback's pattern parser), started. */
+    public static Layout<ILoggingEvent> layout(LoggerContext context) {
+        LogLineLayout layout = new LogLineLayout();
         layout.setContext(context);
-        layout.getInstanceConverterMap().put("safeMsg", SafeMessageConverter::new);
-        layout.getInstanceConverterMap().put("safeEx", SafeThrowableConverter::new);
-        layout.setPattern(PATTERN);
         layout.start();
         return layout;
     }
