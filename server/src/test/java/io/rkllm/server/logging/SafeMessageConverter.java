@@ -4,10 +4,10 @@ import ch.qos.logback.classic.pattern.ClassicConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 
 /**
- * {@code %safeMsg}: the formatted message with control characters escaped, so text a client sent
- * (a model name, a path, an error) can never start a forged log line.
+ * {@code %safeMsg}: the formatted message with control characters escaped, as LogLineLayout writes it;
+ * LogLineLayoutTest renders {@code LogConfigurator.PATTERN} with it to compare the two layouts.
  */
-public final class SafeMessageConverter extends ClassicConverter {
+final class SafeMessageConverter extends ClassicConverter {
     @Override
     public String convert(ILoggingEvent event) {
         return LogText.escape(event.getFormattedMessage());
