@@ -116,45 +116,33 @@ final class NativeOutputCapture {
     }
 
     private <T> Captured<T> captureInTempFile(Supplier<T> action) {
-        {
-            Path file;
-            try {
-                file = Files.createTempFile("rkllm-init-", ".log");
-            } catch (IOException e) {
+        Path file;
+        try {
+            file = Files.createTempFile("rkllm-init-", ".log");
+        } catch (IOException e) {
+            return new Captured<>(action.get(), "");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = (int) open.invokeExact(arena.allocateFrom(file.toString()), O_WRONLY);
+            if (fd < 0) {
                 return new Captured<>(action.get(), "");
             }
-            try (Arena arena = Arena.ofConfined()) {
-                int fd = (int) open.invokeExact(arena.allocateFrom(file.toString()), O_WRONLY);
-                if (fd < 0) {
-                    return new Captured<>(action.get(), "");
-                }
-                int savedOut = (int) dup.invokeExact(1);
-                int savedErr = (int) dup.invokeExact(2);
-                T value;
-                try {
-                    int ignored = (int) fflush.invokeExact(MemorySegment.NULL);
-                    ignored = (int) dup2.invokeExact(fd, 1);
-                    ignored = (int) dup2.invokeExact(fd, 2);
-                    value = action.get();
-                } finally {
-                    int ignored = (int) fflush.invokeExact(MemorySegment.NULL);
-                    ignored = (int) dup2.invokeExact(savedOut, 1);
-                    ignored = (int) dup2.invokeExact(savedErr, 2);
-                    ignored = (int) close.invokeExact(savedOut);
-                    ignored = (int) close.invokeExact(savedErr);
-                    ignored = (int) close.invokeExact(fd);
-                }
-                return new Captured<>(value, new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException("capturing native output failed", t);
+            T value;
+            try {
+                value = redirected(fd, action);
             } finally {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException ignored) {
-                    // a temp file left behind is harmless
-                }
+                int ignored = (int) close.invokeExact(fd);
+            }
+            return new Captured<>(value, new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("capturing native output failed", t);
+        } finally {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a temp file left behind is harmless
             }
         }
     }
