@@ -56,9 +56,9 @@ public final class UncapturedStdout extends OutputStream {
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT));
             int fd = (int) fcntl.invokeExact(sourceFd, F_DUPFD_CLOEXEC, LOWEST_FD);
             return fd < 0 ? Optional.empty() : Optional.of(new UncapturedStdout(write, close, fd));
-        } catch (RuntimeException | Error e) {
-            return Optional.empty();
-        } catch (Throwable t) {
+        } catch (Error e) {
+            throw e;
+        } catch (Throwable t) { // no fcntl/write/close in the C library, or the call failed: log through System.out
             return Optional.empty();
         }
     }
