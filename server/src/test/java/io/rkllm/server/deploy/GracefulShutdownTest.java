@@ -14,9 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,21 +33,13 @@ class GracefulShutdownTest {
     @Test
     void sigtermFinishesTheRunningGenerationDestroysTheModelAndExitsZero() throws Exception {
         Path trace = dir.resolve("trace.jsonl");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), "io.rkllm.server.Main",
-                "--simulate", "--port", "0", "--logging.access_log=false");
-        Path console = dir.resolve("console.log");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(console.toFile());
-        pb.environment().put("RKLLM_SIM_TRACE", trace.toString());
-        // the simulated model decodes at 33 tokens/s: 100 tokens take about 3 s
-        pb.environment().put("RKLLM_SIM_TIME_SCALE", "1");
-        pb.environment().put("HOME", dir.toString());
-        pb.directory(dir.toFile());
-        Process server = pb.start();
+        ChildServer child = ChildServer.start(dir, System.getProperty("java.class.path"),
+                // the simulated model decodes at 33 tokens/s: 100 tokens take about 3 s
+                Map.of("RKLLM_SIM_TRACE", trace.toString(), "RKLLM_SIM_TIME_SCALE", "1"), "--logging.access_log=false");
+        Process server = child.process();
+        Path console = child.console();
         try {
-            int port = awaitPort(console);
+            int port = child.awaitPort();
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
                     .header("Content-Type", "application/json")
@@ -95,22 +86,7 @@ class GracefulShutdownTest {
         } catch (IOException | java.io.UncheckedIOException e) {
             throw new AssertionError("console:\n" + Files.readString(console), e);
         } finally {
-            if (server.isAlive()) {
-                server.destroyForcibly();
-            }
+            child.destroyIfAlive();
         }
-    }
-
-    private static int awaitPort(Path console) throws InterruptedException, IOException {
-        Pattern listening = Pattern.compile("(?m)^listening on [^ ]+:(\\d+)$");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            Matcher m = listening.matcher(Files.exists(console) ? Files.readString(console) : "");
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the server did not start:\n" + Files.readString(console));
     }
 }

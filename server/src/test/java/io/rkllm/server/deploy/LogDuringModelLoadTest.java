@@ -12,9 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -35,18 +35,11 @@ class LogDuringModelLoadTest {
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> !entry.endsWith("test-classes"))
                 .collect(Collectors.joining(File.pathSeparator));
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classPath,
-                "io.rkllm.server.Main", "--simulate", "--port", "0", "--cache.slots=1");
-        Path console = dir.resolve("console.log");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());
         // the simulated rkllm_init takes about 1 s at scale 1: 3 s here, time enough to be served meanwhile
-        pb.environment().put("RKLLM_SIM_TIME_SCALE", "3");
-        pb.environment().put("HOME", dir.toString());
-        pb.directory(dir.toFile());
-        Process server = pb.start();
+        ChildServer child = ChildServer.start(dir, classPath, Map.of("RKLLM_SIM_TIME_SCALE", "3"), "--cache.slots=1");
+        Process server = child.process();
         try {
-            int port = awaitLine(console, Pattern.compile("(?m)^listening on [^ ]+:(\\d+)$"));
+            int port = child.awaitPort();
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             CompletableFuture<HttpResponse<String>> chat = client.sendAsync(HttpRequest.newBuilder(
                             URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
@@ -55,7 +48,7 @@ class LogDuringModelLoadTest {
                             {"model": "qwen2.5-0.5b-sim", "max_tokens": 2,
                              "messages": [{"role": "user", "content": "hi"}]}"""))
                     .build(), HttpResponse.BodyHandlers.ofString());
-            awaitLine(console, Pattern.compile("(?m)ModelRegistry - loading model qwen2.5-0.5b-sim()"));
+            child.await(Pattern.compile("ModelRegistry - loading model qwen2.5-0.5b-sim"));
             HttpResponse<String> health = client.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/health")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);
@@ -63,7 +56,7 @@ class LogDuringModelLoadTest {
             server.toHandle().destroy();
             assertThat(server.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
-            List<String> log = Files.readAllLines(console);
+            List<String> log = Files.readAllLines(child.console());
             String all = String.join("\n", log);
             int healthLine = indexOf(log, " INFO  access - GET /health 200 ");
             int runtimeLine = indexOf(log, " INFO  Model - runtime: I rkllm: rkllm-runtime version: 1.3.0");
@@ -73,9 +66,7 @@ class LogDuringModelLoadTest {
                     .isLessThan(runtimeLine);
             assertThat(log).as(all).noneMatch(line -> line.contains("runtime:") && line.contains("access"));
         } finally {
-            if (server.isAlive()) {
-                server.destroyForcibly();
-            }
+            child.destroyIfAlive();
         }
     }
 
@@ -86,18 +77,5 @@ class LogDuringModelLoadTest {
             }
         }
         return -1;
-    }
-
-    /** Waits for {@code pattern} in the console and returns its first group as a number (0 when empty). */
-    private static int awaitLine(Path console, Pattern pattern) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            Matcher m = pattern.matcher(Files.exists(console) ? Files.readString(console) : "");
-            if (m.find()) {
-                return m.group(1).isEmpty() ? 0 : Integer.parseInt(m.group(1));
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no " + pattern + " in the console:\n" + Files.readString(console));
     }
 }

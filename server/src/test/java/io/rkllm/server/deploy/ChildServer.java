@@ -1,0 +1,56 @@
+package io.rkllm.server.deploy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The server as a child process (tests that need a real process: signals, the process's own stdout),
+ * started from a class path with {@code --simulate} in a working directory, its console in a file.
+ */
+record ChildServer(Process process, Path console) {
+    /** Starts {@code io.rkllm.server.Main --simulate args} from {@code classPath}, with {@code HOME} and the working directory in {@code dir}. */
+    static ChildServer start(Path dir, String classPath, Map<String, String> environment, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classPath,
+                "io.rkllm.server.Main", "--simulate", "--port", "0"));
+        command.addAll(List.of(args));
+        Path console = dir.resolve("console.log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());
+        pb.environment().putAll(environment);
+        pb.environment().put("HOME", dir.toString());
+        pb.directory(dir.toFile());
+        return new ChildServer(pb.start(), console);
+    }
+
+    /** The port from the server's "listening on" line, once it is written. */
+    int awaitPort() throws IOException, InterruptedException {
+        return Integer.parseInt(await(Pattern.compile("(?m)^listening on [^ ]+:(\\d+)$")).group(1));
+    }
+
+    /** Polls the console until {@code pattern} matches (60 s at most); the server failing to get there is an AssertionError. */
+    Matcher await(Pattern pattern) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Matcher m = pattern.matcher(Files.exists(console) ? Files.readString(console) : "");
+            if (m.find()) {
+                return m;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no " + pattern + " in the console:\n" + Files.readString(console));
+    }
+
+    void destroyIfAlive() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}
