@@ -21,7 +21,7 @@ import org.slf4j.Logger;
  */
 public final class LogConfigurator extends ContextAwareBase implements Configurator {
     /**
-     * The format of a line, as a Logback pattern (LogLineLayout writes it; LogSafetyTest compares the two).
+     * The format of a line, as a Logback pattern (LogLineLayout writes it; LogLineLayoutTest compares the two).
      * Control characters in messages and exception messages escaped: client text cannot forge a log line.
      */
     public static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{0} - %safeMsg%n%safeEx";
