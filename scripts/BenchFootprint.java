@@ -38,6 +38,8 @@ public class BenchFootprint {
     static int warmup = 0;
     static java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
     static boolean unitEnv = true;
+    static boolean keepAlive = false;
+    static boolean curve = false;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -56,11 +58,14 @@ public class BenchFootprint {
                     env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
                 }
                 case "--no-unit-env" -> unitEnv = false;
+                case "--keep-alive" -> keepAlive = true;
+                case "--curve" -> curve = true;
                 case "--help", "-h" -> {
                     System.out.println("""
                             usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
                                    [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
                                    [--env NAME=VALUE] [--no-unit-env] [--idle-seconds N] [--warmup N]
+                                   [--keep-alive] [--curve]
                               --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
                               --add-opts  options added after them (to try a flag)
                               --env       an environment variable for the server (after the unit's own
@@ -71,7 +76,10 @@ public class BenchFootprint {
                                           RSS 1 s after ready is reported too)
                               --warmup    answers streamed (not measured) before the measured ones, to
                                           measure a server whose JIT has compiled the request path
-                                          (default 0: the first answers after a start)""");
+                                          (default 0: the first answers after a start)
+                              --keep-alive  all answers on one kept-alive connection, as Open WebUI and the
+                                          OpenAI SDKs connect (default: a new connection each, as curl)
+                              --curve     also print the TTFB median of each tenth of the answers""");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
@@ -115,7 +123,8 @@ public class BenchFootprint {
         System.out.println("load average at the end: " + loadAverage());
         System.out.println("ready: process start to the first 200 from /health; 1s: VmRSS 1 s after ready; idle: VmRSS "
                 + idleSeconds + " s after ready; after: VmRSS"
-                + " after the answers; ttfb: request written on an open connection to the end of the response headers (ms); stop: SIGTERM to exit (ms)");
+                + " after the answers; ttfb: request written on an open connection"
+                + (keepAlive ? " (one kept alive for all answers)" : " (a new one per answer)") + " to the end of the response headers (ms); stop: SIGTERM to exit (ms)");
     }
 
     record Result(long readyMs, long earlyKb, long idleKb, long afterKb, double ttfbP50Ms, double ttfbP95Ms,
@@ -174,21 +183,33 @@ public class BenchFootprint {
             String body = "{\"model\":\"qwen2.5-0.5b-sim\",\"stream\":true,\"max_tokens\":" + tokens
                     + ",\"stream_options\":{\"include_usage\":true},"
                     + "\"messages\":[{\"role\":\"user\",\"content\":\"[[tokens:" + tokens + "]]\"}]}";
-            stream(chat, body);   // loads the model; not measured
+            Client answers = new Client(chat, keepAlive);
+            answers.stream(body);   // loads the model; not measured
             for (int i = 0; i < warmup; i++) {
-                stream(chat, body);
+                answers.stream(body);
             }
             double[] ttfb = new double[requests];
             long generated = 0;
             long streamingNs = 0;
             for (int i = 0; i < requests; i++) {
                 long start = System.nanoTime();
-                long[] r = stream(chat, body);
+                long[] r = answers.stream(body);
                 ttfb[i] = r[0] / 1e6;
                 generated += r[1];
                 streamingNs += System.nanoTime() - start;
             }
+            answers.close();
             long after = rssKb(server.pid());
+            if (curve) {
+                StringBuilder tenths = new StringBuilder("  ttfb p50 by tenth of the answers (ms):");
+                int size = Math.max(1, requests / 10);
+                for (int from = 0; from + size <= requests; from += size) {
+                    double[] part = Arrays.copyOfRange(ttfb, from, from + size);
+                    Arrays.sort(part);
+                    tenths.append(String.format(Locale.ROOT, " %.2f", percentile(part, 50)));
+                }
+                System.out.println(tenths);
+            }
             Arrays.sort(ttfb);
             long stopStart = System.nanoTime();
             server.toHandle().destroy();
@@ -209,46 +230,78 @@ public class BenchFootprint {
     }
 
     /**
-     * One streamed answer over a plain socket, the way curl times it: the clock starts when the request
-     * is written on an open connection and stops at the end of the response headers, so neither the
-     * TCP connect nor an HTTP client library's own overhead is counted.
-     * Returns {time to response headers in ns, completion tokens}.
+     * Streamed answers over plain sockets, the way curl times them: the clock starts when the request is
+     * written on an open connection and stops at the end of the response headers, so neither the TCP
+     * connect nor an HTTP client library's own overhead is counted. A new connection per answer (as curl),
+     * or one kept alive for all of them (as Open WebUI's and the OpenAI SDKs' connection pools).
      */
-    static long[] stream(URI uri, String body) throws IOException {
-        byte[] payload = body.getBytes(StandardCharsets.UTF_8);
-        String head = "POST " + uri.getPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                + "\r\nContent-Type: application/json\r\nContent-Length: " + payload.length
-                + "\r\nConnection: close\r\n\r\n";
-        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
-            socket.setTcpNoDelay(true);
-            java.io.OutputStream out = socket.getOutputStream();
-            InputStream in = socket.getInputStream();
-            byte[] request = new byte[head.length() + payload.length];
-            System.arraycopy(head.getBytes(StandardCharsets.US_ASCII), 0, request, 0, head.length());
-            System.arraycopy(payload, 0, request, head.length(), payload.length);
-            long start = System.nanoTime();
-            out.write(request);
-            out.flush();
-            java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream(64 * 1024);
-            byte[] buffer = new byte[16 * 1024];
-            long ttfb = -1;
-            for (int n; (n = in.read(buffer)) > 0; ) {
-                received.write(buffer, 0, n);
-                if (ttfb < 0 && received.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
-                    ttfb = System.nanoTime() - start;
+    static final class Client implements AutoCloseable {
+        private final URI uri;
+        private final boolean keepAlive;
+        private java.net.Socket socket;
+
+        Client(URI uri, boolean keepAlive) {
+            this.uri = uri;
+            this.keepAlive = keepAlive;
+        }
+
+        /** One answer; returns {time to response headers in ns, completion tokens}. */
+        long[] stream(String body) throws IOException {
+            byte[] payload = body.getBytes(StandardCharsets.UTF_8);
+            String head = "POST " + uri.getPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + payload.length
+                    + (keepAlive ? "" : "\r\nConnection: close") + "\r\n\r\n";
+            if (socket == null) {
+                socket = new java.net.Socket(uri.getHost(), uri.getPort());
+                socket.setTcpNoDelay(true);
+            }
+            try {
+                java.io.OutputStream out = socket.getOutputStream();
+                InputStream in = socket.getInputStream();
+                byte[] request = new byte[head.length() + payload.length];
+                System.arraycopy(head.getBytes(StandardCharsets.US_ASCII), 0, request, 0, head.length());
+                System.arraycopy(payload, 0, request, head.length(), payload.length);
+                long start = System.nanoTime();
+                out.write(request);
+                out.flush();
+                java.io.ByteArrayOutputStream received = new java.io.ByteArrayOutputStream(64 * 1024);
+                byte[] buffer = new byte[16 * 1024];
+                long ttfb = -1;
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    received.write(buffer, 0, n);
+                    if (ttfb < 0 && received.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+                        ttfb = System.nanoTime() - start;
+                    }
+                    // a kept-alive connection stays open: the response ends with the last (empty) chunk
+                    if (keepAlive && ttfb >= 0 && received.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n0\r\n\r\n")) {
+                        break;
+                    }
+                }
+                String text = received.toString(StandardCharsets.UTF_8);
+                if (!text.startsWith("HTTP/1.1 200")) {
+                    throw new IllegalStateException(text.substring(0, Math.min(400, text.length())));
+                }
+                int usage = text.lastIndexOf("\"completion_tokens\":");
+                boolean done = text.contains("data: [DONE]");
+                long completion = usage < 0 ? -1
+                        : Long.parseLong(text.substring(usage + 20).replaceAll("^\\s*(\\d+)(?s).*$", "$1"));
+                if (!done || completion < 0) {
+                    throw new IllegalStateException("incomplete stream (done " + done + ", tokens " + completion + ")");
+                }
+                return new long[] {ttfb, completion};
+            } finally {
+                if (!keepAlive) {
+                    close();
                 }
             }
-            String text = received.toString(StandardCharsets.UTF_8);
-            if (!text.startsWith("HTTP/1.1 200")) {
-                throw new IllegalStateException(text.substring(0, Math.min(400, text.length())));
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (socket != null) {
+                socket.close();
+                socket = null;
             }
-            int usage = text.lastIndexOf("\"completion_tokens\":");
-            boolean done = text.contains("data: [DONE]");
-            long completion = usage < 0 ? -1 : Long.parseLong(text.substring(usage + 20).replaceAll("^\\s*(\\d+)(?s).*$", "$1"));
-            if (!done || completion < 0) {
-                throw new IllegalStateException("incomplete stream (done " + done + ", tokens " + completion + ")");
-            }
-            return new long[] {ttfb, completion};
         }
     }
 
