@@ -60,6 +60,7 @@ public final class HttpServer implements AutoCloseable {
             c.http.compressionStrategy = CompressionStrategy.NONE;
             c.http.maxRequestSize = maxBody;
             c.http.prefer405over404 = true;
+            c.jetty.modifyServer(LeanJetty::server);
             c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server()));
             c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context()));
             c.jetty.modifyServer(server -> server.addEventListener(new org.eclipse.jetty.util.component
