@@ -40,6 +40,7 @@ public class BenchFootprint {
     static boolean unitEnv = true;
     static boolean keepAlive = false;
     static boolean curve = false;
+    static boolean installArchive = false;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -60,12 +61,13 @@ public class BenchFootprint {
                 case "--no-unit-env" -> unitEnv = false;
                 case "--keep-alive" -> keepAlive = true;
                 case "--curve" -> curve = true;
+                case "--install-archive" -> installArchive = true;
                 case "--help", "-h" -> {
                     System.out.println("""
                             usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
                                    [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
                                    [--env NAME=VALUE] [--no-unit-env] [--idle-seconds N] [--warmup N]
-                                   [--keep-alive] [--curve]
+                                   [--keep-alive] [--curve] [--install-archive]
                               --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
                               --add-opts  options added after them (to try a flag)
                               --env       an environment variable for the server (after the unit's own
@@ -79,7 +81,10 @@ public class BenchFootprint {
                                           (default 0: the first answers after a start)
                               --keep-alive  all answers on one kept-alive connection, as Open WebUI and the
                                           OpenAI SDKs connect (default: a new connection each, as curl)
-                              --curve     also print the TTFB median of each tenth of the answers""");
+                              --curve     also print the TTFB median of each tenth of the answers
+                              --install-archive  create the class-data-sharing archive first, as the package
+                                          does at installation (`rkllm-server cds-archive` with the same
+                                          flags), instead of letting the first start create it""");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
@@ -108,6 +113,21 @@ public class BenchFootprint {
                 + " streamed answers of " + tokens + " tokens, one at a time,"
                 + " simulated runtime at zero latency (RKLLM_SIM_TIME_SCALE=0)");
         System.out.println();
+        if (installArchive) {
+            long t = System.nanoTime();
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(jvm);
+            command.addAll(List.of("-jar", jar.toString(), "cds-archive"));
+            ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
+                    .redirectOutput(work.resolve("cds-archive.log").toFile());
+            pb.environment().put("RKLLM_SIM_TIME_SCALE", "0");
+            pb.environment().put("HOME", work.toString());
+            int code = pb.start().waitFor();
+            System.out.printf(Locale.ROOT, "archive: `rkllm-server cds-archive` exited with %d after %.1f s%n", code,
+                    (System.nanoTime() - t) / 1e9);
+            System.out.println();
+        }
         System.out.printf("%-5s %-8s %9s %9s %9s %9s %9s %9s %11s %9s%n", "start", "CDS", "ready ms", "1s MB",
                 "idle MB", "after MB", "ttfb p50", "ttfb p95", "tokens/s", "stop ms");
         for (int s = 1; s <= starts; s++) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs rkllm-server without the Debian package, in the package's layout under a prefix:
-#   PREFIX/share/rkllm-server/rkllm-server.jar, PREFIX/bin/rkllm-server (launcher),
+#   PREFIX/share/rkllm-server/rkllm-server.jar (and prepare-cds-archive), PREFIX/bin/rkllm-server (launcher),
 #   /etc/systemd/system/rkllm-server.service, /etc/rkllm-server/rkllm-server.yaml (kept if present),
 #   /var/lib/rkllm-server/models, and the system user rkllm in the groups that may open the NPU.
 # Safe to run again (files already up to date are left alone); --uninstall removes what it
@@ -70,6 +70,7 @@ share="$prefix/share/rkllm-server"
 files=(
     "$share/rkllm-server.jar"
     "$prefix/bin/rkllm-server"
+    "$share/prepare-cds-archive"
     "/etc/systemd/system/rkllm-server.service"
     "$prefix/share/doc/rkllm-server/deploy.md"
     "$prefix/share/man/man1/rkllm-server.1"
@@ -152,6 +153,7 @@ dir() {
 
 put "$jar" "$share/rkllm-server.jar" 644
 put "$pkg/bin/rkllm-server" "$prefix/bin/rkllm-server" 755
+put "$pkg/bin/prepare-cds-archive" "$share/prepare-cds-archive" 755
 sed -e "s|/usr/bin/rkllm-server|$prefix/bin/rkllm-server|g" \
     -e "s|file:///usr/share/doc/rkllm-server/|file://$prefix/share/doc/rkllm-server/|g" \
     "$pkg/systemd/rkllm-server.service" > "$tmp/rkllm-server.service"
@@ -193,6 +195,14 @@ else
 fi
 dir /var/lib/rkllm-server 755 rkllm:rkllm
 dir /var/lib/rkllm-server/models 2775 rkllm:rkllm
+
+# the class-data-sharing archive the service would otherwise make at its first stop
+if [ -n "$live" ]; then
+    say "prepare" "class-data-sharing archive in /var/lib/rkllm-server (a few seconds)"
+    sh "$share/prepare-cds-archive" /etc/systemd/system/rkllm-server.service "$prefix/bin/rkllm-server" | sed 's/^/             /'
+else
+    say "skip" "class-data-sharing archive: not the live system (the service makes it at its first stop)"
+fi
 
 if systemd_live; then
     say "systemctl" "daemon-reload; enable rkllm-server.service"

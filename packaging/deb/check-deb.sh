@@ -17,6 +17,7 @@ listing=$(dpkg-deb -c "$deb")
 for entry in \
     "-rw-r--r-- ./usr/share/rkllm-server/rkllm-server.jar" \
     "-rwxr-xr-x ./usr/bin/rkllm-server" \
+    "-rwxr-xr-x ./usr/share/rkllm-server/prepare-cds-archive" \
     "-rw-r--r-- ./usr/lib/systemd/system/rkllm-server.service" \
     "-rw-r--r-- ./etc/rkllm-server/rkllm-server.yaml" \
     "-rw-r--r-- ./usr/share/doc/rkllm-server/copyright" \

@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
 
-/** The command line: {@code serve} (default), {@code models}, {@code rag-clean}; exit code 2 for bad configuration. */
+/** The command line: {@code serve} (default), {@code models}, {@code doctor}, {@code cds-archive}, the benches; exit code 2 for bad configuration. */
 public final class Main {
     static final int OK = 0;
     static final int FAILED = 1;
@@ -41,9 +41,8 @@ public final class Main {
 
     public static void main(String[] args) {
         int code = new Main(System.getenv(), System.out, System.err).run(args);
-        if (code != OK) {
-            System.exit(code);
-        }
+        // also on success: Javalin leaves a non-daemon thread sleeping for a few seconds after a stop
+        System.exit(code);
     }
 
     int run(String[] args) {
@@ -71,6 +70,7 @@ public final class Main {
                 case "soak" -> reliability(line, false);
                 case "models" -> models(load(line, loader));
                 case "doctor" -> doctor(line);
+                case "cds-archive" -> cdsArchive(line, loader);
                 default -> serve(load(line, loader));
             };
         } catch (ConfigException e) {
@@ -267,6 +267,36 @@ public final class Main {
             if (app != null) {
                 app.stop(Duration.ofSeconds(5));
             }
+        }
+    }
+
+    /**
+     * {@code cds-archive}: serves once on the simulated runtime and sends one request of each kind
+     * ({@link ArchiveTraining}), so that the JVM, given the unit's archive options, archives the classes
+     * the service loads as this command exits.
+     */
+    private int cdsArchive(CommandLine line, ConfigLoader loader) {
+        if (!line.configFlags().isEmpty() || !line.commandOptions().isEmpty() || !line.arguments().isEmpty()) {
+            throw new ConfigException("cds-archive takes no options");
+        }
+        // the built-in defaults, neither the configuration file nor the environment: API keys there would
+        // answer every request with a 401, and the archive would miss the classes that serve them
+        ConfigLoader.Loaded loaded = loader.load(Optional.empty(), Map.of(),
+                Map.of("runtime.simulate", "true", "server.host", "127.0.0.1", "server.port", "0"));
+        Simulation simulation = Simulation.inTempDirectory();
+        RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation), environment);
+        ServerApp app = ServerApp.start(loaded.config(), runtime, discover(simulation.models()).catalog());
+        try {
+            List<String> unexpected = ArchiveTraining.run(app.port());
+            unexpected.forEach(u -> err.println("rkllm-server cds-archive: " + u));
+            out.println("cds-archive: " + (ArchiveTraining.EXCHANGES.size() - unexpected.size()) + " of "
+                    + ArchiveTraining.EXCHANGES.size() + " requests answered as expected");
+            return unexpected.isEmpty() ? OK : FAILED;
+        } catch (java.io.IOException e) {
+            err.println("rkllm-server cds-archive: " + e.getMessage());
+            return FAILED;
+        } finally {
+            app.stop(Duration.ofSeconds(5));
         }
     }
 

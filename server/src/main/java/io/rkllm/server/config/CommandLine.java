@@ -27,7 +27,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             "api-key", "security.api_keys");
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate");
     public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
-            "fuzz");
+            "fuzz", "cds-archive");
 
     public static CommandLine parse(String... args) {
         String command = null;

@@ -18,9 +18,16 @@ record ChildServer(Process process, Path console) {
     /** Starts {@code io.rkllm.server.Main --simulate args} from {@code classPath}, with {@code HOME} and the working directory in {@code dir}. */
     static ChildServer start(Path dir, String classPath, Map<String, String> environment, String... args)
             throws IOException {
+        return start(dir, classPath, environment, List.of(), args);
+    }
+
+    /** The same with more JVM options. */
+    static ChildServer start(Path dir, String classPath, Map<String, String> environment, List<String> jvmOptions,
+                             String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classPath,
-                "io.rkllm.server.Main", "--simulate", "--port", "0"));
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, "io.rkllm.server.Main", "--simulate", "--port", "0"));
         command.addAll(List.of(args));
         Path console = dir.resolve("console.log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());

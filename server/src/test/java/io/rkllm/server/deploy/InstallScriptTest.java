@@ -46,7 +46,8 @@ class InstallScriptTest {
         Repo.Result first = install(root, "--force");
         assertThat(first.code()).as(first.output()).isZero();
         assertThat(first.output()).contains("install    " + root + "/usr/local/share/rkllm-server/rkllm-server.jar")
-                .contains("skip       user rkllm").contains("skip       systemctl");
+                .contains("skip       user rkllm").contains("skip       systemctl")
+                .contains("skip       class-data-sharing archive: not the live system");
 
         Path jar = root.resolve("usr/local/share/rkllm-server/rkllm-server.jar");
         Path launcher = root.resolve("usr/local/bin/rkllm-server");
@@ -56,6 +57,9 @@ class InstallScriptTest {
         assertThat(Files.readString(jar)).isEqualTo("not really a jar");
         assertThat(mode(jar)).isEqualTo("rw-r--r--");
         assertThat(mode(launcher)).isEqualTo("rwxr-xr-x");
+        Path prepare = root.resolve("usr/local/share/rkllm-server/prepare-cds-archive");
+        assertThat(mode(prepare)).isEqualTo("rwxr-xr-x");
+        assertThat(Files.readString(prepare)).isEqualTo(Files.readString(Repo.file("packaging/bin/prepare-cds-archive")));
         assertThat(Files.readString(launcher)).isEqualTo(Files.readString(Repo.file("packaging/bin/rkllm-server")));
         assertThat(Files.readString(unit)).contains("ExecStart=/usr/local/bin/rkllm-server serve --config"
                 + " /etc/rkllm-server/rkllm-server.yaml").doesNotContain("/usr/bin/rkllm-server");
