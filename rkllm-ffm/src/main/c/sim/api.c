@@ -43,57 +43,53 @@ RKLLMParam rkllm_createDefaultParam(void) {
 
 static void trace_init(const SimTrace* t, const RKLLMParam* p, const SimConfig* cfg, const char* result,
                        const char* error) {
-    if (!sim_trace_on(t)) return;
-    StrBuf sb;
-    JsonWriter w;
-    sim_trace_begin(t, &w, &sb, "init");
-    jw_str(&w, "abi", SIM_ABI_NAME);
-    jw_str(&w, "runtime_version", sim_runtime_version());
-    jw_str(&w, "model_path", p->model_path);
-    jw_str(&w, "model", cfg ? cfg->name : NULL);
-    jw_int(&w, "max_context_len", p->max_context_len);
-    jw_int(&w, "max_new_tokens", p->max_new_tokens);
-    jw_int(&w, "top_k", p->top_k);
-    jw_num(&w, "top_p", p->top_p);
-    jw_num(&w, "temperature", p->temperature);
-    jw_num(&w, "repeat_penalty", p->repeat_penalty);
-    jw_num(&w, "frequency_penalty", p->frequency_penalty);
-    jw_num(&w, "presence_penalty", p->presence_penalty);
-    jw_int(&w, "mirostat", p->mirostat);
-    jw_num(&w, "mirostat_tau", p->mirostat_tau);
-    jw_num(&w, "mirostat_eta", p->mirostat_eta);
-    jw_int(&w, "n_keep", p->n_keep);
-    jw_bool(&w, "skip_special_token", p->skip_special_token);
+    SimTraceLine line;
+    if (!sim_trace_line_start(&line, t, "init")) return;
+    JsonWriter* w = &line.w;
+    jw_str(w, "abi", SIM_ABI_NAME);
+    jw_str(w, "runtime_version", sim_runtime_version());
+    jw_str(w, "model_path", p->model_path);
+    jw_str(w, "model", cfg ? cfg->name : NULL);
+    jw_int(w, "max_context_len", p->max_context_len);
+    jw_int(w, "max_new_tokens", p->max_new_tokens);
+    jw_int(w, "top_k", p->top_k);
+    jw_num(w, "top_p", p->top_p);
+    jw_num(w, "temperature", p->temperature);
+    jw_num(w, "repeat_penalty", p->repeat_penalty);
+    jw_num(w, "frequency_penalty", p->frequency_penalty);
+    jw_num(w, "presence_penalty", p->presence_penalty);
+    jw_int(w, "mirostat", p->mirostat);
+    jw_num(w, "mirostat_tau", p->mirostat_tau);
+    jw_num(w, "mirostat_eta", p->mirostat_eta);
+    jw_int(w, "n_keep", p->n_keep);
+    jw_bool(w, "skip_special_token", p->skip_special_token);
 #if RKLLM_ABI_MINOR >= 3
-    jw_bool(&w, "ignore_eos_token", p->ignore_eos_token);
+    jw_bool(w, "ignore_eos_token", p->ignore_eos_token);
 #endif
-    jw_bool(&w, "is_async", p->is_async);
-    jw_int(&w, "n_batch", p->extend_param.n_batch);
-    jw_int(&w, "base_domain_id", p->extend_param.base_domain_id);
-    jw_int(&w, "enabled_cpus_num", p->extend_param.enabled_cpus_num);
-    jw_int(&w, "enabled_cpus_mask", p->extend_param.enabled_cpus_mask);
-    jw_int(&w, "embed_flash", p->extend_param.embed_flash);
-    jw_int(&w, "use_cross_attn", p->extend_param.use_cross_attn);
+    jw_bool(w, "is_async", p->is_async);
+    jw_int(w, "n_batch", p->extend_param.n_batch);
+    jw_int(w, "base_domain_id", p->extend_param.base_domain_id);
+    jw_int(w, "enabled_cpus_num", p->extend_param.enabled_cpus_num);
+    jw_int(w, "enabled_cpus_mask", p->extend_param.enabled_cpus_mask);
+    jw_int(w, "embed_flash", p->extend_param.embed_flash);
+    jw_int(w, "use_cross_attn", p->extend_param.use_cross_attn);
     if (cfg) {
-        jw_num(&w, "time_scale", cfg->time_scale);
-        jw_str(&w, "fault", cfg->fault_spec);
+        jw_num(w, "time_scale", cfg->time_scale);
+        jw_str(w, "fault", cfg->fault_spec);
     }
-    jw_str(&w, "result", result);
-    if (error) jw_str(&w, "error", error);
-    sim_trace_emit(t, &w, &sb);
-    sb_free(&sb);
+    jw_str(w, "result", result);
+    if (error) jw_str(w, "error", error);
+    sim_trace_line_end(&line);
 }
 
 /* Traces a call with no extra fields, or with a few ints. */
 static void trace_simple(SimHandle* h, const char* call, const char* k1, long long v1, const char* k2, long long v2) {
-    if (!sim_trace_on(&h->trace)) return;
-    StrBuf sb;
-    JsonWriter w;
-    sim_trace_begin(&h->trace, &w, &sb, call);
-    if (k1) jw_int(&w, k1, v1);
-    if (k2) jw_int(&w, k2, v2);
-    sim_trace_emit(&h->trace, &w, &sb);
-    sb_free(&sb);
+    SimTraceLine line;
+    if (!sim_trace_line_start(&line, &h->trace, call)) return;
+    JsonWriter* w = &line.w;
+    if (k1) jw_int(w, k1, v1);
+    if (k2) jw_int(w, k2, v2);
+    sim_trace_line_end(&line);
 }
 
 int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLM_INIT_CALLBACK_T callback) {
@@ -235,13 +231,11 @@ int rkllm_abort(LLMHandle handle) {
         pthread_cond_broadcast(&h->cond);
     }
     pthread_mutex_unlock(&h->lock);
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "abort");
-        jw_bool(&w, "active", active);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "abort")) {
+        JsonWriter* w = &line.w;
+        jw_bool(w, "active", active);
+        sim_trace_line_end(&line);
     }
     return 0;
 }
@@ -281,19 +275,17 @@ int rkllm_clear_kv_cache(LLMHandle handle, int keep_system_prompt, int* start_po
     if (rc == 0) h->cache_epoch++;
     int after = h->cache_tokens;
     pthread_mutex_unlock(&h->lock);
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "clear_kv_cache");
-        jw_int(&w, "keep_system_prompt", keep_system_prompt);
-        if (start_pos) jw_int(&w, "start_pos", start_pos[0]);
-        else jw_null(&w, "start_pos");
-        if (end_pos) jw_int(&w, "end_pos", end_pos[0]);
-        else jw_null(&w, "end_pos");
-        jw_int(&w, "cache_after", after);
-        jw_int(&w, "rc", rc);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "clear_kv_cache")) {
+        JsonWriter* w = &line.w;
+        jw_int(w, "keep_system_prompt", keep_system_prompt);
+        if (start_pos) jw_int(w, "start_pos", start_pos[0]);
+        else jw_null(w, "start_pos");
+        if (end_pos) jw_int(w, "end_pos", end_pos[0]);
+        else jw_null(w, "end_pos");
+        jw_int(w, "cache_after", after);
+        jw_int(w, "rc", rc);
+        sim_trace_line_end(&line);
     }
     return rc;
 }
@@ -324,15 +316,13 @@ int rkllm_set_chat_template(LLMHandle handle, const char* system_prompt, const c
     h->custom_template = true;
     /* Like the real runtime, the template only shapes later prompts: the KV cache is untouched. */
     pthread_mutex_unlock(&h->lock);
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "set_chat_template");
-        jw_str(&w, "system_prompt", system_prompt);
-        jw_str(&w, "prompt_prefix", prompt_prefix);
-        jw_str(&w, "prompt_postfix", prompt_postfix);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "set_chat_template")) {
+        JsonWriter* w = &line.w;
+        jw_str(w, "system_prompt", system_prompt);
+        jw_str(w, "prompt_prefix", prompt_prefix);
+        jw_str(w, "prompt_postfix", prompt_postfix);
+        sim_trace_line_end(&line);
     }
     return 0;
 }
@@ -363,17 +353,15 @@ int rkllm_set_function_tools(LLMHandle handle, const char* system_prompt, const 
         h->cache_epoch++;
         pthread_mutex_unlock(&h->lock);
     }
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "set_function_tools");
-        jw_str(&w, "system_prompt", system_prompt);
-        jw_str(&w, "tools", tools);
-        jw_str(&w, "tool_response_str", tool_response_str);
-        jw_int(&w, "rc", rc);
-        if (rc) jw_str(&w, "error", err);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "set_function_tools")) {
+        JsonWriter* w = &line.w;
+        jw_str(w, "system_prompt", system_prompt);
+        jw_str(w, "tools", tools);
+        jw_str(w, "tool_response_str", tool_response_str);
+        jw_int(w, "rc", rc);
+        if (rc) jw_str(w, "error", err);
+        sim_trace_line_end(&line);
     }
     return rc;
 }
@@ -403,16 +391,14 @@ int rkllm_load_prompt_cache(LLMHandle handle, const char* prompt_cache_path) {
         fprintf(stderr, "E rkllm: %s\n", err);
         fflush(stderr);
     }
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "load_prompt_cache");
-        jw_str(&w, "path", prompt_cache_path);
-        jw_int(&w, "rc", rc);
-        jw_int(&w, "cache_after", after);
-        if (rc) jw_str(&w, "error", err);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "load_prompt_cache")) {
+        JsonWriter* w = &line.w;
+        jw_str(w, "path", prompt_cache_path);
+        jw_int(w, "rc", rc);
+        jw_int(w, "cache_after", after);
+        if (rc) jw_str(w, "error", err);
+        sim_trace_line_end(&line);
     }
     return rc;
 }
@@ -459,17 +445,15 @@ int rkllm_load_lora(LLMHandle handle, RKLLMLoraAdapter* lora_adapter) {
         fprintf(stderr, "E rkllm: %s\n", err);
         fflush(stderr);
     }
-    if (sim_trace_on(&h->trace)) {
-        StrBuf sb;
-        JsonWriter w;
-        sim_trace_begin(&h->trace, &w, &sb, "load_lora");
-        jw_str(&w, "path", lora_adapter ? lora_adapter->lora_adapter_path : NULL);
-        jw_str(&w, "name", lora_adapter ? lora_adapter->lora_adapter_name : NULL);
-        if (lora_adapter) jw_num(&w, "scale", lora_adapter->scale);
-        else jw_null(&w, "scale");
-        jw_int(&w, "rc", rc);
-        sim_trace_emit(&h->trace, &w, &sb);
-        sb_free(&sb);
+    SimTraceLine line;
+    if (sim_trace_line_start(&line, &h->trace, "load_lora")) {
+        JsonWriter* w = &line.w;
+        jw_str(w, "path", lora_adapter ? lora_adapter->lora_adapter_path : NULL);
+        jw_str(w, "name", lora_adapter ? lora_adapter->lora_adapter_name : NULL);
+        if (lora_adapter) jw_num(w, "scale", lora_adapter->scale);
+        else jw_null(w, "scale");
+        jw_int(w, "rc", rc);
+        sim_trace_line_end(&line);
     }
     return rc;
 }

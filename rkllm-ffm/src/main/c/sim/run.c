@@ -272,21 +272,21 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
 static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens, int cache_before, int cache_after) {
     SimHandle* h = c->h;
     const SimRunRequest* r = c->req;
-    if (!sim_trace_on(&h->trace)) return;
-    StrBuf sb;
-    JsonWriter w, o;
-    sim_trace_begin(&h->trace, &w, &sb, "run");
-    jw_str(&w, "role", r->role);
-    jw_bool(&w, "enable_thinking", r->enable_thinking);
-    jw_int(&w, "input_type", r->input_type);
-    jw_str(&w, "prompt", r->prompt);
-    if (r->input_type != RKLLM_INPUT_PROMPT) jw_int(&w, "input_tokens", r->input_tokens);
-    jw_int(&w, "keep_history", r->keep_history);
-    jw_int(&w, "mode", r->mode);
+    SimTraceLine line;
+    if (!sim_trace_line_start(&line, &h->trace, "run")) return;
+    JsonWriter* w = &line.w;
+    JsonWriter o;
+    jw_str(w, "role", r->role);
+    jw_bool(w, "enable_thinking", r->enable_thinking);
+    jw_int(w, "input_type", r->input_type);
+    jw_str(w, "prompt", r->prompt);
+    if (r->input_type != RKLLM_INPUT_PROMPT) jw_int(w, "input_tokens", r->input_tokens);
+    jw_int(w, "keep_history", r->keep_history);
+    jw_int(w, "mode", r->mode);
 #if RKLLM_ABI_MINOR >= 3
     if (r->has_sampling) {
-        jw_key(&w, "sampling");
-        jw_begin(&o, &sb);
+        jw_key(w, "sampling");
+        jw_begin(&o, &line.sb);
         jw_int(&o, "top_k", r->sampling.top_k);
         jw_num(&o, "top_p", r->sampling.top_p);
         jw_num(&o, "temperature", r->sampling.temperature);
@@ -298,38 +298,37 @@ static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens,
         jw_num(&o, "mirostat_eta", r->sampling.mirostat_eta);
         jw_end(&o);
     } else {
-        jw_null(&w, "sampling");
+        jw_null(w, "sampling");
     }
-    jw_int(&w, "max_new_tokens", r->max_new_tokens);
+    jw_int(w, "max_new_tokens", r->max_new_tokens);
 #else
-    jw_null(&w, "sampling");
-    jw_null(&w, "max_new_tokens");
+    jw_null(w, "sampling");
+    jw_null(w, "max_new_tokens");
 #endif
-    if (r->has_lora) jw_str(&w, "lora", r->lora_name ? r->lora_name : "");
-    else jw_null(&w, "lora");
+    if (r->has_lora) jw_str(w, "lora", r->lora_name ? r->lora_name : "");
+    else jw_null(w, "lora");
     if (r->has_prompt_cache) {
-        jw_key(&w, "prompt_cache");
-        jw_begin(&o, &sb);
+        jw_key(w, "prompt_cache");
+        jw_begin(&o, &line.sb);
         jw_int(&o, "save", r->save_prompt_cache);
         jw_str(&o, "path", r->prompt_cache_path);
         jw_end(&o);
     } else {
-        jw_null(&w, "prompt_cache");
+        jw_null(w, "prompt_cache");
     }
-    jw_bool(&w, "async", r->is_async);
-    jw_int(&w, "cache_before", cache_before);
-    jw_int(&w, "prefill_tokens", prefill_tokens);
-    jw_str(&w, "prefilled_text", prefilled_text);
-    jw_int(&w, "generate_tokens", c->generated);
-    jw_int(&w, "cache_after", cache_after);
-    jw_str(&w, "result", END_NAMES[c->end]);
-    jw_str(&w, "finish_reason", c->finish_reason);
-    jw_strn(&w, "output", sb_cstr(&c->output), c->output.len);
-    jw_num(&w, "prefill_time_ms", c->result.perf.prefill_time_ms);
-    jw_num(&w, "generate_time_ms", c->result.perf.generate_time_ms);
-    if (c->error[0]) jw_str(&w, "error", c->error);
-    sim_trace_emit(&h->trace, &w, &sb);
-    sb_free(&sb);
+    jw_bool(w, "async", r->is_async);
+    jw_int(w, "cache_before", cache_before);
+    jw_int(w, "prefill_tokens", prefill_tokens);
+    jw_str(w, "prefilled_text", prefilled_text);
+    jw_int(w, "generate_tokens", c->generated);
+    jw_int(w, "cache_after", cache_after);
+    jw_str(w, "result", END_NAMES[c->end]);
+    jw_str(w, "finish_reason", c->finish_reason);
+    jw_strn(w, "output", sb_cstr(&c->output), c->output.len);
+    jw_num(w, "prefill_time_ms", c->result.perf.prefill_time_ms);
+    jw_num(w, "generate_time_ms", c->result.perf.generate_time_ms);
+    if (c->error[0]) jw_str(w, "error", c->error);
+    sim_trace_line_end(&line);
 }
 
 int sim_run(SimHandle* h, const SimRunRequest* req) {

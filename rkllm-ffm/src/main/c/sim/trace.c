@@ -24,21 +24,23 @@ int sim_trace_on(const SimTrace* t) {
     return t->fd >= 0;
 }
 
-void sim_trace_begin(const SimTrace* t, JsonWriter* w, StrBuf* sb, const char* call) {
-    sb_init(sb);
-    jw_begin(w, sb);
-    jw_str(w, "call", call);
-    jw_int(w, "handle", t->handle_id);
+int sim_trace_line_start(SimTraceLine* line, const SimTrace* t, const char* call) {
+    if (!sim_trace_on(t)) return 0;
+    line->trace = t;
+    sb_init(&line->sb);
+    jw_begin(&line->w, &line->sb);
+    jw_str(&line->w, "call", call);
+    jw_int(&line->w, "handle", t->handle_id);
+    return 1;
 }
 
-void sim_trace_emit(const SimTrace* t, JsonWriter* w, StrBuf* sb) {
-    jw_end(w);
-    sb_append_char(sb, '\n');
-    if (t->fd < 0) return;
-    const char* p = sb->data;
-    size_t left = sb->len;
+void sim_trace_line_end(SimTraceLine* line) {
+    jw_end(&line->w);
+    sb_append_char(&line->sb, '\n');
+    const char* p = line->sb.data;
+    size_t left = line->sb.len;
     while (left > 0) {
-        ssize_t n = write(t->fd, p, left);
+        ssize_t n = write(line->trace->fd, p, left);
         if (n < 0) {
             if (errno == EINTR) continue;
             fprintf(stderr, "W rkllm-sim: trace write failed: %s\n", strerror(errno));
@@ -47,6 +49,7 @@ void sim_trace_emit(const SimTrace* t, JsonWriter* w, StrBuf* sb) {
         p += n;
         left -= (size_t)n;
     }
+    sb_free(&line->sb);
 }
 
 static int handle_counter;

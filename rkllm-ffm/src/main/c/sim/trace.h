@@ -19,10 +19,18 @@ typedef struct {
 SIM_HIDDEN void sim_trace_open(SimTrace* t, const char* path, int handle_id);
 SIM_HIDDEN void sim_trace_close(SimTrace* t);
 SIM_HIDDEN int sim_trace_on(const SimTrace* t);
-/* Starts a line: {"call":CALL,"handle":ID ... */
-SIM_HIDDEN void sim_trace_begin(const SimTrace* t, JsonWriter* w, StrBuf* sb, const char* call);
-/* Ends the object started by sim_trace_begin and writes the line; frees nothing. */
-SIM_HIDDEN void sim_trace_emit(const SimTrace* t, JsonWriter* w, StrBuf* sb);
+/* One line being written: sim_trace_line_start, the call's fields on w (nested objects in sb), then
+ * sim_trace_line_end. */
+typedef struct {
+    const SimTrace* trace;
+    StrBuf sb;
+    JsonWriter w;
+} SimTraceLine;
+
+/* Starts {"call":CALL,"handle":ID ... when tracing is on; returns 0, and starts nothing, when it is off. */
+SIM_HIDDEN int sim_trace_line_start(SimTraceLine* line, const SimTrace* t, const char* call);
+/* Ends the object, writes the line and frees it. */
+SIM_HIDDEN void sim_trace_line_end(SimTraceLine* line);
 
 /* Process-wide counter of handle ids (starting at 1), for telling handles apart in a shared trace. */
 SIM_HIDDEN int sim_next_handle_id(void);
