@@ -41,6 +41,7 @@ public class BenchFootprint {
     static boolean keepAlive = false;
     static boolean curve = false;
     static boolean installArchive = false;
+    static int pauseMs = 0;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -62,12 +63,13 @@ public class BenchFootprint {
                 case "--keep-alive" -> keepAlive = true;
                 case "--curve" -> curve = true;
                 case "--install-archive" -> installArchive = true;
+                case "--pause-ms" -> pauseMs = Integer.parseInt(args[++i]);
                 case "--help", "-h" -> {
                     System.out.println("""
                             usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
                                    [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
                                    [--env NAME=VALUE] [--no-unit-env] [--idle-seconds N] [--warmup N]
-                                   [--keep-alive] [--curve] [--install-archive]
+                                   [--keep-alive] [--curve] [--install-archive] [--pause-ms N]
                               --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
                               --add-opts  options added after them (to try a flag)
                               --env       an environment variable for the server (after the unit's own
@@ -84,7 +86,9 @@ public class BenchFootprint {
                               --curve     also print the TTFB median of each tenth of the answers
                               --install-archive  create the class-data-sharing archive first, as the package
                                           does at installation (`rkllm-server cds-archive` with the same
-                                          flags), instead of letting the first start create it""");
+                                          flags), instead of letting the first start create it
+                              --pause-ms  a pause between two measured answers (default 0: one right after
+                                          the other); a board's NPU takes seconds per answer""");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
@@ -212,6 +216,9 @@ public class BenchFootprint {
             long generated = 0;
             long streamingNs = 0;
             for (int i = 0; i < requests; i++) {
+                if (pauseMs > 0 && i > 0) {
+                    Thread.sleep(pauseMs);
+                }
                 long start = System.nanoTime();
                 long[] r = answers.stream(body);
                 ttfb[i] = r[0] / 1e6;
