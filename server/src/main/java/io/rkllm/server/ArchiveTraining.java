@@ -32,6 +32,16 @@ final class ArchiveTraining {
     private static final String CHAT = "{\"model\":\"" + MODEL + "\",\"max_tokens\":8,"
             + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hello\"}]";
 
+    /** Open WebUI's web search: its RAG template around two retrieved pages (JSON-escaped). */
+    private static final String WEB_SEARCH = "### Task:\\nRespond to the user query using the provided context,"
+            + " incorporating inline citations in the format [id] **only when the <source> tag includes an explicit"
+            + " id attribute** (e.g., <source id=\\\"1\\\">).\\n\\n### Guidelines:\\n- If you don't know the answer,"
+            + " clearly state that.\\n\\n<context>\\n<source id=\\\"1\\\" name=\\\"https://example.org/a\\\">Home | News"
+            + " | Contact\\nThe RK3588 has a 6 TOPS NPU with three cores. It runs models converted with the RKLLM"
+            + " toolkit.\\nAccept cookies</source>\\n<source id=\\\"2\\\" name=\\\"https://example.org/b\\\">The Orange Pi 5"
+            + " Plus has up to 32 GB of memory.\\nShare on Facebook</source>\\n</context>\\n\\n<user_query>\\nHow fast"
+            + " is the RK3588's NPU?\\n</user_query>";
+
     /** What Open WebUI, curl, the SDKs, Ollama and Anthropic clients send, and the errors they get. */
     static final List<Exchange> EXCHANGES = List.of(
             new Exchange("GET", "/health", null, 200),
@@ -41,6 +51,8 @@ final class ArchiveTraining {
             new Exchange("POST", "/v1/chat/completions", CHAT + "}", 200),
             new Exchange("POST", "/v1/chat/completions", CHAT + ",\"stream\":true,\"tools\":[{\"type\":\"function\","
                     + "\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}]}", 200),
+            new Exchange("POST", "/v1/chat/completions", "{\"model\":\"" + MODEL + "\",\"max_tokens\":8,"
+                    + "\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" + WEB_SEARCH + "\"}]}", 200),
             new Exchange("POST", "/v1/completions", "{\"model\":\"" + MODEL + "\",\"prompt\":\"Once\","
                     + "\"max_tokens\":4}", 200),
             new Exchange("GET", "/api/version", null, 200),

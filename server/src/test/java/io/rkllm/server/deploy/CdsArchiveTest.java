@@ -33,7 +33,7 @@ class CdsArchiveTest {
         Repo.Result trained = Repo.run(command, Map.of("HOME", dir.toString(), "RKLLM_SIM_TIME_SCALE", "0"));
 
         assertThat(trained.code()).as(trained.output()).isZero();
-        assertThat(trained.output()).contains("cds-archive: 16 of 16 requests answered as expected")
+        assertThat(trained.output()).contains("cds-archive: 17 of 17 requests answered as expected")
                 .doesNotContain("instead of");
         assertThat(archive).isNotEmptyFile();
 
