@@ -33,8 +33,9 @@ import java.util.function.Supplier;
 
 /**
  * {@code rkllm-server doctor}: checks what serving needs (Java, configuration, the runtime library and
- * its ABI, the RKNPU driver, access to the NPU device, models, the port) and says, one line each, what
- * is wrong and how to fix it. Exit code 1 when something blocks serving.
+ * its ABI, the RKNPU driver, access to the NPU device, models, the port, and for an installed service
+ * its class-data-sharing archive) and says, one line each, what is wrong and how to fix it. Exit code 1
+ * when something blocks serving.
  *
  * <p>It reuses the server's own pieces ({@link ConfigLoader}, {@link LibraryLocator}, {@link RkllmRuntime},
  * {@link ModelDiscovery}) so that it judges exactly what {@code serve} would do.
@@ -137,7 +138,18 @@ public final class Doctor {
                 ? sim.get().models() : config.models().dir();
         checks.addAll(models(modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
         checks.add(port(config.server()));
+        new ArchiveCheck(roots).check(ownJar()).ifPresent(checks::add);
         return checks;
+    }
+
+    /** The jar this runs from (the installed service's jar, when run as {@code rkllm-server doctor}). */
+    private static Optional<Path> ownJar() {
+        try {
+            Path location = Path.of(Doctor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(location) ? Optional.of(location) : Optional.empty();
+        } catch (Exception e) {
+            return Optional.empty();
+        }
     }
 
     static Check java() {
