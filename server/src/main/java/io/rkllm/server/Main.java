@@ -160,6 +160,8 @@ public final class Main {
             out.println("stopping: no new requests, running generations get 20 s, then every model is destroyed");
             out.flush();
             app.stop(Duration.ofSeconds(20), Duration.ofMillis(300));
+            // before the halt below, which would cut short the simulation's own shutdown hook
+            simulation.ifPresent(Simulation::delete);
             stopped.countDown();
             out.println("stopped");
             out.flush();

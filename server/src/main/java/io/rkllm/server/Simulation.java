@@ -25,13 +25,28 @@ public final class Simulation {
         this.directory = directory;
     }
 
+    /** In a new temporary directory, deleted when the JVM exits (a loaded library may go: it stays mapped). */
     public static Simulation inTempDirectory() {
         try {
-            Path dir = Files.createTempDirectory("rkllm-simulate-");
-            dir.toFile().deleteOnExit();
-            return new Simulation(dir);
+            Simulation simulation = new Simulation(Files.createTempDirectory("rkllm-simulate-"));
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(simulation::delete));
+            return simulation;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes the directory and what was copied into it, as far as it can. */
+    public void delete() {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (var paths = Files.walk(directory)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // a temporary directory: what is left is the system's to clean
         }
     }
 

@@ -43,9 +43,10 @@ class CdsArchiveTest {
         ChildServer server = ChildServer.start(dir, classPath, Map.of(), options);
         try {
             server.awaitPort();
+            server.process().destroy(); // SIGTERM: an orderly stop, which also removes its temporary files
+            assertThat(server.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         } finally {
             server.destroyIfAlive();
-            server.process().waitFor();
         }
         String loaded = Files.readString(classes);
         assertThat(loaded).containsPattern("io\\.rkllm\\.server\\.http\\.HttpServer source: shared objects file \\(top\\)")
