@@ -38,16 +38,7 @@ public final class Simulation {
 
     /** Deletes the directory and what was copied into it, as far as it can. */
     public void delete() {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (var paths = Files.walk(directory)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            // a temporary directory: what is left is the system's to clean
-        }
+        TemporaryDirectory.delete(directory);
     }
 
     public Optional<Path> library(Abi abi) {

@@ -31,10 +31,25 @@ public final class LocalServer implements AutoCloseable {
 
     private final Path dir;
     private final ServerApp app;
+    private final boolean ownsDirectory;
 
-    private LocalServer(Path dir, ServerApp app) {
+    private LocalServer(Path dir, ServerApp app, boolean ownsDirectory) {
         this.dir = dir;
         this.app = app;
+        this.ownsDirectory = ownsDirectory;
+    }
+
+    /** The same in a new temporary directory, deleted by {@link #close()} (the fuzz and soak commands). */
+    public static LocalServer startInTemporaryDirectory(String prefix, Abi abi, Map<String, Map<String, String>> models,
+                                                        Map<String, String> sidecars, Map<String, String> flags)
+            throws IOException {
+        Path dir = Files.createTempDirectory(prefix);
+        try {
+            return start(dir, abi, models, sidecars, flags, true);
+        } catch (RuntimeException e) {
+            io.rkllm.server.TemporaryDirectory.delete(dir);
+            throw e;
+        }
     }
 
     /**
@@ -44,6 +59,11 @@ public final class LocalServer implements AutoCloseable {
      */
     public static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
                                     Map<String, String> sidecars, Map<String, String> flags) {
+        return start(dir, abi, models, sidecars, flags, false);
+    }
+
+    private static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
+                                     Map<String, String> sidecars, Map<String, String> flags, boolean ownsDirectory) {
         try {
             Path modelsDir = Files.createDirectories(dir.resolve("models"));
             for (var m : models.entrySet()) {
@@ -76,7 +96,7 @@ public final class LocalServer implements AutoCloseable {
             if (discovery.hasErrors()) {
                 throw new IllegalStateException("model discovery failed: " + discovery.errors());
             }
-            return new LocalServer(dir, ServerApp.start(config, runtime, discovery.catalog()));
+            return new LocalServer(dir, ServerApp.start(config, runtime, discovery.catalog()), ownsDirectory);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -122,5 +142,8 @@ public final class LocalServer implements AutoCloseable {
     @Override
     public void close() {
         app.stop(Duration.ofSeconds(10));
+        if (ownsDirectory) {
+            io.rkllm.server.TemporaryDirectory.delete(dir);
+        }
     }
 }

@@ -6,7 +6,6 @@ import io.rkllm.server.config.ConfigException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +47,7 @@ public final class ReliabilityCommands {
                 Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
                 flags.putIfAbsent("limits.max_body_mb", "1");
                 flags.putIfAbsent("models.max_loaded", "2");
-                local = LocalServer.start(Files.createTempDirectory("rkllm-fuzz-"), Abi.V1_3, Map.of(
+                local = LocalServer.startInTemporaryDirectory("rkllm-fuzz-", Abi.V1_3, Map.of(
                                 "qwen3-1.7b-sim", Map.of("thinking", "1", "time_scale", "0"),
                                 "small-sim", Map.of("reply_tokens", "12", "time_scale", "0")),
                         Map.of("qwen3-1.7b-sim", "family: qwen3\ncapabilities: {thinking: true, tools: true}\n"),
@@ -121,7 +120,7 @@ public final class ReliabilityCommands {
                 flags.putIfAbsent("queue.max_waiting", Integer.toString(Math.max(16, clients)));
                 flags.putIfAbsent("queue.keep_alive", "2s");
                 model = "soak-sim";
-                local = LocalServer.start(Files.createTempDirectory("rkllm-soak-"), Abi.V1_3, Map.of(model, Map.of(
+                local = LocalServer.startInTemporaryDirectory("rkllm-soak-", Abi.V1_3, Map.of(model, Map.of(
                         "prefill_tps", Integer.toString(prefillTps), "decode_tps", Integer.toString(decodeTps),
                         "init_ms", "500", "thinking", "0")), Map.of(), flags);
                 host = "127.0.0.1";
