@@ -42,6 +42,7 @@ public class BenchFootprint {
     static boolean curve = false;
     static boolean installArchive = false;
     static int pauseMs = 0;
+    static boolean keepWork = false;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -64,12 +65,13 @@ public class BenchFootprint {
                 case "--curve" -> curve = true;
                 case "--install-archive" -> installArchive = true;
                 case "--pause-ms" -> pauseMs = Integer.parseInt(args[++i]);
+                case "--keep-work" -> keepWork = true;
                 case "--help", "-h" -> {
                     System.out.println("""
                             usage: scripts/bench-footprint [--jar JAR] [--unit FILE] [--opts "JVM OPTIONS"]
                                    [--add-opts "MORE OPTIONS"] [--requests N] [--tokens N] [--starts N]
                                    [--env NAME=VALUE] [--no-unit-env] [--idle-seconds N] [--warmup N]
-                                   [--keep-alive] [--curve] [--install-archive] [--pause-ms N]
+                                   [--keep-alive] [--curve] [--install-archive] [--pause-ms N] [--keep-work]
                               --opts      JVM options instead of the unit's RKLLM_JAVA_OPTS
                               --add-opts  options added after them (to try a flag)
                               --env       an environment variable for the server (after the unit's own
@@ -88,7 +90,8 @@ public class BenchFootprint {
                                           does at installation (`rkllm-server cds-archive` with the same
                                           flags), instead of letting the first start create it
                               --pause-ms  a pause between two measured answers (default 0: one right after
-                                          the other); a board's NPU takes seconds per answer""");
+                                          the other); a board's NPU takes seconds per answer
+                              --keep-work keep the working directory (the server's log, the archive)""");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see --help)");
@@ -144,6 +147,15 @@ public class BenchFootprint {
                     r.ttfbP95Ms, r.tokensPerSecond, r.stopMs);
         }
         System.out.println();
+        if (keepWork) {
+            System.out.println("work directory (server.log, archive): " + work);
+        } else {
+            try (var paths = Files.walk(work)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
         System.out.println("load average at the end: " + loadAverage());
         System.out.println("ready: process start to the first 200 from /health; 1s: VmRSS 1 s after ready; idle: VmRSS "
                 + idleSeconds + " s after ready; after: VmRSS"
