@@ -1,13 +1,20 @@
 package io.rkllm.server;
 
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.models.ModelDiscovery;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code rkllm-server cds-archive}: one request of each kind the service answers, sent to a server
@@ -70,6 +77,32 @@ final class ArchiveTraining {
             new Exchange("GET", "/no-such-route", null, 404));
 
     private ArchiveTraining() {
+    }
+
+    /**
+     * Serves on the simulated runtime with the built-in defaults, sends every exchange, stops; true when
+     * every answer was as expected. Neither the configuration file nor the environment is read: API keys
+     * there would answer every request with a 401, and the archive would miss the classes that serve them.
+     */
+    static boolean command(ConfigLoader loader, Map<String, String> environment, PrintStream out, PrintStream err) {
+        ConfigLoader.Loaded loaded = loader.load(Optional.empty(), Map.of(),
+                Map.of("runtime.simulate", "true", "server.host", "127.0.0.1", "server.port", "0"));
+        Simulation simulation = Simulation.inTempDirectory();
+        RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation), environment);
+        ServerApp app = ServerApp.start(loaded.config(), runtime,
+                new ModelDiscovery().discover(simulation.models()).catalog());
+        try {
+            List<String> unexpected = run(app.port());
+            unexpected.forEach(u -> err.println("rkllm-server cds-archive: " + u));
+            out.println("cds-archive: " + (EXCHANGES.size() - unexpected.size()) + " of " + EXCHANGES.size()
+                    + " requests answered as expected");
+            return unexpected.isEmpty();
+        } catch (IOException e) {
+            err.println("rkllm-server cds-archive: " + e.getMessage());
+            return false;
+        } finally {
+            app.stop(Duration.ofSeconds(5));
+        }
     }
 
     /** Sends every exchange to the server on {@code port} (loopback); returns what went other than expected. */

@@ -272,34 +272,12 @@ public final class Main {
         }
     }
 
-    /**
-     * {@code cds-archive}: serves once on the simulated runtime and sends one request of each kind
-     * ({@link ArchiveTraining}), so that the JVM, given the unit's archive options, archives the classes
-     * the service loads as this command exits.
-     */
+    /** {@code cds-archive}: see {@link ArchiveTraining}. */
     private int cdsArchive(CommandLine line, ConfigLoader loader) {
         if (!line.configFlags().isEmpty() || !line.commandOptions().isEmpty() || !line.arguments().isEmpty()) {
             throw new ConfigException("cds-archive takes no options");
         }
-        // the built-in defaults, neither the configuration file nor the environment: API keys there would
-        // answer every request with a 401, and the archive would miss the classes that serve them
-        ConfigLoader.Loaded loaded = loader.load(Optional.empty(), Map.of(),
-                Map.of("runtime.simulate", "true", "server.host", "127.0.0.1", "server.port", "0"));
-        Simulation simulation = Simulation.inTempDirectory();
-        RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation), environment);
-        ServerApp app = ServerApp.start(loaded.config(), runtime, discover(simulation.models()).catalog());
-        try {
-            List<String> unexpected = ArchiveTraining.run(app.port());
-            unexpected.forEach(u -> err.println("rkllm-server cds-archive: " + u));
-            out.println("cds-archive: " + (ArchiveTraining.EXCHANGES.size() - unexpected.size()) + " of "
-                    + ArchiveTraining.EXCHANGES.size() + " requests answered as expected");
-            return unexpected.isEmpty() ? OK : FAILED;
-        } catch (java.io.IOException e) {
-            err.println("rkllm-server cds-archive: " + e.getMessage());
-            return FAILED;
-        } finally {
-            app.stop(Duration.ofSeconds(5));
-        }
+        return ArchiveTraining.command(loader, environment, out, err) ? OK : FAILED;
     }
 
     /** {@code fuzz} and {@code soak}: see docs/reliability.md. */
