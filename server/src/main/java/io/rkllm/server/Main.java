@@ -110,12 +110,9 @@ public final class Main {
     }
 
     private List<Path> defaultConfigFiles() {
-        Path jarDir = jarDirectory();
         List<Path> candidates = new java.util.ArrayList<>();
         candidates.add(Path.of("config", "rkllm-server.yaml"));
-        if (jarDir != null) {
-            candidates.add(jarDir.resolve("config").resolve("rkllm-server.yaml"));
-        }
+        ServerJar.file().ifPresent(jar -> candidates.add(jar.resolveSibling("config").resolve("rkllm-server.yaml")));
         candidates.add(Path.of("/etc/rkllm-server/rkllm-server.yaml"));
         return candidates;
     }
@@ -323,15 +320,6 @@ public final class Main {
             return InetAddress.getLocalHost().getHostName();
         } catch (java.io.IOException e) {
             return "localhost";
-        }
-    }
-
-    private static Path jarDirectory() {
-        try {
-            Path location = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return Files.isRegularFile(location) ? location.getParent() : null;
-        } catch (Exception e) {
-            return null;
         }
     }
 

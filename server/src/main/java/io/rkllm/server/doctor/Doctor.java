@@ -5,6 +5,7 @@ import io.rkllm.ffm.LibraryIdentity;
 import io.rkllm.ffm.LibraryLocator;
 import io.rkllm.ffm.RkllmException;
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.ServerJar;
 import io.rkllm.server.Simulation;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
@@ -138,18 +139,9 @@ public final class Doctor {
                 ? sim.get().models() : config.models().dir();
         checks.addAll(models(modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
         checks.add(port(config.server()));
-        new ArchiveCheck(roots).check(ownJar()).ifPresent(checks::add);
+        // the jar this runs from is the installed service's, when run as `rkllm-server doctor`
+        new ArchiveCheck(roots).check(ServerJar.file()).ifPresent(checks::add);
         return checks;
-    }
-
-    /** The jar this runs from (the installed service's jar, when run as {@code rkllm-server doctor}). */
-    private static Optional<Path> ownJar() {
-        try {
-            Path location = Path.of(Doctor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return Files.isRegularFile(location) ? Optional.of(location) : Optional.empty();
-        } catch (Exception e) {
-            return Optional.empty();
-        }
     }
 
     static Check java() {
