@@ -1,5 +1,10 @@
 package io.rkllm.server;
 
+import io.rkllm.server.tools.archive.ArchiveTraining;
+import io.rkllm.server.app.RuntimeLoader;
+import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.app.ServerJar;
+import io.rkllm.server.app.Simulation;
 import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
@@ -7,8 +12,8 @@ import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.doctor.Doctor;
-import io.rkllm.server.doctor.SystemRoots;
+import io.rkllm.server.tools.doctor.Doctor;
+import io.rkllm.server.tools.doctor.SystemRoots;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
@@ -250,10 +255,10 @@ public final class Main {
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
             }
-            var bench = new io.rkllm.server.bench.ConversationBench(java.net.URI.create(url), model, out);
+            var bench = new io.rkllm.server.tools.bench.ConversationBench(java.net.URI.create(url), model, out);
             var result = bench.run();
             out.println();
-            out.println(io.rkllm.server.bench.ConversationBench.markdown(
+            out.println(io.rkllm.server.tools.bench.ConversationBench.markdown(
                     "cache " + line.configFlags(), result));
             return OK;
         } catch (java.io.IOException e) {
@@ -281,7 +286,7 @@ public final class Main {
     private int reliability(CommandLine line, boolean fuzz) {
         setLogLevel("warn");
         try {
-            var commands = new io.rkllm.server.reliability.ReliabilityCommands(out);
+            var commands = new io.rkllm.server.tools.reliability.ReliabilityCommands(out);
             return fuzz ? commands.fuzz(line) : commands.soak(line);
         } catch (java.io.IOException e) {
             err.println("rkllm-server " + line.command() + ": " + e.getMessage());

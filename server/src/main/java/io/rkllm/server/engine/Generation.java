@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.RunControl;
 import java.time.Duration;
 import java.util.Optional;

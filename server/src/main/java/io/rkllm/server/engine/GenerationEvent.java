@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.PerfStats;
 
 /** What a {@link Generation} delivers to its reader, in order: Started, Text..., then Done or Failed. */

@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RkllmRuntime;
 import java.time.Clock;

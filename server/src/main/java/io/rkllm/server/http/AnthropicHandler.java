@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;

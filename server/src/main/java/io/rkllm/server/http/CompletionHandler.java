@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
-import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import java.nio.charset.StandardCharsets;

@@ -2,10 +2,10 @@ package io.rkllm.server.http;
 
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.engine.CancelReason;
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.ChatRequest;
+import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.PreparedChat;
 import io.rkllm.server.pipeline.output.OutputEvent;

@@ -2,7 +2,7 @@ package io.rkllm.server.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rkllm.server.engine.CancelReason;
+import io.rkllm.server.domain.CancelReason;
 import java.util.Locale;
 
 /** Generations cancelled or aborted, by cause: client gone, stop string, watchdogs, queue timeout, ... */

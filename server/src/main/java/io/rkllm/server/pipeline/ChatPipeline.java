@@ -1,5 +1,9 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.ffm.ExtendParams;
 import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.SamplingParams;

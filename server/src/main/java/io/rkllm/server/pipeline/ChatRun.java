@@ -3,7 +3,7 @@ package io.rkllm.server.pipeline;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.CancelReason;
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.engine.Generation;
 import io.rkllm.server.engine.GenerationEvent;
 import io.rkllm.server.engine.StopReason;

@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RkllmFunction;
 import io.rkllm.ffm.RunInput;

@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.pipeline.request.ChatMessage;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;

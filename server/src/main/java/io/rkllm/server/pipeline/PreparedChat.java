@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.ffm.SamplingParams;
 import io.rkllm.server.engine.ModelSpec;
 import io.rkllm.server.models.ModelDescriptor;

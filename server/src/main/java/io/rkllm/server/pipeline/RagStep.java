@@ -1,5 +1,7 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.rag.RagInput;
 import io.rkllm.rag.RagMessage;
 import io.rkllm.rag.RagOptions;

@@ -7,7 +7,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.LoggingEvent;
-import io.rkllm.server.LogConfigurator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

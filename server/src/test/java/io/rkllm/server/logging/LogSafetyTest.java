@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.Layout;
 import ch.qos.logback.core.read.ListAppender;
 import io.rkllm.server.it.TestServer;
-import io.rkllm.server.reliability.RawHttp;
+import io.rkllm.server.tools.reliability.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +29,7 @@ class LogSafetyTest {
 
     /** The layout the server logs with (LogConfigurator). */
     static Layout<ILoggingEvent> productionLayout() {
-        return io.rkllm.server.LogConfigurator.layout(new LoggerContext());
+        return io.rkllm.server.logging.LogConfigurator.layout(new LoggerContext());
     }
 
     @Test

@@ -23,8 +23,9 @@ class FileConfinementTest {
     private static final Pattern RUNTIME_FILES = Pattern.compile("loadPromptCache|releasePromptCache|withSavePromptCache"
             + "|loadLora|LoraAdapter|withLora");
     /** Sources allowed to write: --simulate's unpacking, and the fuzz and soak tools' temporary model files. */
-    private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/Simulation.java",
-            "io/rkllm/server/reliability/LocalServer.java", "io/rkllm/server/reliability/ReliabilityCommands.java");
+    private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/app/Simulation.java",
+            "io/rkllm/server/tools/reliability/LocalServer.java",
+            "io/rkllm/server/tools/reliability/ReliabilityCommands.java");
 
     @Test
     void noServerCodeWritesFilesOrHandsARuntimeAPath() throws IOException {

@@ -1,8 +1,8 @@
 package io.rkllm.server.pipeline.tasks;
 
-import io.rkllm.server.pipeline.ChatMessage;
-import io.rkllm.server.pipeline.ChatRequest;
-import io.rkllm.server.pipeline.Role;
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.Role;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

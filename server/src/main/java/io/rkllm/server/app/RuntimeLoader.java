@@ -1,0 +1,52 @@
+package io.rkllm.server.app;
+
+import io.rkllm.ffm.Abi;
+import io.rkllm.ffm.LibraryLocator;
+import io.rkllm.ffm.RkllmException;
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.config.ServerConfig;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/** Finds and opens the runtime library the configuration asks for, with a fix in every error. */
+public final class RuntimeLoader {
+    private RuntimeLoader() {
+    }
+
+    /** A startup failure that is not a configuration error: exit code 1 with this message. */
+    public static final class StartupException extends RuntimeException {
+        public StartupException(String message) {
+            super(message);
+        }
+    }
+
+    public static RkllmRuntime open(ServerConfig.Runtime config, Optional<Simulation> simulation,
+                             Map<String, String> environment) {
+        Optional<Abi> forced = Abi.parseChoice(config.abi());
+        Path library;
+        if (simulation.isPresent()) {
+            Abi abi = forced.orElse(Abi.V1_3);
+            library = simulation.get().library(abi).orElseThrow(() -> new StartupException(
+                    "this jar has no simulated runtime built for " + System.getProperty("os.arch")
+                            + ": build it on this machine with ./mvnw -B verify"));
+        } else {
+            Optional<Path> configured = config.library().isBlank() ? Optional.empty()
+                    : Optional.of(Path.of(config.library()));
+            LibraryLocator locator = new LibraryLocator(environment);
+            library = locator.locate(configured).orElseThrow(() -> new StartupException(configured.isPresent()
+                    ? "the RKLLM runtime library " + configured.get() + " does not exist (runtime.library / --library)"
+                    : "the RKLLM runtime library " + LibraryLocator.LIBRARY_NAME + " was not found in "
+                            + locator.searchPath() + ". Install it from airockchip/rknn-llm (rkllm-runtime/Linux/"
+                            + "librkllm_api/aarch64/librkllmrt.so -> /usr/lib/), set --library PATH, or try "
+                            + "--simulate"));
+        }
+        try {
+            return RkllmRuntime.open(library, forced);
+        } catch (RkllmException e) {
+            throw new StartupException(e.getMessage()
+                    + (forced.isEmpty() ? " (--abi 1.2|1.3, RKLLM_RUNTIME_ABI, or runtime.abi in the config file)"
+                    : ""));
+        }
+    }
+}

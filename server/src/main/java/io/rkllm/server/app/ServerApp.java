@@ -1,0 +1,104 @@
+package io.rkllm.server.app;
+
+import io.rkllm.server.Main;
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.http.HttpServer;
+import io.rkllm.server.metrics.Metrics;
+import io.rkllm.server.models.ModelCatalog;
+import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.TokenEstimator;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
+public final class ServerApp implements AutoCloseable {
+    private final HttpServer http;
+    private final ModelRegistry registry;
+    private final AtomicBoolean stopping;
+    private final Metrics metrics;
+
+    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping, Metrics metrics) {
+        this.http = http;
+        this.registry = registry;
+        this.stopping = stopping;
+        this.metrics = metrics;
+    }
+
+    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
+        Metrics metrics = Metrics.of(config.metrics());
+        ModelRegistry registry = new ModelRegistry(runtime, config.models().maxLoaded(), config.queue().maxWaiting(),
+                config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), ChatPipeline::newModelState,
+                metrics.models());
+        metrics.bind(registry);
+        ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
+        AtomicBoolean stopping = new AtomicBoolean();
+        HttpServer http;
+        try {
+            http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null, metrics);
+        } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
+            registry.shutdown(Duration.ZERO);
+            metrics.close();
+            throw e;
+        }
+        try {
+            http.start(config.server().host(), config.server().port());
+        } catch (RuntimeException e) {
+            registry.shutdown(Duration.ZERO);
+            metrics.close();
+            throw new RuntimeLoader.StartupException("cannot listen on " + config.server().host() + ":"
+                    + config.server().port() + ": " + rootMessage(e));
+        }
+        return new ServerApp(http, registry, stopping, metrics);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    public ModelRegistry registry() {
+        return registry;
+    }
+
+    /** Stops accepting requests, lets running generations finish within {@code grace}, frees every model. */
+    public void stop(Duration grace) {
+        stop(grace, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #stop(Duration)}, then waits {@code finalWrites} (when models were loaded) before closing the
+     * connections: the HTTP layer has no drain of its own, and the request threads of generations that have
+     * just ended still have their last events ([DONE], errors) to write. Used on SIGTERM.
+     */
+    public void stop(Duration grace, Duration finalWrites) {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
+        boolean modelsLoaded = !registry.loadedModels().isEmpty();
+        registry.shutdown(grace);
+        if (modelsLoaded && finalWrites.isPositive()) {
+            try {
+                Thread.sleep(finalWrites.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        http.close();
+        metrics.close();
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(10));
+    }
+}

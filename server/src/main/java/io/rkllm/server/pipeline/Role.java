@@ -1,9 +1,0 @@
-package io.rkllm.server.pipeline;
-
-/** Message roles; OpenAI's {@code developer} is treated as {@code system}. */
-public enum Role {
-    SYSTEM,
-    USER,
-    ASSISTANT,
-    TOOL
-}
