@@ -4,6 +4,9 @@ import io.rkllm.server.Main;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.RegistrySettings;
+import io.rkllm.server.pipeline.ModelCacheState;
+import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.http.HttpServer;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.models.ModelCatalog;
@@ -16,11 +19,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
 public final class ServerApp implements AutoCloseable {
     private final HttpServer http;
-    private final ModelRegistry registry;
+    private final ModelRegistry<?> registry;
     private final AtomicBoolean stopping;
     private final Metrics metrics;
 
-    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping, Metrics metrics) {
+    private ServerApp(HttpServer http, ModelRegistry<?> registry, AtomicBoolean stopping, Metrics metrics) {
         this.http = http;
         this.registry = registry;
         this.stopping = stopping;
@@ -29,15 +32,17 @@ public final class ServerApp implements AutoCloseable {
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
-        ModelRegistry registry = new ModelRegistry(runtime, config.models().maxLoaded(), config.queue().maxWaiting(),
-                config.models().idleUnload(), config.models().loadTimeout(), Clock.systemUTC(), ChatPipeline::newModelState,
+        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(runtime, new RegistrySettings(
+                config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
+                config.models().loadTimeout()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
                 metrics.models());
-        metrics.bind(registry);
-        ChatPipeline pipeline = new ChatPipeline(catalog, registry, new TokenEstimator(), config);
+        ModelService models = new ModelService(catalog, registry, config.cache());
+        metrics.bind(models::loaded);
+        ChatPipeline pipeline = new ChatPipeline(models, new TokenEstimator(), config);
         AtomicBoolean stopping = new AtomicBoolean();
         HttpServer http;
         try {
-            http = new HttpServer(config, pipeline, () -> stopping.get() ? "shutting down" : null, metrics);
+            http = new HttpServer(config, pipeline, models, () -> stopping.get() ? "shutting down" : null, metrics);
         } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
             registry.shutdown(Duration.ZERO);
             metrics.close();
@@ -64,10 +69,6 @@ public final class ServerApp implements AutoCloseable {
 
     public int port() {
         return http.port();
-    }
-
-    public ModelRegistry registry() {
-        return registry;
     }
 
     /** Stops accepting requests, lets running generations finish within {@code grace}, frees every model. */

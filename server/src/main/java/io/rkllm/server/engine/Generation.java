@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.domain.Failure;
 import io.rkllm.ffm.RunControl;
 import java.time.Duration;
 import java.util.Optional;
@@ -40,7 +41,7 @@ public final class Generation {
             return;
         }
         if (dequeue.test(this)) {
-            emit(new GenerationEvent.Failed(reason.description(), Optional.of(reason)));
+            emit(new GenerationEvent.Failed(new Failure.Cancelled(reason, reason.description())));
         } else {
             control.abort();
         }

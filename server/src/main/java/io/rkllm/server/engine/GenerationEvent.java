@@ -1,7 +1,6 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.domain.CancelReason;
-import io.rkllm.ffm.PerfStats;
+import io.rkllm.server.domain.Failure;
 
 /** What a {@link Generation} delivers to its reader, in order: Started, Text..., then Done or Failed. */
 public sealed interface GenerationEvent {
@@ -14,15 +13,16 @@ public sealed interface GenerationEvent {
     record Text(String text, int tokens) implements GenerationEvent {
     }
 
-    /** The run ended; {@code perf} are the runtime's own counts for it. */
-    record Done(StopReason reason, PerfStats perf) implements GenerationEvent {
+    /**
+     * The run ended with a result.
+     *
+     * @param stats the runtime's own counts for this run
+     * @param reusedTokens what the KV cache held of the conversation before the run (the planner's decision)
+     */
+    record Done(StopReason reason, RunStats stats, int reusedTokens) implements GenerationEvent {
     }
 
-    /**
-     * The generation failed or was cancelled before producing a result.
-     *
-     * @param cancelled the reason when it was cancelled rather than failed in the runtime
-     */
-    record Failed(String message, java.util.Optional<CancelReason> cancelled) implements GenerationEvent {
+    /** The generation failed, or was cancelled before it produced a result. */
+    record Failed(Failure failure) implements GenerationEvent {
     }
 }

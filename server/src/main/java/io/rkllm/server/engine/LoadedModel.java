@@ -4,27 +4,33 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A model whose worker exists (loading or loaded), with what the pipeline keeps per handle: the
- * state object the planners read and write on the worker thread (e.g. what the KV cache holds).
+ * A model whose worker exists (loading or loaded), with the state the pipeline keeps per model (what the KV
+ * caches hold), which only the planners touch, on the worker thread.
+ *
+ * @param <S> the pipeline's per-model state
  */
-public final class LoadedModel {
-    private final ModelSpec spec;
+public final class LoadedModel<S> {
+    private final ModelLoad load;
     private final ModelWorker worker;
     private final Instant loadStarted;
-    private final Object pipelineState;
+    private final S state;
     private final AtomicReference<Instant> lastUsed;
     private volatile boolean draining;
 
-    LoadedModel(ModelSpec spec, ModelWorker worker, Instant now, Object pipelineState) {
-        this.spec = spec;
+    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state) {
+        this.load = load;
         this.worker = worker;
         this.loadStarted = now;
-        this.pipelineState = pipelineState;
+        this.state = state;
         this.lastUsed = new AtomicReference<>(now);
     }
 
-    public ModelSpec spec() {
-        return spec;
+    public String id() {
+        return load.id();
+    }
+
+    public ModelLoad load() {
+        return load;
     }
 
     public ModelWorker worker() {
@@ -43,9 +49,9 @@ public final class LoadedModel {
         lastUsed.set(now);
     }
 
-    /** The pipeline's per-handle state, created by the registry's state factory; touched only on the worker. */
-    public <T> T state(Class<T> type) {
-        return type.cast(pipelineState);
+    /** The pipeline's state of this model; touched only on the worker thread. */
+    public S state() {
+        return state;
     }
 
     /** Giving way to another model: it takes no new requests and unloads once its queue is empty. */

@@ -2,10 +2,14 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.Model;
+import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.domain.Failure;
+import io.rkllm.server.domain.FailureException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -18,6 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * The loaded models: loads on first use, switches models when more are requested than may stay
  * loaded (the least recently used idle one goes first), unloads after an idle time. Requests for a
  * model that is loading wait for it; a failed load is reported to every waiter.
+ *
+ * @param <S> the pipeline's state of each loaded model
  */
-public final class ModelRegistry implements AutoCloseable {
+public final class ModelRegistry<S> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
 
     /** Loading, unloading and load failures, for metrics. */
@@ -47,22 +55,21 @@ public final class ModelRegistry implements AutoCloseable {
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
-    private final java.util.function.Function<ModelSpec, Object> stateFactory;
+    private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
-    private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
+    private final Map<String, LoadedModel<S>> loaded = new LinkedHashMap<>();
     /** Workers being stopped: a new model loads only once their NPU memory is free. */
     private final List<CompletableFuture<Void>> stopping = new ArrayList<>();
     private final ScheduledExecutorService reaper;
     private boolean closed;
 
-    public ModelRegistry(RkllmRuntime runtime, int maxLoaded, int maxQueued, Duration idleUnload,
-                         Duration loadTimeout, Clock clock, java.util.function.Function<ModelSpec, Object> stateFactory,
-                         Listener listener) {
+    public ModelRegistry(RkllmRuntime runtime, RegistrySettings settings, Clock clock,
+                         Function<ModelLoad, S> stateFactory, Listener listener) {
         this.runtime = runtime;
-        this.maxLoaded = maxLoaded;
-        this.maxQueued = maxQueued;
-        this.idleUnload = idleUnload;
-        this.loadTimeout = loadTimeout;
+        this.maxLoaded = settings.maxLoaded();
+        this.maxQueued = settings.maxQueued();
+        this.idleUnload = settings.idleUnload();
+        this.loadTimeout = settings.loadTimeout();
         this.clock = clock;
         this.stateFactory = stateFactory;
         this.listener = listener;
@@ -74,8 +81,10 @@ public final class ModelRegistry implements AutoCloseable {
         }
     }
 
-    public RkllmRuntime runtime() {
-        return runtime;
+    /** The runtime's ABI, whether it samples per run, and its default sampling. */
+    public RuntimeInfo runtimeInfo() {
+        return new RuntimeInfo(runtime.abi().label(), runtime.abi().perRunSampling(),
+                NativeTypes.sampling(runtime.defaultParams().sampling()));
     }
 
     /**
@@ -84,13 +93,13 @@ public final class ModelRegistry implements AutoCloseable {
      * finishes the requests it has queued (it takes no new ones) and then gives way, so that no
      * queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
      */
-    public LoadedModel acquire(ModelSpec spec) {
+    public LoadedModel acquire(ModelLoad spec) {
         long deadline = System.nanoTime() + loadTimeout.toNanos();
-        LoadedModel model;
+        LoadedModel<S> model;
         synchronized (this) {
             while (true) {
                 if (closed) {
-                    throw new ModelLoadException("the server is shutting down");
+                    throw new FailureException(new Failure.LoadFailed(spec.id(), "the server is shutting down"));
                 }
                 model = loaded.get(spec.id());
                 if (model != null && model.worker().loaded().isCompletedExceptionally()) {
@@ -102,7 +111,7 @@ public final class ModelRegistry implements AutoCloseable {
                 }
                 if (model == null) {
                     while (loaded.size() >= maxLoaded) {
-                        Optional<LoadedModel> idle = loaded.values().stream()
+                        Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
                         if (idle.isEmpty()) {
@@ -118,20 +127,20 @@ public final class ModelRegistry implements AutoCloseable {
                     loaded.values().stream().filter(m -> !m.isDraining() && m.isReady())
                             .min(Comparator.comparing(LoadedModel::lastUsed)).ifPresent(busy -> {
                                 LOG.info("model {} finishes its queued requests, then gives way to {}",
-                                        busy.spec().id(), spec.id());
+                                        busy.id(), spec.id());
                                 busy.startDraining();
                             });
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    throw new ModelLoadException("waited " + loadTimeout.toSeconds() + " s for room to load model "
+                    throw loadFailed(spec.id(), "waited " + loadTimeout.toSeconds() + " s for room to load model "
                             + spec.id() + " (models.max_loaded " + maxLoaded + ", every loaded model busy)");
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, remaining);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new ModelLoadException("interrupted while waiting to load model " + spec.id());
+                    throw loadFailed(spec.id(), "interrupted while waiting to load model " + spec.id());
                 }
             }
             model.touch(clock.instant());
@@ -141,31 +150,25 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
-    private synchronized void idle(LoadedModel model) {
-        if (model.isDraining() && model.isIdle() && loaded.get(model.spec().id()) == model) {
+    private synchronized void idle(LoadedModel<S> model) {
+        if (model.isDraining() && model.isIdle() && loaded.get(model.id()) == model) {
             stop(model, "switch");
         }
         notifyAll();
     }
 
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
-    private void stop(LoadedModel model, String why) {
-        loaded.remove(model.spec().id());
+    private void stop(LoadedModel<S> model, String why) {
+        loaded.remove(model.id());
         stopping.add(model.worker().stopped());
-        LOG.info("unloading model {} ({})", model.spec().id(), why);
+        LOG.info("unloading model {} ({})", model.id(), why);
         model.worker().close();
-        listener.unloaded(model.spec().id(), "switch");
-    }
-
-    /** Starts loading without waiting; the returned future completes when the model is ready. */
-    public CompletableFuture<List<Model>> preload(ModelSpec spec) {
-        return CompletableFuture.supplyAsync(() -> acquire(spec).worker().loaded().join(),
-                Executors.newVirtualThreadPerTaskExecutor());
+        listener.unloaded(model.id(), "switch");
     }
 
     /** Unloads the model if loaded; running work ends first, queued work is cancelled. */
     public boolean unload(String id, String why) {
-        LoadedModel model;
+        LoadedModel<S> model;
         synchronized (this) {
             model = loaded.remove(id);
         }
@@ -179,28 +182,28 @@ public final class ModelRegistry implements AutoCloseable {
         return true;
     }
 
-    public synchronized Optional<LoadedModel> find(String id) {
+    public synchronized Optional<LoadedModel<S>> find(String id) {
         return Optional.ofNullable(loaded.get(id));
     }
 
-    public synchronized List<LoadedModel> loadedModels() {
+    public synchronized List<LoadedModel<S>> loadedModels() {
         return List.copyOf(loaded.values());
     }
 
     /** Stops every model: waiting work is cancelled, running generations get {@code grace} to end, then abort. */
     public void shutdown(Duration grace) {
-        List<LoadedModel> all;
+        List<LoadedModel<S>> all;
         synchronized (this) {
             closed = true;
             all = new ArrayList<>(loaded.values());
             loaded.clear();
         }
         reaper.shutdownNow();
-        for (LoadedModel model : all) {
+        for (LoadedModel<S> model : all) {
             model.worker().close();
         }
         long deadline = System.nanoTime() + grace.toNanos();
-        for (LoadedModel model : all) {
+        for (LoadedModel<S> model : all) {
             try {
                 model.worker().stopped().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
@@ -208,10 +211,10 @@ public final class ModelRegistry implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException e) {
-                LOG.warn("model {} stopped with an error", model.spec().id(), e);
+                LOG.warn("model {} stopped with an error", model.id(), e);
             }
         }
-        for (LoadedModel model : all) {
+        for (LoadedModel<S> model : all) {
             model.worker().stopped().join();
         }
     }
@@ -221,23 +224,24 @@ public final class ModelRegistry implements AutoCloseable {
         shutdown(Duration.ofSeconds(10));
     }
 
-    private LoadedModel start(ModelSpec spec) {
+    private LoadedModel<S> start(ModelLoad spec) {
         Instant started = clock.instant();
         stopping.removeIf(CompletableFuture::isDone);
         List<CompletableFuture<Void>> freed = List.copyOf(stopping);
-        LoadedModel[] self = new LoadedModel[1];
+        ModelParams params = NativeTypes.params(runtime.defaultParams(), spec);
+        AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
         ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
-            LOG.info("loading model {} from {}", spec.id(), spec.params().modelPath());
+            LOG.info("loading model {} from {}", spec.id(), spec.file());
             long t0 = System.nanoTime();
             try {
-                if (!java.nio.file.Files.isReadable(spec.params().modelPath())) {
+                if (!Files.isReadable(spec.file())) {
                     // say so plainly instead of handing the runtime a path it cannot open
-                    throw new ModelLoadException("the model file " + spec.params().modelPath()
+                    throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = runtime.load(spec.params());
+                Model model = runtime.load(params);
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
@@ -248,49 +252,53 @@ public final class ModelRegistry implements AutoCloseable {
                 throw e;
             }
         }, () -> {
-            LoadedModel model = self[0];
+            LoadedModel<S> model = self.get();
             if (model != null) {
                 idle(model);
             }
         });
-        self[0] = new LoadedModel(spec, worker, started, stateFactory.apply(spec));
-        return self[0];
+        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
+        return self.get();
     }
 
-    private void awaitLoaded(LoadedModel model) {
+    private void awaitLoaded(LoadedModel<S> model) {
         try {
             model.worker().loaded().get(loadTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new ModelLoadException("model " + model.spec().id() + " did not finish loading within "
+            throw loadFailed(model.id(), "model " + model.id() + " did not finish loading within "
                     + loadTimeout.toSeconds() + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ModelLoadException("interrupted while loading model " + model.spec().id());
+            throw loadFailed(model.id(), "interrupted while loading model " + model.id());
         } catch (ExecutionException e) {
             synchronized (this) {
-                loaded.remove(model.spec().id(), model);
+                loaded.remove(model.id(), model);
             }
             Throwable cause = e.getCause();
-            throw new ModelLoadException("model " + model.spec().id() + " failed to load: "
-                    + (cause == null ? e.getMessage() : cause.getMessage()), cause);
+            throw new FailureException(new Failure.LoadFailed(model.id(), "model " + model.id() + " failed to load: "
+                    + (cause == null ? e.getMessage() : cause.getMessage())), cause);
         }
+    }
+
+    private static FailureException loadFailed(String id, String message) {
+        return new FailureException(new Failure.LoadFailed(id, message));
     }
 
     private void unloadIdle() {
         try {
             Instant cutoff = clock.instant().minus(idleUnload);
-            List<LoadedModel> idle;
+            List<LoadedModel<S>> idle;
             synchronized (this) {
                 idle = loaded.values().stream()
                         .filter(m -> m.isReady() && m.isIdle() && m.lastUsed().isBefore(cutoff)).toList();
-                idle.forEach(m -> loaded.remove(m.spec().id()));
+                idle.forEach(m -> loaded.remove(m.id()));
             }
-            for (LoadedModel model : idle) {
+            for (LoadedModel<S> model : idle) {
                 String why = "idle for " + idleUnload.toSeconds() + " s";
                 model.worker().close();
                 model.worker().stopped().join();
-                listener.unloaded(model.spec().id(), why);
-                LOG.info("model {} unloaded ({})", model.spec().id(), why);
+                listener.unloaded(model.id(), why);
+                LOG.info("model {} unloaded ({})", model.id(), why);
             }
         } catch (RuntimeException e) {
             LOG.warn("idle unload failed", e);

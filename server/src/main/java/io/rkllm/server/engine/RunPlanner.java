@@ -1,27 +1,25 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
-import io.rkllm.ffm.RunInput;
-import io.rkllm.ffm.TokenEvent;
 import java.util.List;
 
 /**
- * Decides, on the model's worker thread right before the run, what to send and on which slot
- * (handle): the KV caches' contents are only known there. The cache policy lives behind this seam.
+ * Decides, on the model's worker thread right before the run, what to send and on which slot: the KV caches'
+ * contents are only known there. The cache policy lives behind this seam.
  */
 public interface RunPlanner {
 
-    /** The handle to run on and what to run. */
-    record RunPlan(Model slot, RunInput input) {
+    /**
+     * The slot to run on and what to run.
+     *
+     * @param reusedTokens what the slot's KV cache already holds of this conversation (reported in usage)
+     */
+    record RunPlan(int slot, RunRequest request, int reusedTokens) {
     }
 
     /** Prepares a slot (clear its cache, set a template) and returns the run to execute on it. */
-    RunPlan plan(List<Model> slots);
+    RunPlan plan(List<? extends KvCacheHandle> slots);
 
-    /**
-     * Called on the worker thread after the run, with its terminal event and the text the run
-     * delivered, to record what the slot's cache now holds.
-     */
-    default void finished(RunPlan plan, TokenEvent terminal, String generatedText) {
+    /** After the run, on the worker thread, with how it ended and the text it delivered. */
+    default void finished(RunPlan plan, RunOutcome outcome, String generatedText) {
     }
 }

@@ -7,6 +7,7 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -30,63 +31,51 @@ final class AnthropicHandler {
     private final RunDriver driver;
     private final AnthropicRequestParser parser;
     private final ObjectMapper mapper;
+    private final ErrorBodies errors;
 
-    AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ObjectMapper mapper) {
+    AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ObjectMapper mapper, ErrorBodies errors) {
         this.driver = driver;
         this.parser = parser;
         this.mapper = mapper;
+        this.errors = errors;
     }
 
-    void messages(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> {
-            ChatRequest request = parser.parse(c.bodyAsBytes(),
-                    Optional.ofNullable(c.header(CompletionHandler.CHAT_ID_HEADER)));
-            String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
-            driver.run(c, request, started -> {
-                String model = request.model().isBlank() ? started.modelId() : request.model();
-                boolean thinking = started.chat().thinking();
-                if (request.stream()) {
-                    driver.stream(c, started, new Events(id, model, thinking));
-                } else {
-                    driver.collect(c, started, answer -> c.status(200).contentType("application/json").result(
-                            mapper.writeValueAsBytes(message(id, model, blocks(answer.events(), thinking),
-                                    answer.finished(), started))));
-                }
-            });
+    void messages(Context c) throws Exception {
+        ChatRequest request = parser.parse(c.bodyAsBytes(),
+                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER)));
+        String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
+        driver.run(c, request, started -> {
+            String model = request.model().isBlank() ? started.modelId() : request.model();
+            boolean thinking = started.chat().thinking();
+            if (request.stream()) {
+                driver.stream(c, started, new Events(id, model, thinking));
+            } else {
+                driver.collect(c, started, answer -> c.status(200).contentType("application/json").result(
+                        mapper.writeValueAsBytes(message(id, model, answer, thinking))));
+            }
         });
     }
 
-    private ObjectNode message(String id, String model, ArrayNode content, ChatRun.Step.Finished f,
-                               RunDriver.Started started) {
+    private ObjectNode message(String id, String model, Answer answer, boolean thinking) {
         ObjectNode root = mapper.createObjectNode();
         root.put("id", id);
         root.put("type", "message");
         root.put("role", "assistant");
         root.put("model", model);
-        root.set("content", content);
-        stopReason(root, f, started);
-        root.set("usage", usage(f.usage()));
+        root.set("content", blocks(answer, thinking));
+        stopReason(root, answer.finishReason(), answer.matchedStop());
+        root.set("usage", usage(answer.usage()));
         return root;
     }
 
-    /** The answer's content blocks: runs of reasoning (when asked for) and text, in order; at least one. */
-    private ArrayNode blocks(List<OutputEvent> events, boolean thinking) {
+    /** The answer's content blocks: its reasoning (when asked for), then its text; at least one. */
+    private ArrayNode blocks(Answer answer, boolean thinking) {
         ArrayNode blocks = mapper.createArrayNode();
-        ObjectNode current = null;
-        for (OutputEvent event : events) {
-            String type = type(event, thinking);
-            if (type == null) {
-                continue;
-            }
-            String field = type.equals("text") ? "text" : "thinking";
-            if (current == null || !current.path("type").asText().equals(type)) {
-                current = block(type);
-                blocks.add(current);
-            }
-            current.put(field, current.path(field).asText() + text(event));
+        if (thinking && !answer.reasoning().isEmpty()) {
+            blocks.add(block("thinking").put("thinking", answer.reasoning()));
         }
-        if (blocks.isEmpty()) {
-            blocks.add(block("text"));
+        if (!answer.content().isEmpty() || blocks.isEmpty()) {
+            blocks.add(block("text").put("text", answer.content()));
         }
         return blocks;
     }
@@ -121,9 +110,8 @@ final class AnthropicHandler {
     }
 
     /** stop_reason and stop_sequence: end_turn, max_tokens, or stop_sequence with the string that matched. */
-    private static void stopReason(ObjectNode node, ChatRun.Step.Finished f, RunDriver.Started started) {
-        Optional<String> stop = started.run().matchedStop();
-        if (f.finishReason().equals("length")) {
+    private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop) {
+        if (finishReason.equals("length")) {
             node.put("stop_reason", "max_tokens");
             node.putNull("stop_sequence");
         } else if (stop.isPresent()) {
@@ -143,34 +131,6 @@ final class AnthropicHandler {
         u.put("cache_read_input_tokens", usage.cachedTokens());
         u.put("cache_creation_input_tokens", 0);
         return u;
-    }
-
-    byte[] error(ApiException e) throws IOException {
-        return mapper.writeValueAsBytes(errorBody(e));
-    }
-
-    private ObjectNode errorBody(ApiException e) {
-        ObjectNode root = mapper.createObjectNode();
-        root.put("type", "error");
-        ObjectNode error = root.putObject("error");
-        error.put("type", errorType(e));
-        error.put("message", e.getMessage());
-        return root;
-    }
-
-    /** Anthropic's error types, by status. */
-    static String errorType(ApiException e) {
-        return switch (e.status()) {
-            case 400, 405, 422 -> "invalid_request_error";
-            case 401 -> "authentication_error";
-            case 403 -> "permission_error";
-            case 404 -> "not_found_error";
-            case 413 -> "request_too_large";
-            case 429 -> "rate_limit_error";
-            case 503, 529 -> "overloaded_error";
-            case 504 -> "timeout_error";
-            default -> "api_error";
-        };
     }
 
     /**
@@ -244,7 +204,7 @@ final class AnthropicHandler {
             List<byte[]> out = new ArrayList<>(openType == null ? open("text") : List.of());
             out.add(close());
             ObjectNode root = event("message_delta");
-            stopReason(root.putObject("delta"), f, started);
+            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop());
             root.set("usage", usage(f.usage()));
             out.add(sse("message_delta", root));
             out.add(sse("message_stop", event("message_stop")));
@@ -253,7 +213,7 @@ final class AnthropicHandler {
 
         @Override
         public byte[] failed(ApiException error) {
-            return sse("error", errorBody(error));
+            return sse("error", errors.anthropic(error));
         }
 
         /** Closes the open block of another type and starts one of {@code type}; nothing if it is open. */
@@ -288,12 +248,7 @@ final class AnthropicHandler {
         }
 
         private byte[] sse(String name, ObjectNode data) {
-            try {
-                return ("event: " + name + "\ndata: " + mapper.writeValueAsString(data) + "\n\n")
-                        .getBytes(StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return Sse.event(mapper, name, data);
         }
     }
 }

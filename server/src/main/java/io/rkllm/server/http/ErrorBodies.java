@@ -1,60 +1,108 @@
 package io.rkllm.server.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.io.UncheckedIOException;
+import java.util.Map;
 
 /**
- * Writes an error response in whichever shape the route's API uses (OpenAI, Ollama, Anthropic), and
- * marks it written so that the 404 fallback leaves it alone. Nothing is written once a response is
- * committed (a stream reports its errors in its own way).
+ * Every error response of the server, in the shape of the API its path belongs to: OpenAI's
+ * {@code {"error":{message,type,param,code}}}, Ollama's {@code {"error":"..."}}, Anthropic's
+ * {@code {"type":"error","error":{type,message}}}. Also for errors raised before any route ran (401, 404, 413).
  */
 final class ErrorBodies {
-    private static final Logger LOG = LoggerFactory.getLogger(ErrorBodies.class);
-    /** Marks a response whose error body is already written. */
+    /** Marks a response whose error body is already written, so that the 404 fallback leaves it alone. */
     static final String WRITTEN = "rkllm.api-error";
 
-    /** Encodes an error in one API's shape. */
-    @FunctionalInterface
-    interface Shape {
-        byte[] encode(ApiException error) throws Exception;
+    /** The wire APIs, each with its own error shape. */
+    enum Api {
+        OPENAI, OLLAMA, ANTHROPIC;
+
+        static Api of(String path) {
+            if (path.startsWith("/api/")) {
+                return OLLAMA;
+            }
+            return path.equals("/v1/messages") || path.startsWith("/v1/messages/") ? ANTHROPIC : OPENAI;
+        }
     }
 
-    /** A route handler whose exceptions become {@code shape}-shaped errors. */
-    @FunctionalInterface
-    interface Body {
-        void handle(Context ctx) throws Exception;
+    private final ObjectMapper mapper;
+
+    ErrorBodies(ObjectMapper mapper) {
+        this.mapper = mapper;
     }
 
-    private ErrorBodies() {
-    }
-
-    static void write(Context ctx, ApiException e, Shape shape) {
+    /** Writes {@code e} as the response, unless the response is already committed (a stream reports its own). */
+    void write(Context ctx, ApiException e) {
         if (ctx.res().isCommitted()) {
             return;
         }
         ctx.attribute(WRITTEN, e);
         e.retryAfterSeconds().ifPresent(s -> ctx.header("Retry-After", Integer.toString(s)));
-        try {
-            ctx.status(e.status()).contentType("application/json").result(shape.encode(e));
-        } catch (Exception io) {
-            ctx.status(e.status());
-        }
+        ctx.status(e.status()).contentType("application/json").result(bytes(body(Api.of(ctx.path()), e)));
     }
 
-    /** Runs {@code body}; every error it throws is written in {@code shape}, an unexpected one as a 500. */
-    static void guard(Context ctx, Shape shape, Body body) {
+    ObjectNode body(Api api, ApiException e) {
+        return switch (api) {
+            case OPENAI -> openAi(e);
+            case OLLAMA -> mapper.createObjectNode().put("error", e.getMessage());
+            case ANTHROPIC -> anthropic(e);
+        };
+    }
+
+    ObjectNode openAi(ApiException e) {
+        ObjectNode root = mapper.createObjectNode();
+        ObjectNode error = root.putObject("error");
+        error.put("message", e.getMessage());
+        error.put("type", e.type());
+        if (e.param().isPresent()) {
+            error.put("param", e.param().get());
+        } else {
+            error.putNull("param");
+        }
+        if (e.code().isPresent()) {
+            error.put("code", e.code().get());
+        } else {
+            error.putNull("code");
+        }
+        for (Map.Entry<String, Object> x : e.extra().entrySet()) {
+            error.putPOJO(x.getKey(), x.getValue());
+        }
+        return root;
+    }
+
+    ObjectNode anthropic(ApiException e) {
+        ObjectNode root = mapper.createObjectNode();
+        root.put("type", "error");
+        ObjectNode error = root.putObject("error");
+        error.put("type", anthropicType(e));
+        error.put("message", e.getMessage());
+        return root;
+    }
+
+    /** Anthropic's error types, by status. */
+    static String anthropicType(ApiException e) {
+        return switch (e.status()) {
+            case 400, 405, 422 -> "invalid_request_error";
+            case 401 -> "authentication_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 413 -> "request_too_large";
+            case 429 -> "rate_limit_error";
+            case 503, 529 -> "overloaded_error";
+            case 504 -> "timeout_error";
+            default -> "api_error";
+        };
+    }
+
+    private byte[] bytes(ObjectNode node) {
         try {
-            body.handle(ctx);
-        } catch (ApiException e) {
-            write(ctx, e, shape);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            write(ctx, ApiException.unavailable("interrupted", "the server is shutting down", 5), shape);
-        } catch (Exception e) {
-            LOG.error("request failed: {} {}", ctx.method(), AccessLog.escape(ctx.path()), e);
-            write(ctx, ApiException.internal("internal_error", "internal server error: " + e), shape);
+            return mapper.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -5,25 +5,25 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.engine.LoadedModel;
-import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.ModelStatus;
 import java.util.function.Supplier;
 
 /** GET /health: 200 {"status":"ok"} while serving; 503 with the reason otherwise. */
 final class HealthHandler {
-    private final ChatPipeline pipeline;
+    private final ModelService models;
     private final ObjectMapper mapper;
     private final Supplier<String> notReadyReason;
 
-    HealthHandler(ChatPipeline pipeline, ObjectMapper mapper, Supplier<String> notReadyReason) {
-        this.pipeline = pipeline;
+    HealthHandler(ModelService models, ObjectMapper mapper, Supplier<String> notReadyReason) {
+        this.models = models;
         this.mapper = mapper;
         this.notReadyReason = notReadyReason;
     }
 
     void handle(Context ctx) throws Exception {
         String reason = notReadyReason.get();
-        if (reason == null && pipeline.catalog().all().isEmpty()) {
+        if (reason == null && models.all().isEmpty()) {
             reason = "no models found: put .rkllm files in the models directory";
         }
         if (reason != null) {
@@ -31,14 +31,14 @@ final class HealthHandler {
         }
         ObjectNode body = mapper.createObjectNode();
         body.put("status", "ok");
-        body.put("runtime_abi", pipeline.registry().runtime().abi().label());
-        ArrayNode models = body.putArray("loaded_models");
-        for (LoadedModel model : pipeline.registry().loadedModels()) {
-            ObjectNode m = models.addObject();
-            m.put("id", model.spec().id());
-            m.put("ready", model.isReady());
-            m.put("busy", !model.isIdle());
-            m.put("queued", model.worker().queued());
+        body.put("runtime_abi", models.runtime().abi());
+        ArrayNode loaded = body.putArray("loaded_models");
+        for (ModelStatus model : models.loaded()) {
+            ObjectNode m = loaded.addObject();
+            m.put("id", model.id());
+            m.put("ready", model.ready());
+            m.put("busy", model.busy());
+            m.put("queued", model.queued());
         }
         ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
     }

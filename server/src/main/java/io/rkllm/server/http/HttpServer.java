@@ -15,7 +15,9 @@ import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
+import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
@@ -33,11 +35,11 @@ public final class HttpServer implements AutoCloseable {
 
     private final Javalin app;
     private final AccessPolicy access;
-    private final OllamaHandler ollama;
-    private final AnthropicHandler anthropic;
     private final ObjectMapper mapper = Json.mapper();
+    private final ErrorBodies errors = new ErrorBodies(mapper);
 
-    public HttpServer(ServerConfig config, ChatPipeline pipeline, Supplier<String> notReadyReason, Metrics metrics) {
+    public HttpServer(ServerConfig config, ChatPipeline pipeline, ModelService modelService,
+                      Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
         ChatRequestParser parser = new ChatRequestParser(mapper, limits);
@@ -46,13 +48,13 @@ public final class HttpServer implements AutoCloseable {
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
-        var chat = new CompletionHandler(driver, parser, mapper, false);
-        var completions = new CompletionHandler(driver, parser, mapper, true);
-        ollama = new OllamaHandler(driver, new OllamaRequestParser(parser, limits), mapper,
+        var chat = new ChatCompletionsHandler(driver, parser, mapper, errors);
+        var completions = new CompletionsHandler(driver, parser, mapper, errors);
+        var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
-        anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper);
-        var models = new ModelsHandler(pipeline, mapper);
-        var health = new HealthHandler(pipeline, mapper, notReadyReason);
+        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper, errors);
+        var models = new ModelsHandler(modelService, mapper);
+        var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
         app = Javalin.create(c -> {
             c.concurrency.useVirtualThreads = true;
@@ -111,14 +113,21 @@ public final class HttpServer implements AutoCloseable {
             }
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
-            c.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));
-            c.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, javalinError(e, ctx, config)));
+            // the one error path: every failure a route throws becomes its API's error body here
+            c.routes.exception(ApiException.class, (e, ctx) -> errors.write(ctx, e));
+            c.routes.exception(FailureException.class, (e, ctx) -> errors.write(ctx, FailureStatus.of(e.failure())));
+            c.routes.exception(HttpResponseException.class, (e, ctx) -> errors.write(ctx, javalinError(e, ctx,
+                    config)));
+            c.routes.exception(InterruptedException.class, (e, ctx) -> {
+                Thread.currentThread().interrupt();
+                errors.write(ctx, ApiException.unavailable("interrupted", "the server is shutting down", 5));
+            });
             c.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("request failed: {} {}", ctx.method(), AccessLog.escape(ctx.path()), e);
-                error(ctx, ApiException.internal("internal_error", "internal server error: " + e));
+                errors.write(ctx, ApiException.internal("internal_error", "internal server error: " + e));
             });
             c.routes.error(404, notFound());
-            c.routes.error(405, ctx -> error(ctx, new ApiException(405, "invalid_request_error",
+            c.routes.error(405, ctx -> errors.write(ctx, new ApiException(405, "invalid_request_error",
                     "method_not_allowed", null, ctx.method() + " is not allowed on " + ctx.path(),
                     java.util.Map.of(), null)));
         });
@@ -154,19 +163,10 @@ public final class HttpServer implements AutoCloseable {
     private Handler notFound() {
         return ctx -> {
             if (ctx.attribute(ErrorBodies.WRITTEN) == null) {
-                error(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
+                errors.write(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
                         "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null));
             }
         };
-    }
-
-    /** An error in the shape of the API the path belongs to (also for a 401, 404 or 413 before any route ran). */
-    private void error(Context ctx, ApiException e) {
-        String path = ctx.path();
-        ErrorBodies.Shape shape = path.startsWith("/api/") ? ollama::error
-                : path.equals("/v1/messages") ? anthropic::error
-                : x -> mapper.writeValueAsBytes(ResponseJson.error(mapper, x));
-        ErrorBodies.write(ctx, e, shape);
     }
 
     public HttpServer start(String host, int port) {

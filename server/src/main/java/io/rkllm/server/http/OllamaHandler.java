@@ -8,12 +8,13 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.OllamaRequestParser.OllamaRequest;
-import io.rkllm.server.engine.LoadedModel;
-import io.rkllm.server.engine.ModelLoadException;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.SamplingDefaults;
-import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.ModelStatus;
+import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,107 +39,100 @@ final class OllamaHandler {
     private static final Duration NEVER = Duration.ofDays(365L * 100);
 
     private final RunDriver driver;
+    private final ModelService models;
     private final OllamaRequestParser parser;
     private final ObjectMapper mapper;
     private final Duration idleUnload;
 
-    OllamaHandler(RunDriver driver, OllamaRequestParser parser, ObjectMapper mapper, Duration idleUnload) {
+    OllamaHandler(RunDriver driver, ModelService models, OllamaRequestParser parser, ObjectMapper mapper,
+                  Duration idleUnload) {
         this.driver = driver;
+        this.models = models;
         this.parser = parser;
         this.mapper = mapper;
         this.idleUnload = idleUnload;
     }
 
-    private ChatPipeline pipeline() {
-        return driver.pipeline();
+    void version(Context ctx) throws IOException {
+        json(ctx, mapper.createObjectNode().put("version", API_VERSION));
     }
 
-    void version(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> json(c, mapper.createObjectNode().put("version", API_VERSION)));
+    void tags(Context c) throws IOException {
+        ObjectNode root = mapper.createObjectNode();
+        ArrayNode entries = root.putArray("models");
+        for (ModelDescriptor model : models.all()) {
+            ObjectNode m = entries.addObject();
+            m.put("name", OllamaModels.name(model));
+            m.put("model", OllamaModels.name(model));
+            m.put("modified_at", model.modified().toString());
+            m.put("size", model.sizeBytes());
+            m.put("digest", OllamaModels.digest(model));
+            m.set("details", OllamaModels.details(mapper, model));
+        }
+        json(c, root);
     }
 
-    void tags(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> {
-            ObjectNode root = mapper.createObjectNode();
-            ArrayNode models = root.putArray("models");
-            for (ModelDescriptor model : pipeline().catalog().all()) {
-                ObjectNode m = models.addObject();
-                m.put("name", OllamaModels.name(model));
-                m.put("model", OllamaModels.name(model));
-                m.put("modified_at", model.modified().toString());
-                m.put("size", model.sizeBytes());
-                m.put("digest", OllamaModels.digest(model));
-                m.set("details", OllamaModels.details(mapper, model));
+    void ps(Context c) throws IOException {
+        ObjectNode root = mapper.createObjectNode();
+        ArrayNode entries = root.putArray("models");
+        for (ModelStatus loaded : models.loaded()) {
+            Optional<ModelDescriptor> found = models.resolve(loaded.id());
+            if (found.isEmpty() || !loaded.ready()) {
+                continue;
             }
-            json(c, root);
-        });
+            ModelDescriptor model = found.get();
+            ObjectNode m = entries.addObject();
+            m.put("name", OllamaModels.name(model));
+            m.put("model", OllamaModels.name(model));
+            m.put("size", model.sizeBytes() * loaded.slots());
+            m.put("digest", OllamaModels.digest(model));
+            m.set("details", OllamaModels.details(mapper, model));
+            m.put("expires_at", loaded.lastUsed().plus(idleUnload.isZero() ? NEVER : idleUnload).toString());
+            m.put("size_vram", model.sizeBytes() * loaded.slots());
+            m.put("context_length", model.contextLength());
+        }
+        json(c, root);
     }
 
-    void ps(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> {
-            ObjectNode root = mapper.createObjectNode();
-            ArrayNode models = root.putArray("models");
-            for (LoadedModel loaded : pipeline().registry().loadedModels()) {
-                Optional<ModelDescriptor> found = pipeline().catalog().resolve(loaded.spec().id());
-                if (found.isEmpty() || !loaded.isReady()) {
-                    continue;
-                }
-                ModelDescriptor model = found.get();
-                ObjectNode m = models.addObject();
-                m.put("name", OllamaModels.name(model));
-                m.put("model", OllamaModels.name(model));
-                m.put("size", model.sizeBytes() * loaded.spec().slots());
-                m.put("digest", OllamaModels.digest(model));
-                m.set("details", OllamaModels.details(mapper, model));
-                m.put("expires_at", loaded.lastUsed().plus(idleUnload.isZero() ? NEVER : idleUnload).toString());
-                m.put("size_vram", model.sizeBytes() * loaded.spec().slots());
-                m.put("context_length", model.contextLength());
-            }
-            json(c, root);
-        });
+    void show(Context c) throws IOException {
+        JsonNode body = readObject(c.bodyAsBytes());
+        String name = body.path("model").asText(body.path("name").asText(""));
+        if (name.isBlank()) {
+            throw ApiException.invalid("model", "'model' is required");
+        }
+        ModelDescriptor model = models.find(name);
+        ObjectNode root = mapper.createObjectNode();
+        root.put("license", "");
+        root.put("modelfile", "# Modelfile generated by rkllm-server\nFROM " + model.file().getFileName() + "\n");
+        root.put("parameters", parameters(model));
+        model.chatTemplate().ifPresent(t -> root.put("template", t.systemPrompt() + "{{ .System }}"
+                + t.promptPrefix() + "{{ .Prompt }}" + t.promptPostfix()));
+        model.defaultSystemPrompt().ifPresent(s -> root.put("system", s));
+        root.set("details", OllamaModels.details(mapper, model));
+        ObjectNode info = root.putObject("model_info");
+        info.put("general.architecture", model.family());
+        info.put("general.basename", model.id());
+        info.put(model.family() + ".context_length", model.contextLength());
+        ArrayNode caps = root.putArray("capabilities");
+        caps.add("completion");
+        if (model.capabilities().tools()) {
+            caps.add("tools");
+        }
+        if (model.capabilities().thinking()) {
+            caps.add("thinking");
+        }
+        root.put("modified_at", model.modified().toString());
+        json(c, root);
     }
 
-    void show(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> {
-            JsonNode body = readObject(c.bodyAsBytes());
-            String name = body.path("model").asText(body.path("name").asText(""));
-            if (name.isBlank()) {
-                throw ApiException.invalid("model", "'model' is required");
-            }
-            ModelDescriptor model = find(name);
-            ObjectNode root = mapper.createObjectNode();
-            root.put("license", "");
-            root.put("modelfile", "# Modelfile generated by rkllm-server\nFROM " + model.file().getFileName() + "\n");
-            root.put("parameters", parameters(model));
-            model.chatTemplate().ifPresent(t -> root.put("template", t.systemPrompt() + "{{ .System }}"
-                    + t.promptPrefix() + "{{ .Prompt }}" + t.promptPostfix()));
-            model.defaultSystemPrompt().ifPresent(s -> root.put("system", s));
-            root.set("details", OllamaModels.details(mapper, model));
-            ObjectNode info = root.putObject("model_info");
-            info.put("general.architecture", model.family());
-            info.put("general.basename", model.id());
-            info.put(model.family() + ".context_length", model.contextLength());
-            ArrayNode caps = root.putArray("capabilities");
-            caps.add("completion");
-            if (model.capabilities().tools()) {
-                caps.add("tools");
-            }
-            if (model.capabilities().thinking()) {
-                caps.add("thinking");
-            }
-            root.put("modified_at", model.modified().toString());
-            json(c, root);
-        });
+    void chat(Context c) throws Exception {
+        generate(c, parser.parseChat(c.bodyAsBytes(),
+                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER))), true);
     }
 
-    void chat(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> generate(c, parser.parseChat(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(CompletionHandler.CHAT_ID_HEADER))), true));
-    }
-
-    void generate(Context ctx) {
-        ErrorBodies.guard(ctx, this::error, c -> generate(c, parser.parseGenerate(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(CompletionHandler.CHAT_ID_HEADER))), false));
+    void generate(Context c) throws Exception {
+        generate(c, parser.parseGenerate(c.bodyAsBytes(),
+                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER))), false);
     }
 
     private void generate(Context ctx, OllamaRequest request, boolean chat) throws Exception {
@@ -162,26 +156,17 @@ final class OllamaHandler {
         if (request.model().isBlank()) {
             throw ApiException.invalid("model", "'model' is required");
         }
-        ModelDescriptor model = find(request.model());
+        ModelDescriptor model = models.find(request.model());
         if (request.unload()) {
-            pipeline().registry().unload(model.id(), "requested");
+            models.unload(model);
         } else {
-            try {
-                pipeline().registry().acquire(pipeline().spec(model));
-            } catch (ModelLoadException e) {
-                throw ApiException.unavailable("model_load_failed", e.getMessage(), 30);
-            }
+            models.load(model);
         }
         Lines lines = new Lines(request.model(), chat);
         ObjectNode root = lines.head();
         root.put("done", true);
         root.put("done_reason", request.unload() ? "unload" : "load");
         json(ctx, root);
-    }
-
-    private ModelDescriptor find(String name) {
-        return pipeline().catalog().resolve(name).orElseThrow(() -> new ApiException(404, "invalid_request_error",
-                "model_not_found", "model", "model '" + name + "' not found", java.util.Map.of(), null));
     }
 
     private static String parameters(ModelDescriptor model) {
@@ -215,10 +200,6 @@ final class OllamaHandler {
 
     private void json(Context ctx, ObjectNode body) throws IOException {
         ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
-    }
-
-    byte[] error(ApiException e) throws IOException {
-        return mapper.writeValueAsBytes(mapper.createObjectNode().put("error", e.getMessage()));
     }
 
     /**
@@ -278,14 +259,14 @@ final class OllamaHandler {
         @Override
         public List<byte[]> output(OutputEvent event) {
             ObjectNode root = head();
-            add(part(root), List.of(event));
+            add(part(root), event);
             root.put("done", false);
             return List.of(line(root));
         }
 
         @Override
         public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
-            return List.of(line(done(head(), f, started)));
+            return List.of(line(done(head(), f.finishReason(), f.usage(), started)));
         }
 
         @Override
@@ -294,37 +275,41 @@ final class OllamaHandler {
         }
 
         /** The non-streaming answer: one object with the whole text and the final statistics. */
-        byte[] whole(RunDriver.Answer answer, RunDriver.Started started) throws IOException {
+        byte[] whole(Answer answer, RunDriver.Started started) throws IOException {
             ObjectNode root = head();
-            add(part(root), answer.events());
-            return mapper.writeValueAsBytes(done(root, answer.finished(), started));
+            ObjectNode part = part(root);
+            part.put(contentField(), answer.content());
+            if (!answer.reasoning().isEmpty()) {
+                part.put("thinking", answer.reasoning());
+            }
+            if (!answer.toolCalls().isEmpty()) {
+                part.set("tool_calls", toolCalls(answer.toolCalls()));
+            }
+            return mapper.writeValueAsBytes(done(root, answer.finishReason(), answer.usage(), started));
         }
 
-        private void add(ObjectNode part, List<OutputEvent> events) {
-            StringBuilder content = new StringBuilder();
-            StringBuilder thinking = new StringBuilder();
-            ArrayNode calls = mapper.createArrayNode();
-            for (OutputEvent event : events) {
-                switch (event) {
-                    case OutputEvent.Content c -> content.append(c.text());
-                    case OutputEvent.Reasoning r -> thinking.append(r.text());
-                    case OutputEvent.ToolCall t -> {
-                        ObjectNode call = calls.addObject();
-                        call.put("id", t.id());
-                        ObjectNode fn = call.putObject("function");
-                        fn.put("index", t.index());
-                        fn.put("name", t.name());
-                        fn.set("arguments", arguments(t.argumentsJson()));
-                    }
+        /** One streamed piece: text, thinking, or a tool call. */
+        private void add(ObjectNode part, OutputEvent event) {
+            part.put(contentField(), event instanceof OutputEvent.Content c ? c.text() : "");
+            switch (event) {
+                case OutputEvent.Content c -> {
                 }
+                case OutputEvent.Reasoning r -> part.put("thinking", r.text());
+                case OutputEvent.ToolCall t -> part.set("tool_calls", toolCalls(List.of(t)));
             }
-            part.put(contentField(), content.toString());
-            if (!thinking.isEmpty()) {
-                part.put("thinking", thinking.toString());
+        }
+
+        private ArrayNode toolCalls(List<OutputEvent.ToolCall> toolCalls) {
+            ArrayNode calls = mapper.createArrayNode();
+            for (OutputEvent.ToolCall t : toolCalls) {
+                ObjectNode call = calls.addObject();
+                call.put("id", t.id());
+                ObjectNode fn = call.putObject("function");
+                fn.put("index", t.index());
+                fn.put("name", t.name());
+                fn.set("arguments", arguments(t.argumentsJson()));
             }
-            if (!calls.isEmpty()) {
-                part.set("tool_calls", calls);
-            }
+            return calls;
         }
 
         /** Ollama's arguments are an object; anything else the model wrote becomes {}. */
@@ -337,10 +322,9 @@ final class OllamaHandler {
             }
         }
 
-        private ObjectNode done(ObjectNode root, ChatRun.Step.Finished f, RunDriver.Started started) {
-            var usage = f.usage();
+        private ObjectNode done(ObjectNode root, String finishReason, Usage usage, RunDriver.Started started) {
             root.put("done", true);
-            root.put("done_reason", f.finishReason().equals("length") ? "length" : "stop");
+            root.put("done_reason", finishReason.equals("length") ? "length" : "stop");
             root.put("total_duration", System.nanoTime() - started.arrivedNanos());
             root.put("load_duration", started.loadNanos());
             root.put("prompt_eval_count", usage.prefilledTokens());

@@ -3,89 +3,70 @@ package io.rkllm.server.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rkllm.server.api.ApiException;
+import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
-import java.util.List;
-import java.util.Map;
 
-/** The JSON bodies of non-streaming responses and errors, and the usage/timings objects of both modes. */
+/** The JSON bodies of non-streaming OpenAI responses, and the usage/timings objects of both modes. */
 final class ResponseJson {
     static final String FINGERPRINT = "rkllm-server";
 
     private ResponseJson() {
     }
 
-    static ObjectNode error(ObjectMapper mapper, ApiException e) {
-        ObjectNode root = mapper.createObjectNode();
-        ObjectNode error = root.putObject("error");
-        error.put("message", e.getMessage());
-        error.put("type", e.type());
-        if (e.param().isPresent()) {
-            error.put("param", e.param().get());
+    /** A non-streaming chat.completion. */
+    static ObjectNode chatCompletion(ObjectMapper mapper, String id, long created, String model, Answer answer) {
+        ObjectNode root = head(mapper, id, "chat.completion", created, model);
+        ObjectNode choice = root.putArray("choices").addObject();
+        choice.put("index", 0);
+        ObjectNode message = choice.putObject("message");
+        message.put("role", "assistant");
+        if (answer.content().isEmpty() && !answer.toolCalls().isEmpty()) {
+            message.putNull("content");
         } else {
-            error.putNull("param");
+            message.put("content", answer.content());
         }
-        if (e.code().isPresent()) {
-            error.put("code", e.code().get());
-        } else {
-            error.putNull("code");
+        if (!answer.reasoning().isEmpty()) {
+            message.put("reasoning_content", answer.reasoning());
         }
-        for (Map.Entry<String, Object> x : e.extra().entrySet()) {
-            error.putPOJO(x.getKey(), x.getValue());
-        }
-        return root;
-    }
-
-    /** The non-streaming answer assembled from every output event. */
-    static ObjectNode completion(ObjectMapper mapper, String id, long created, String model, boolean legacy,
-                                 List<OutputEvent> events, String finishReason, Usage usage) {
-        StringBuilder content = new StringBuilder();
-        StringBuilder reasoning = new StringBuilder();
-        ArrayNode calls = mapper.createArrayNode();
-        for (OutputEvent event : events) {
-            switch (event) {
-                case OutputEvent.Content c -> content.append(c.text());
-                case OutputEvent.Reasoning r -> reasoning.append(r.text());
-                case OutputEvent.ToolCall t -> {
-                    ObjectNode call = calls.addObject();
-                    call.put("id", t.id());
-                    call.put("type", "function");
-                    ObjectNode fn = call.putObject("function");
-                    fn.put("name", t.name());
-                    fn.put("arguments", t.argumentsJson());
-                }
+        if (!answer.toolCalls().isEmpty()) {
+            ArrayNode calls = message.putArray("tool_calls");
+            for (OutputEvent.ToolCall t : answer.toolCalls()) {
+                ObjectNode call = calls.addObject();
+                call.put("id", t.id());
+                call.put("type", "function");
+                ObjectNode fn = call.putObject("function");
+                fn.put("name", t.name());
+                fn.put("arguments", t.argumentsJson());
             }
         }
+        return tail(mapper, root, choice, answer);
+    }
+
+    /** A non-streaming legacy text_completion. */
+    static ObjectNode textCompletion(ObjectMapper mapper, String id, long created, String model, Answer answer) {
+        ObjectNode root = head(mapper, id, "text_completion", created, model);
+        ObjectNode choice = root.putArray("choices").addObject();
+        choice.put("index", 0);
+        choice.put("text", answer.content());
+        return tail(mapper, root, choice, answer);
+    }
+
+    private static ObjectNode head(ObjectMapper mapper, String id, String object, long created, String model) {
         ObjectNode root = mapper.createObjectNode();
         root.put("id", id);
-        root.put("object", legacy ? "text_completion" : "chat.completion");
+        root.put("object", object);
         root.put("created", created);
         root.put("model", model);
         root.put("system_fingerprint", FINGERPRINT);
-        ObjectNode choice = root.putArray("choices").addObject();
-        choice.put("index", 0);
-        if (legacy) {
-            choice.put("text", content.toString());
-        } else {
-            ObjectNode message = choice.putObject("message");
-            message.put("role", "assistant");
-            if (content.isEmpty() && !calls.isEmpty()) {
-                message.putNull("content");
-            } else {
-                message.put("content", content.toString());
-            }
-            if (!reasoning.isEmpty()) {
-                message.put("reasoning_content", reasoning.toString());
-            }
-            if (!calls.isEmpty()) {
-                message.set("tool_calls", calls);
-            }
-        }
+        return root;
+    }
+
+    private static ObjectNode tail(ObjectMapper mapper, ObjectNode root, ObjectNode choice, Answer answer) {
         choice.putNull("logprobs");
-        choice.put("finish_reason", finishReason);
-        root.set("usage", usage(mapper, usage));
-        root.set("timings", timings(mapper, usage));
+        choice.put("finish_reason", answer.finishReason());
+        root.set("usage", usage(mapper, answer.usage()));
+        root.set("timings", timings(mapper, answer.usage()));
         return root;
     }
 

@@ -3,23 +3,25 @@ package io.rkllm.server.http;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.Metrics;
+import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.PreparedChat;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.request.ChatRequest;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What every API (OpenAI, Ollama, Anthropic) does between parsing a request and encoding its answer:
- * prepare and queue the run (every error so far is thrown before anything is written), then drain its
- * steps, either as a stream (each piece written and flushed as it comes, a heartbeat while the request
- * waits or prefills, a vanished client aborts the run) or as one collected answer. The APIs only encode.
- * Also the one place that records the access log details and the metrics of a run.
+ * prepare the run and reserve its place in the model's queue (every error so far is thrown before anything
+ * is written), start it, then drain its steps, either as a stream (each piece written and flushed as it
+ * comes, a heartbeat while the request waits or prefills, a vanished client aborts the run) or as one
+ * collected {@link Answer}. The APIs only encode. Also the one place that records the access log details
+ * and the metrics of a run.
  */
 final class RunDriver {
     /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
@@ -55,10 +57,6 @@ final class RunDriver {
         }
     }
 
-    /** A non-streaming request's complete answer. */
-    record Answer(List<OutputEvent> events, ChatRun.Step.Finished finished) {
-    }
-
     /** Writes a complete non-streaming answer. */
     @FunctionalInterface
     interface Answerer {
@@ -81,28 +79,21 @@ final class RunDriver {
         this.metrics = metrics;
     }
 
-    ChatPipeline pipeline() {
-        return pipeline;
-    }
-
     /**
-     * Prepares and queues {@code request} (throwing its {@link ApiException} before anything is written),
-     * lets {@code responder} write the answer, and cancels the run if the responder left it unfinished.
+     * Prepares {@code request} and reserves its run (a failure is thrown before anything is written), lets
+     * {@code responder} start it and write the answer, and cancels the run if the responder left it unfinished.
      */
     void run(Context ctx, ChatRequest request, Responder responder) throws Exception {
         long arrived = System.nanoTime();
         PreparedChat chat = pipeline.prepare(request);
         ctx.attribute(AccessLog.MODEL, chat.model().id());
         long queueing = System.nanoTime();
-        ChatRun run = pipeline.start(chat);
-        Started started = new Started(chat, run, arrived, System.nanoTime() - queueing);
-        chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
-        try {
+        ChatRun run = pipeline.reserve(chat);
+        try (run) {
+            Started started = new Started(chat, run, arrived, System.nanoTime() - queueing);
+            chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
             responder.respond(started);
         } finally {
-            if (!run.isDone()) {
-                run.cancel(CancelReason.CLIENT_GONE);
-            }
             run.cancelReason().ifPresent(reason -> metrics.aborts().cancelled(chat.model().id(), reason));
         }
     }
@@ -116,10 +107,11 @@ final class RunDriver {
         ChatRun run = started.run();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         try {
-            SseSink sink = SseSink.open(ctx.res(), format.contentType());
+            StreamSink sink = StreamSink.open(ctx.res(), format.contentType());
             for (byte[] bytes : format.opening()) {
                 sink.send(bytes);
             }
+            run.start();
             long lastSent = System.nanoTime();
             while (true) {
                 long sinceSent = System.nanoTime() - lastSent;
@@ -151,8 +143,9 @@ final class RunDriver {
                         return;
                     }
                     case ChatRun.Step.Failed failed -> {
-                        AccessLog.error(ctx, failed.error());
-                        sink.send(format.failed(failed.error()));
+                        ApiException error = FailureStatus.of(failed.failure());
+                        AccessLog.error(ctx, error);
+                        sink.send(format.failed(error));
                         return;
                     }
                 }
@@ -165,15 +158,16 @@ final class RunDriver {
     }
 
     /**
-     * Collects the whole answer of a non-streaming request and hands it to {@code answerer}. A failed run
-     * throws its {@link ApiException}; a client that closed its connection meanwhile gets its run aborted
-     * and no answer (status 499 in the access log only).
+     * Starts the run, collects the whole answer of a non-streaming request and hands it to {@code answerer}. A
+     * failed run throws its failure; a client that closed its connection meanwhile gets its run aborted and no
+     * answer (status 499 in the access log only).
      */
     void collect(Context ctx, Started started, Answerer answerer) throws Exception {
         ChatRun run = started.run();
+        run.start();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
-        List<OutputEvent> events = new ArrayList<>();
+        Answer.Builder answer = new Answer.Builder();
         while (true) {
             ChatRun.Step step = run.next(wait);
             if (client.gone(step)) {
@@ -185,13 +179,13 @@ final class RunDriver {
             switch (step) {
                 case ChatRun.Step.KeepAlive k -> {
                 }
-                case ChatRun.Step.Output out -> events.addAll(out.events());
+                case ChatRun.Step.Output out -> answer.add(out.events());
                 case ChatRun.Step.Finished f -> {
                     finished(ctx, started, f);
-                    answerer.answer(new Answer(List.copyOf(events), f));
+                    answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }
-                case ChatRun.Step.Failed failed -> throw failed.error();
+                case ChatRun.Step.Failed failed -> throw new FailureException(failed.failure());
             }
         }
     }

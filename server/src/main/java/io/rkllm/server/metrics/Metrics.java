@@ -5,10 +5,11 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.pipeline.ModelStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -36,7 +37,7 @@ public final class Metrics implements AutoCloseable {
     private final MeterRegistry registry;
     /** Bound at the first scrape: see {@link #bindJvmMetrics()}. */
     private JvmMetrics jvm;
-    private volatile Supplier<java.util.List<io.rkllm.server.engine.LoadedModel>> loaded = java.util.List::of;
+    private volatile Supplier<List<ModelStatus>> loaded = List::of;
 
     private Metrics(PrometheusMeterRegistry prometheus, MeterRegistry registry, ServerConfig.Metrics config) {
         this.prometheus = prometheus;
@@ -82,8 +83,8 @@ public final class Metrics implements AutoCloseable {
     }
 
     /** The loaded models' gauges (queue, loaded) read this registry at scrape time. */
-    public void bind(ModelRegistry registry) {
-        this.loaded = registry::loadedModels;
+    public void bind(Supplier<List<ModelStatus>> loadedModels) {
+        this.loaded = loadedModels;
     }
 
     public HttpMetrics http() {

@@ -5,8 +5,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.pipeline.ModelStatus;
 import java.time.Duration;
 import java.util.List;
 
@@ -60,8 +60,8 @@ public final class ModelMetrics implements ModelRegistry.Listener {
         };
     }
 
-    void refresh(List<LoadedModel> models) {
-        loaded.register(models.stream().filter(LoadedModel::isReady)
-                .map(m -> MultiGauge.Row.of(Tags.of("model", m.spec().id()), 1)).toList(), true);
+    void refresh(List<ModelStatus> models) {
+        loaded.register(models.stream().filter(ModelStatus::ready)
+                .map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), 1)).toList(), true);
     }
 }

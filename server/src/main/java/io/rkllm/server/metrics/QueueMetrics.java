@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.rkllm.server.engine.LoadedModel;
+import io.rkllm.server.pipeline.ModelStatus;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -30,10 +30,10 @@ public final class QueueMetrics {
     }
 
     /** Called before each scrape: one row per loaded model. */
-    void refresh(List<LoadedModel> models) {
-        waiting.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.spec().id()),
-                m.worker(), w -> w.queued())).toList(), true);
-        running.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.spec().id()),
-                m.worker(), w -> w.busy() ? 1 : 0)).toList(), true);
+    void refresh(List<ModelStatus> models) {
+        waiting.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), m.queued()))
+                .toList(), true);
+        running.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), m.busy() ? 1 : 0))
+                .toList(), true);
     }
 }

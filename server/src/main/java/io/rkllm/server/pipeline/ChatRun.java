@@ -1,28 +1,31 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.ffm.PerfStats;
-import io.rkllm.server.api.ApiException;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.domain.Failure;
 import io.rkllm.server.engine.Generation;
 import io.rkllm.server.engine.GenerationEvent;
+import io.rkllm.server.engine.Reservation;
+import io.rkllm.server.engine.RunPlanner;
+import io.rkllm.server.engine.RunStats;
 import io.rkllm.server.engine.StopReason;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
- * The reader's side of one generation: pulls engine events, runs them through the output scanner,
- * enforces the watchdogs, and yields steps for the route to write. One thread reads it; any thread
- * may {@link #cancel}.
+ * One request's run, from its place in the queue to its last step: the route {@link #start()}s it when it is
+ * ready to write, then reads steps (engine events run through the output scanner, with the watchdogs enforced)
+ * until the answer is finished or failed, and closes it, which cancels what has not ended. One thread reads it;
+ * any thread may {@link #cancel}.
  */
-public final class ChatRun {
+public final class ChatRun implements AutoCloseable {
     /** What the route writes next. */
     public sealed interface Step {
         /** Classified output to send now. */
@@ -37,20 +40,17 @@ public final class ChatRun {
         record Finished(String finishReason, Usage usage) implements Step {
         }
 
-        /** The generation failed; the error is for the client. */
-        record Failed(ApiException error) implements Step {
+        /** The generation failed; the failure is for the client. */
+        record Failed(Failure failure) implements Step {
         }
     }
 
     private final PreparedChat chat;
-    /** Queues the work on first use, or gives its queue place back. */
-    record Submission(Supplier<Generation> submit, Runnable release) {
-    }
-
-    private final Submission submission;
+    /** Where the run waits to be started; null for an answer known without inference. */
+    private final Reservation place;
+    private final RunPlanner planner;
     private Generation generation;
-    private CancelReason cancelledBeforeSubmit;
-    private final Supplier<RunAccounting> accounting;
+    private CancelReason cancelledBeforeStart;
     private final ServerConfig.Timeouts timeouts;
     private final Duration queueTimeout;
     private final OutputScanner scanner;
@@ -65,13 +65,13 @@ public final class ChatRun {
     private boolean done;
     private boolean watchdogFired;
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
-    private final List<OutputEvent> heldTaskOutput = new java.util.ArrayList<>();
+    private final List<OutputEvent> heldTaskOutput = new ArrayList<>();
 
-    ChatRun(PreparedChat chat, Submission submission, Supplier<RunAccounting> accounting,
-            ServerConfig.Timeouts timeouts, Duration queueTimeout) {
+    ChatRun(PreparedChat chat, Reservation place, RunPlanner planner, ServerConfig.Timeouts timeouts,
+            Duration queueTimeout) {
         this.chat = chat;
-        this.submission = submission;
-        this.accounting = accounting;
+        this.place = place;
+        this.planner = planner;
         this.timeouts = timeouts;
         this.queueTimeout = queueTimeout;
         this.scanner = new OutputScanner(chat.scanner());
@@ -83,9 +83,9 @@ public final class ChatRun {
 
     /** A run answered without inference (a derived task answer): the steps are known already. */
     static ChatRun answered(PreparedChat chat, String content) {
-        ChatRun run = new ChatRun(chat, null, () -> RunAccounting.NONE, null, java.time.Duration.ZERO);
+        ChatRun run = new ChatRun(chat, null, null, null, Duration.ZERO);
         run.pending.add(new Step.Output(List.of(new OutputEvent.Content(content))));
-        run.pending.add(new Step.Finished("stop", new Usage(0, 0, 0, 0, 0, 0, 0, 0)));
+        run.pending.add(new Step.Finished("stop", Usage.NONE));
         run.done = true;
         return run;
     }
@@ -94,13 +94,21 @@ public final class ChatRun {
         return chat;
     }
 
+    /** Queues the run in its reserved place: the worker may take it at once. Nothing for a known answer. */
+    public synchronized void start() {
+        if (place == null || generation != null || cancelledBeforeStart != null) {
+            return;
+        }
+        generation = place.submit(planner, chat.maxTokens());
+    }
+
     public void cancel(CancelReason reason) {
         Generation g;
         synchronized (this) {
             g = generation;
-            if (g == null && submission != null && cancelledBeforeSubmit == null) {
-                cancelledBeforeSubmit = reason;
-                submission.release().run();
+            if (g == null && place != null && cancelledBeforeStart == null) {
+                cancelledBeforeStart = reason;
+                place.release();
             }
         }
         if (g != null) {
@@ -108,10 +116,17 @@ public final class ChatRun {
         }
     }
 
-    /** The generation, queued on the first call. */
+    /** Cancels the run if it has not ended (the client is gone, or the route gave up on it). */
+    @Override
+    public void close() {
+        if (!isDone()) {
+            cancel(CancelReason.CLIENT_GONE);
+        }
+    }
+
     private synchronized Generation generation() {
-        if (generation == null && cancelledBeforeSubmit == null) {
-            generation = submission.submit().get();
+        if (generation == null && cancelledBeforeStart == null) {
+            throw new IllegalStateException("the run was not started");
         }
         return generation;
     }
@@ -119,8 +134,8 @@ public final class ChatRun {
     /** Why the generation was cancelled, if it was (for metrics). */
     public Optional<CancelReason> cancelReason() {
         synchronized (this) {
-            if (cancelledBeforeSubmit != null) {
-                return Optional.of(cancelledBeforeSubmit);
+            if (cancelledBeforeStart != null) {
+                return Optional.of(cancelledBeforeStart);
             }
         }
         return generation == null ? Optional.empty() : generation.cancelReason();
@@ -147,8 +162,8 @@ public final class ChatRun {
             Generation g = generation();
             if (g == null) {
                 done = true;
-                pending.add(new Step.Failed(error(new GenerationEvent.Failed(cancelledBeforeSubmit.description(),
-                        Optional.of(cancelledBeforeSubmit)))));
+                pending.add(new Step.Failed(failure(new Failure.Cancelled(cancelledBeforeStart,
+                        cancelledBeforeStart.description()))));
                 break;
             }
             GenerationEvent event = g.poll(Duration.ofNanos(wait));
@@ -210,12 +225,14 @@ public final class ChatRun {
             case GenerationEvent.Failed f -> {
                 Optional<String> derived = chat.task().flatMap(kind -> TaskAnswers.derive(kind,
                         chat.conversation().newMessages().getLast().content()));
-                if (derived.isPresent() && f.cancelled().map(r -> r != CancelReason.CLIENT_GONE).orElse(true)) {
+                boolean clientGone = f.failure() instanceof Failure.Cancelled c
+                        && c.reason() == CancelReason.CLIENT_GONE;
+                if (derived.isPresent() && !clientGone) {
                     // a task that could not run (preempted, no room next to the cached chat) is still answered
                     pending.add(new Step.Output(List.of(new OutputEvent.Content(derived.get()))));
-                    pending.add(new Step.Finished("stop", new Usage(0, 0, 0, 0, 0, 0, queueMillis, -1)));
+                    pending.add(new Step.Finished("stop", Usage.withoutInference(queueMillis)));
                 } else {
-                    pending.add(new Step.Failed(error(f)));
+                    pending.add(new Step.Failed(failure(f.failure())));
                 }
                 done = true;
             }
@@ -254,7 +271,7 @@ public final class ChatRun {
         } else {
             reason = "stop";
         }
-        PerfStats perf = done.perf();
+        RunStats perf = done.stats();
         int completion;
         if (tokensAtStop >= 0) {
             completion = tokensAtStop;
@@ -264,35 +281,34 @@ public final class ChatRun {
             completion = done.reason() == StopReason.LENGTH && chat.maxTokens() > 0
                     ? Math.min(chat.maxTokens(), Math.max(tokens, perf.generateTokens())) : tokens;
         }
-        RunAccounting a = accounting.get();
+        int reused = done.reusedTokens();
         long ttft = firstTokenAt == 0 ? -1 : (firstTokenAt - submittedAt) / 1_000_000;
-        return new Step.Finished(reason, new Usage(perf.prefillTokens() + a.cachedTokens(), completion,
-                a.cachedTokens(), perf.prefillTokens(), perf.prefillTimeMs(), perf.generateTimeMs(), queueMillis,
-                ttft));
+        return new Step.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
+                perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft));
     }
 
-    private ApiException error(GenerationEvent.Failed failed) {
-        Optional<CancelReason> reason = failed.cancelled();
-        if (reason.isEmpty()) {
-            return ApiException.internal("runtime_error", "the model failed while generating: " + failed.message()
+    /** The failure as the client should read it: what happened, with the limit that was reached. */
+    private Failure failure(Failure failure) {
+        if (!(failure instanceof Failure.Cancelled cancelled)) {
+            return new Failure.RuntimeFailed("the model failed while generating: " + failure.message()
                     + ". The model stays loaded; retry the request.");
         }
-        return switch (reason.get()) {
-            case QUEUE_TIMEOUT -> ApiException.overloaded(503, "the request waited " + human(queueTimeout)
-                    + " in the queue without starting; the server is busy, retry later", 10);
-            case FIRST_TOKEN_TIMEOUT -> timeout("no token within " + human(timeouts.firstToken())
-                    + " (timeouts.first_token)");
-            case SILENCE_TIMEOUT -> timeout("the model was silent for " + human(timeouts.silence())
-                    + " (timeouts.silence)");
-            case TOTAL_TIMEOUT -> timeout("the generation exceeded " + human(timeouts.total())
-                    + " (timeouts.total)");
-            case SHUTDOWN -> ApiException.unavailable("shutting_down", "the server is shutting down", 5);
-            case UNLOADED -> ApiException.unavailable("model_unloaded",
-                    "the model was unloaded before the request could run", 1);
-            case PREEMPTED -> ApiException.unavailable("preempted",
-                    "a background request gave way to an interactive one; retry", 1);
-            case CLIENT_GONE, STOP_STRING -> ApiException.internal("cancelled", failed.message());
+        CancelReason reason = cancelled.reason();
+        String message = switch (reason) {
+            case QUEUE_TIMEOUT -> "the request waited " + human(queueTimeout)
+                    + " in the queue without starting; the server is busy, retry later";
+            case FIRST_TOKEN_TIMEOUT -> "generation aborted: no token within " + human(timeouts.firstToken())
+                    + " (timeouts.first_token)";
+            case SILENCE_TIMEOUT -> "generation aborted: the model was silent for " + human(timeouts.silence())
+                    + " (timeouts.silence)";
+            case TOTAL_TIMEOUT -> "generation aborted: the generation exceeded " + human(timeouts.total())
+                    + " (timeouts.total)";
+            case SHUTDOWN -> "the server is shutting down";
+            case UNLOADED -> "the model was unloaded before the request could run";
+            case PREEMPTED -> "a background request gave way to an interactive one; retry";
+            case CLIENT_GONE, STOP_STRING -> cancelled.message();
         };
+        return new Failure.Cancelled(reason, message);
     }
 
     /** "250 ms", "30 s", "5 min". */
@@ -303,11 +319,6 @@ public final class ChatRun {
         }
         long s = ms / 1000;
         return s % 60 == 0 && s >= 60 ? (s / 60) + " min" : s + " s";
-    }
-
-    private static ApiException timeout(String message) {
-        return new ApiException(504, "server_error", "generation_timeout", null, "generation aborted: " + message,
-                java.util.Map.of(), null);
     }
 
     private long watchdogDeadline() {

@@ -1,11 +1,10 @@
 package io.rkllm.server.pipeline;
 
 import io.rkllm.server.pipeline.request.ChatMessage;
-import io.rkllm.ffm.Model;
-import io.rkllm.ffm.RkllmFunction;
-import io.rkllm.ffm.RunInput;
-import io.rkllm.ffm.TokenEvent;
+import io.rkllm.server.engine.KvCacheHandle;
+import io.rkllm.server.engine.RunOutcome;
 import io.rkllm.server.engine.RunPlanner;
+import io.rkllm.server.engine.RunRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +35,6 @@ final class ConversationPlanner implements RunPlanner {
     private final TokenEstimator estimator;
     private final boolean cacheEnabled;
     private final boolean verify;
-    private volatile RunAccounting accounting = RunAccounting.NONE;
 
     // decided in plan(), used in finished(); both run on the worker thread
     private SlotState slot;
@@ -56,18 +54,13 @@ final class ConversationPlanner implements RunPlanner {
         this.verify = verify;
     }
 
-    /** What the plan reused; valid once the generation has started. */
-    RunAccounting accounting() {
-        return accounting;
-    }
-
     @Override
-    public RunPlan plan(List<Model> slots) {
+    public RunPlan plan(List<? extends KvCacheHandle> slots) {
         Conversation c = chat.conversation();
         List<String> history = MessageKeys.keys(c.history());
         String tools = chat.request().toolsJson().orElse("");
         int index = chooseSlot(history, tools);
-        Model model = slots.get(index);
+        KvCacheHandle model = slots.get(index);
         slot = cache.slot(index);
         slot.touch(cache.nextTick());
         if (chat.task().isEmpty()) {
@@ -78,7 +71,7 @@ final class ConversationPlanner implements RunPlanner {
                 .map(f -> f.template(f.acceptsSystemPrompt() ? system : "", !chat.thinking()));
 
         if (chat.task().isPresent()) {
-            return planTask(model, template, system);
+            return planTask(index, model, template, system);
         }
         boolean toolsChanged = applyTemplateAndTools(model, template, system);
         Optional<CachedConversation> held = slot.conversation();
@@ -86,25 +79,23 @@ final class ConversationPlanner implements RunPlanner {
             mode = Mode.UNCACHED;
             model.clearKvCache(false);
             slot.conversation(null);
-            return full(model, template, false, 0);
+            return full(index, template, false, 0);
         }
         if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)) {
             CachedConversation conversation = held.get();
             String prompt = PromptFlattener.incremental(c.newMessages());
             int needed = estimator.estimate(chat.model().id(), prompt) + 16 + chat.reserveTokens();
             boolean fits = conversation.tokens() + needed <= chat.model().contextLength();
-            boolean verified = !verify || !model.supports(RkllmFunction.GET_KV_CACHE_SIZE)
-                    || model.kvCacheSizes()[0] == conversation.tokens();
+            boolean verified = !verify || model.kvCacheSize().orElse(conversation.tokens()) == conversation.tokens();
             if (fits && verified) {
                 mode = Mode.INCREMENTAL;
                 cacheBefore = conversation.tokens();
                 droppedCount = conversation.droppedCount();
                 droppedDigest = conversation.droppedDigest();
                 heldKeys = concat(conversation.turns(), c.newMessageKeys());
-                accounting = new RunAccounting(cacheBefore, true);
                 sentText = prompt;
-                return new RunPlan(model, new RunInput(c.newRole(), prompt, chat.thinking(), true, chat.sampling(),
-                        0, Optional.empty(), Optional.empty()));
+                return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinking(), true,
+                        chat.sampling()), cacheBefore);
             }
             LOG.debug("cache of {} not reused: {}", chat.model().id(), fits ? "size check failed" : "context full");
         }
@@ -112,22 +103,22 @@ final class ConversationPlanner implements RunPlanner {
                 && held.get().tools().equals(tools);
         mode = Mode.FULL;
         model.clearKvCache(keepSystem);
-        int kept = keepSystem && model.supports(RkllmFunction.GET_KV_CACHE_SIZE) ? model.kvCacheSizes()[0] : 0;
+        int kept = keepSystem ? model.kvCacheSize().orElse(0) : 0;
         slot.conversation(null);
-        return full(model, template, true, kept);
+        return full(index, template, true, kept);
     }
 
     @Override
-    public void finished(RunPlan plan, TokenEvent terminal, String generatedText) {
+    public void finished(RunPlan plan, RunOutcome outcome, String generatedText) {
         if (mode == Mode.TASK) {
             return;
         }
-        if (!(terminal instanceof TokenEvent.Finished f)) {
+        if (!(outcome instanceof RunOutcome.Finished f)) {
             slot.conversation(null);
             return;
         }
         if (mode == Mode.FULL || mode == Mode.UNCACHED) {
-            estimator.calibrate(chat.model().id(), sentText, f.perf().prefillTokens());
+            estimator.calibrate(chat.model().id(), sentText, f.stats().prefillTokens());
         }
         if (mode == Mode.UNCACHED || f.aborted()) {
             // an aborted run may have cached tokens nobody saw: start clean next time
@@ -135,30 +126,29 @@ final class ConversationPlanner implements RunPlanner {
             return;
         }
         List<String> turns = concat(heldKeys, List.of(MessageKeys.generated(generatedText, chat.scanner())));
-        int tokens = cacheBefore + f.perf().prefillTokens() + f.perf().generateTokens();
+        int tokens = cacheBefore + f.stats().prefillTokens() + f.stats().generateTokens();
         slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), droppedCount, droppedDigest,
                 turns, tokens, chat.request().toolsJson().orElse("")));
     }
 
-    private RunPlan planTask(Model model, Optional<PromptFormat.RuntimeTemplate> template, String system) {
+    private RunPlan planTask(int index, KvCacheHandle model, Optional<PromptFormat.RuntimeTemplate> template,
+                             String system) {
         mode = Mode.TASK;
         // Changing the tools would cost the chat its cache; a template change only shapes this prompt.
         if (slot.tools().isEmpty()) {
             applyTemplateAndTools(model, template, system);
         }
         String prompt = PromptFlattener.flatten(chat.conversation());
-        int current = model.supports(RkllmFunction.GET_KV_CACHE_SIZE) ? model.kvCacheSizes()[0]
-                : slot.conversation().map(CachedConversation::tokens).orElse(0);
+        int current = model.kvCacheSize().orElseGet(() -> slot.conversation().map(CachedConversation::tokens)
+                .orElse(0));
         int needed = estimator.estimate(chat.model().id(), prompt) + 16 + Math.max(chat.maxTokens(), 16);
         if (current + needed > chat.model().contextLength()) {
             throw new IllegalStateException("no room for the task next to the cached conversation");
         }
-        accounting = new RunAccounting(current, true);
-        return new RunPlan(model, new RunInput("user", prompt, false, false, chat.sampling(), 0, Optional.empty(),
-                Optional.empty()));
+        return new RunPlan(index, new RunRequest("user", prompt, false, false, chat.sampling()), current);
     }
 
-    private RunPlan full(Model model, Optional<PromptFormat.RuntimeTemplate> template, boolean keepHistory,
+    private RunPlan full(int index, Optional<PromptFormat.RuntimeTemplate> template, boolean keepHistory,
                          int kept) {
         Conversation c = chat.conversation();
         int dropped = chat.droppedMessages();
@@ -173,13 +163,12 @@ final class ConversationPlanner implements RunPlanner {
         droppedCount = dropped;
         droppedDigest = MessageKeys.digest(all.subList(0, dropped));
         heldKeys = concat(all.subList(dropped, all.size()), c.newMessageKeys());
-        accounting = new RunAccounting(kept, false);
-        return new RunPlan(model, new RunInput("user", prompt, chat.thinking(), keepHistory, chat.sampling(), 0,
-                Optional.empty(), Optional.empty()));
+        return new RunPlan(index, new RunRequest("user", prompt, chat.thinking(), keepHistory, chat.sampling()),
+                kept);
     }
 
     /** Sets the template or tools when they differ from the slot's; true when the tools changed (cache lost). */
-    private boolean applyTemplateAndTools(Model model, Optional<PromptFormat.RuntimeTemplate> template, String system) {
+    private boolean applyTemplateAndTools(KvCacheHandle model, Optional<PromptFormat.RuntimeTemplate> template, String system) {
         Optional<String> tools = chat.request().toolsJson();
         if (tools.isPresent()) {
             if (!tools.equals(slot.tools())) {

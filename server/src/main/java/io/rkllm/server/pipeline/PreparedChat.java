@@ -1,10 +1,9 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.pipeline.request.ChatRequest;
-import io.rkllm.ffm.SamplingParams;
-import io.rkllm.server.engine.ModelSpec;
+import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
+import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.tasks.TaskKind;
 import java.util.List;
 import java.util.Optional;
@@ -13,17 +12,17 @@ import java.util.Optional;
  * A request that passed validation, ready to queue: the model, the conversation, and every
  * decision already taken (thinking, token limit, sampling, output parsing).
  *
+ * @param sampling this request's sampling when the runtime takes it per run (1.3)
  * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
  * @param droppedMessages history messages trimmed off the start so that the conversation fits
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
  * @param notes response headers that tell the client what was done differently than asked
  */
-public record PreparedChat(ChatRequest request, ModelDescriptor model, ModelSpec spec,
-                           Optional<PromptFormat> format, Conversation conversation, boolean thinking,
-                           int maxTokens, Optional<SamplingParams> sampling, ScannerOptions scanner,
-                           int promptEstimate, int droppedMessages, int reserveTokens, Optional<TaskKind> task,
-                           List<Header> notes) {
+public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
+                           Conversation conversation, boolean thinking, int maxTokens, Optional<Sampling> sampling,
+                           ScannerOptions scanner, int promptEstimate, int droppedMessages, int reserveTokens,
+                           Optional<TaskKind> task, List<Header> notes) {
 
     /** A response header carrying a note. */
     public record Header(String name, String value) {

@@ -37,6 +37,15 @@ final class RagStep {
         Optional<String> question() {
             return result.map(RagResult::question);
         }
+
+        /** The X-RKLLM-RAG header: sources and passages used, and what was noticed. */
+        String summary() {
+            RagResult r = result.orElseThrow();
+            return "sources=" + r.sources().size() + " passages="
+                    + r.sources().stream().mapToInt(x -> x.passages().size()).sum()
+                    + (r.nothingRelevant() ? " nothing_relevant" : "") + (r.followUp() ? " follow_up" : "")
+                    + (thinkingOff() ? " thinking_off" : "");
+        }
     }
 
     RagStep(RagOptions options, TokenEstimator estimator, Clock clock) {

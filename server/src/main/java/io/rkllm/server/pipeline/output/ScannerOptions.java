@@ -26,6 +26,21 @@ public record ScannerOptions(List<String> stopStrings, boolean parseThink, boole
         return new ScannerOptions(List.of(), false, false, false);
     }
 
+    /** An answer's options: think blocks parsed, {@code stopStrings} honoured, no tool calls. */
+    public static ScannerOptions forAnswer(List<String> stopStrings) {
+        return new ScannerOptions(stopStrings, true, false, false);
+    }
+
+    /** The same options, the prompt having opened a think block (or not). */
+    public ScannerOptions startingInsideThink(boolean value) {
+        return new ScannerOptions(stopStrings, parseThink, value, parseToolCalls);
+    }
+
+    /** The same options, parsing tool calls (or not). */
+    public ScannerOptions withToolCalls(boolean value) {
+        return new ScannerOptions(stopStrings, parseThink, startInsideThink, value);
+    }
+
     /** The same options with other stop strings. */
     public ScannerOptions withStopStrings(List<String> strings) {
         return new ScannerOptions(strings, parseThink, startInsideThink, parseToolCalls);

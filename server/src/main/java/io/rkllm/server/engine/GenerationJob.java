@@ -1,0 +1,128 @@
+package io.rkllm.server.engine;
+
+import io.rkllm.ffm.Abi;
+import io.rkllm.ffm.Model;
+import io.rkllm.ffm.PerfStats;
+import io.rkllm.ffm.RunInput;
+import io.rkllm.ffm.TokenEvent;
+import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.domain.Failure;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One generation on the model's thread: the planner prepares a slot, the run streams its text to the
+ * generation's reader, the planner records what the slot's cache holds afterwards, and the reader gets the end.
+ */
+final class GenerationJob extends Job {
+    private static final Logger LOG = LoggerFactory.getLogger(GenerationJob.class);
+
+    final Generation generation;
+    final boolean background;
+    private final ModelWorker worker;
+    private final RunPlanner planner;
+    private final int maxTokens;
+    private final long queuedAt = System.nanoTime();
+
+    GenerationJob(ModelWorker worker, Priority priority, long sequence, RunPlanner planner, int maxTokens) {
+        super(1 + priority.ordinal(), sequence);
+        this.worker = worker;
+        this.planner = planner;
+        this.maxTokens = maxTokens;
+        this.background = priority == Priority.BACKGROUND;
+        this.generation = new Generation(g -> worker.dequeue(this));
+    }
+
+    @Override
+    void execute(List<Model> slots) {
+        worker.taken(this);
+        if (generation.control().isAborted()) {
+            return;
+        }
+        worker.running(this);
+        try {
+            run(slots);
+        } finally {
+            worker.running(null);
+        }
+    }
+
+    @Override
+    void fail(String message) {
+        worker.taken(this);
+        generation.emit(new GenerationEvent.Failed(generation.cancelReason()
+                .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
+    }
+
+    private void run(List<Model> slots) {
+        generation.emit(new GenerationEvent.Started((System.nanoTime() - queuedAt) / 1_000_000));
+        RunPlanner.RunPlan plan;
+        try {
+            plan = planner.plan(slots.stream().map(FfmSlot::new).toList());
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: preparing the run failed: {}", worker.name(), e.toString());
+            generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("preparing the run failed: "
+                    + e.getMessage())));
+            return;
+        }
+        Model model = slots.get(plan.slot());
+        RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
+                model.abi().perRunSampling() ? maxTokens : 0);
+        // runtime 1.2 has no per-run limit: count the tokens and abort at the limit
+        boolean countLimit = maxTokens > 0 && model.abi() == Abi.V1_2;
+        boolean[] limitHit = {false};
+        StringBuilder generated = new StringBuilder();
+        TokenEvent terminal;
+        try {
+            terminal = model.run(input, event -> {
+                if (event instanceof TokenEvent.Text text) {
+                    generated.append(text.text());
+                    generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
+                    if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
+                        limitHit[0] = true;
+                        generation.control().abort();
+                    }
+                }
+            }, generation.control());
+        } catch (RuntimeException e) {
+            LOG.error("model {}: run failed", worker.name(), e);
+            terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
+        }
+        RunOutcome outcome = switch (terminal) {
+            case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), f.aborted());
+            case TokenEvent.Failed f -> new RunOutcome.Failed(f.message());
+            case TokenEvent.Text t -> throw new IllegalStateException("text is not terminal");
+        };
+        try {
+            planner.finished(plan, outcome, generated.toString());
+        } catch (RuntimeException e) {
+            LOG.error("model {}: recording the run failed", worker.name(), e);
+        }
+        generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
+    }
+
+    private GenerationEvent end(TokenEvent terminal, boolean limitHit, int reused) {
+        return switch (terminal) {
+            case TokenEvent.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
+            case TokenEvent.Finished finished -> finished(finished.perf(), finished.aborted(), limitHit, reused);
+            case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
+        };
+    }
+
+    private GenerationEvent finished(PerfStats perf, boolean aborted, boolean limitHit, int reused) {
+        RunStats stats = NativeTypes.stats(perf);
+        if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
+            return new GenerationEvent.Done(StopReason.LENGTH, stats, reused);
+        }
+        if (aborted) {
+            Optional<CancelReason> reason = generation.cancelReason();
+            if (reason.isPresent() && reason.get().isError()) {
+                return new GenerationEvent.Failed(new Failure.Cancelled(reason.get(), reason.get().description()));
+            }
+            return new GenerationEvent.Done(StopReason.CANCELLED, stats, reused);
+        }
+        return new GenerationEvent.Done(StopReason.END, stats, reused);
+    }
+}

@@ -1,0 +1,27 @@
+package io.rkllm.server.engine;
+
+import io.rkllm.ffm.Model;
+import java.util.List;
+
+/** Work for a model's thread, ordered by priority class, then FIFO. */
+abstract sealed class Job implements Comparable<Job> permits GenerationJob, StopJob {
+    final int priority;
+    final long sequence;
+
+    Job(int priority, long sequence) {
+        this.priority = priority;
+        this.sequence = sequence;
+    }
+
+    /** Runs on the model's thread with its loaded slots. */
+    abstract void execute(List<Model> slots);
+
+    /** The model is gone before the job could run. */
+    abstract void fail(String message);
+
+    @Override
+    public int compareTo(Job other) {
+        int byPriority = Integer.compare(priority, other.priority);
+        return byPriority != 0 ? byPriority : Long.compare(sequence, other.sequence);
+    }
+}

@@ -1,0 +1,10 @@
+package io.rkllm.server.engine;
+
+import java.nio.file.Path;
+
+/**
+ * What the engine needs to load a model: its id, its file, its context length, the sampling fixed at init
+ * (the only sampling on runtime 1.2), and how many slots (handles, each with its own KV cache) to create.
+ */
+public record ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots) {
+}

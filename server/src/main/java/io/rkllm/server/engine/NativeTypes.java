@@ -1,0 +1,44 @@
+package io.rkllm.server.engine;
+
+import io.rkllm.ffm.ExtendParams;
+import io.rkllm.ffm.ModelParams;
+import io.rkllm.ffm.PerfStats;
+import io.rkllm.ffm.RunInput;
+import io.rkllm.ffm.SamplingParams;
+import java.util.Optional;
+
+/** Between the engine's records and the binding's: the one place that knows both. */
+final class NativeTypes {
+    private NativeTypes() {
+    }
+
+    static Sampling sampling(SamplingParams s) {
+        return new Sampling(s.topK(), s.topP(), s.temperature(), s.repeatPenalty(), s.frequencyPenalty(),
+                s.presencePenalty());
+    }
+
+    static SamplingParams samplingParams(SamplingParams base, Sampling s) {
+        return base.withTopK(s.topK()).withTopP((float) s.topP()).withTemperature((float) s.temperature())
+                .withRepeatPenalty((float) s.repeatPenalty()).withFrequencyPenalty((float) s.frequencyPenalty())
+                .withPresencePenalty((float) s.presencePenalty());
+    }
+
+    static RunStats stats(PerfStats perf) {
+        return new RunStats(perf.prefillTimeMs(), perf.prefillTokens(), perf.generateTimeMs(), perf.generateTokens());
+    }
+
+    /** {@code maxNewTokens} &gt; 0 limits this run (runtime 1.3 only; 1.2 counts and aborts). */
+    static RunInput input(RunRequest request, SamplingParams base, int maxNewTokens) {
+        Optional<SamplingParams> sampling = request.sampling().map(s -> samplingParams(base, s));
+        return new RunInput(request.role(), request.prompt(), request.enableThinking(), request.keepHistory(),
+                sampling, Math.max(0, maxNewTokens), Optional.empty(), Optional.empty());
+    }
+
+    /** The init parameters of a model: the runtime's defaults with the model's file, context and sampling. */
+    static ModelParams params(ModelParams defaults, ModelLoad load) {
+        return defaults.withModelPath(load.file()).withMaxContextLen(load.contextLength())
+                .withMaxNewTokens(load.contextLength()).withNKeep(-1)
+                .withSampling(samplingParams(defaults.sampling(), load.sampling()))
+                .withExtend(defaults.extend().nBatch() > 0 ? defaults.extend() : ExtendParams.DEFAULT);
+    }
+}

@@ -1,0 +1,14 @@
+package io.rkllm.server.engine;
+
+import java.time.Duration;
+
+/**
+ * How the registry manages models.
+ *
+ * @param maxLoaded models loaded at once
+ * @param maxQueued requests waiting per model
+ * @param idleUnload unload a model unused this long (zero: never)
+ * @param loadTimeout longest wait for a model to load, or for room to load it
+ */
+public record RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout) {
+}

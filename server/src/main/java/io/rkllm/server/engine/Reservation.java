@@ -1,0 +1,38 @@
+package io.rkllm.server.engine;
+
+/**
+ * A place in a model's queue, taken before the work is known so that the caller can commit its response (a
+ * stream's headers) first: the place keeps its FIFO position. Submit work into it once, or release it.
+ */
+public final class Reservation {
+    private final ModelWorker worker;
+    private final Priority priority;
+    private final long place;
+    private boolean used;
+
+    Reservation(ModelWorker worker, Priority priority, long place) {
+        this.worker = worker;
+        this.priority = priority;
+        this.place = place;
+    }
+
+    /**
+     * Queues the generation. {@code maxTokens} &gt; 0 limits the output on both ABIs: per run on 1.3, by
+     * counting tokens and aborting on 1.2.
+     */
+    public synchronized Generation submit(RunPlanner planner, int maxTokens) {
+        if (used) {
+            throw new IllegalStateException("reservation already used");
+        }
+        used = true;
+        return worker.enqueue(new GenerationJob(worker, priority, place, planner, maxTokens));
+    }
+
+    /** Gives the place back when the work will never be submitted; nothing once it was. */
+    public synchronized void release() {
+        if (!used) {
+            used = true;
+            worker.released();
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package io.rkllm.server.engine;
+
+/** How a run ended, as the worker tells the planner so that it can record what the KV cache now holds. */
+public sealed interface RunOutcome {
+
+    /** The runtime finished the run; {@code aborted} when it was cut short (stop string, client gone, limit). */
+    record Finished(RunStats stats, boolean aborted) implements RunOutcome {
+    }
+
+    /** The runtime reported an error, or the run could not be started. */
+    record Failed(String message) implements RunOutcome {
+    }
+}

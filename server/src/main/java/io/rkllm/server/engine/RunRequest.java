@@ -1,0 +1,21 @@
+package io.rkllm.server.engine;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One run as the cache policy decides it: the text to prefill and how.
+ *
+ * @param role "user", or "tool" for tool results after function tools were set
+ * @param keepHistory append this turn to the KV cache (true) or drop it afterwards (false)
+ * @param sampling this run's sampling (runtime 1.3); empty for the values given when the model loaded
+ */
+public record RunRequest(String role, String prompt, boolean enableThinking, boolean keepHistory,
+                         Optional<Sampling> sampling) {
+
+    public RunRequest {
+        Objects.requireNonNull(role, "role");
+        Objects.requireNonNull(prompt, "prompt");
+        Objects.requireNonNull(sampling, "sampling");
+    }
+}

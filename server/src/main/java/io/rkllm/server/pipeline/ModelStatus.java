@@ -1,0 +1,14 @@
+package io.rkllm.server.pipeline;
+
+import java.time.Instant;
+
+/**
+ * A model's state in the engine, for the routes that report it.
+ *
+ * @param ready loaded and serving (false while it loads)
+ * @param busy a request is queued or running
+ * @param queued requests waiting
+ * @param slots loaded handles (each a KV cache)
+ */
+public record ModelStatus(String id, boolean ready, boolean busy, int queued, Instant lastUsed, int slots) {
+}

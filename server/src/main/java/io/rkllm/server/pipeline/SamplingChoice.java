@@ -1,0 +1,21 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.models.SamplingDefaults;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
+
+/** A run's sampling: the request's values, else the model's (sidecar, family), else the runtime's defaults. */
+final class SamplingChoice {
+    private SamplingChoice() {
+    }
+
+    static Sampling of(Sampling runtime, SamplingDefaults model, SamplingOverrides request) {
+        return new Sampling(
+                request.topK().orElse(model.topK().orElse(runtime.topK())),
+                request.topP().orElse(model.topP().orElse(runtime.topP())),
+                request.temperature().orElse(model.temperature().orElse(runtime.temperature())),
+                request.repeatPenalty().orElse(model.repeatPenalty().orElse(runtime.repeatPenalty())),
+                request.frequencyPenalty().orElse(model.frequencyPenalty().orElse(runtime.frequencyPenalty())),
+                request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())));
+    }
+}
