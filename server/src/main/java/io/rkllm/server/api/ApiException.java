@@ -34,23 +34,6 @@ public final class ApiException extends RuntimeException {
         return new ApiException(400, "invalid_request_error", code, param, message, Map.of(), null);
     }
 
-    public static ApiException modelNotFound(String model, String detail) {
-        return new ApiException(404, "invalid_request_error", "model_not_found", "model",
-                "The model '" + model + "' does not exist" + detail, Map.of(), null);
-    }
-
-    public static ApiException contextLengthExceeded(int promptTokens, int contextTokens, String detail) {
-        return new ApiException(400, "invalid_request_error", "context_length_exceeded", "messages",
-                "This model's maximum context length is " + contextTokens + " tokens, but the request needs about "
-                        + promptTokens + " tokens" + detail,
-                Map.of("n_prompt_tokens", promptTokens, "n_ctx", contextTokens), null);
-    }
-
-    public static ApiException overloaded(int status, String message, int retryAfterSeconds) {
-        return new ApiException(status, status == 429 ? "rate_limit_error" : "server_error",
-                status == 429 ? "queue_full" : "queue_timeout", null, message, Map.of(), retryAfterSeconds);
-    }
-
     public static ApiException unavailable(String code, String message, int retryAfterSeconds) {
         return new ApiException(503, "server_error", code, null, message, Map.of(), retryAfterSeconds);
     }

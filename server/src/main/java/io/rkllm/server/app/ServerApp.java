@@ -1,6 +1,5 @@
 package io.rkllm.server.app;
 
-import io.rkllm.server.Main;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.ModelRegistry;

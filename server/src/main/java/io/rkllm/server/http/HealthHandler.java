@@ -31,7 +31,7 @@ final class HealthHandler {
         }
         ObjectNode body = mapper.createObjectNode();
         body.put("status", "ok");
-        body.put("runtime_abi", models.runtime().abi());
+        body.put("runtime_abi", models.runtimeAbi());
         ArrayNode loaded = body.putArray("loaded_models");
         for (ModelStatus model : models.loaded()) {
             ObjectNode m = loaded.addObject();

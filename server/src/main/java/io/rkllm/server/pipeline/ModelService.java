@@ -49,7 +49,12 @@ public final class ModelService {
         return catalog.all();
     }
 
-    public RuntimeInfo runtime() {
+    /** The runtime's ABI, for /health. */
+    public String runtimeAbi() {
+        return runtime.abi();
+    }
+
+    RuntimeInfo runtime() {
         return runtime;
     }
 
