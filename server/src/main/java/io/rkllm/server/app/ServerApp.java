@@ -2,6 +2,7 @@ package io.rkllm.server.app;
 
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelLoader;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
 import io.rkllm.server.pipeline.ModelCacheState;
@@ -31,7 +32,7 @@ public final class ServerApp implements AutoCloseable {
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
-        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(runtime, new RegistrySettings(
+        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime), new RegistrySettings(
                 config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
                 config.models().loadTimeout()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
                 metrics.models());

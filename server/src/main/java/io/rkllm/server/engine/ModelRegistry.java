@@ -2,8 +2,6 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.Model;
-import io.rkllm.ffm.ModelParams;
-import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import java.time.Clock;
@@ -49,7 +47,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
     }
 
-    private final RkllmRuntime runtime;
+    private final ModelLoader runtime;
     private final int maxLoaded;
     private final int maxQueued;
     private final Duration idleUnload;
@@ -63,7 +61,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final ScheduledExecutorService reaper;
     private boolean closed;
 
-    public ModelRegistry(RkllmRuntime runtime, RegistrySettings settings, Clock clock,
+    public ModelRegistry(ModelLoader runtime, RegistrySettings settings, Clock clock,
                          Function<ModelLoad, S> stateFactory, Listener listener) {
         this.runtime = runtime;
         this.maxLoaded = settings.maxLoaded();
@@ -83,8 +81,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     /** The runtime's ABI, whether it samples per run, and its default sampling. */
     public RuntimeInfo runtimeInfo() {
-        return new RuntimeInfo(runtime.abi().label(), runtime.abi().perRunSampling(),
-                NativeTypes.sampling(runtime.defaultParams().sampling()));
+        return runtime.runtime();
     }
 
     /**
@@ -228,7 +225,6 @@ public final class ModelRegistry<S> implements AutoCloseable {
         Instant started = clock.instant();
         stopping.removeIf(CompletableFuture::isDone);
         List<CompletableFuture<Void>> freed = List.copyOf(stopping);
-        ModelParams params = NativeTypes.params(runtime.defaultParams(), spec);
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
         ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
@@ -241,7 +237,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = runtime.load(params);
+                Model model = runtime.load(spec);
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);

@@ -1,0 +1,127 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelLoader;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.RegistrySettings;
+import io.rkllm.server.engine.RunOutcome;
+import io.rkllm.server.engine.RunPlanner;
+import io.rkllm.server.engine.RunStats;
+import io.rkllm.server.engine.RuntimeInfo;
+import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.stream.IntStream;
+
+/**
+ * The cache policy on its own: the real pipeline prepares each request (model, conversation, trimming) and the
+ * real planner decides on slots in Java ({@link FakeSlot}); no server, no native code. A run is simulated by the
+ * test: it says how many tokens were generated, the slot grows, the planner records the result.
+ */
+final class PlannerBench implements AutoCloseable {
+    static final String MODEL = "qwen2.5-0.5b-instruct";
+
+    final List<FakeSlot> slots;
+    final ModelCacheState state;
+    private final ChatPipeline pipeline;
+    private final TokenEstimator estimator = new TokenEstimator();
+    private final ServerConfig config;
+    private final ModelRegistry<ModelCacheState> registry;
+
+    /** A bench with {@code slots} slots for a model of {@code contextLength}, and configuration {@code flags}. */
+    PlannerBench(Path dir, int slotCount, int contextLength, Map<String, String> flags) {
+        try {
+            Path folder = Files.createDirectories(dir.resolve("models").resolve(MODEL));
+            Files.writeString(folder.resolve(MODEL + ".rkllm"), "not a real model");
+            Files.writeString(folder.resolve("model.yaml"), "context_length: " + contextLength + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        java.util.Map<String, String> all = new java.util.LinkedHashMap<>(flags);
+        all.put("models.dir", dir.resolve("models").toString());
+        all.put("cache.slots", Integer.toString(slotCount));
+        config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
+        DiscoveryResult discovery = new ModelDiscovery().discover(config.models().dir());
+        registry = new ModelRegistry<>(ModelLoader.describing(new RuntimeInfo("1.3", true,
+                new Sampling(1, 0.9, 0.8, 1.1, 0, 0))), new RegistrySettings(1, 8, Duration.ZERO,
+                Duration.ofSeconds(1)), Clock.systemUTC(), load -> new ModelCacheState(load.slots()), new ModelRegistry.Listener() {
+                });
+        pipeline = new ChatPipeline(new ModelService(discovery.catalog(), registry, config.cache().slots(),
+                16L << 30), estimator, config);
+        slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
+        state = new ModelCacheState(slotCount);
+    }
+
+    /** One request's decision and its run: what the planner sent, and on which slot. */
+    record Turn(PreparedChat chat, RunPlanner.RunPlan plan, List<String> calls) {
+        String prompt() {
+            return plan.request().prompt();
+        }
+
+        int slot() {
+            return plan.slot();
+        }
+    }
+
+    /** Prepares {@code request}, plans it on the slots, "runs" it generating {@code answer}, records the result. */
+    Turn turn(ChatRequest request, String answer) {
+        return turn(request, answer, false);
+    }
+
+    Turn turn(ChatRequest request, String answer, boolean aborted) {
+        PreparedChat chat = pipeline.prepare(request);
+        ConversationPlanner planner = new ConversationPlanner(chat, state, estimator, config.cache().enabled(),
+                config.cache().verify());
+        slots.forEach(s -> s.calls.clear());
+        RunPlanner.RunPlan plan = planner.plan(slots);
+        FakeSlot slot = slots.get(plan.slot());
+        List<String> calls = new ArrayList<>(slot.calls);
+        int prefilled = slot.prefill(plan.request());
+        int generated = Math.max(1, answer.length() / 4);
+        slot.ran(plan, prefilled, generated);
+        planner.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer);
+        return new Turn(chat, plan, calls);
+    }
+
+    static ChatRequest request(ChatMessage... messages) {
+        return request(Optional.empty(), messages);
+    }
+
+    static ChatRequest request(Optional<String> conversationKey, ChatMessage... messages) {
+        return new ChatRequest(MODEL, List.of(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
+                List.of(), Optional.empty(), false, Optional.empty(), conversationKey, false);
+    }
+
+    static ChatMessage system(String text) {
+        return ChatMessage.of(Role.SYSTEM, text);
+    }
+
+    static ChatMessage user(String text) {
+        return ChatMessage.of(Role.USER, text);
+    }
+
+    static ChatMessage assistant(String text) {
+        return ChatMessage.of(Role.ASSISTANT, text);
+    }
+
+    @Override
+    public void close() {
+        registry.shutdown(Duration.ZERO);
+    }
+}
