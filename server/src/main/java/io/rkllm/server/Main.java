@@ -126,6 +126,17 @@ public final class Main {
         ServerConfig config = loaded.config();
         Optional<Simulation> simulation = config.runtime().simulate()
                 ? Optional.of(Simulation.inTempDirectory()) : Optional.empty();
+        try {
+            return serve(loaded, simulation);
+        } catch (RuntimeException e) {
+            simulation.ifPresent(Simulation::close);
+            throw e;
+        }
+    }
+
+    /** Serves until SIGTERM; the shutdown hook is then the one owner of the simulation's directory. */
+    private int serve(ConfigLoader.Loaded loaded, Optional<Simulation> simulation) {
+        ServerConfig config = loaded.config();
         Path modelsDir = config.models().dir();
         if (simulation.isPresent() && !loaded.explicitKeys().contains("models.dir")) {
             modelsDir = simulation.get().models();
@@ -163,7 +174,7 @@ public final class Main {
             out.flush();
             app.stop(Duration.ofSeconds(20), Duration.ofMillis(300));
             // before the halt below, which would cut short the simulation's own shutdown hook
-            simulation.ifPresent(Simulation::delete);
+            simulation.ifPresent(Simulation::close);
             stopped.countDown();
             out.println("stopped");
             out.flush();
@@ -196,8 +207,15 @@ public final class Main {
 
     private int models(ConfigLoader.Loaded loaded) {
         ServerConfig config = loaded.config();
-        Path modelsDir = config.runtime().simulate() && !loaded.explicitKeys().contains("models.dir")
-                ? Simulation.inTempDirectory().models() : config.models().dir();
+        if (config.runtime().simulate() && !loaded.explicitKeys().contains("models.dir")) {
+            try (Simulation simulation = Simulation.inTempDirectory()) {
+                return models(config, simulation.models());
+            }
+        }
+        return models(config, config.models().dir());
+    }
+
+    private int models(ServerConfig config, Path modelsDir) {
         DiscoveryResult discovery = discover(modelsDir);
         long memory = io.rkllm.server.pipeline.SlotCount.systemMemory(Path.of("/proc/meminfo"));
         out.println("models in " + modelsDir + ":");
@@ -241,6 +259,7 @@ public final class Main {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
         }
         ServerApp app = null;
+        Simulation simulation = null;
         try {
             if (url == null) {
                 java.util.Map<String, String> flags = new java.util.LinkedHashMap<>(line.configFlags());
@@ -248,7 +267,7 @@ public final class Main {
                 flags.putIfAbsent("server.port", "0");
                 flags.putIfAbsent("logging.access_log", "false");
                 ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
-                Simulation simulation = Simulation.inTempDirectory();
+                simulation = Simulation.inTempDirectory();
                 RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
                         environment);
                 app = ServerApp.start(loaded.config(), runtime, discover(simulation.models()).catalog());
@@ -270,6 +289,9 @@ public final class Main {
         } finally {
             if (app != null) {
                 app.stop(Duration.ofSeconds(5));
+            }
+            if (simulation != null) {
+                simulation.close();
             }
         }
     }

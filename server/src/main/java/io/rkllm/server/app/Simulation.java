@@ -16,7 +16,7 @@ import java.util.Optional;
  * the jar into a private directory. From there they are used exactly like a real library and real
  * model files.
  */
-public final class Simulation {
+public final class Simulation implements AutoCloseable {
     private static final String MODELS = "/io/rkllm/server/simulate/models/";
 
     private final Path directory;
@@ -25,19 +25,22 @@ public final class Simulation {
         this.directory = directory;
     }
 
-    /** In a new temporary directory, deleted when the JVM exits (a loaded library may go: it stays mapped). */
+    /**
+     * In a new temporary directory, which the caller owns and deletes with {@link #close()} (a loaded library
+     * may go: it stays mapped). One owner: two deleting the same tree at once would each miss what the other
+     * removed first.
+     */
     public static Simulation inTempDirectory() {
         try {
-            Simulation simulation = new Simulation(Files.createTempDirectory("rkllm-simulate-"));
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(simulation::delete));
-            return simulation;
+            return new Simulation(Files.createTempDirectory("rkllm-simulate-"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /** Deletes the directory and what was copied into it, as far as it can. */
-    public void delete() {
+    @Override
+    public void close() {
         TemporaryDirectory.delete(directory);
     }
 

@@ -105,6 +105,7 @@ public final class ArchiveTraining {
             return false;
         } finally {
             app.stop(Duration.ofSeconds(5));
+            simulation.close();
         }
     }
 

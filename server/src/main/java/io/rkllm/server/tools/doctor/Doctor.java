@@ -122,6 +122,18 @@ public final class Doctor {
         ServerConfig config = loaded.config();
         boolean simulated = config.runtime().simulate();
         Optional<Simulation> sim = simulated ? Optional.of(simulation.get()) : Optional.empty();
+        try {
+            checks.addAll(checks(request, loaded, config, sim));
+        } finally {
+            sim.ifPresent(Simulation::close);
+        }
+        return checks;
+    }
+
+    private List<Check> checks(Request request, ConfigLoader.Loaded loaded, ServerConfig config,
+                               Optional<Simulation> sim) {
+        List<Check> checks = new ArrayList<>();
+        boolean simulated = sim.isPresent();
 
         checks.add(library(config.runtime(), sim));
 
