@@ -1,22 +1,23 @@
 package io.rkllm.server;
 
-import io.rkllm.server.tools.archive.ArchiveTraining;
+import ch.qos.logback.classic.Level;
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.rag.RagCleanCommand;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
-import ch.qos.logback.classic.Level;
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.rag.RagCleanCommand;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.tools.doctor.Doctor;
-import io.rkllm.server.tools.doctor.SystemRoots;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.tools.archive.ArchiveTraining;
+import io.rkllm.server.tools.bench.BenchCommand;
+import io.rkllm.server.tools.doctor.Doctor;
+import io.rkllm.server.tools.doctor.SystemRoots;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -70,7 +71,7 @@ public final class Main {
         try {
             return switch (line.command()) {
                 case "rag-clean" -> ragClean(line);
-                case "bench" -> bench(line, loader);
+                case "bench" -> new BenchCommand(environment, out, err).run(line, loader);
                 case "fuzz" -> reliability(line, true);
                 case "soak" -> reliability(line, false);
                 case "models" -> models(load(line, loader));
@@ -240,60 +241,6 @@ public final class Main {
             out.println("  (none)");
         }
         return discovery.hasErrors() ? FAILED : OK;
-    }
-
-    /**
-     * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
-     * session; without --url against a server started here on the simulated runtime.
-     */
-    private int bench(CommandLine line, ConfigLoader loader) {
-        String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
-        if (!kind.equals("conversations")) {
-            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID]");
-        }
-        java.util.Map<String, String> options = new java.util.LinkedHashMap<>(line.commandOptions());
-        String url = options.remove("url");
-        String model = options.getOrDefault("model", "qwen3-1.7b-sim");
-        options.remove("model");
-        if (!options.isEmpty()) {
-            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
-        }
-        ServerApp app = null;
-        Simulation simulation = null;
-        try {
-            if (url == null) {
-                java.util.Map<String, String> flags = new java.util.LinkedHashMap<>(line.configFlags());
-                flags.put("runtime.simulate", "true");
-                flags.putIfAbsent("server.port", "0");
-                flags.putIfAbsent("logging.access_log", "false");
-                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
-                simulation = Simulation.inTempDirectory();
-                RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
-                        environment);
-                app = ServerApp.start(loaded.config(), runtime, discover(simulation.models()).catalog());
-                url = "http://127.0.0.1:" + app.port();
-                out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
-            }
-            var bench = new io.rkllm.server.tools.bench.ConversationBench(java.net.URI.create(url), model, out);
-            var result = bench.run();
-            out.println();
-            out.println(io.rkllm.server.tools.bench.ConversationBench.markdown(
-                    "cache " + line.configFlags(), result));
-            return OK;
-        } catch (java.io.IOException e) {
-            err.println("rkllm-server bench: " + e.getMessage());
-            return FAILED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return FAILED;
-        } finally {
-            if (app != null) {
-                app.stop(Duration.ofSeconds(5));
-            }
-            if (simulation != null) {
-                simulation.close();
-            }
-        }
     }
 
     /** {@code cds-archive}: see {@link ArchiveTraining}. */

@@ -1,8 +1,8 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.ffm.RunControl;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
-import io.rkllm.ffm.RunControl;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
