@@ -1,13 +1,13 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.domain.CancelReason;
 import io.rkllm.ffm.Model;
+import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,10 +1,10 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.engine.KvCacheHandle;
 import io.rkllm.server.engine.RunOutcome;
 import io.rkllm.server.engine.RunPlanner;
 import io.rkllm.server.engine.RunRequest;
+import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

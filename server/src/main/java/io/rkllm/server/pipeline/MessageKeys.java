@@ -1,11 +1,11 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.pipeline.request.ChatMessage;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.output.ThinkStripper;
+import io.rkllm.server.pipeline.request.ChatMessage;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,13 +1,13 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.pipeline.request.ChatMessage;
-import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.rag.RagInput;
 import io.rkllm.rag.RagMessage;
 import io.rkllm.rag.RagOptions;
 import io.rkllm.rag.RagPromptBuilder;
 import io.rkllm.rag.RagResult;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.Role;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
-import io.rkllm.server.models.ModelDescriptor;
 import java.util.Optional;
 
 /**

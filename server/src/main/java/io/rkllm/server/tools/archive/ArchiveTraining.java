@@ -1,9 +1,9 @@
 package io.rkllm.server.tools.archive;
 
+import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
-import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.models.ModelDiscovery;
 import java.io.ByteArrayOutputStream;
