@@ -74,30 +74,6 @@ public record RagOptions(boolean enabled, boolean cleanWeb, double budgetShare, 
                 duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
     }
 
-    public RagOptions withCleanWeb(boolean v) {
-        return new RagOptions(enabled, v, budgetShare, minBudgetTokens, overheadTokens, maxPassages, maxPassageChars,
-                minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
-    public RagOptions withBudgetShare(double v) {
-        return new RagOptions(enabled, cleanWeb, v, minBudgetTokens, overheadTokens, maxPassages, maxPassageChars,
-                minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
-    public RagOptions withMinBudgetTokens(int v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, v, overheadTokens, maxPassages, maxPassageChars,
-                minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
-    public RagOptions withOverheadTokens(int v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, v, maxPassages, maxPassageChars,
-                minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
     public RagOptions withMaxPassages(int v) {
         return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, v, maxPassageChars,
                 minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
@@ -116,12 +92,6 @@ public record RagOptions(boolean enabled, boolean cleanWeb, double budgetShare, 
                 duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
     }
 
-    public RagOptions withMinPassageScore(double v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
-                maxPassageChars, minPassageChars, v, minRelevance, relativeRelevance, relevanceWeight, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
     public RagOptions withMinRelevance(double v) {
         return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
                 maxPassageChars, minPassageChars, minPassageScore, v, relativeRelevance, relevanceWeight,
@@ -135,28 +105,10 @@ public record RagOptions(boolean enabled, boolean cleanWeb, double budgetShare, 
                 duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
     }
 
-    public RagOptions withRelevanceWeight(double v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
-                maxPassageChars, minPassageChars, minPassageScore, minRelevance, relativeRelevance, v, neighbourRings,
-                duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
     public RagOptions withNeighbourRings(int v) {
         return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
                 maxPassageChars, minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight,
                 v, duplicateSimilarity, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
-    public RagOptions withDuplicateSimilarity(double v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
-                maxPassageChars, minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight,
-                neighbourRings, v, detectFollowUps, thinkingOffMaxContext, dateMode, contextInUserMessage);
-    }
-
-    public RagOptions withDetectFollowUps(boolean v) {
-        return new RagOptions(enabled, cleanWeb, budgetShare, minBudgetTokens, overheadTokens, maxPassages,
-                maxPassageChars, minPassageChars, minPassageScore, minRelevance, relativeRelevance, relevanceWeight,
-                neighbourRings, duplicateSimilarity, v, thinkingOffMaxContext, dateMode, contextInUserMessage);
     }
 
     public RagOptions withThinkingOffMaxContext(int v) {

@@ -14,19 +14,26 @@ import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.pipeline.PromptFormat;
+import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.tools.archive.ArchiveTraining;
 import io.rkllm.server.tools.bench.BenchCommand;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.tools.doctor.SystemRoots;
+import io.rkllm.server.tools.reliability.ReliabilityCommands;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The command line: {@code serve} (default), {@code models}, {@code doctor}, {@code cds-archive}, the benches; exit code 2 for bad configuration. */
@@ -105,7 +112,7 @@ public final class Main {
         if (file.isEmpty()) {
             file = defaultConfigFiles().stream().filter(Files::isRegularFile).findFirst();
         }
-        Map<String, String> flags = new java.util.LinkedHashMap<>(line.configFlags());
+        Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
         if (!line.commandOptions().isEmpty()) {
             String unknown = line.commandOptions().keySet().iterator().next();
             throw new ConfigException("--" + unknown + ": unknown option (see --help)");
@@ -116,7 +123,7 @@ public final class Main {
     }
 
     private List<Path> defaultConfigFiles() {
-        List<Path> candidates = new java.util.ArrayList<>();
+        List<Path> candidates = new ArrayList<>();
         candidates.add(Path.of("config", "rkllm-server.yaml"));
         ServerJar.file().ifPresent(jar -> candidates.add(jar.resolveSibling("config").resolve("rkllm-server.yaml")));
         candidates.add(Path.of("/etc/rkllm-server/rkllm-server.yaml"));
@@ -218,7 +225,7 @@ public final class Main {
 
     private int models(ServerConfig config, Path modelsDir) {
         DiscoveryResult discovery = discover(modelsDir);
-        long memory = io.rkllm.server.pipeline.SlotCount.systemMemory(Path.of("/proc/meminfo"));
+        long memory = SlotCount.systemMemory(Path.of("/proc/meminfo"));
         out.println("models in " + modelsDir + ":");
         for (ModelDescriptor m : discovery.models()) {
             out.printf("  %-28s context %-6d (%s)  family %-10s thinking %-5s tools %-5s%n    file %s%n",
@@ -227,10 +234,10 @@ public final class Main {
             if (!m.aliases().isEmpty()) {
                 out.println("    aliases " + String.join(", ", m.aliases()));
             }
-            int slots = io.rkllm.server.pipeline.SlotCount.resolve(config.cache().slots(), m.sizeBytes(), memory);
+            int slots = SlotCount.resolve(config.cache().slots(), m.sizeBytes(), memory);
             out.println("    serving: " + slots + (slots == 1 ? " KV cache slot" : " KV cache slots")
                     + " (cache.slots " + config.cache().slots() + "), "
-                    + (io.rkllm.server.pipeline.PromptFormat.of(m).isPresent()
+                    + (PromptFormat.of(m).isPresent()
                             ? "system prompts through the " + m.family() + " chat template"
                             : "the runtime's own chat template (system prompts sent as text)")
                     + (m.capabilities().thinking() ? ", thinking " + (config.generation().thinkingDefault()
@@ -255,9 +262,9 @@ public final class Main {
     private int reliability(CommandLine line, boolean fuzz) {
         setLogLevel("warn");
         try {
-            var commands = new io.rkllm.server.tools.reliability.ReliabilityCommands(out);
+            var commands = new ReliabilityCommands(out);
             return fuzz ? commands.fuzz(line) : commands.soak(line);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             err.println("rkllm-server " + line.command() + ": " + e.getMessage());
             return FAILED;
         } catch (InterruptedException e) {
@@ -276,7 +283,7 @@ public final class Main {
             int pages = new RagCleanCommand().run(Path.of(in), Path.of(outDir));
             out.println("cleaned " + pages + " pages into " + outDir);
             return OK;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             err.println("rkllm-server rag-clean: " + e.getMessage());
             return FAILED;
         }
@@ -292,7 +299,7 @@ public final class Main {
         }
         try {
             return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "localhost";
         }
     }
@@ -303,7 +310,7 @@ public final class Main {
     }
 
     private static void setLogLevel(String level) {
-        if (LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
+        if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
             root.setLevel(Level.toLevel(level, Level.INFO));
         }
     }

@@ -11,6 +11,7 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -85,7 +86,7 @@ public final class ChatRequestParser {
             node = mapper.readTree(body);
         } catch (JacksonException e) {
             throw ApiException.invalid(null, "the request body is not valid JSON: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw ApiException.invalid(null, "the request body could not be read");
         }
         if (node == null || !node.isObject()) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The parsed command line: a command ({@code serve} unless another is named), configuration
@@ -48,7 +49,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
                     command = arg;
                 } else if (command == null && arguments.isEmpty() && !arg.startsWith("-")) {
                     throw new ConfigException("unknown command '" + arg + "' (commands: " + String.join(", ",
-                            new java.util.TreeSet<>(COMMANDS)) + "; see --help)");
+                            new TreeSet<>(COMMANDS)) + "; see --help)");
                 } else {
                     arguments.add(arg);
                 }

@@ -3,13 +3,16 @@ package io.rkllm.server.config;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.rkllm.rag.RagOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -53,7 +56,7 @@ public final class ConfigLoader {
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .enable(com.fasterxml.jackson.databind.MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
+                .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
                 .registerModule(module);
         try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS)) {
             defaults = (ObjectNode) yaml.readTree(in);
@@ -61,11 +64,11 @@ public final class ConfigLoader {
             throw new IllegalStateException("built-in defaults unreadable", e);
         }
         // the RAG builder's measured defaults come from the rag module itself, so the two never drift apart
-        ObjectNode rag = binder.valueToTree(io.rkllm.rag.RagOptions.defaults());
+        ObjectNode rag = binder.valueToTree(RagOptions.defaults());
         rag.properties().forEach(e -> {
             if (e.getValue().isTextual()) {
-                e.setValue(com.fasterxml.jackson.databind.node.TextNode.valueOf(
-                        e.getValue().asText().toLowerCase(java.util.Locale.ROOT)));
+                e.setValue(TextNode.valueOf(
+                        e.getValue().asText().toLowerCase(Locale.ROOT)));
             }
         });
         defaults.set("rag", rag);
@@ -205,7 +208,7 @@ public final class ConfigLoader {
             JsonNode value = key.startsWith(API_KEYS) ? null : at(tree, key); // never echo a key
             throw new ConfigException(key + ": invalid value " + (value == null ? "" : "'" + value.asText() + "' ")
                     + "(expected " + expected(e.getTargetType()) + ")");
-        } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) {
+        } catch (ValueInstantiationException e) {
             String section = e.getPath().isEmpty() ? "?" : e.getPath().getFirst().getFieldName();
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new ConfigException(section + ": " + cause.getMessage());

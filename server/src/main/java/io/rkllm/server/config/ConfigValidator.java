@@ -3,6 +3,7 @@ package io.rkllm.server.config;
 import io.rkllm.ffm.Abi;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks value ranges after binding; each failure names the key. */
@@ -36,7 +37,7 @@ final class ConfigValidator {
                 "must not be negative");
         require(c.cache().slots().equals("auto") || c.cache().slots().matches("[1-8]"), "cache.slots",
                 "must be auto or a number from 1 to 8, got '" + c.cache().slots() + "'");
-        for (var task : java.util.Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
+        for (var task : Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
                 "tasks.follow_ups", c.tasks().followUps(), "tasks.queries", c.tasks().queries(),
                 "tasks.autocomplete", c.tasks().autocomplete(), "tasks.other", c.tasks().other()).entrySet()) {
             require(STRATEGIES.contains(task.getValue()), task.getKey(), "must be one of " + STRATEGIES);

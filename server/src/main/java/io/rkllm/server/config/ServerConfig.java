@@ -1,14 +1,16 @@
 package io.rkllm.server.config;
 
+import io.rkllm.rag.RagOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The whole configuration: one immutable tree, built at startup from the YAML file, then the
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Cache cache, Tasks tasks, io.rkllm.rag.RagOptions rag,
+                           Generation generation, Cache cache, Tasks tasks, RagOptions rag,
                            Logging logging, Metrics metrics, Security security, Limits limits) {
 
     /**
@@ -58,7 +60,7 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param title how to answer: derive (from the request, no inference) or model
      * @param model a separate model for tasks; empty = the chat's own model, without touching its cache
      */
-    public record Tasks(java.util.List<String> prefixes, String title, String tags, String followUps,
+    public record Tasks(List<String> prefixes, String title, String tags, String followUps,
                         String queries, String autocomplete, String other, int maxTokens, String model) {
     }
 
@@ -84,8 +86,8 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param publicModels GET /v1/models and /v1/models/{id} answer without a key
      * @param corsOrigins browser origins allowed to call the API ({@code *} = any); none = same-origin only
      */
-    public record Security(java.util.List<String> apiKeys, String apiKeyFile, boolean publicModels,
-                           java.util.List<String> corsOrigins) {
+    public record Security(List<String> apiKeys, String apiKeyFile, boolean publicModels,
+                           List<String> corsOrigins) {
     }
 
     /** Bounds on what one request may ask for; beyond them a 4xx. */

@@ -3,6 +3,7 @@ package io.rkllm.server.http;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.pipeline.Usage;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +21,7 @@ final class AccessLog {
     }
 
     static void record(Context ctx, Usage usage, String finishReason) {
-        ctx.attribute(DETAIL, String.format(java.util.Locale.ROOT,
+        ctx.attribute(DETAIL, String.format(Locale.ROOT,
                 "prompt=%d cached=%d completion=%d prefill_ms=%.0f decode_ms=%.0f queue_ms=%d ttft_ms=%d finish=%s",
                 usage.promptTokens(), usage.cachedTokens(), usage.completionTokens(), usage.prefillMs(),
                 usage.generateMs(), usage.queueMillis(), usage.timeToFirstTokenMillis(), finishReason));

@@ -5,6 +5,7 @@ import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
@@ -21,8 +22,11 @@ import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
+import java.time.Duration;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,10 +69,9 @@ public final class HttpServer implements AutoCloseable {
             c.jetty.modifyServer(LeanJetty::server);
             c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server()));
             c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context()));
-            c.jetty.modifyServer(server -> server.addEventListener(new org.eclipse.jetty.util.component
-                    .LifeCycle.Listener() {
+            c.jetty.modifyServer(server -> server.addEventListener(new LifeCycle.Listener() {
                 @Override
-                public void lifeCycleStarted(org.eclipse.jetty.util.component.LifeCycle event) {
+                public void lifeCycleStarted(LifeCycle event) {
                     for (var connector : server.getConnectors()) {
                         if (connector instanceof ServerConnector sc) {
                             sc.setIdleTimeout(idleTimeout);
@@ -79,14 +82,14 @@ public final class HttpServer implements AutoCloseable {
             c.requestLogger.http((ctx, millis) -> {
                 AccessLog.log(ctx, ctx.res().getStatus(), millis, accessLog);
                 metrics.http().request(ctx.method().name(), route(ctx), ctx.res().getStatus(),
-                        java.time.Duration.ofNanos((long) (millis * 1_000_000)));
+                        Duration.ofNanos((long) (millis * 1_000_000)));
             });
             c.routes.before(ids::assign);
             c.routes.before(access::before);
             // read (and bound) the body of every authorised POST up front, also on routes that ignore it, so a
             // client still sending it is not cut off by an early answer; handlers get the cached bytes
             c.routes.before(ctx -> {
-                if (ctx.method() == io.javalin.http.HandlerType.POST) {
+                if (ctx.method() == HandlerType.POST) {
                     ctx.bodyAsBytes();
                 }
             });
@@ -129,7 +132,7 @@ public final class HttpServer implements AutoCloseable {
             c.routes.error(404, notFound());
             c.routes.error(405, ctx -> errors.write(ctx, new ApiException(405, "invalid_request_error",
                     "method_not_allowed", null, ctx.method() + " is not allowed on " + ctx.path(),
-                    java.util.Map.of(), null)));
+                    Map.of(), null)));
         });
     }
 
@@ -150,13 +153,13 @@ public final class HttpServer implements AutoCloseable {
         return switch (e.getStatus()) {
             case 413 -> new ApiException(413, "invalid_request_error", "request_too_large", null,
                     "the request body is larger than " + config.limits().maxBodyMb() + " MB (limits.max_body_mb)",
-                    java.util.Map.of(), null);
+                    Map.of(), null);
             case 404 -> new ApiException(404, "invalid_request_error", "not_found", null,
-                    "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null);
+                    "no route " + ctx.method() + " " + ctx.path(), Map.of(), null);
             case 405 -> new ApiException(405, "invalid_request_error", "method_not_allowed", null,
-                    ctx.method() + " is not allowed on " + ctx.path(), java.util.Map.of(), null);
+                    ctx.method() + " is not allowed on " + ctx.path(), Map.of(), null);
             default -> new ApiException(e.getStatus(), e.getStatus() >= 500 ? "server_error" : "invalid_request_error",
-                    e.getStatus() >= 500 ? "server_error" : "bad_request", null, e.getMessage(), java.util.Map.of(), null);
+                    e.getStatus() >= 500 ? "server_error" : "bad_request", null, e.getMessage(), Map.of(), null);
         };
     }
 
@@ -164,7 +167,7 @@ public final class HttpServer implements AutoCloseable {
         return ctx -> {
             if (ctx.attribute(ErrorBodies.WRITTEN) == null) {
                 errors.write(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
-                        "no route " + ctx.method() + " " + ctx.path(), java.util.Map.of(), null));
+                        "no route " + ctx.method() + " " + ctx.path(), Map.of(), null));
             }
         };
     }

@@ -9,6 +9,7 @@ import ch.qos.logback.core.Layout;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import io.rkllm.ffm.UncapturedStdout;
 import org.slf4j.Logger;
 
 /**
@@ -54,7 +55,7 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
      */
     private static OutputStreamAppender<ILoggingEvent> stdoutAppender(LoggerContext context,
             LayoutWrappingEncoder<ILoggingEvent> encoder) {
-        var stdout = io.rkllm.ffm.UncapturedStdout.open();
+        var stdout = UncapturedStdout.open();
         OutputStreamAppender<ILoggingEvent> appender = stdout.isPresent() ? new OutputStreamAppender<>()
                 : new ConsoleAppender<>();
         appender.setContext(context);

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.AccessDeniedException;
@@ -16,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -223,7 +223,7 @@ final class SidecarParser {
 
         /** The map's entries under normalised keys; unknown keys are warned about (with a suggestion). */
         Map<String, JsonNode> keys(JsonNode map, String prefix, List<String> known) {
-            Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
+            Map<String, JsonNode> out = new LinkedHashMap<>();
             for (Map.Entry<String, JsonNode> e : map.properties()) {
                 String key = e.getKey().strip().toLowerCase(Locale.ROOT).replace('-', '_');
                 if (!known.contains(key)) {

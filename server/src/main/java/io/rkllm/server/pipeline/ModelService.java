@@ -11,6 +11,7 @@ import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +43,7 @@ public final class ModelService {
     }
 
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache) {
-        this(catalog, registry, cache.slots(), SlotCount.systemMemory(java.nio.file.Path.of("/proc/meminfo")));
+        this(catalog, registry, cache.slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")));
     }
 
     public List<ModelDescriptor> all() {

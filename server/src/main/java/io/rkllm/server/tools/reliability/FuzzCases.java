@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -292,7 +293,7 @@ public final class FuzzCases {
             case 4 -> NODES.numberNode(0);
             case 5 -> NODES.numberNode(-1);
             case 6 -> NODES.numberNode(r.nextBoolean() ? Long.MAX_VALUE : Long.MIN_VALUE);
-            case 7 -> NODES.numberNode(new java.math.BigInteger("1" + "0".repeat(40)));
+            case 7 -> NODES.numberNode(new BigInteger("1" + "0".repeat(40)));
             case 8 -> NODES.numberNode(r.nextBoolean() ? 1e308 : -1e-308);
             case 9 -> NODES.numberNode(r.nextDouble() * 4 - 2);
             case 10 -> NODES.booleanNode(r.nextBoolean());

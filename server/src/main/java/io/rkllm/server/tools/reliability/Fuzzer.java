@@ -7,9 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -98,7 +101,7 @@ public final class Fuzzer {
             for (Future<?> f : workers) {
                 try {
                     f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     throw new IllegalStateException(e.getCause());
                 }
             }
@@ -106,7 +109,7 @@ public final class Fuzzer {
         long millis = (System.nanoTime() - t0) / 1_000_000;
         String after = afterwards();
         List<Failure> sorted = new ArrayList<>(failures);
-        sorted.sort(java.util.Comparator.comparingInt(Failure::index));
+        sorted.sort(Comparator.comparingInt(Failure::index));
         return new Result(options.cases(), Map.copyOf(statuses), Map.copyOf(categories), List.copyOf(sorted), millis,
                 after == null, after);
     }
@@ -305,7 +308,7 @@ public final class Fuzzer {
     private String afterwards() {
         try {
             Duration t = Duration.ofSeconds(30);
-            java.util.Map<String, String> auth = options.apiKey() == null ? Map.of()
+            Map<String, String> auth = options.apiKey() == null ? Map.of()
                     : Map.of("Authorization", "Bearer " + options.apiKey());
             long until = System.nanoTime() + t.toNanos();
             JsonNode health;
@@ -329,7 +332,7 @@ public final class Fuzzer {
                 Thread.sleep(50);
             }
             String model = options.models().isEmpty() ? "" : options.models().getFirst();
-            Map<String, String> headers = new java.util.LinkedHashMap<>(auth);
+            Map<String, String> headers = new LinkedHashMap<>(auth);
             headers.put("Content-Type", "application/json");
             RawHttp.Response chat = RawHttp.exchange(options.host(), options.port(), RawHttp.request("POST",
                     "/v1/chat/completions", headers, ("{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\","

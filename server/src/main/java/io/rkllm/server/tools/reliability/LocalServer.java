@@ -6,6 +6,7 @@ import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.SimulatedRuntime;
 import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.app.TemporaryDirectory;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
@@ -47,7 +48,7 @@ public final class LocalServer implements AutoCloseable {
         try {
             return start(dir, abi, models, sidecars, flags, true);
         } catch (RuntimeException e) {
-            io.rkllm.server.app.TemporaryDirectory.delete(dir);
+            TemporaryDirectory.delete(dir);
             throw e;
         }
     }
@@ -143,7 +144,7 @@ public final class LocalServer implements AutoCloseable {
     public void close() {
         app.stop(Duration.ofSeconds(10));
         if (ownsDirectory) {
-            io.rkllm.server.app.TemporaryDirectory.delete(dir);
+            TemporaryDirectory.delete(dir);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.rkllm.server.tools.reliability;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -57,7 +58,7 @@ public final class RawHttp implements AutoCloseable {
 
     private RawHttp(Socket socket, Duration timeout) throws IOException {
         this.socket = socket;
-        this.in = new java.io.BufferedInputStream(socket.getInputStream(), 16384);
+        this.in = new BufferedInputStream(socket.getInputStream(), 16384);
         this.out = socket.getOutputStream();
         this.deadline = System.nanoTime() + timeout.toNanos();
     }

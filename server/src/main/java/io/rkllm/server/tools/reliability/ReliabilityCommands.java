@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * {@code rkllm-server fuzz} and {@code rkllm-server soak}: against {@code --url}, or against a server
@@ -193,8 +194,8 @@ public final class ReliabilityCommands {
         if (pid != null) {
             return ProcessStats.of(Long.parseLong(pid));
         }
-        return self ? ProcessStats.self() : new ProcessStats(-1, -1, -1, -1, java.util.OptionalLong.empty(),
-                java.util.OptionalLong.empty());
+        return self ? ProcessStats.self() : new ProcessStats(-1, -1, -1, -1, OptionalLong.empty(),
+                OptionalLong.empty());
     }
 
     private static int integer(String value, int fallback) {

@@ -12,10 +12,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -130,7 +133,7 @@ public final class Soak {
             for (Future<?> f : clients) {
                 try {
                     f.get();
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     throw new IllegalStateException(e.getCause());
                 }
             }
@@ -327,7 +330,7 @@ public final class Soak {
         boolean traced = options.trace() != null;
         if (traced) {
             List<Outcome> ran = new ArrayList<>();
-            java.util.Set<Integer> hasRun = new java.util.HashSet<>();
+            Set<Integer> hasRun = new HashSet<>();
             for (JsonNode line : LocalServer.readTrace(options.trace())) {
                 if (!line.path("call").asText().equals("run")) {
                     continue;
