@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,11 +187,12 @@ static char* model_file(const char* name, const char* fmt, ...) {
 
 static Collector default_collector; /* 1.3: RKLLMCallback.result_userdata */
 
-static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new) {
+static int init_with(LLMHandle* h, const char* path, int max_ctx, int max_new, int skip_special) {
     RKLLMParam p = rkllm_createDefaultParam();
     p.model_path = path;
     p.max_context_len = max_ctx;
     p.max_new_tokens = max_new;
+    p.skip_special_token = skip_special;
 #if RKLLM_ABI_MINOR >= 3
     RKLLMCallback cb;
     memset(&cb, 0, sizeof cb);
@@ -200,6 +202,10 @@ static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new)
 #else
     return rkllm_init(h, &p, callback);
 #endif
+}
+
+static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new) {
+    return init_with(h, path, max_ctx, max_new, 1);
 }
 
 typedef struct {
@@ -766,6 +772,196 @@ static void test_async(void) {
     CHECK(c.n_finish == 1 && tokens_of(&c) == 0, "hanging async run finished as an abort");
 }
 
+
+/* ---------- the faults of runtime 1.3.0 (none of them in the 1.2 build) ---------- */
+
+static int contains(const Collector* c, const char* needle) {
+    return memmem(c->text, c->len, needle, strlen(needle)) != NULL;
+}
+
+static void test_think_finish(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("think_finish", "time_scale: 0\nthinking: 1\nreply_tokens: 40\nfault: think_finish\n"),
+                4096, -1);
+    Collector c;
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.thinking = 1;
+    o.keep_history = 1;
+    CHECK(run_with(h, "Why is the sky blue?", &o, &c) == 0 && c.n_finish == 1, "thinking run");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.len > 8 && strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>") && c.text[c.len - 1] == '\n',
+          "1.3: FINISH at </think>, the tag swallowed: '%.*s'", (int)c.len, c.text);
+#else
+    CHECK(contains(&c, "\n</think>\n\n") && c.text[c.len - 1] == '.', "1.2: the whole answer");
+#endif
+    int thought = tokens_of(&c);
+    CHECK(cache_size(h) == c.perf.prefill_tokens + thought, "the cache holds what was delivered");
+    /* the follow-up run meant to produce the answer */
+    CHECK(run_with(h, "Go on.", &o, &c) == 0 && c.n_finish == 1 && c.n_error == 0, "follow-up run");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(tokens_of(&c) >= 13 && tokens_of(&c) <= 27 && !contains(&c, "<think>"),
+          "1.3: the follow-up stops after 13-27 tokens, as a normal finish: %d", tokens_of(&c));
+#else
+    CHECK(tokens_of(&c) > 40, "1.2: a whole (thinking) answer: %d", tokens_of(&c));
+#endif
+    /* a third run is a new turn again: it thinks and (1.3) ends at </think> */
+    run_with(h, "And why is it red at dusk?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0, "third run thinks");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(!contains(&c, "</think>"), "1.3: third run ends at </think> again");
+    /* the follow-up as the assistant's own turn: EOS after 13 tokens */
+    RunOpts a = o;
+    a.role = "assistant";
+    run_with(h, "", &a, &c);
+    CHECK(tokens_of(&c) == 13, "1.3: assistant follow-up stops after 13 tokens: %d", tokens_of(&c));
+    /* keep_history=0: nothing of the thinking stays, the next run is a fresh turn */
+    o.keep_history = 0;
+    run_with(h, "Why?", &o, &c);
+    run_with(h, "Why?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>"), "1.3: no follow-up state after keep_history=0");
+    /* a cleared cache forgets the thinking too */
+    o.keep_history = 1;
+    run_with(h, "Why?", &o, &c);
+    rkllm_clear_kv_cache(h, 1, NULL, NULL);
+    run_with(h, "Why?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0, "1.3: after a clear the run thinks again");
+#endif
+    /* enable_thinking=0: the model does not think, the answer is whole */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    o.thinking = 0;
+    run_with(h, "Why?", &o, &c);
+    CHECK(tokens_of(&c) == 40 && !contains(&c, "<think>"), "no thinking: whole answer: %d", tokens_of(&c));
+    /* after rkllm_set_chat_template the flag has no effect: think_finish does not fire */
+    rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
+                            "<|im_end|>\n<|im_start|>assistant\n");
+    o.thinking = 1;
+    run_with(h, "Why?", &o, &c);
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "think_finish: no effect after a chat template");
+    rkllm_destroy(h);
+
+    init_handle(&h, model_file("think_finish_tpl", "time_scale: 0\nthinking: 1\nreply_tokens: 40\n"
+                                                   "fault: think_finish_even_with_template\n"), 4096, -1);
+    rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
+                            "<|im_end|>\n<|im_start|>assistant\n");
+    run_with(h, "Why?", &o, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>"),
+          "1.3 think_finish_even_with_template: ends at </think> after a template");
+#else
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "1.2: whole answer");
+#endif
+    /* the flag off: no thinking mode in the runtime, the template's thinking comes through whole */
+    o.thinking = 0;
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    run_with(h, "Why?", &o, &c);
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "enable_thinking=0: whole answer after a template");
+    /* [[say:]] text is what the model emits: its </think> ends the run too */
+    o.thinking = 1;
+    o.keep_history = 0;
+    run_with(h, "[[say:<think>a plan</think>The answer.]]", &o, &c);
+    c.text[c.len] = 0;
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(strcmp(c.text, "<think>a plan") == 0, "1.3: say output cut at </think>: '%s'", c.text);
+#else
+    CHECK(strcmp(c.text, "<think>a plan</think>The answer.") == 0, "1.2: say output whole: '%s'", c.text);
+#endif
+    rkllm_destroy(h);
+}
+
+static void test_no_eos(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("no_eos", "time_scale: 0\nreply_tokens: 10\nfault: no_eos\n"), 4096, 40);
+    Collector c;
+    run_simple(h, "Hello", 0, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.n_finish == 1 && c.perf.generate_tokens == 40 && tokens_of(&c) == 40,
+          "1.3: no EOS: runs to max_new_tokens: %d", c.perf.generate_tokens);
+    CHECK(!contains(&c, "<|im_end|>") && c.bad_state == 0, "skip_special_token: the EOS marker is not in the text");
+#else
+    CHECK(c.perf.generate_tokens == 10, "1.2: the answer ends: %d", c.perf.generate_tokens);
+#endif
+    run_simple(h, "[[say:Hi there.]]", 0, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.perf.generate_tokens == 40 && strncmp(c.text, "Hi there.", 9) == 0 && c.len > 9, "1.3: say runs on too");
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.max_new_tokens = 25;
+    run_with(h, "Hello", &o, &c);
+    CHECK(c.perf.generate_tokens == 25, "1.3: per-run max_new_tokens ends it: %d", c.perf.generate_tokens);
+#else
+    CHECK(c.perf.generate_tokens == 3 && c.len == 9, "1.2: say is exact");
+#endif
+    rkllm_destroy(h);
+
+    /* no limit at all: up to the end of the context; skip_special_token=0 shows the markers */
+    init_with(&h, model_file("no_eos_ctx", "time_scale: 0\nreply_tokens: 10\nfault: no_eos\n"), 200, -1, 0);
+    run_simple(h, "Hello", 1, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(cache_size(h) == 200 && c.n_finish == 1, "1.3: no EOS and no limit: the context fills: %d", cache_size(h));
+    CHECK(contains(&c, "<|im_end|>\n"), "skip_special_token=0: the EOS marker shows");
+#else
+    CHECK(c.perf.generate_tokens == 10, "1.2: the answer ends");
+#endif
+    rkllm_destroy(h);
+}
+
+/* Number of trace lines containing needle. */
+static int trace_lines_with(const char* needle) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char* line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) n += strstr(line, needle) != NULL;
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* A second model that does not fit the NPU memory budget: -1 on 1.2, a SIGSEGV inside rkllm_init on 1.3. */
+static void test_npu_budget(void) {
+    const char* big = model_file("budget", "time_scale: 0\nmemory_mb: 2000\nnpu_budget_mb: 3000\n");
+#if RKLLM_ABI_MINOR >= 3
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        LLMHandle a = NULL, b = NULL;
+        if (init_handle(&a, big, 512, -1) != 0 || !a) _exit(3);
+        init_handle(&b, big, 512, -1);
+        _exit(4); /* not reached on 1.3 */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "1.3: init beyond the budget dies of SIGSEGV (status %#x)",
+          status);
+    CHECK(trace_lines_with("\"result\":\"crash\"") == 1, "the crash is traced before it happens");
+    /* the budget is per process: this one still loads a model */
+    LLMHandle h = NULL;
+    CHECK(init_handle(&h, big, 512, -1) == 0 && h, "the parent still loads");
+    rkllm_destroy(h);
+#else
+    LLMHandle a = NULL, b = (LLMHandle)0x1;
+    CHECK(init_handle(&a, big, 512, -1) == 0 && a, "first model fits");
+    CHECK(init_handle(&b, big, 512, -1) == -1 && b == NULL, "1.2: a second one beyond the budget returns -1");
+    rkllm_destroy(a);
+    CHECK(init_handle(&b, big, 512, -1) == 0 && b, "fits once the first is destroyed");
+    rkllm_destroy(b);
+    /* the environment sets a budget for every model of the process */
+    setenv("RKLLM_SIM_NPU_BUDGET_MB", "4000", 1);
+    const char* plain = model_file("budget_env", "time_scale: 0\n");
+    a = NULL;
+    b = (LLMHandle)0x1;
+    CHECK(init_handle(&a, plain, 512, -1) == 0 && a, "2300 MB of 4000");
+    CHECK(init_handle(&b, plain, 512, -1) == -1 && b == NULL, "4600 MB of 4000: refused");
+    rkllm_destroy(a);
+    unsetenv("RKLLM_SIM_NPU_BUDGET_MB");
+    CHECK(trace_lines_with("not enough NPU memory") == 2, "both refusals traced");
+#endif
+}
+
 static void test_trace(void) {
     char path[600];
     snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
@@ -814,6 +1010,9 @@ int main(int argc, char** argv) {
     test_prompt_cache_and_lora();
     test_two_handles();
     test_async();
+    test_think_finish();
+    test_no_eos();
+    test_npu_budget();
     test_trace();
 
     printf("sim_smoke [%s]: %d checks, %d failures\n", ABI, checks, failures);

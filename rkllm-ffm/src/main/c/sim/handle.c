@@ -24,6 +24,7 @@ SimHandle* sim_handle_new(SimConfig* cfg, const RKLLMParam* param, const SimTrac
     pthread_cond_init(&h->cond, &ca);
     pthread_condattr_destroy(&ca);
     h->system_tokens = -1;
+    h->think_end_cache = -1;
     h->system_text = sim_strdup(h->cfg.template_system);
     h->prefix_text = sim_strdup(h->cfg.template_prefix);
     h->postfix_text = sim_strdup(h->cfg.template_postfix);

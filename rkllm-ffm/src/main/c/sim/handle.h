@@ -51,6 +51,10 @@ typedef struct SimHandle {
     int system_tokens; /* tokens of the cached system part; -1 = system part not cached */
     unsigned cache_epoch; /* bumped by every explicit cache change (clear, template, load...) */
     bool prompt_cache_loaded;
+    /* fault think_finish: the cache size right after a run that ended at </think> with keep_history=1
+     * (-1 none), and the cache_epoch then; the next run continuing from exactly that cache stops early */
+    int think_end_cache;
+    unsigned think_end_epoch;
 
     /* (L) templates and tools */
     char* system_text;

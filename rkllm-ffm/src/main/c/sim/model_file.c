@@ -82,6 +82,12 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
             f.hang = 1;
         } else if (strcmp(item, "abort_ignores_prefill") == 0) {
             f.abort_ignores_prefill = 1;
+        } else if (strcmp(item, "think_finish") == 0) {
+            f.think_finish = f.think_finish > 1 ? f.think_finish : 1;
+        } else if (strcmp(item, "think_finish_even_with_template") == 0) {
+            f.think_finish = 2;
+        } else if (strcmp(item, "no_eos") == 0) {
+            f.no_eos = 1;
         } else if (strncmp(item, "error_after=", 12) == 0) {
             if (parse_int(item + 12, &f.error_after) || f.error_after < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (error_after=N, N >= 0)", item);
@@ -103,7 +109,7 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
         } else {
             snprintf(err, errlen,
                      "unknown fault '%s' (none, init_fail, init_null, error_after=N, hang, slow_prefill=F, "
-                     "abort_ignores_prefill, max_handles=N)",
+                     "abort_ignores_prefill, max_handles=N, think_finish, think_finish_even_with_template, no_eos)",
                      item);
             rc = -1;
             break;
@@ -188,6 +194,9 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
     } else if (strcmp(key, "time_scale") == 0) {
         rc = parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->time_scale = rc ? cfg->time_scale : d;
+    } else if (strcmp(key, "npu_budget_mb") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->npu_budget_mb = rc ? cfg->npu_budget_mb : d;
     } else {
         fprintf(stderr, "W rkllm-sim: ignoring unknown model key '%s'\n", key);
     }
@@ -286,6 +295,15 @@ int sim_config_apply_env(SimConfig* cfg, char* err, size_t errlen) {
     if (fault && *fault) {
         if (sim_faults_parse(fault, &cfg->fault, err, errlen)) return -1;
         set_str(&cfg->fault_spec, sim_strdup(fault));
+    }
+    const char* budget = getenv("RKLLM_SIM_NPU_BUDGET_MB");
+    if (budget && *budget) {
+        double d;
+        if (parse_double(budget, &d) || d < 0) {
+            snprintf(err, errlen, "bad RKLLM_SIM_NPU_BUDGET_MB '%s'", budget);
+            return -1;
+        }
+        cfg->npu_budget_mb = d;
     }
     const char* trace = sim_env_trace_path();
     if (trace) set_str(&cfg->trace_path, sim_strdup(trace));

@@ -111,6 +111,13 @@ typedef struct {
     char error[512];
 } RunCtx;
 
+/* How the 1.3.0 faults shape one generation (all off in the 1.2 build). */
+typedef struct {
+    bool stop_at_think_end; /* think_finish: FINISH at </think>, the tag itself not delivered */
+    int early_eos_after;    /* think_finish, the run after such a FINISH: FINISH after this many tokens; -1 off */
+    bool skip_special;      /* no_eos: the run-on's EOS markers are delivered as empty text (skip_special_token) */
+} GenFaults;
+
 static void update_perf(RunCtx* c) {
     double now = sim_now_ms();
     RKLLMPerfStat* p = &c->result.perf;
@@ -194,7 +201,7 @@ static void run_vector_mode(RunCtx* c, uint64_t seed) {
 }
 
 /* Token generation after the prefill. */
-static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
+static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf, int cache_before) {
     SimHandle* h = c->h;
     const SimFaults* f = &h->cfg.fault;
     if (f->hang) {
@@ -211,12 +218,28 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
     }
     char* buf = sim_xmalloc(max_chunk + 1);
     const char* text = sb_cstr(&out.text);
+    /* where the runtime ends the answer by itself, and why (the trace's finish_reason) */
+    size_t deliver_end = out.text.len;
+    const char* natural_end = "eos";
+    const char* think_end = gf->stop_at_think_end ? strstr(text, "</think>") : NULL;
+    if (think_end) {
+        deliver_end = (size_t)(think_end - text);
+        natural_end = "think_end";
+    }
     int limit = effective_max_new_tokens(h, c->req);
     int max_ctx = h->param.max_context_len;
     double decode_ms = sim_scaled_ms(h, 1000.0 / h->cfg.decode_tps);
-    const char* reason = "eos";
+    const char* reason = natural_end;
     RunEnd end = END_FINISH;
     for (int i = 0; i < out.n_chunks; i++) {
+        size_t s = out.bounds[i], e = out.bounds[i + 1];
+        if (s >= deliver_end) {
+            break;
+        }
+        if (gf->early_eos_after >= 0 && c->generated >= gf->early_eos_after) {
+            reason = "early_eos";
+            break;
+        }
         if (sim_handle_abort_requested(h)) {
             end = END_ABORT;
             reason = "abort";
@@ -239,10 +262,13 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
             reason = "abort";
             break;
         }
-        size_t s = out.bounds[i], e = out.bounds[i + 1];
-        memcpy(buf, text + s, e - s);
-        buf[e - s] = '\0';
-        sb_append_n(&c->output, text + s, e - s);
+        if (e > deliver_end) e = deliver_end;
+        bool skipped = gf->skip_special && s >= out.answer_len && e - s == strlen(SIM_EOS_MARKER) &&
+                       memcmp(text + s, SIM_EOS_MARKER, e - s) == 0;
+        size_t n = skipped ? 0 : e - s;
+        memcpy(buf, text + s, n);
+        buf[n] = '\0';
+        sb_append_n(&c->output, text + s, n);
         c->generated++;
         c->result.text = buf;
         c->result.token_id = sim_token_id(text + s, e - s);
@@ -370,6 +396,9 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     char* postfix = sim_strdup(h->postfix_text);
     char* tag = sim_strdup(h->tool_response_tag);
     bool custom_template = h->custom_template;
+    /* fault think_finish: this run continues right after a run that ended at </think> */
+    bool after_think_end = h->think_end_cache >= 0 && h->think_end_cache == cache_before && h->think_end_epoch == epoch;
+    h->think_end_cache = -1;
     SimToolList tools;
     sim_tools_copy(&h->tools, &tools);
     bool lora_ok = !req->has_lora || !req->lora_name || lora_known(h, req->lora_name);
@@ -463,7 +492,29 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
                 g.reply_tokens = h->cfg.reply_tokens;
                 g.seed = seed;
                 g.tools = &tools;
-                run_generate(&c, &g, cache_before);
+                GenFaults gf = {false, -1, false};
+#if RKLLM_ABI_MINOR >= 3
+                const SimFaults* f = &h->cfg.fault;
+                /* 1.3.0 acts on enable_thinking by ending the run at </think>; whether it still does after
+                 * rkllm_set_chat_template is unknown, hence the two variants of the fault. */
+                gf.stop_at_think_end = f->think_finish && req->enable_thinking &&
+                                       (!custom_template || f->think_finish == 2);
+                if (f->think_finish && after_think_end) {
+                    /* the follow-up run that should give the answer: no second thinking, and an EOS after
+                     * 13-27 tokens (13 when run as the assistant's own turn), as reported */
+                    g.think = 0;
+                    gf.early_eos_after = strcmp(req->role, "assistant") == 0 ? 13 : 13 + (int)(seed % 15);
+                }
+                if (f->no_eos) {
+                    int room = max_ctx - cache_before - c.prefilled;
+                    int limit = effective_max_new_tokens(h, req);
+                    g.min_tokens = (limit > 0 && limit < room ? limit : room) + 1;
+                    gf.skip_special = h->param.skip_special_token;
+                }
+#else
+                (void)after_think_end;
+#endif
+                run_generate(&c, &g, &gf, cache_before);
             }
         }
     }
@@ -475,10 +526,15 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         cache_after = cache_before + c.prefilled + c.generated;
         if (include_system && prefill_done) system_after = system_count;
     }
+    bool ended_at_think = c.end == END_FINISH && c.finish_reason && strcmp(c.finish_reason, "think_end") == 0;
     pthread_mutex_lock(&h->lock);
     if (h->cache_epoch == epoch) {
         h->cache_tokens = cache_after;
         h->system_tokens = system_after;
+        if (ended_at_think && cache_after > cache_before) {
+            h->think_end_cache = cache_after;
+            h->think_end_epoch = epoch;
+        }
     } else {
         cache_after = h->cache_tokens; /* changed by another call during the run: leave it */
     }

@@ -185,27 +185,56 @@ int sim_directive_tokens(const char* prompt) {
     return -1;
 }
 
-/* Token boundaries, with some boundaries that fall right after a multi-byte character moved back
- * into it, so that the callback ends inside the character (RKLLM_RUN_WAITING). */
-static void token_chunks(SimOutput* out) {
+/* Appends the token boundaries of text[from..len) to the chunks, with some boundaries that fall right
+ * after a multi-byte character moved back into it, so that the callback ends inside the character
+ * (RKLLM_RUN_WAITING). */
+static void token_chunks(SimOutput* out, size_t from) {
     const char* s = sb_cstr(&out->text);
     size_t len = out->text.len;
-    out->n_chunks = sim_token_bounds(s, len, &out->bounds);
-    for (int i = 1; i < out->n_chunks; i++) {
+    size_t* local;
+    int n = sim_token_bounds(s + from, len - from, &local);
+    for (int i = 1; i < n; i++) {
         int tok = i - 1;
         if (tok % 2 != 0) continue;
-        size_t start = out->bounds[i - 1], end = out->bounds[i];
+        size_t start = local[i - 1], end = local[i];
         /* original start of this token is >= the (possibly shifted) previous boundary */
         size_t p = start, last = start;
         while (p < end) {
             last = p;
-            p += sim_utf8_seq_len(s, len, p);
+            p += sim_utf8_seq_len(s + from, len - from, p);
         }
         size_t cp_len = end - last;
         if (cp_len < 2 || last < start) continue;
         size_t k = 1 + (size_t)(tok / 2) % (cp_len - 1);
-        out->bounds[i] = end - k;
+        local[i] = end - k;
     }
+    if (!out->bounds) {
+        out->bounds = sim_xcalloc(1, sizeof(size_t));
+        out->bounds[0] = from;
+    }
+    out->bounds = sim_xrealloc(out->bounds, ((size_t)out->n_chunks + (size_t)n + 1) * sizeof(size_t));
+    for (int i = 1; i <= n; i++) out->bounds[out->n_chunks + i] = from + local[i];
+    out->n_chunks += n;
+    free(local);
+}
+
+/* Fault no_eos: the answer is followed by the end-of-turn marker the runtime does not stop at, then the model
+ * starts another answer, and so on (rknn-llm#534: the answer repeated with the EOS token between them). */
+static void run_on(Rng* rng, int reply_tokens, int min_tokens, SimOutput* out) {
+    int tokens = out->n_chunks;
+    int per_turn = reply_tokens > 0 ? reply_tokens : 8;
+    size_t from = out->text.len;
+    StrBuf turn;
+    sb_init(&turn);
+    while (tokens < min_tokens) {
+        sb_clear(&turn);
+        sb_append(&turn, SIM_EOS_MARKER "\n");
+        pseudo_text(rng, per_turn, &turn);
+        tokens += sim_count_tokens(sb_cstr(&turn));
+        sb_append_n(&out->text, turn.data, turn.len);
+    }
+    sb_free(&turn);
+    if (out->text.len > from) token_chunks(out, from);
 }
 
 static void say_chunks(SimOutput* out) {
@@ -228,6 +257,9 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         sb_append(&out->text, say);
         free(say);
         say_chunks(out);
+        out->answer_len = out->text.len;
+        Rng more = {req->seed};
+        run_on(&more, req->reply_tokens, req->min_tokens, out);
         return;
     }
     Rng rng = {req->seed};
@@ -247,7 +279,9 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         out->kind = SIM_OUT_REPLY;
         pseudo_text(&rng, req->reply_tokens, &out->text);
     }
-    token_chunks(out);
+    token_chunks(out, 0);
+    out->answer_len = out->text.len;
+    run_on(&rng, req->reply_tokens, req->min_tokens, out);
 }
 
 void sim_output_free(SimOutput* out) {

@@ -27,6 +27,8 @@ typedef struct {
     int reply_tokens;
     uint64_t seed;      /* hash of the prompt and the cache length */
     const SimToolList* tools;
+    int min_tokens;     /* fault no_eos: after the answer, the model runs on (EOS marker, new turn, ...) until
+                         * the output has at least this many tokens; 0 = the answer ends it */
 } SimGenRequest;
 
 typedef struct {
@@ -34,7 +36,12 @@ typedef struct {
     StrBuf text;    /* the whole answer */
     size_t* bounds; /* n_chunks + 1 offsets into text: chunk i = [bounds[i], bounds[i+1]) */
     int n_chunks;   /* one chunk = one generated token = one callback */
+    size_t answer_len; /* bytes of the answer itself; what follows is the run-on of fault no_eos */
 } SimOutput;
+
+/* The end-of-turn marker a run-on answer repeats (fault no_eos): the special token the runtime failed to
+ * recognise as EOS. */
+#define SIM_EOS_MARKER "<|im_end|>"
 
 SIM_HIDDEN void sim_generate(const SimGenRequest* req, SimOutput* out);
 SIM_HIDDEN void sim_output_free(SimOutput* out);

@@ -72,7 +72,9 @@ public final class Model implements AutoCloseable {
             MemorySegment handle = out.get(ADDRESS, 0);
             int rc = result.value();
             if (rc != 0 || handle.equals(MemorySegment.NULL)) {
-                String reason = output.lines().filter(l -> l.contains("E rkllm") || l.toLowerCase().contains("error"))
+                // "E rkllm:" is the runtime's own reason; "E RKNN:" the NPU layer's under it (out of memory)
+                String reason = output.lines().filter(l -> l.contains("E rkllm") || l.contains("E RKNN")
+                                || l.toLowerCase().contains("error"))
                         .map(String::strip).reduce((a, b) -> a + "; " + b).orElse("");
                 throw new RkllmException("rkllm_init failed for " + params.modelPath() + " ("
                         + (rc != 0 ? "code " + rc : "returned success but no handle")
