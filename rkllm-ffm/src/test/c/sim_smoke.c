@@ -95,6 +95,9 @@ typedef struct {
     int running_value;   /* last rkllm_is_running value seen inside the callback */
     int abort_at;        /* call rkllm_abort(handle) from the callback at this token; 0 never */
     pthread_mutex_t* lock; /* when set, held during the callback (for polling from another thread) */
+    float hidden[4096];    /* a copy of the last hidden layer (rows * embd_size floats, as far as it fits) */
+    int hidden_rows, hidden_embd, hidden_callbacks;
+    int vector_return;     /* returned for a callback carrying hidden states */
 } Collector;
 
 static void collector_reset(Collector* c) {
@@ -126,6 +129,16 @@ static int callback_body(RKLLMResult* r, Collector* c, LLMCallState state) {
     switch (state) {
         case RKLLM_RUN_NORMAL:
         case RKLLM_RUN_WAITING: {
+            if (r->last_hidden_layer.hidden_states) {
+                c->hidden_callbacks++;
+                c->hidden_rows = r->last_hidden_layer.num_tokens;
+                c->hidden_embd = r->last_hidden_layer.embd_size;
+                size_t n = (size_t)c->hidden_rows * (size_t)c->hidden_embd;
+                memcpy(c->hidden, r->last_hidden_layer.hidden_states,
+                       (n < 4096 ? n : 4096) * sizeof(float));
+                if (r->text && r->text[0]) c->bad_state++;
+                return c->vector_return;
+            }
             if (!r->text) {
                 c->null_text_chunks++;
                 break;
@@ -241,6 +254,22 @@ static int run_with(LLMHandle h, const char* prompt, const RunOpts* o, Collector
     ip.sampling_params = &sp;
 #endif
     return rkllm_run(h, &in, &ip, o->pass_userdata_null ? NULL : c);
+}
+
+/* A GET_LAST_HIDDEN_LAYER run; the callback returns ret for the hidden states. */
+static int run_hidden(LLMHandle h, const char* prompt, int keep_history, int ret, Collector* c) {
+    collector_reset(c);
+    c->vector_return = ret;
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.input_type = RKLLM_INPUT_PROMPT;
+    in.prompt_input = prompt;
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    ip.mode = RKLLM_INFER_GET_LAST_HIDDEN_LAYER;
+    ip.keep_history = keep_history;
+    return rkllm_run(h, &in, &ip, c);
 }
 
 static int run_simple(LLMHandle h, const char* prompt, int keep_history, Collector* c) {
@@ -773,6 +802,90 @@ static void test_async(void) {
 }
 
 
+
+/* ---------- the last hidden layer (embeddings) ---------- */
+
+/* Number of trace lines containing needle. */
+static int trace_lines_with(const char* needle) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char* line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) n += strstr(line, needle) != NULL;
+    free(line);
+    fclose(f);
+    return n;
+}
+
+static void test_hidden_layer(void) {
+    LLMHandle h = NULL;
+    CHECK(init_handle(&h, model_file("embed", "time_scale: 0\nkind: embedding\nembd_size: 16\n"), 512, -1) == 0,
+          "embedding model loads");
+    Collector* a = calloc(1, sizeof(Collector));
+    Collector* b = calloc(1, sizeof(Collector));
+    CHECK(run_hidden(h, "Hello there", 0, 0, a) == 0, "hidden run");
+    /* one row per prefilled token: 13 + 3 + 2 + 5 */
+    CHECK(a->hidden_callbacks == 1 && a->hidden_rows == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX && a->hidden_embd == 16,
+          "rows %d x %d in %d callbacks", a->hidden_rows, a->hidden_embd, a->hidden_callbacks);
+    CHECK(a->n_finish == 1 && a->perf.generate_tokens == 0 && a->perf.prefill_tokens == a->hidden_rows &&
+              a->len == 0 && a->bad_state == 0,
+          "then FINISH, nothing generated, no text");
+    int rows = a->hidden_rows, embd = a->hidden_embd;
+    float lo = 1, hi = -1;
+    for (int i = 0; i < rows * embd; i++) {
+        if (a->hidden[i] < lo) lo = a->hidden[i];
+        if (a->hidden[i] > hi) hi = a->hidden[i];
+    }
+    CHECK(lo >= -1 && hi < 1 && hi - lo > 1, "values spread over [-1, 1): %f..%f", lo, hi);
+    CHECK(memcmp(a->hidden, a->hidden + embd, (size_t)embd * sizeof(float)) != 0, "rows differ from each other");
+    run_hidden(h, "Hello there", 0, 0, b);
+    CHECK(b->hidden_rows == rows && memcmp(a->hidden, b->hidden, (size_t)rows * embd * sizeof(float)) == 0,
+          "equal input, equal rows");
+    run_hidden(h, "Hello world", 0, 0, b);
+    size_t last = (size_t)(rows - 1) * embd;
+    CHECK(b->hidden_rows == rows && memcmp(a->hidden + last, b->hidden + last, (size_t)embd * sizeof(float)) != 0,
+          "a different input changes the last row");
+    CHECK(memcmp(a->hidden, b->hidden, (size_t)(T_SYSTEM + T_PREFIX) * embd * sizeof(float)) == 0,
+          "the common prefix keeps its rows (causal)");
+    /* the run ended cleanly: keep_history=0 leaves the cache empty */
+    CHECK(cache_size(h) == 0, "cache still empty");
+    /* 1.3: returning 2 releases the output buffer; the run ends as usual */
+    CHECK(run_hidden(h, "Hello there", 0, 2, b) == 0 && b->n_finish == 1, "return 2 accepted");
+    CHECK(trace_lines_with("\"output_released\":true") == (RKLLM_ABI_MINOR >= 3 ? 1 : 0), "release traced on 1.3");
+    /* an embedding model asked to generate ends at once */
+    run_simple(h, "Hello there", 0, a);
+    CHECK(a->n_finish == 1 && a->perf.generate_tokens == 0 && a->len == 0, "embedding model: no chat answer");
+    /* [[error]] fails the run, the model keeps working */
+    CHECK(run_hidden(h, "chunk 3 [[error]]", 0, 0, a) == -1 && a->n_error == 1 && a->hidden_callbacks == 0,
+          "[[error]]: ERROR, no rows");
+    CHECK(run_hidden(h, "chunk 4", 0, 0, a) == 0 && a->hidden_callbacks == 1, "next run fine");
+    rkllm_destroy(h);
+
+    /* hidden_then_generate: a runtime that goes on generating after the states (unknown for real runtimes) */
+    init_handle(&h, model_file("hidden_gen", "time_scale: 0\nembd_size: 4\nreply_tokens: 12\nfault: hidden_then_generate\n"),
+                512, -1);
+    run_hidden(h, "Hello there", 0, 0, a);
+    CHECK(a->hidden_callbacks == 1 && a->hidden_embd == 4 && tokens_of(a) == 12 && a->perf.generate_tokens == 12 &&
+              a->n_finish == 1,
+          "states, then 12 generated tokens: %d", tokens_of(a));
+    rkllm_destroy(h);
+
+    /* the default speed of an embedding model: 15 ms + tokens at 640 tokens/s */
+    if (!zero_time) {
+        init_handle(&h, model_file("embed_timed", "init_ms: 0\nkind: embedding\n"), 512, -1);
+        run_hidden(h, "Hello there", 0, 0, a); /* 15 + 23 / 640 s = 51 ms */
+        CHECK(a->perf.prefill_time_ms >= 48 && a->perf.prefill_time_ms < 250, "embedding speed: %.1f ms",
+              a->perf.prefill_time_ms);
+        CHECK(a->hidden_embd == 1024, "default width 1024: %d", a->hidden_embd);
+        rkllm_destroy(h);
+    }
+    free(a);
+    free(b);
+}
+
 /* ---------- the faults of runtime 1.3.0 (none of them in the 1.2 build) ---------- */
 
 static int contains(const Collector* c, const char* needle) {
@@ -906,21 +1019,6 @@ static void test_no_eos(void) {
     rkllm_destroy(h);
 }
 
-/* Number of trace lines containing needle. */
-static int trace_lines_with(const char* needle) {
-    char path[600];
-    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
-    FILE* f = fopen(path, "r");
-    if (!f) return 0;
-    char* line = NULL;
-    size_t cap = 0;
-    int n = 0;
-    while (getline(&line, &cap, f) > 0) n += strstr(line, needle) != NULL;
-    free(line);
-    fclose(f);
-    return n;
-}
-
 /* A second model that does not fit the NPU memory budget: -1 on 1.2, a SIGSEGV inside rkllm_init on 1.3. */
 static void test_npu_budget(void) {
     const char* big = model_file("budget", "time_scale: 0\nmemory_mb: 2000\nnpu_budget_mb: 3000\n");
@@ -1010,6 +1108,7 @@ int main(int argc, char** argv) {
     test_prompt_cache_and_lora();
     test_two_handles();
     test_async();
+    test_hidden_layer();
     test_think_finish();
     test_no_eos();
     test_npu_budget();

@@ -53,6 +53,7 @@ static void trace_init(const SimTrace* t, const RKLLMParam* p, const SimConfig* 
     jw_str(w, "runtime_version", sim_runtime_version());
     jw_str(w, "model_path", p->model_path);
     jw_str(w, "model", cfg ? cfg->name : NULL);
+    if (cfg) jw_str(w, "kind", cfg->kind == SIM_KIND_EMBEDDING ? "embedding" : "chat");
     jw_int(w, "max_context_len", p->max_context_len);
     jw_int(w, "max_new_tokens", p->max_new_tokens);
     jw_int(w, "top_k", p->top_k);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "hidden.h"
 #include "json.h"
 #include "prompt_cache.h"
 #include "strbuf.h"
@@ -13,7 +14,6 @@
 #include "tokenizer.h"
 #include "trace.h"
 
-#define HIDDEN_EMBD 64
 #define LOGITS_VOCAB 256
 
 SimRunRequest* sim_run_request_new(const RKLLMInput* input, const RKLLMInferParam* ip, void* userdata) {
@@ -109,6 +109,8 @@ typedef struct {
     RunEnd end;
     const char* finish_reason;
     char error[512];
+    int vector_rows;      /* GET_LAST_HIDDEN_LAYER / GET_LOGITS: rows delivered */
+    bool output_released; /* 1.3: the callback returned 2 for them */
 } RunCtx;
 
 /* How the 1.3.0 faults shape one generation (all off in the 1.2 build). */
@@ -171,33 +173,53 @@ static int effective_max_new_tokens(const SimHandle* h, const SimRunRequest* req
     return h->param.max_new_tokens > 0 ? h->param.max_new_tokens : 0;
 }
 
-/* The "hidden layer" / "logits" modes: one NORMAL callback with deterministic floats, no text. */
-static void run_vector_mode(RunCtx* c, uint64_t seed) {
-    int n = c->req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER ? HIDDEN_EMBD : LOGITS_VOCAB;
-    float* v = sim_xcalloc((size_t)n, sizeof(float));
-    for (int i = 0; i < n; i++) v[i] = (float)((double)((seed >> (i % 48)) & 0xFFFF) / 65535.0 - 0.5);
+/* The "hidden layer" / "logits" modes: one NORMAL callback with the floats and empty text. The hidden layer has
+ * a row per prefilled token (hidden.c); logits one row. Returns true when the run goes on (normally to FINISH
+ * with generate_tokens 0), false when it ended (hang then abort, error, pause). */
+static bool run_vector_mode(RunCtx* c, const SimHiddenStates* hidden, uint64_t seed) {
+    const SimFaults* f = &c->h->cfg.fault;
+    if (f->hang) {
+        sim_handle_wait(c->h, -1, 1);
+        run_finish(c, END_ABORT, "abort");
+        return false;
+    }
+    if (f->error_after == 0) {
+        snprintf(c->error, sizeof c->error, "simulated run error after 0 generated tokens (fault error_after)");
+        char line[600];
+        snprintf(line, sizeof line, "E rkllm: %s", c->error);
+        run_error(c, line);
+        return false;
+    }
+    float* logits = NULL;
     char empty[1] = "";
     c->result.text = empty;
     c->result.token_id = -1;
     if (c->req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
-        c->result.last_hidden_layer.hidden_states = v;
-        c->result.last_hidden_layer.embd_size = n;
-        c->result.last_hidden_layer.num_tokens = 1;
+        c->result.last_hidden_layer.hidden_states = hidden->rows;
+        c->result.last_hidden_layer.embd_size = hidden->embd_size;
+        c->result.last_hidden_layer.num_tokens = hidden->num_tokens;
+        c->vector_rows = hidden->num_tokens;
     } else {
-        c->result.logits.logits = v;
-        c->result.logits.vocab_size = n;
+        logits = sim_xcalloc(LOGITS_VOCAB, sizeof(float));
+        for (int i = 0; i < LOGITS_VOCAB; i++) logits[i] = (float)((double)((seed >> (i % 48)) & 0xFFFF) / 65535.0 - 0.5);
+        c->result.logits.logits = logits;
+        c->result.logits.vocab_size = LOGITS_VOCAB;
         c->result.logits.num_tokens = 1;
+        c->vector_rows = 1;
     }
     int r = call_back(c, RKLLM_RUN_NORMAL);
     memset(&c->result.last_hidden_layer, 0, sizeof c->result.last_hidden_layer);
     memset(&c->result.logits, 0, sizeof c->result.logits);
-    free(v);
+    free(logits);
+#if RKLLM_ABI_MINOR >= 3
+    c->output_released = r == 2; /* "release the current output buffer": it is gone either way here */
+#endif
     if (r == 1) {
         c->end = END_PAUSE;
         c->finish_reason = "pause";
-    } else {
-        run_finish(c, END_FINISH, "eos");
+        return false;
     }
+    return true;
 }
 
 /* Token generation after the prefill. */
@@ -295,6 +317,53 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf,
     sim_output_free(&out);
 }
 
+/* What run_answer needs of the run's snapshot. */
+typedef struct {
+    const SimToolList* tools;
+    const char* postfix;
+    bool custom_template;
+    bool after_think_end; /* fault think_finish: the run right after one that ended at </think> */
+    uint64_t seed;
+    int cache_before;
+} AnswerSetup;
+
+/* Generation mode after the prefill: what the model answers (textgen.c), shaped by the 1.3.0 faults. */
+static void run_answer(RunCtx* c, const AnswerSetup* a) {
+    SimHandle* h = c->h;
+    const SimRunRequest* req = c->req;
+    SimGenRequest g;
+    memset(&g, 0, sizeof g);
+    g.prompt = req->prompt;
+    g.role_is_user = strcmp(req->role, "user") == 0;
+    g.role_is_tool = strcmp(req->role, "tool") == 0;
+    /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks unless the
+     * template itself closes an empty think block (as Qwen3's does for enable_thinking=false). */
+    g.think = h->cfg.thinking && (a->custom_template ? !closes_empty_think(a->postfix) : req->enable_thinking);
+    g.reply_tokens = h->cfg.reply_tokens;
+    g.seed = a->seed;
+    g.tools = a->tools;
+    GenFaults gf = {false, -1, false};
+#if RKLLM_ABI_MINOR >= 3
+    const SimFaults* f = &h->cfg.fault;
+    /* 1.3.0 acts on enable_thinking by ending the run at </think>; whether it still does after
+     * rkllm_set_chat_template is unknown, hence the two variants of the fault. */
+    gf.stop_at_think_end = f->think_finish && req->enable_thinking && (!a->custom_template || f->think_finish == 2);
+    if (f->think_finish && a->after_think_end) {
+        /* the follow-up run that should give the answer: no second thinking, and an EOS after 13-27
+         * tokens (13 when run as the assistant's own turn), as reported */
+        g.think = 0;
+        gf.early_eos_after = strcmp(req->role, "assistant") == 0 ? 13 : 13 + (int)(a->seed % 15);
+    }
+    if (f->no_eos) {
+        int room = h->param.max_context_len - a->cache_before - c->prefilled;
+        int limit = effective_max_new_tokens(h, req);
+        g.min_tokens = (limit > 0 && limit < room ? limit : room) + 1;
+        gf.skip_special = h->param.skip_special_token;
+    }
+#endif
+    run_generate(c, &g, &gf, a->cache_before);
+}
+
 static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens, int cache_before, int cache_after) {
     SimHandle* h = c->h;
     const SimRunRequest* r = c->req;
@@ -347,6 +416,10 @@ static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens,
     jw_int(w, "prefill_tokens", prefill_tokens);
     jw_str(w, "prefilled_text", prefilled_text);
     jw_int(w, "generate_tokens", c->generated);
+    if (r->mode != RKLLM_INFER_GENERATE) {
+        jw_int(w, "vector_rows", c->vector_rows);
+        jw_bool(w, "output_released", c->output_released);
+    }
     jw_int(w, "cache_after", cache_after);
     jw_str(w, "result", END_NAMES[c->end]);
     jw_str(w, "finish_reason", c->finish_reason);
@@ -413,9 +486,10 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     sb_init(&pre);
     sb_append(&pre, "");
     long long prefill = 0;
+    StrBuf body;
+    sb_init(&body);
+    sb_append(&body, "");
     if (text_input) {
-        StrBuf body;
-        sb_init(&body);
         if (role_tool) {
             sb_printf(&body, "<%s>\n%s\n</%s>", tag, req->prompt ? req->prompt : "", tag);
         } else {
@@ -427,7 +501,6 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         sb_append(&pre, postfix);
         prefill = system_count + sim_count_tokens(prefix) + sim_count_tokens(sb_cstr(&body)) +
                   sim_count_tokens(postfix) + req->input_tokens;
-        sb_free(&body);
     } else {
         prefill = req->input_tokens;
     }
@@ -458,7 +531,8 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     } else {
         /* prefill */
         const SimFaults* f = &h->cfg.fault;
-        double prefill_ms = sim_scaled_ms(h, (double)prefill * 1000.0 / h->cfg.prefill_tps) * f->slow_prefill;
+        double prefill_ms =
+            sim_scaled_ms(h, h->cfg.run_overhead_ms + (double)prefill * 1000.0 / h->cfg.prefill_tps) * f->slow_prefill;
         int aborted = sim_handle_wait(h, prefill_ms, !f->abort_ignores_prefill);
         c.t_prefill_end = sim_now_ms();
         if (aborted) {
@@ -476,45 +550,31 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
             }
             uint64_t seed = sim_fnv1a(SIM_FNV_SEED, req->prompt ? req->prompt : "", req->prompt ? strlen(req->prompt) : 0);
             seed = sim_fnv1a(seed, &cache_before, sizeof cache_before);
-            if (req->mode != RKLLM_INFER_GENERATE) {
-                run_vector_mode(&c, seed);
+            if (sim_directive_error(req->prompt)) {
+                snprintf(c.error, sizeof c.error, "simulated run error (directive [[error]])");
+                snprintf(line, sizeof line, "E rkllm: %s", c.error);
+                run_error(&c, line);
+            } else if (req->mode != RKLLM_INFER_GENERATE) {
+                SimHiddenStates hidden = {NULL, 0, 0};
+                if (req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
+                    const char* texts[4] = {include_system ? system : NULL, prefix, sb_cstr(&body), postfix};
+                    sim_hidden_states(texts, text_input ? 4 : 0, req->input_tokens, (uint64_t)cache_before,
+                                      h->cfg.embd_size, &hidden);
+                }
+                bool delivered = run_vector_mode(&c, &hidden, seed);
+                sim_hidden_states_free(&hidden);
+                if (delivered && h->cfg.fault.hidden_then_generate && req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
+                    AnswerSetup a = {&tools, postfix, custom_template, false, seed, cache_before};
+                    run_answer(&c, &a);
+                } else if (delivered) {
+                    run_finish(&c, END_FINISH, "eos");
+                }
+            } else if (h->cfg.kind == SIM_KIND_EMBEDDING) {
+                /* an embedding model has no trained answer: it ends at once */
+                run_finish(&c, END_FINISH, "eos");
             } else {
-                SimGenRequest g;
-                memset(&g, 0, sizeof g);
-                g.prompt = req->prompt;
-                g.role_is_user = strcmp(req->role, "user") == 0;
-                g.role_is_tool = role_tool;
-                /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks
-                 * unless the template itself closes an empty think block (as Qwen3's does for
-                 * enable_thinking=false). */
-                g.think = h->cfg.thinking && (custom_template ? !closes_empty_think(postfix)
-                                                              : req->enable_thinking);
-                g.reply_tokens = h->cfg.reply_tokens;
-                g.seed = seed;
-                g.tools = &tools;
-                GenFaults gf = {false, -1, false};
-#if RKLLM_ABI_MINOR >= 3
-                const SimFaults* f = &h->cfg.fault;
-                /* 1.3.0 acts on enable_thinking by ending the run at </think>; whether it still does after
-                 * rkllm_set_chat_template is unknown, hence the two variants of the fault. */
-                gf.stop_at_think_end = f->think_finish && req->enable_thinking &&
-                                       (!custom_template || f->think_finish == 2);
-                if (f->think_finish && after_think_end) {
-                    /* the follow-up run that should give the answer: no second thinking, and an EOS after
-                     * 13-27 tokens (13 when run as the assistant's own turn), as reported */
-                    g.think = 0;
-                    gf.early_eos_after = strcmp(req->role, "assistant") == 0 ? 13 : 13 + (int)(seed % 15);
-                }
-                if (f->no_eos) {
-                    int room = max_ctx - cache_before - c.prefilled;
-                    int limit = effective_max_new_tokens(h, req);
-                    g.min_tokens = (limit > 0 && limit < room ? limit : room) + 1;
-                    gf.skip_special = h->param.skip_special_token;
-                }
-#else
-                (void)after_think_end;
-#endif
-                run_generate(&c, &g, &gf, cache_before);
+                AnswerSetup a = {&tools, postfix, custom_template, after_think_end, seed, cache_before};
+                run_answer(&c, &a);
             }
         }
     }
@@ -543,6 +603,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     trace_run(&c, text_input ? (prefill_done ? sb_cstr(&pre) : "") : NULL, c.prefilled, cache_before, cache_after);
 
     sb_free(&pre);
+    sb_free(&body);
     sb_free(&c.output);
     free(system);
     free(prefix);

@@ -169,6 +169,10 @@ char* sim_directive_say(const char* prompt) {
     return sb_steal(&sb);
 }
 
+int sim_directive_error(const char* prompt) {
+    return prompt && strstr(prompt, "[[error]]") != NULL;
+}
+
 int sim_directive_tokens(const char* prompt) {
     const char* p = find_last(prompt, "[[tokens:");
     while (p) {

@@ -48,6 +48,8 @@ SIM_HIDDEN void sim_output_free(SimOutput* out);
 
 /* Finds the LAST [[say:TEXT]] of the prompt; returns the decoded TEXT (malloc'd) or NULL. */
 SIM_HIDDEN char* sim_directive_say(const char* prompt);
+/* 1 when the prompt contains [[error]]: the run fails right after prefill. */
+SIM_HIDDEN int sim_directive_error(const char* prompt);
 /* Finds the LAST [[tokens:N]] of the prompt; returns N, or -1 when absent. */
 SIM_HIDDEN int sim_directive_tokens(const char* prompt);
 
