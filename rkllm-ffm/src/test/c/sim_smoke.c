@@ -886,6 +886,123 @@ static void test_hidden_layer(void) {
     free(b);
 }
 
+/* ---------- structured output: [[json]] ---------- */
+
+#define PERSON_SCHEMA                                                                                        \
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\","     \
+    "\"minimum\":0},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2}},"         \
+    "\"required\":[\"name\",\"age\"]}"
+#define PERSON "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"
+
+static int text_is(Collector* c, const char* expected) {
+    c->text[c->len] = 0;
+    return strcmp(c->text, expected) == 0;
+}
+
+static void test_json(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("json", "time_scale: 0\nreply_tokens: 12\nthinking: 1\n"), 4096, -1);
+    Collector* c = calloc(1, sizeof(Collector));
+    static const struct {
+        const char* directive;
+        const char* expected;
+    } cases[] = {
+        {"[[json]]", PERSON},
+        {"[[json:valid]]", PERSON},
+        {"[[json:invalid]]", "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"},
+        {"[[json:trailing_comma]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"],}"},
+        {"[[json:unclosed]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]"},
+        {"[[json:fenced]]", "```json\n" PERSON "\n```"},
+        {"[[json:wrapped]]", "Sure, here it is:\n\n" PERSON "\n\nI hope this helps."},
+    };
+    char prompt[2048];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(prompt, sizeof prompt, "Reply with JSON for this schema: " PERSON_SCHEMA "\nA person. %s",
+                 cases[i].directive);
+        run_simple(h, prompt, 0, c);
+        CHECK(text_is(c, cases[i].expected) && c->bad_state == 0, "%s: '%s'", cases[i].directive, c->text);
+    }
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json:prose]]");
+    run_simple(h, prompt, 0, c);
+    CHECK(c->perf.generate_tokens == 12 && !memchr(c->text, '{', c->len), "prose: no JSON");
+    /* a thinking run thinks first */
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.thinking = 1;
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json]]");
+    run_with(h, prompt, &o, c);
+    c->text[c->len] = 0;
+    CHECK(strncmp(c->text, "<think>\n", 8) == 0 && strstr(c->text, "</think>\n\n" PERSON) != NULL, "think, then JSON");
+    /* no schema anywhere: any JSON object */
+    run_simple(h, "Answer in JSON. [[json]]", 0, c);
+    CHECK(text_is(c, "{\"answer\": \"sim\"}"), "no schema: '%s'", c->text);
+    run_simple(h, "Answer in JSON. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "[\"not an object\"]"), "no schema, invalid: '%s'", c->text);
+    /* $defs/$ref, enum, format, anyOf with null; wrapped as OpenAI's response_format */
+    run_simple(h,
+               "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"strict\":true,\"schema\":{\"$defs\":{"
+               "\"Color\":{\"enum\":[\"red\",\"green\"],\"type\":\"string\"}},\"properties\":{\"color\":{\"$ref\":"
+               "\"#/$defs/Color\"},\"when\":{\"type\":\"string\",\"format\":\"date\"},\"note\":{\"anyOf\":[{\"type\":"
+               "\"null\"},{\"type\":\"string\"}]},\"ok\":{\"type\":\"boolean\"},\"score\":{\"type\":\"number\","
+               "\"exclusiveMaximum\":1}},\"required\":[\"color\"],\"type\":\"object\"}}} [[json]]",
+               0, c);
+    CHECK(text_is(c, "{\"color\": \"red\", \"when\": \"2025-01-01\", \"note\": \"sim\", \"ok\": true, \"score\": 0.5}"),
+          "pydantic-style schema: '%s'", c->text);
+    /* the schema in the system part (a guided system prompt), the directive in the user message */
+    rkllm_set_chat_template(h, "<|im_start|>system\nReply with JSON matching {\"type\":\"array\",\"items\":"
+                               "{\"type\":\"integer\"},\"minItems\":3}<|im_end|>\n",
+                            "<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    run_simple(h, "Three numbers. [[json]]", 0, c);
+    CHECK(text_is(c, "[1, 2, 3]"), "schema from the system part: '%s'", c->text);
+    run_simple(h, "Three numbers. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "{\"not\": \"an array\"}"), "invalid array: '%s'", c->text);
+    rkllm_destroy(h);
+
+    /* outcome lists: a retry as a new turn on the kept conversation takes the next outcome */
+    init_handle(&h, model_file("json_seq", "time_scale: 0\nreply_tokens: 7\n"), 4096, -1);
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json:invalid,valid]]");
+    run_simple(h, prompt, 1, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "attempt 1 invalid");
+    run_simple(h, "That is missing \"name\". Reply with the corrected JSON only.", 1, c);
+    CHECK(text_is(c, PERSON), "the retry (no directive, same conversation) is valid: '%s'", c->text);
+    run_simple(h, "Thanks!", 1, c);
+    CHECK(c->perf.generate_tokens == 7 && !memchr(c->text, '{', c->len), "list used up: an ordinary answer");
+    /* a retry that resends the whole conversation carries the directive again: next outcome, then the list restarts */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "first attempt again invalid");
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, PERSON), "resent: valid");
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "a new request: the list restarts");
+    run_simple(h, "x [[json:nonsense]]", 0, c);
+    CHECK(c->perf.generate_tokens == 7 && !memchr(c->text, '{', c->len), "unknown outcome: prose");
+    rkllm_destroy(h);
+
+    /* the schema as the one native function tool: the call's arguments follow its parameters */
+    init_handle(&h, model_file("json_tool", "time_scale: 0\n"), 4096, -1);
+    rkllm_set_function_tools(h, "", "[{\"type\":\"function\",\"function\":{\"name\":\"record_person\",\"parameters\":"
+                                    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"unit\":"
+                                    "{\"enum\":[\"c\",\"f\"]}},\"required\":[\"name\"]}}}]",
+                             "tool_response");
+    run_simple(h, "Extract the person. [[json]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"name\": \"sim\", \"unit\": \"c\"}}\n"
+                     "</tool_call>"),
+          "tool call with schema arguments: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"unit\": \"c\"}}\n</tool_call>"),
+          "invalid arguments: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:unclosed]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"name\": \"sim\", \"unit\": \"c\"}\n"
+                     "</tool_call>"),
+          "unclosed call: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:prose]]", 0, c);
+    CHECK(!strstr(c->text, "<tool_call>"), "prose: no call");
+    rkllm_destroy(h);
+    free(c);
+    CHECK(trace_lines_with("\"json\":\"trailing_comma\"") == 1, "the outcome is traced");
+}
+
 /* ---------- the faults of runtime 1.3.0 (none of them in the 1.2 build) ---------- */
 
 static int contains(const Collector* c, const char* needle) {
@@ -1109,6 +1226,7 @@ int main(int argc, char** argv) {
     test_two_handles();
     test_async();
     test_hidden_layer();
+    test_json();
     test_think_finish();
     test_no_eos();
     test_npu_budget();

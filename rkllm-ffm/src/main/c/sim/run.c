@@ -109,6 +109,7 @@ typedef struct {
     RunEnd end;
     const char* finish_reason;
     char error[512];
+    int json;             /* the [[json]] outcome produced (SimJsonOutcome), -1 none */
     int vector_rows;      /* GET_LAST_HIDDEN_LAYER / GET_LOGITS: rows delivered */
     bool output_released; /* 1.3: the callback returned 2 for them */
 } RunCtx;
@@ -317,9 +318,40 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf,
     sim_output_free(&out);
 }
 
+/* Which outcome of a [[json]] list this run produces (-1: no structured output); h->lock held. A directive
+ * takes the next outcome of its list when it is the list last seen and not used up, else the first. A run
+ * without a directive that continues the cache of a [[json]] run (the client's retry as a new turn) takes the
+ * next one while the list lasts. */
+static int json_outcome_for_run(SimHandle* h, const char* prompt, int cache_before, unsigned epoch,
+                                char** context) {
+    *context = NULL;
+    char* outcomes = sim_directive_json(prompt);
+    bool continues = h->json_end_cache >= 0 && h->json_end_cache == cache_before && h->json_end_epoch == epoch;
+    h->json_end_cache = -1;
+    int attempt;
+    if (outcomes) {
+        bool same = h->json_outcomes && strcmp(h->json_outcomes, outcomes) == 0;
+        attempt = same && h->json_used < sim_json_outcome_count(outcomes) ? h->json_used : 0;
+        free(h->json_outcomes);
+        h->json_outcomes = outcomes;
+        free(h->json_prompt);
+        h->json_prompt = sim_strdup(prompt);
+    } else if (continues && h->json_outcomes && h->json_used < sim_json_outcome_count(h->json_outcomes)) {
+        attempt = h->json_used;
+    } else {
+        return -1;
+    }
+    h->json_used = attempt + 1;
+    *context = sim_strdup(h->json_prompt);
+    return (int)sim_json_outcome(h->json_outcomes, attempt);
+}
+
 /* What run_answer needs of the run's snapshot. */
 typedef struct {
     const SimToolList* tools;
+    const char* system;
+    int json;
+    const char* json_context;
     const char* postfix;
     bool custom_template;
     bool after_think_end; /* fault think_finish: the run right after one that ended at </think> */
@@ -342,6 +374,10 @@ static void run_answer(RunCtx* c, const AnswerSetup* a) {
     g.reply_tokens = h->cfg.reply_tokens;
     g.seed = a->seed;
     g.tools = a->tools;
+    g.json = a->json;
+    g.json_context = a->json_context;
+    c->json = a->json;
+    g.system = a->system;
     GenFaults gf = {false, -1, false};
 #if RKLLM_ABI_MINOR >= 3
     const SimFaults* f = &h->cfg.fault;
@@ -416,6 +452,8 @@ static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens,
     jw_int(w, "prefill_tokens", prefill_tokens);
     jw_str(w, "prefilled_text", prefilled_text);
     jw_int(w, "generate_tokens", c->generated);
+    if (c->json >= 0) jw_str(w, "json", sim_json_outcome_name((SimJsonOutcome)c->json));
+    else jw_null(w, "json");
     if (r->mode != RKLLM_INFER_GENERATE) {
         jw_int(w, "vector_rows", c->vector_rows);
         jw_bool(w, "output_released", c->output_released);
@@ -454,6 +492,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     c.t_prefill_end = -1;
     c.result.token_id = -1;
     c.end = END_FINISH;
+    c.json = -1;
     sb_init(&c.output);
 
     /* snapshot of the handle state */
@@ -472,6 +511,10 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     /* fault think_finish: this run continues right after a run that ended at </think> */
     bool after_think_end = h->think_end_cache >= 0 && h->think_end_cache == cache_before && h->think_end_epoch == epoch;
     h->think_end_cache = -1;
+    char* json_context = NULL;
+    int json = req->mode == RKLLM_INFER_GENERATE
+                   ? json_outcome_for_run(h, req->prompt, cache_before, epoch, &json_context)
+                   : -1;
     SimToolList tools;
     sim_tools_copy(&h->tools, &tools);
     bool lora_ok = !req->has_lora || !req->lora_name || lora_known(h, req->lora_name);
@@ -564,7 +607,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
                 bool delivered = run_vector_mode(&c, &hidden, seed);
                 sim_hidden_states_free(&hidden);
                 if (delivered && h->cfg.fault.hidden_then_generate && req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
-                    AnswerSetup a = {&tools, postfix, custom_template, false, seed, cache_before};
+                    AnswerSetup a = {&tools, system, -1, NULL, postfix, custom_template, false, seed, cache_before};
                     run_answer(&c, &a);
                 } else if (delivered) {
                     run_finish(&c, END_FINISH, "eos");
@@ -573,7 +616,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
                 /* an embedding model has no trained answer: it ends at once */
                 run_finish(&c, END_FINISH, "eos");
             } else {
-                AnswerSetup a = {&tools, postfix, custom_template, after_think_end, seed, cache_before};
+                AnswerSetup a = {&tools, system, json, json_context, postfix, custom_template, after_think_end, seed, cache_before};
                 run_answer(&c, &a);
             }
         }
@@ -595,6 +638,10 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
             h->think_end_cache = cache_after;
             h->think_end_epoch = epoch;
         }
+        if (json >= 0 && c.end == END_FINISH && cache_after > cache_before) {
+            h->json_end_cache = cache_after;
+            h->json_end_epoch = epoch;
+        }
     } else {
         cache_after = h->cache_tokens; /* changed by another call during the run: leave it */
     }
@@ -605,6 +652,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     sb_free(&pre);
     sb_free(&body);
     sb_free(&c.output);
+    free(json_context);
     free(system);
     free(prefix);
     free(postfix);

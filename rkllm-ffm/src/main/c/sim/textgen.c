@@ -1,10 +1,12 @@
 /* Deterministic answers of the simulated model, and their split into tokens/callbacks. */
 #include "textgen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "schema.h"
 #include "tokenizer.h"
 
 #define SAY_CHUNK_BYTES 3
@@ -143,6 +145,75 @@ static void tool_answer(const char* result, StrBuf* out) {
     sb_free(&q);
 }
 
+/* A trailing comma: before the closing brace or bracket of a non-empty container, else after the value. */
+static void add_trailing_comma(StrBuf* json) {
+    size_t n = json->len;
+    char last = n ? json->data[n - 1] : 0;
+    char before = n > 1 ? json->data[n - 2] : 0;
+    if ((last == '}' || last == ']') && before != '{' && before != '[') {
+        json->data[n - 1] = ',';
+        sb_append_char(json, last);
+    } else {
+        sb_append_char(json, ',');
+    }
+}
+
+/* Structured output ([[json]]): an instance of the schema the prompt carries (else the prompt of the directive
+ * this run continues, else the system part), or, with tools
+ * set, a call of the tool (the one the prompt names, else the first) whose arguments are an instance of its
+ * parameters; then shaped as the outcome says. */
+static void json_answer(const SimGenRequest* req, Rng* rng, StrBuf* out) {
+    SimJsonOutcome outcome = (SimJsonOutcome)req->json;
+    if (outcome == SIM_JSON_PROSE) {
+        pseudo_text(rng, req->reply_tokens > 0 ? req->reply_tokens : 24, out);
+        return;
+    }
+    const SimTool* tool = NULL;
+    if (req->tools && req->tools->n) {
+        tool = sim_tools_find_mentioned(req->tools, req->prompt);
+        if (!tool) tool = &req->tools->items[0];
+    }
+    JsonValue* root = NULL;
+    const JsonValue* schema = NULL;
+    if (tool) {
+        root = tool->parameters ? json_parse(tool->parameters, NULL, 0) : NULL;
+        schema = root;
+    } else {
+        schema = sim_schema_find(req->prompt, &root);
+        if (!schema) schema = sim_schema_find(req->json_context, &root);
+        if (!schema) schema = sim_schema_find(req->system, &root);
+    }
+    StrBuf json;
+    sb_init(&json);
+    if (tool && !schema) sb_append(&json, outcome == SIM_JSON_INVALID ? "[]" : "{}");
+    else sim_schema_instance(schema, outcome == SIM_JSON_INVALID, &json);
+    json_free(root);
+    if (outcome == SIM_JSON_TRAILING_COMMA) add_trailing_comma(&json);
+    StrBuf body;
+    sb_init(&body);
+    if (tool) {
+        sb_append(&body, "{\"name\": ");
+        json_append_string(&body, tool->name, strlen(tool->name));
+        sb_append(&body, ", \"arguments\": ");
+        sb_append_n(&body, json.data, json.len);
+        sb_append_char(&body, '}');
+    } else {
+        sb_append_n(&body, json.data, json.len);
+    }
+    if (outcome == SIM_JSON_UNCLOSED && body.len) body.len--, body.data[body.len] = '\0';
+    if (outcome == SIM_JSON_FENCED) {
+        sb_printf(out, "```json\n%s\n```", sb_cstr(&body));
+    } else {
+        if (outcome == SIM_JSON_WRAPPED) sb_append(out, "Sure, here it is:\n\n");
+        if (tool) sb_append(out, "<tool_call>\n");
+        sb_append_n(out, body.data, body.len);
+        if (tool) sb_append(out, "\n</tool_call>");
+        if (outcome == SIM_JSON_WRAPPED) sb_append(out, "\n\nI hope this helps.");
+    }
+    sb_free(&json);
+    sb_free(&body);
+}
+
 static const char* find_last(const char* hay, const char* needle) {
     const char* last = NULL;
     for (const char* p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle)) last = p;
@@ -167,6 +238,51 @@ char* sim_directive_say(const char* prompt) {
         }
     }
     return sb_steal(&sb);
+}
+
+char* sim_directive_json(const char* prompt) {
+    char* found = NULL;
+    for (const char* p = prompt ? strstr(prompt, "[[json") : NULL; p; p = strstr(p + 1, "[[json")) {
+        const char* q = p + 6;
+        if (q[0] == ']' && q[1] == ']') {
+            free(found);
+            found = sim_strdup("");
+        } else if (q[0] == ':') {
+            const char* end = strstr(q, "]]");
+            if (!end) break;
+            free(found);
+            found = sim_strndup(q + 1, (size_t)(end - q - 1));
+        }
+    }
+    return found;
+}
+
+static const char* const JSON_OUTCOMES[] = {"valid", "invalid", "trailing_comma", "unclosed", "fenced", "wrapped",
+                                            "prose"};
+
+const char* sim_json_outcome_name(SimJsonOutcome outcome) {
+    return JSON_OUTCOMES[outcome];
+}
+
+int sim_json_outcome_count(const char* outcomes) {
+    int n = 1;
+    for (const char* p = outcomes; p && *p; p++) n += *p == ',';
+    return n;
+}
+
+SimJsonOutcome sim_json_outcome(const char* outcomes, int attempt) {
+    int index = attempt % sim_json_outcome_count(outcomes);
+    const char* p = outcomes ? outcomes : "";
+    for (int i = 0; i < index; i++) p = strchr(p, ',') + 1;
+    size_t len = strcspn(p, ",");
+    while (len && p[len - 1] == ' ') len--;
+    while (len && *p == ' ') p++, len--;
+    if (len == 0) return SIM_JSON_VALID;
+    for (size_t k = 0; k < sizeof JSON_OUTCOMES / sizeof JSON_OUTCOMES[0]; k++) {
+        if (strlen(JSON_OUTCOMES[k]) == len && strncmp(p, JSON_OUTCOMES[k], len) == 0) return (SimJsonOutcome)k;
+    }
+    fprintf(stderr, "W rkllm-sim: unknown [[json]] outcome '%.*s': answering prose\n", (int)len, p);
+    return SIM_JSON_PROSE;
 }
 
 int sim_directive_error(const char* prompt) {
@@ -270,7 +386,10 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
     if (req->think) think_block(&rng, &out->text);
     int n = sim_directive_tokens(req->prompt);
     const SimTool* tool = NULL;
-    if (n >= 0) {
+    if (req->json >= 0) {
+        out->kind = SIM_OUT_JSON;
+        json_answer(req, &rng, &out->text);
+    } else if (n >= 0) {
         out->kind = SIM_OUT_TOKENS;
         pseudo_text(&rng, n, &out->text);
     } else if (req->role_is_user && req->tools && (tool = sim_tools_find_mentioned(req->tools, req->prompt))) {
