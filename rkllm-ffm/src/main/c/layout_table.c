@@ -1,7 +1,9 @@
 /*
  * Prints the offset of every field and the size of every struct of rkllm.h, for the ABI it is
- * compiled for, one "Struct.field offset" / "Struct.sizeof size" line each. The binding's layout
- * test compares the Java layouts against this table, so the Java side and the C compiler must agree.
+ * compiled for, one "Struct.field offset" / "Struct.sizeof size" line each ("Struct.member.field" for a
+ * field of a nested struct the binding reads through the outer one, offset from the outer struct's
+ * start). The binding's layout test compares the Java layouts against this table, so the Java side and
+ * the C compiler must agree.
  */
 #include <stdio.h>
 #include <stddef.h>
@@ -153,6 +155,9 @@ int main(void) {
     FIELD(RKLLMResult, text);
     FIELD(RKLLMResult, token_id);
     FIELD(RKLLMResult, last_hidden_layer);
+    FIELD(RKLLMResult, last_hidden_layer.hidden_states);
+    FIELD(RKLLMResult, last_hidden_layer.embd_size);
+    FIELD(RKLLMResult, last_hidden_layer.num_tokens);
     FIELD(RKLLMResult, logits);
     FIELD(RKLLMResult, perf);
 

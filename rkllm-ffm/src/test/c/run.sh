@@ -45,6 +45,12 @@ for abi in 1.2 1.3; do
     || { echo "FAIL [$abi] no max_context error line on stderr" >&2; status=1; }
   grep -q "^error: prompt gather than max context (prompt: 50 tokens, max context: 40)\$" "$work/stderr.txt" \
     || { echo "FAIL [$abi] no 'prompt gather than max context' line on stderr" >&2; status=1; }
+  # an init beyond the NPU memory budget: the RKNN layer's line, then 1.2's reason or 1.3's last words
+  grep -q "^E RKNN: \[[0-9:.]*\] failed to malloc npu memory, size: 2097152000, flags: 0x2\$" "$work/stderr.txt" \
+    || { echo "FAIL [$abi] no 'failed to malloc npu memory' line on stderr" >&2; status=1; }
+  oom_line="^E rkllm: rkllm_init failed: not enough NPU memory: the model needs 2000 MB, 1 model(s) hold 2000 of 3000 MB"
+  [ "$abi" = 1.3 ] && oom_line="^E rkllm: rkllm_init failed\$"
+  grep -q "$oom_line" "$work/stderr.txt" || { echo "FAIL [$abi] no '$oom_line' line on stderr" >&2; status=1; }
 
   python3 - "$work/trace.jsonl" "$abi" <<'PY' || status=1
 import json, sys

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,6 +95,9 @@ typedef struct {
     int running_value;   /* last rkllm_is_running value seen inside the callback */
     int abort_at;        /* call rkllm_abort(handle) from the callback at this token; 0 never */
     pthread_mutex_t* lock; /* when set, held during the callback (for polling from another thread) */
+    float hidden[4096];    /* a copy of the last hidden layer (rows * embd_size floats, as far as it fits) */
+    int hidden_rows, hidden_embd, hidden_callbacks;
+    int vector_return;     /* returned for a callback carrying hidden states */
 } Collector;
 
 static void collector_reset(Collector* c) {
@@ -125,6 +129,16 @@ static int callback_body(RKLLMResult* r, Collector* c, LLMCallState state) {
     switch (state) {
         case RKLLM_RUN_NORMAL:
         case RKLLM_RUN_WAITING: {
+            if (r->last_hidden_layer.hidden_states) {
+                c->hidden_callbacks++;
+                c->hidden_rows = r->last_hidden_layer.num_tokens;
+                c->hidden_embd = r->last_hidden_layer.embd_size;
+                size_t n = (size_t)c->hidden_rows * (size_t)c->hidden_embd;
+                memcpy(c->hidden, r->last_hidden_layer.hidden_states,
+                       (n < 4096 ? n : 4096) * sizeof(float));
+                if (r->text && r->text[0]) c->bad_state++;
+                return c->vector_return;
+            }
             if (!r->text) {
                 c->null_text_chunks++;
                 break;
@@ -186,11 +200,12 @@ static char* model_file(const char* name, const char* fmt, ...) {
 
 static Collector default_collector; /* 1.3: RKLLMCallback.result_userdata */
 
-static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new) {
+static int init_with(LLMHandle* h, const char* path, int max_ctx, int max_new, int skip_special) {
     RKLLMParam p = rkllm_createDefaultParam();
     p.model_path = path;
     p.max_context_len = max_ctx;
     p.max_new_tokens = max_new;
+    p.skip_special_token = skip_special;
 #if RKLLM_ABI_MINOR >= 3
     RKLLMCallback cb;
     memset(&cb, 0, sizeof cb);
@@ -200,6 +215,10 @@ static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new)
 #else
     return rkllm_init(h, &p, callback);
 #endif
+}
+
+static int init_handle(LLMHandle* h, const char* path, int max_ctx, int max_new) {
+    return init_with(h, path, max_ctx, max_new, 1);
 }
 
 typedef struct {
@@ -235,6 +254,22 @@ static int run_with(LLMHandle h, const char* prompt, const RunOpts* o, Collector
     ip.sampling_params = &sp;
 #endif
     return rkllm_run(h, &in, &ip, o->pass_userdata_null ? NULL : c);
+}
+
+/* A GET_LAST_HIDDEN_LAYER run; the callback returns ret for the hidden states. */
+static int run_hidden(LLMHandle h, const char* prompt, int keep_history, int ret, Collector* c) {
+    collector_reset(c);
+    c->vector_return = ret;
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.input_type = RKLLM_INPUT_PROMPT;
+    in.prompt_input = prompt;
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    ip.mode = RKLLM_INFER_GET_LAST_HIDDEN_LAYER;
+    ip.keep_history = keep_history;
+    return rkllm_run(h, &in, &ip, c);
 }
 
 static int run_simple(LLMHandle h, const char* prompt, int keep_history, Collector* c) {
@@ -766,6 +801,382 @@ static void test_async(void) {
     CHECK(c.n_finish == 1 && tokens_of(&c) == 0, "hanging async run finished as an abort");
 }
 
+
+
+/* ---------- the last hidden layer (embeddings) ---------- */
+
+/* Number of trace lines containing needle. */
+static int trace_lines_with(const char* needle) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char* line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) n += strstr(line, needle) != NULL;
+    free(line);
+    fclose(f);
+    return n;
+}
+
+static void test_hidden_layer(void) {
+    LLMHandle h = NULL;
+    CHECK(init_handle(&h, model_file("embed", "time_scale: 0\nkind: embedding\nembd_size: 16\n"), 512, -1) == 0,
+          "embedding model loads");
+    Collector* a = calloc(1, sizeof(Collector));
+    Collector* b = calloc(1, sizeof(Collector));
+    CHECK(run_hidden(h, "Hello there", 0, 0, a) == 0, "hidden run");
+    /* one row per prefilled token: 13 + 3 + 2 + 5 */
+    CHECK(a->hidden_callbacks == 1 && a->hidden_rows == T_SYSTEM + T_PREFIX + 2 + T_POSTFIX && a->hidden_embd == 16,
+          "rows %d x %d in %d callbacks", a->hidden_rows, a->hidden_embd, a->hidden_callbacks);
+    CHECK(a->n_finish == 1 && a->perf.generate_tokens == 0 && a->perf.prefill_tokens == a->hidden_rows &&
+              a->len == 0 && a->bad_state == 0,
+          "then FINISH, nothing generated, no text");
+    int rows = a->hidden_rows, embd = a->hidden_embd;
+    float lo = 1, hi = -1;
+    for (int i = 0; i < rows * embd; i++) {
+        if (a->hidden[i] < lo) lo = a->hidden[i];
+        if (a->hidden[i] > hi) hi = a->hidden[i];
+    }
+    CHECK(lo >= -1 && hi < 1 && hi - lo > 1, "values spread over [-1, 1): %f..%f", lo, hi);
+    CHECK(memcmp(a->hidden, a->hidden + embd, (size_t)embd * sizeof(float)) != 0, "rows differ from each other");
+    run_hidden(h, "Hello there", 0, 0, b);
+    CHECK(b->hidden_rows == rows && memcmp(a->hidden, b->hidden, (size_t)rows * embd * sizeof(float)) == 0,
+          "equal input, equal rows");
+    run_hidden(h, "Hello world", 0, 0, b);
+    size_t last = (size_t)(rows - 1) * embd;
+    CHECK(b->hidden_rows == rows && memcmp(a->hidden + last, b->hidden + last, (size_t)embd * sizeof(float)) != 0,
+          "a different input changes the last row");
+    CHECK(memcmp(a->hidden, b->hidden, (size_t)(T_SYSTEM + T_PREFIX) * embd * sizeof(float)) == 0,
+          "the common prefix keeps its rows (causal)");
+    /* the run ended cleanly: keep_history=0 leaves the cache empty */
+    CHECK(cache_size(h) == 0, "cache still empty");
+    /* 1.3: returning 2 releases the output buffer; the run ends as usual */
+    CHECK(run_hidden(h, "Hello there", 0, 2, b) == 0 && b->n_finish == 1, "return 2 accepted");
+    CHECK(trace_lines_with("\"output_released\":true") == (RKLLM_ABI_MINOR >= 3 ? 1 : 0), "release traced on 1.3");
+    /* an embedding model asked to generate ends at once */
+    run_simple(h, "Hello there", 0, a);
+    CHECK(a->n_finish == 1 && a->perf.generate_tokens == 0 && a->len == 0, "embedding model: no chat answer");
+    /* [[error]] fails the run, the model keeps working */
+    CHECK(run_hidden(h, "chunk 3 [[error]]", 0, 0, a) == -1 && a->n_error == 1 && a->hidden_callbacks == 0,
+          "[[error]]: ERROR, no rows");
+    CHECK(run_hidden(h, "chunk 4", 0, 0, a) == 0 && a->hidden_callbacks == 1, "next run fine");
+    rkllm_destroy(h);
+
+    /* hidden_then_generate: a runtime that goes on generating after the states (unknown for real runtimes) */
+    init_handle(&h, model_file("hidden_gen", "time_scale: 0\nembd_size: 4\nreply_tokens: 12\nfault: hidden_then_generate\n"),
+                512, -1);
+    run_hidden(h, "Hello there", 0, 0, a);
+    CHECK(a->hidden_callbacks == 1 && a->hidden_embd == 4 && tokens_of(a) == 12 && a->perf.generate_tokens == 12 &&
+              a->n_finish == 1,
+          "states, then 12 generated tokens: %d", tokens_of(a));
+    rkllm_destroy(h);
+
+    /* the default speed of an embedding model: 15 ms + tokens at 640 tokens/s */
+    if (!zero_time) {
+        init_handle(&h, model_file("embed_timed", "init_ms: 0\nkind: embedding\n"), 512, -1);
+        run_hidden(h, "Hello there", 0, 0, a); /* 15 + 23 / 640 s = 51 ms */
+        CHECK(a->perf.prefill_time_ms >= 48 && a->perf.prefill_time_ms < 250, "embedding speed: %.1f ms",
+              a->perf.prefill_time_ms);
+        CHECK(a->hidden_embd == 1024, "default width 1024: %d", a->hidden_embd);
+        rkllm_destroy(h);
+    }
+    free(a);
+    free(b);
+}
+
+/* ---------- structured output: [[json]] ---------- */
+
+#define PERSON_SCHEMA                                                                                        \
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\","     \
+    "\"minimum\":0},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2}},"         \
+    "\"required\":[\"name\",\"age\"]}"
+#define PERSON "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"
+
+static int text_is(Collector* c, const char* expected) {
+    c->text[c->len] = 0;
+    return strcmp(c->text, expected) == 0;
+}
+
+static void test_json(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("json", "time_scale: 0\nreply_tokens: 12\nthinking: 1\n"), 4096, -1);
+    Collector* c = calloc(1, sizeof(Collector));
+    static const struct {
+        const char* directive;
+        const char* expected;
+    } cases[] = {
+        {"[[json]]", PERSON},
+        {"[[json:valid]]", PERSON},
+        {"[[json:invalid]]", "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"},
+        {"[[json:trailing_comma]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"],}"},
+        {"[[json:unclosed]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]"},
+        {"[[json:fenced]]", "```json\n" PERSON "\n```"},
+        {"[[json:wrapped]]", "Sure, here it is:\n\n" PERSON "\n\nI hope this helps."},
+    };
+    char prompt[2048];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(prompt, sizeof prompt, "Reply with JSON for this schema: " PERSON_SCHEMA "\nA person. %s",
+                 cases[i].directive);
+        run_simple(h, prompt, 0, c);
+        CHECK(text_is(c, cases[i].expected) && c->bad_state == 0, "%s: '%s'", cases[i].directive, c->text);
+    }
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json:prose]]");
+    run_simple(h, prompt, 0, c);
+    CHECK(c->perf.generate_tokens == 12 && !memchr(c->text, '{', c->len), "prose: no JSON");
+    /* a thinking run thinks first */
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.thinking = 1;
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json]]");
+    run_with(h, prompt, &o, c);
+    c->text[c->len] = 0;
+    CHECK(strncmp(c->text, "<think>\n", 8) == 0 && strstr(c->text, "</think>\n\n" PERSON) != NULL, "think, then JSON");
+    /* no schema anywhere: any JSON object */
+    run_simple(h, "Answer in JSON. [[json]]", 0, c);
+    CHECK(text_is(c, "{\"answer\": \"sim\"}"), "no schema: '%s'", c->text);
+    run_simple(h, "Answer in JSON. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "[\"not an object\"]"), "no schema, invalid: '%s'", c->text);
+    /* $defs/$ref, enum, format, anyOf with null; wrapped as OpenAI's response_format */
+    run_simple(h,
+               "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"strict\":true,\"schema\":{\"$defs\":{"
+               "\"Color\":{\"enum\":[\"red\",\"green\"],\"type\":\"string\"}},\"properties\":{\"color\":{\"$ref\":"
+               "\"#/$defs/Color\"},\"when\":{\"type\":\"string\",\"format\":\"date\"},\"note\":{\"anyOf\":[{\"type\":"
+               "\"null\"},{\"type\":\"string\"}]},\"ok\":{\"type\":\"boolean\"},\"score\":{\"type\":\"number\","
+               "\"exclusiveMaximum\":1}},\"required\":[\"color\"],\"type\":\"object\"}}} [[json]]",
+               0, c);
+    CHECK(text_is(c, "{\"color\": \"red\", \"when\": \"2025-01-01\", \"note\": \"sim\", \"ok\": true, \"score\": 0.5}"),
+          "pydantic-style schema: '%s'", c->text);
+    /* the schema in the system part (a guided system prompt), the directive in the user message */
+    rkllm_set_chat_template(h, "<|im_start|>system\nReply with JSON matching {\"type\":\"array\",\"items\":"
+                               "{\"type\":\"integer\"},\"minItems\":3}<|im_end|>\n",
+                            "<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    run_simple(h, "Three numbers. [[json]]", 0, c);
+    CHECK(text_is(c, "[1, 2, 3]"), "schema from the system part: '%s'", c->text);
+    run_simple(h, "Three numbers. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "{\"not\": \"an array\"}"), "invalid array: '%s'", c->text);
+    rkllm_destroy(h);
+
+    /* outcome lists: a retry as a new turn on the kept conversation takes the next outcome */
+    init_handle(&h, model_file("json_seq", "time_scale: 0\nreply_tokens: 7\n"), 4096, -1);
+    snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json:invalid,valid]]");
+    run_simple(h, prompt, 1, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "attempt 1 invalid");
+    run_simple(h, "That is missing \"name\". Reply with the corrected JSON only.", 1, c);
+    CHECK(text_is(c, PERSON), "the retry (no directive, same conversation) is valid: '%s'", c->text);
+    run_simple(h, "Thanks!", 1, c);
+    CHECK(c->perf.generate_tokens == 7 && !memchr(c->text, '{', c->len), "list used up: an ordinary answer");
+    /* a retry that resends the whole conversation carries the directive again: next outcome, then the list restarts */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "first attempt again invalid");
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, PERSON), "resent: valid");
+    run_simple(h, prompt, 0, c);
+    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "a new request: the list restarts");
+    run_simple(h, "x [[json:nonsense]]", 0, c);
+    CHECK(c->perf.generate_tokens == 7 && !memchr(c->text, '{', c->len), "unknown outcome: prose");
+    rkllm_destroy(h);
+
+    /* the schema as the one native function tool: the call's arguments follow its parameters */
+    init_handle(&h, model_file("json_tool", "time_scale: 0\n"), 4096, -1);
+    rkllm_set_function_tools(h, "", "[{\"type\":\"function\",\"function\":{\"name\":\"record_person\",\"parameters\":"
+                                    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"unit\":"
+                                    "{\"enum\":[\"c\",\"f\"]}},\"required\":[\"name\"]}}}]",
+                             "tool_response");
+    run_simple(h, "Extract the person. [[json]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"name\": \"sim\", \"unit\": \"c\"}}\n"
+                     "</tool_call>"),
+          "tool call with schema arguments: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"unit\": \"c\"}}\n</tool_call>"),
+          "invalid arguments: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:unclosed]]", 0, c);
+    CHECK(text_is(c, "<tool_call>\n{\"name\": \"record_person\", \"arguments\": {\"name\": \"sim\", \"unit\": \"c\"}\n"
+                     "</tool_call>"),
+          "unclosed call: '%s'", c->text);
+    run_simple(h, "Extract the person. [[json:prose]]", 0, c);
+    CHECK(!strstr(c->text, "<tool_call>"), "prose: no call");
+    rkllm_destroy(h);
+    free(c);
+    CHECK(trace_lines_with("\"json\":\"trailing_comma\"") == 1, "the outcome is traced");
+}
+
+/* ---------- the faults of runtime 1.3.0 (none of them in the 1.2 build) ---------- */
+
+static int contains(const Collector* c, const char* needle) {
+    return memmem(c->text, c->len, needle, strlen(needle)) != NULL;
+}
+
+static void test_think_finish(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("think_finish", "time_scale: 0\nthinking: 1\nreply_tokens: 40\nfault: think_finish\n"),
+                4096, -1);
+    Collector c;
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.thinking = 1;
+    o.keep_history = 1;
+    CHECK(run_with(h, "Why is the sky blue?", &o, &c) == 0 && c.n_finish == 1, "thinking run");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.len > 8 && strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>") && c.text[c.len - 1] == '\n',
+          "1.3: FINISH at </think>, the tag swallowed: '%.*s'", (int)c.len, c.text);
+#else
+    CHECK(contains(&c, "\n</think>\n\n") && c.text[c.len - 1] == '.', "1.2: the whole answer");
+#endif
+    int thought = tokens_of(&c);
+    CHECK(cache_size(h) == c.perf.prefill_tokens + thought, "the cache holds what was delivered");
+    /* the follow-up run meant to produce the answer */
+    CHECK(run_with(h, "Go on.", &o, &c) == 0 && c.n_finish == 1 && c.n_error == 0, "follow-up run");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(tokens_of(&c) >= 13 && tokens_of(&c) <= 27 && !contains(&c, "<think>"),
+          "1.3: the follow-up stops after 13-27 tokens, as a normal finish: %d", tokens_of(&c));
+#else
+    CHECK(tokens_of(&c) > 40, "1.2: a whole (thinking) answer: %d", tokens_of(&c));
+#endif
+    /* a third run is a new turn again: it thinks and (1.3) ends at </think> */
+    run_with(h, "And why is it red at dusk?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0, "third run thinks");
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(!contains(&c, "</think>"), "1.3: third run ends at </think> again");
+    /* the follow-up as the assistant's own turn: EOS after 13 tokens */
+    RunOpts a = o;
+    a.role = "assistant";
+    run_with(h, "", &a, &c);
+    CHECK(tokens_of(&c) == 13, "1.3: assistant follow-up stops after 13 tokens: %d", tokens_of(&c));
+    /* keep_history=0: nothing of the thinking stays, the next run is a fresh turn */
+    o.keep_history = 0;
+    run_with(h, "Why?", &o, &c);
+    run_with(h, "Why?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>"), "1.3: no follow-up state after keep_history=0");
+    /* a cleared cache forgets the thinking too */
+    o.keep_history = 1;
+    run_with(h, "Why?", &o, &c);
+    rkllm_clear_kv_cache(h, 1, NULL, NULL);
+    run_with(h, "Why?", &o, &c);
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0, "1.3: after a clear the run thinks again");
+#endif
+    /* enable_thinking=0: the model does not think, the answer is whole */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    o.thinking = 0;
+    run_with(h, "Why?", &o, &c);
+    CHECK(tokens_of(&c) == 40 && !contains(&c, "<think>"), "no thinking: whole answer: %d", tokens_of(&c));
+    /* after rkllm_set_chat_template the flag has no effect: think_finish does not fire */
+    rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
+                            "<|im_end|>\n<|im_start|>assistant\n");
+    o.thinking = 1;
+    run_with(h, "Why?", &o, &c);
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "think_finish: no effect after a chat template");
+    rkllm_destroy(h);
+
+    init_handle(&h, model_file("think_finish_tpl", "time_scale: 0\nthinking: 1\nreply_tokens: 40\n"
+                                                   "fault: think_finish_even_with_template\n"), 4096, -1);
+    rkllm_set_chat_template(h, "<|im_start|>system\nBe brief.<|im_end|>\n", "<|im_start|>user\n",
+                            "<|im_end|>\n<|im_start|>assistant\n");
+    run_with(h, "Why?", &o, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(strncmp(c.text, "<think>\n", 8) == 0 && !contains(&c, "</think>"),
+          "1.3 think_finish_even_with_template: ends at </think> after a template");
+#else
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "1.2: whole answer");
+#endif
+    /* the flag off: no thinking mode in the runtime, the template's thinking comes through whole */
+    o.thinking = 0;
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    run_with(h, "Why?", &o, &c);
+    CHECK(contains(&c, "</think>") && c.text[c.len - 1] == '.', "enable_thinking=0: whole answer after a template");
+    /* [[say:]] text is what the model emits: its </think> ends the run too */
+    o.thinking = 1;
+    o.keep_history = 0;
+    run_with(h, "[[say:<think>a plan</think>The answer.]]", &o, &c);
+    c.text[c.len] = 0;
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(strcmp(c.text, "<think>a plan") == 0, "1.3: say output cut at </think>: '%s'", c.text);
+#else
+    CHECK(strcmp(c.text, "<think>a plan</think>The answer.") == 0, "1.2: say output whole: '%s'", c.text);
+#endif
+    rkllm_destroy(h);
+}
+
+static void test_no_eos(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("no_eos", "time_scale: 0\nreply_tokens: 10\nfault: no_eos\n"), 4096, 40);
+    Collector c;
+    run_simple(h, "Hello", 0, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.n_finish == 1 && c.perf.generate_tokens == 40 && tokens_of(&c) == 40,
+          "1.3: no EOS: runs to max_new_tokens: %d", c.perf.generate_tokens);
+    CHECK(!contains(&c, "<|im_end|>") && c.bad_state == 0, "skip_special_token: the EOS marker is not in the text");
+#else
+    CHECK(c.perf.generate_tokens == 10, "1.2: the answer ends: %d", c.perf.generate_tokens);
+#endif
+    run_simple(h, "[[say:Hi there.]]", 0, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(c.perf.generate_tokens == 40 && strncmp(c.text, "Hi there.", 9) == 0 && c.len > 9, "1.3: say runs on too");
+    RunOpts o;
+    memset(&o, 0, sizeof o);
+    o.max_new_tokens = 25;
+    run_with(h, "Hello", &o, &c);
+    CHECK(c.perf.generate_tokens == 25, "1.3: per-run max_new_tokens ends it: %d", c.perf.generate_tokens);
+#else
+    CHECK(c.perf.generate_tokens == 3 && c.len == 9, "1.2: say is exact");
+#endif
+    rkllm_destroy(h);
+
+    /* no limit at all: up to the end of the context; skip_special_token=0 shows the markers */
+    init_with(&h, model_file("no_eos_ctx", "time_scale: 0\nreply_tokens: 10\nfault: no_eos\n"), 200, -1, 0);
+    run_simple(h, "Hello", 1, &c);
+#if RKLLM_ABI_MINOR >= 3
+    CHECK(cache_size(h) == 200 && c.n_finish == 1, "1.3: no EOS and no limit: the context fills: %d", cache_size(h));
+    CHECK(contains(&c, "<|im_end|>\n"), "skip_special_token=0: the EOS marker shows");
+#else
+    CHECK(c.perf.generate_tokens == 10, "1.2: the answer ends");
+#endif
+    rkllm_destroy(h);
+}
+
+/* A second model that does not fit the NPU memory budget: -1 on 1.2, a SIGSEGV inside rkllm_init on 1.3. */
+static void test_npu_budget(void) {
+    const char* big = model_file("budget", "time_scale: 0\nmemory_mb: 2000\nnpu_budget_mb: 3000\n");
+#if RKLLM_ABI_MINOR >= 3
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        LLMHandle a = NULL, b = NULL;
+        if (init_handle(&a, big, 512, -1) != 0 || !a) _exit(3);
+        init_handle(&b, big, 512, -1);
+        _exit(4); /* not reached on 1.3 */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "1.3: init beyond the budget dies of SIGSEGV (status %#x)",
+          status);
+    CHECK(trace_lines_with("\"result\":\"crash\"") == 1, "the crash is traced before it happens");
+    /* the budget is per process: this one still loads a model */
+    LLMHandle h = NULL;
+    CHECK(init_handle(&h, big, 512, -1) == 0 && h, "the parent still loads");
+    rkllm_destroy(h);
+#else
+    LLMHandle a = NULL, b = (LLMHandle)0x1;
+    CHECK(init_handle(&a, big, 512, -1) == 0 && a, "first model fits");
+    CHECK(init_handle(&b, big, 512, -1) == -1 && b == NULL, "1.2: a second one beyond the budget returns -1");
+    rkllm_destroy(a);
+    CHECK(init_handle(&b, big, 512, -1) == 0 && b, "fits once the first is destroyed");
+    rkllm_destroy(b);
+    /* the environment sets a budget for every model of the process */
+    setenv("RKLLM_SIM_NPU_BUDGET_MB", "4000", 1);
+    const char* plain = model_file("budget_env", "time_scale: 0\n");
+    a = NULL;
+    b = (LLMHandle)0x1;
+    CHECK(init_handle(&a, plain, 512, -1) == 0 && a, "2300 MB of 4000");
+    CHECK(init_handle(&b, plain, 512, -1) == -1 && b == NULL, "4600 MB of 4000: refused");
+    rkllm_destroy(a);
+    unsetenv("RKLLM_SIM_NPU_BUDGET_MB");
+    CHECK(trace_lines_with("not enough NPU memory") == 2, "both refusals traced");
+#endif
+}
+
 static void test_trace(void) {
     char path[600];
     snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
@@ -814,6 +1225,11 @@ int main(int argc, char** argv) {
     test_prompt_cache_and_lora();
     test_two_handles();
     test_async();
+    test_hidden_layer();
+    test_json();
+    test_think_finish();
+    test_no_eos();
+    test_npu_budget();
     test_trace();
 
     printf("sim_smoke [%s]: %d checks, %d failures\n", ABI, checks, failures);

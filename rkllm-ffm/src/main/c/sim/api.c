@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -12,6 +14,7 @@
 #include "handle.h"
 #include "json.h"
 #include "model_file.h"
+#include "npu_memory.h"
 #include "prompt_cache.h"
 #include "run.h"
 #include "strbuf.h"
@@ -50,6 +53,7 @@ static void trace_init(const SimTrace* t, const RKLLMParam* p, const SimConfig* 
     jw_str(w, "runtime_version", sim_runtime_version());
     jw_str(w, "model_path", p->model_path);
     jw_str(w, "model", cfg ? cfg->name : NULL);
+    if (cfg) jw_str(w, "kind", cfg->kind == SIM_KIND_EMBEDDING ? "embedding" : "chat");
     jw_int(w, "max_context_len", p->max_context_len);
     jw_int(w, "max_new_tokens", p->max_new_tokens);
     jw_int(w, "top_k", p->top_k);
@@ -76,6 +80,8 @@ static void trace_init(const SimTrace* t, const RKLLMParam* p, const SimConfig* 
     if (cfg) {
         jw_num(w, "time_scale", cfg->time_scale);
         jw_str(w, "fault", cfg->fault_spec);
+        jw_num(w, "memory_mb", cfg->memory_mb);
+        jw_num(w, "npu_budget_mb", cfg->npu_budget_mb);
     }
     jw_str(w, "result", result);
     if (error) jw_str(w, "error", error);
@@ -91,6 +97,27 @@ static void trace_simple(SimHandle* h, const char* call, const char* k1, long lo
     if (k2) jw_int(w, k2, v2);
     sim_trace_line_end(&line);
 }
+
+/* The RKNN driver layer's allocation failure line, as real runtimes print it: "E RKNN: [hh:mm:ss.mmm] ...". */
+static void print_rknn_malloc_failure(double mb) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    fprintf(stderr, "E RKNN: [%02d:%02d:%02d.%03ld] failed to malloc npu memory, size: %lld, flags: 0x2\n", tm.tm_hour,
+            tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000), (long long)(mb * 1024 * 1024));
+}
+
+#if RKLLM_ABI_MINOR >= 3
+/* Runtime 1.3.0 dies inside rkllm_init when the NPU memory runs out, where 1.2.3 returned -1
+ * (rknn-llm#522): an invalid write through a pointer the compiler cannot see is NULL, so the
+ * process gets a real SIGSEGV (with the runtime's frame on top), not a trap or an abort. */
+__attribute__((noinline)) static void crash_in_init(void) {
+    volatile int* volatile nowhere = NULL;
+    *nowhere = 0;
+    abort(); /* only if a signal handler returned */
+}
+#endif
 
 int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLM_INIT_CALLBACK_T callback) {
     if (handle) *handle = NULL;
@@ -135,6 +162,22 @@ int rkllm_init(LLMHandle* handle, RKLLMParam* param, RKLLM_INIT_CALLBACK_T callb
             sim_trace_close(&trace);
             sim_config_free(&cfg);
             return 0;
+        } else {
+            double in_use;
+            int live;
+            if (sim_npu_memory_reserve(cfg.memory_mb, cfg.npu_budget_mb, &in_use, &live) != 0) {
+                print_rknn_malloc_failure(cfg.memory_mb);
+                snprintf(err, sizeof err, "rkllm_init failed: not enough NPU memory: the model needs %.0f MB, %d "
+                         "model(s) hold %.0f of %.0f MB (simulated budget)", cfg.memory_mb, live, in_use,
+                         cfg.npu_budget_mb);
+#if RKLLM_ABI_MINOR >= 3
+                fprintf(stderr, "E rkllm: rkllm_init failed\n");
+                fflush(stderr);
+                trace_init(&trace, param, &cfg, "crash", err);
+                crash_in_init();
+#endif
+                rc = -1;
+            }
         }
     }
     if (rc != 0) {
@@ -195,6 +238,7 @@ int rkllm_destroy(LLMHandle handle) {
     pthread_mutex_lock(&h->run_lock); /* a run still inside its epilogue */
     pthread_mutex_unlock(&h->run_lock);
     trace_simple(h, "destroy", NULL, 0, NULL, 0);
+    sim_npu_memory_release(h->cfg.memory_mb);
     sim_handle_free(h);
     sim_live_handles_add(-1);
     return 0;

@@ -24,6 +24,8 @@ SimHandle* sim_handle_new(SimConfig* cfg, const RKLLMParam* param, const SimTrac
     pthread_cond_init(&h->cond, &ca);
     pthread_condattr_destroy(&ca);
     h->system_tokens = -1;
+    h->think_end_cache = -1;
+    h->json_end_cache = -1;
     h->system_text = sim_strdup(h->cfg.template_system);
     h->prefix_text = sim_strdup(h->cfg.template_prefix);
     h->postfix_text = sim_strdup(h->cfg.template_postfix);
@@ -46,6 +48,8 @@ void sim_handle_free(SimHandle* h) {
     free(h->postfix_text);
     free(h->tools_json);
     free(h->tool_response_tag);
+    free(h->json_outcomes);
+    free(h->json_prompt);
     sim_tools_free(&h->tools);
     for (int i = 0; i < h->n_loras; i++) free(h->lora_names[i]);
     free(h->lora_names);

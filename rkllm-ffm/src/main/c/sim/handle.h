@@ -51,6 +51,17 @@ typedef struct SimHandle {
     int system_tokens; /* tokens of the cached system part; -1 = system part not cached */
     unsigned cache_epoch; /* bumped by every explicit cache change (clear, template, load...) */
     bool prompt_cache_loaded;
+    /* fault think_finish: the cache size right after a run that ended at </think> with keep_history=1
+     * (-1 none), and the cache_epoch then; the next run continuing from exactly that cache stops early */
+    int think_end_cache;
+    unsigned think_end_epoch;
+    /* [[json]]: the outcome list of the last directive seen, how many of its outcomes were used, and the
+     * cache size after a [[json]] run that kept its history (-1 none) with the cache_epoch then */
+    char* json_outcomes;
+    char* json_prompt; /* the prompt that carried it (its schema serves the retries) */
+    int json_used;
+    int json_end_cache;
+    unsigned json_end_epoch;
 
     /* (L) templates and tools */
     char* system_text;

@@ -257,6 +257,36 @@ JsonValue* json_parse(const char* text, char* err, size_t errlen) {
     return v;
 }
 
+JsonValue* json_parse_prefix(const char* text, const char** end) {
+    Parser ps = {text, text, NULL, 0, 0};
+    if (!text) return NULL;
+    JsonValue* v = parse_value(&ps, 0);
+    if (v && end) *end = ps.p;
+    return v;
+}
+
+void json_append_value(StrBuf* sb, const JsonValue* v) {
+    switch (v->type) {
+        case JV_NULL: sb_append(sb, "null"); break;
+        case JV_BOOL: sb_append(sb, v->boolean ? "true" : "false"); break;
+        case JV_NUMBER: sb_append(sb, v->str); break;
+        case JV_STRING: json_append_string(sb, v->str, strlen(v->str)); break;
+        case JV_ARRAY:
+        case JV_OBJECT:
+            sb_append_char(sb, v->type == JV_OBJECT ? '{' : '[');
+            for (size_t i = 0; i < v->n; i++) {
+                if (i) sb_append(sb, ", ");
+                if (v->type == JV_OBJECT) {
+                    json_append_string(sb, v->keys[i], strlen(v->keys[i]));
+                    sb_append(sb, ": ");
+                }
+                json_append_value(sb, v->items[i]);
+            }
+            sb_append_char(sb, v->type == JV_OBJECT ? '}' : ']');
+            break;
+    }
+}
+
 void json_free(JsonValue* v) {
     if (!v) return;
     for (size_t i = 0; i < v->n; i++) {

@@ -2,6 +2,7 @@
 #include "model_file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,12 @@ static void faults_none(SimFaults* f) {
 void sim_config_defaults(SimConfig* cfg) {
     memset(cfg, 0, sizeof(*cfg));
     cfg->max_context_limit = 4096;
-    cfg->prefill_tps = 250;
+    cfg->prefill_tps = -1;
     cfg->decode_tps = 13;
-    cfg->init_ms = 3000;
-    cfg->memory_mb = 2300;
+    cfg->init_ms = -1;
+    cfg->memory_mb = -1;
+    cfg->run_overhead_ms = -1;
+    cfg->embd_size = -1;
     cfg->time_scale = 1.0;
     cfg->thinking = 0;
     cfg->reply_tokens = 48;
@@ -34,6 +37,17 @@ void sim_config_defaults(SimConfig* cfg) {
     cfg->template_postfix = sim_strdup(DEFAULT_POSTFIX);
     faults_none(&cfg->fault);
     cfg->fault_spec = sim_strdup("none");
+}
+
+/* Defaults by kind for what the model file did not set: a Qwen3-1.7B chat model, or a Qwen3-Embedding-0.6B
+ * (~640 tokens/s prefill, ~45 ms for a short text, ~500 MB, 1024 wide; see docs). */
+static void resolve_kind_defaults(SimConfig* cfg) {
+    bool embedding = cfg->kind == SIM_KIND_EMBEDDING;
+    if (cfg->prefill_tps < 0) cfg->prefill_tps = embedding ? 640 : 250;
+    if (cfg->init_ms < 0) cfg->init_ms = embedding ? 1000 : 3000;
+    if (cfg->memory_mb < 0) cfg->memory_mb = embedding ? 500 : 2300;
+    if (cfg->run_overhead_ms < 0) cfg->run_overhead_ms = embedding ? 15 : 0;
+    if (cfg->embd_size < 0) cfg->embd_size = 1024;
 }
 
 void sim_config_free(SimConfig* cfg) {
@@ -82,6 +96,14 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
             f.hang = 1;
         } else if (strcmp(item, "abort_ignores_prefill") == 0) {
             f.abort_ignores_prefill = 1;
+        } else if (strcmp(item, "think_finish") == 0) {
+            f.think_finish = f.think_finish > 1 ? f.think_finish : 1;
+        } else if (strcmp(item, "think_finish_even_with_template") == 0) {
+            f.think_finish = 2;
+        } else if (strcmp(item, "no_eos") == 0) {
+            f.no_eos = 1;
+        } else if (strcmp(item, "hidden_then_generate") == 0) {
+            f.hidden_then_generate = 1;
         } else if (strncmp(item, "error_after=", 12) == 0) {
             if (parse_int(item + 12, &f.error_after) || f.error_after < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (error_after=N, N >= 0)", item);
@@ -103,7 +125,8 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
         } else {
             snprintf(err, errlen,
                      "unknown fault '%s' (none, init_fail, init_null, error_after=N, hang, slow_prefill=F, "
-                     "abort_ignores_prefill, max_handles=N)",
+                     "abort_ignores_prefill, max_handles=N, think_finish, think_finish_even_with_template, no_eos, "
+                     "hidden_then_generate)",
                      item);
             rc = -1;
             break;
@@ -167,6 +190,15 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
             set_str(&cfg->fault_spec, value);
             return 0;
         }
+    } else if (strcmp(key, "kind") == 0) {
+        if (strcmp(value, "chat") == 0) cfg->kind = SIM_KIND_CHAT;
+        else if (strcmp(value, "embedding") == 0) cfg->kind = SIM_KIND_EMBEDDING;
+        else rc = -1;
+    } else if (strcmp(key, "embd_size") == 0) {
+        rc = parse_int(value, &cfg->embd_size) || cfg->embd_size <= 0 || cfg->embd_size > 65536 ? -1 : 0;
+    } else if (strcmp(key, "run_overhead_ms") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->run_overhead_ms = rc ? cfg->run_overhead_ms : d;
     } else if (strcmp(key, "max_context_limit") == 0) {
         rc = parse_int(value, &cfg->max_context_limit) || cfg->max_context_limit <= 0 ? -1 : 0;
     } else if (strcmp(key, "reply_tokens") == 0) {
@@ -188,6 +220,9 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
     } else if (strcmp(key, "time_scale") == 0) {
         rc = parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->time_scale = rc ? cfg->time_scale : d;
+    } else if (strcmp(key, "npu_budget_mb") == 0) {
+        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        cfg->npu_budget_mb = rc ? cfg->npu_budget_mb : d;
     } else {
         fprintf(stderr, "W rkllm-sim: ignoring unknown model key '%s'\n", key);
     }
@@ -269,6 +304,7 @@ int sim_config_load(SimConfig* cfg, const char* path, char* err, size_t errlen) 
     }
     sb_free(&text);
     if (rc == 0 && !cfg->name) cfg->name = default_name(path);
+    if (rc == 0) resolve_kind_defaults(cfg);
     return rc;
 }
 
@@ -286,6 +322,15 @@ int sim_config_apply_env(SimConfig* cfg, char* err, size_t errlen) {
     if (fault && *fault) {
         if (sim_faults_parse(fault, &cfg->fault, err, errlen)) return -1;
         set_str(&cfg->fault_spec, sim_strdup(fault));
+    }
+    const char* budget = getenv("RKLLM_SIM_NPU_BUDGET_MB");
+    if (budget && *budget) {
+        double d;
+        if (parse_double(budget, &d) || d < 0) {
+            snprintf(err, errlen, "bad RKLLM_SIM_NPU_BUDGET_MB '%s'", budget);
+            return -1;
+        }
+        cfg->npu_budget_mb = d;
     }
     const char* trace = sim_env_trace_path();
     if (trace) set_str(&cfg->trace_path, sim_strdup(trace));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "hidden.h"
 #include "json.h"
 #include "prompt_cache.h"
 #include "strbuf.h"
@@ -13,7 +14,6 @@
 #include "tokenizer.h"
 #include "trace.h"
 
-#define HIDDEN_EMBD 64
 #define LOGITS_VOCAB 256
 
 SimRunRequest* sim_run_request_new(const RKLLMInput* input, const RKLLMInferParam* ip, void* userdata) {
@@ -109,7 +109,17 @@ typedef struct {
     RunEnd end;
     const char* finish_reason;
     char error[512];
+    int json;             /* the [[json]] outcome produced (SimJsonOutcome), -1 none */
+    int vector_rows;      /* GET_LAST_HIDDEN_LAYER / GET_LOGITS: rows delivered */
+    bool output_released; /* 1.3: the callback returned 2 for them */
 } RunCtx;
+
+/* How the 1.3.0 faults shape one generation (all off in the 1.2 build). */
+typedef struct {
+    bool stop_at_think_end; /* think_finish: FINISH at </think>, the tag itself not delivered */
+    int early_eos_after;    /* think_finish, the run after such a FINISH: FINISH after this many tokens; -1 off */
+    bool skip_special;      /* no_eos: the run-on's EOS markers are delivered as empty text (skip_special_token) */
+} GenFaults;
 
 static void update_perf(RunCtx* c) {
     double now = sim_now_ms();
@@ -164,37 +174,57 @@ static int effective_max_new_tokens(const SimHandle* h, const SimRunRequest* req
     return h->param.max_new_tokens > 0 ? h->param.max_new_tokens : 0;
 }
 
-/* The "hidden layer" / "logits" modes: one NORMAL callback with deterministic floats, no text. */
-static void run_vector_mode(RunCtx* c, uint64_t seed) {
-    int n = c->req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER ? HIDDEN_EMBD : LOGITS_VOCAB;
-    float* v = sim_xcalloc((size_t)n, sizeof(float));
-    for (int i = 0; i < n; i++) v[i] = (float)((double)((seed >> (i % 48)) & 0xFFFF) / 65535.0 - 0.5);
+/* The "hidden layer" / "logits" modes: one NORMAL callback with the floats and empty text. The hidden layer has
+ * a row per prefilled token (hidden.c); logits one row. Returns true when the run goes on (normally to FINISH
+ * with generate_tokens 0), false when it ended (hang then abort, error, pause). */
+static bool run_vector_mode(RunCtx* c, const SimHiddenStates* hidden, uint64_t seed) {
+    const SimFaults* f = &c->h->cfg.fault;
+    if (f->hang) {
+        sim_handle_wait(c->h, -1, 1);
+        run_finish(c, END_ABORT, "abort");
+        return false;
+    }
+    if (f->error_after == 0) {
+        snprintf(c->error, sizeof c->error, "simulated run error after 0 generated tokens (fault error_after)");
+        char line[600];
+        snprintf(line, sizeof line, "E rkllm: %s", c->error);
+        run_error(c, line);
+        return false;
+    }
+    float* logits = NULL;
     char empty[1] = "";
     c->result.text = empty;
     c->result.token_id = -1;
     if (c->req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
-        c->result.last_hidden_layer.hidden_states = v;
-        c->result.last_hidden_layer.embd_size = n;
-        c->result.last_hidden_layer.num_tokens = 1;
+        c->result.last_hidden_layer.hidden_states = hidden->rows;
+        c->result.last_hidden_layer.embd_size = hidden->embd_size;
+        c->result.last_hidden_layer.num_tokens = hidden->num_tokens;
+        c->vector_rows = hidden->num_tokens;
     } else {
-        c->result.logits.logits = v;
-        c->result.logits.vocab_size = n;
+        logits = sim_xcalloc(LOGITS_VOCAB, sizeof(float));
+        for (int i = 0; i < LOGITS_VOCAB; i++) logits[i] = (float)((double)((seed >> (i % 48)) & 0xFFFF) / 65535.0 - 0.5);
+        c->result.logits.logits = logits;
+        c->result.logits.vocab_size = LOGITS_VOCAB;
         c->result.logits.num_tokens = 1;
+        c->vector_rows = 1;
     }
     int r = call_back(c, RKLLM_RUN_NORMAL);
     memset(&c->result.last_hidden_layer, 0, sizeof c->result.last_hidden_layer);
     memset(&c->result.logits, 0, sizeof c->result.logits);
-    free(v);
+    free(logits);
+#if RKLLM_ABI_MINOR >= 3
+    c->output_released = r == 2; /* "release the current output buffer": it is gone either way here */
+#endif
     if (r == 1) {
         c->end = END_PAUSE;
         c->finish_reason = "pause";
-    } else {
-        run_finish(c, END_FINISH, "eos");
+        return false;
     }
+    return true;
 }
 
 /* Token generation after the prefill. */
-static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
+static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf, int cache_before) {
     SimHandle* h = c->h;
     const SimFaults* f = &h->cfg.fault;
     if (f->hang) {
@@ -211,12 +241,28 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
     }
     char* buf = sim_xmalloc(max_chunk + 1);
     const char* text = sb_cstr(&out.text);
+    /* where the runtime ends the answer by itself, and why (the trace's finish_reason) */
+    size_t deliver_end = out.text.len;
+    const char* natural_end = "eos";
+    const char* think_end = gf->stop_at_think_end ? strstr(text, "</think>") : NULL;
+    if (think_end) {
+        deliver_end = (size_t)(think_end - text);
+        natural_end = "think_end";
+    }
     int limit = effective_max_new_tokens(h, c->req);
     int max_ctx = h->param.max_context_len;
     double decode_ms = sim_scaled_ms(h, 1000.0 / h->cfg.decode_tps);
-    const char* reason = "eos";
+    const char* reason = natural_end;
     RunEnd end = END_FINISH;
     for (int i = 0; i < out.n_chunks; i++) {
+        size_t s = out.bounds[i], e = out.bounds[i + 1];
+        if (s >= deliver_end) {
+            break;
+        }
+        if (gf->early_eos_after >= 0 && c->generated >= gf->early_eos_after) {
+            reason = "early_eos";
+            break;
+        }
         if (sim_handle_abort_requested(h)) {
             end = END_ABORT;
             reason = "abort";
@@ -239,10 +285,13 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
             reason = "abort";
             break;
         }
-        size_t s = out.bounds[i], e = out.bounds[i + 1];
-        memcpy(buf, text + s, e - s);
-        buf[e - s] = '\0';
-        sb_append_n(&c->output, text + s, e - s);
+        if (e > deliver_end) e = deliver_end;
+        bool skipped = gf->skip_special && s >= out.answer_len && e - s == strlen(SIM_EOS_MARKER) &&
+                       memcmp(text + s, SIM_EOS_MARKER, e - s) == 0;
+        size_t n = skipped ? 0 : e - s;
+        memcpy(buf, text + s, n);
+        buf[n] = '\0';
+        sb_append_n(&c->output, text + s, n);
         c->generated++;
         c->result.text = buf;
         c->result.token_id = sim_token_id(text + s, e - s);
@@ -267,6 +316,88 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, int cache_before) {
     }
     free(buf);
     sim_output_free(&out);
+}
+
+/* Which outcome of a [[json]] list this run produces (-1: no structured output); h->lock held. A directive
+ * takes the next outcome of its list when it is the list last seen and not used up, else the first. A run
+ * without a directive that continues the cache of a [[json]] run (the client's retry as a new turn) takes the
+ * next one while the list lasts. */
+static int json_outcome_for_run(SimHandle* h, const char* prompt, int cache_before, unsigned epoch,
+                                char** context) {
+    *context = NULL;
+    char* outcomes = sim_directive_json(prompt);
+    bool continues = h->json_end_cache >= 0 && h->json_end_cache == cache_before && h->json_end_epoch == epoch;
+    h->json_end_cache = -1;
+    int attempt;
+    if (outcomes) {
+        bool same = h->json_outcomes && strcmp(h->json_outcomes, outcomes) == 0;
+        attempt = same && h->json_used < sim_json_outcome_count(outcomes) ? h->json_used : 0;
+        free(h->json_outcomes);
+        h->json_outcomes = outcomes;
+        free(h->json_prompt);
+        h->json_prompt = sim_strdup(prompt);
+    } else if (continues && h->json_outcomes && h->json_used < sim_json_outcome_count(h->json_outcomes)) {
+        attempt = h->json_used;
+    } else {
+        return -1;
+    }
+    h->json_used = attempt + 1;
+    *context = sim_strdup(h->json_prompt);
+    return (int)sim_json_outcome(h->json_outcomes, attempt);
+}
+
+/* What run_answer needs of the run's snapshot. */
+typedef struct {
+    const SimToolList* tools;
+    const char* system;
+    int json;
+    const char* json_context;
+    const char* postfix;
+    bool custom_template;
+    bool after_think_end; /* fault think_finish: the run right after one that ended at </think> */
+    uint64_t seed;
+    int cache_before;
+} AnswerSetup;
+
+/* Generation mode after the prefill: what the model answers (textgen.c), shaped by the 1.3.0 faults. */
+static void run_answer(RunCtx* c, const AnswerSetup* a) {
+    SimHandle* h = c->h;
+    const SimRunRequest* req = c->req;
+    SimGenRequest g;
+    memset(&g, 0, sizeof g);
+    g.prompt = req->prompt;
+    g.role_is_user = strcmp(req->role, "user") == 0;
+    g.role_is_tool = strcmp(req->role, "tool") == 0;
+    /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks unless the
+     * template itself closes an empty think block (as Qwen3's does for enable_thinking=false). */
+    g.think = h->cfg.thinking && (a->custom_template ? !closes_empty_think(a->postfix) : req->enable_thinking);
+    g.reply_tokens = h->cfg.reply_tokens;
+    g.seed = a->seed;
+    g.tools = a->tools;
+    g.json = a->json;
+    g.json_context = a->json_context;
+    c->json = a->json;
+    g.system = a->system;
+    GenFaults gf = {false, -1, false};
+#if RKLLM_ABI_MINOR >= 3
+    const SimFaults* f = &h->cfg.fault;
+    /* 1.3.0 acts on enable_thinking by ending the run at </think>; whether it still does after
+     * rkllm_set_chat_template is unknown, hence the two variants of the fault. */
+    gf.stop_at_think_end = f->think_finish && req->enable_thinking && (!a->custom_template || f->think_finish == 2);
+    if (f->think_finish && a->after_think_end) {
+        /* the follow-up run that should give the answer: no second thinking, and an EOS after 13-27
+         * tokens (13 when run as the assistant's own turn), as reported */
+        g.think = 0;
+        gf.early_eos_after = strcmp(req->role, "assistant") == 0 ? 13 : 13 + (int)(a->seed % 15);
+    }
+    if (f->no_eos) {
+        int room = h->param.max_context_len - a->cache_before - c->prefilled;
+        int limit = effective_max_new_tokens(h, req);
+        g.min_tokens = (limit > 0 && limit < room ? limit : room) + 1;
+        gf.skip_special = h->param.skip_special_token;
+    }
+#endif
+    run_generate(c, &g, &gf, a->cache_before);
 }
 
 static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens, int cache_before, int cache_after) {
@@ -321,6 +452,12 @@ static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens,
     jw_int(w, "prefill_tokens", prefill_tokens);
     jw_str(w, "prefilled_text", prefilled_text);
     jw_int(w, "generate_tokens", c->generated);
+    if (c->json >= 0) jw_str(w, "json", sim_json_outcome_name((SimJsonOutcome)c->json));
+    else jw_null(w, "json");
+    if (r->mode != RKLLM_INFER_GENERATE) {
+        jw_int(w, "vector_rows", c->vector_rows);
+        jw_bool(w, "output_released", c->output_released);
+    }
     jw_int(w, "cache_after", cache_after);
     jw_str(w, "result", END_NAMES[c->end]);
     jw_str(w, "finish_reason", c->finish_reason);
@@ -355,6 +492,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     c.t_prefill_end = -1;
     c.result.token_id = -1;
     c.end = END_FINISH;
+    c.json = -1;
     sb_init(&c.output);
 
     /* snapshot of the handle state */
@@ -370,6 +508,13 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     char* postfix = sim_strdup(h->postfix_text);
     char* tag = sim_strdup(h->tool_response_tag);
     bool custom_template = h->custom_template;
+    /* fault think_finish: this run continues right after a run that ended at </think> */
+    bool after_think_end = h->think_end_cache >= 0 && h->think_end_cache == cache_before && h->think_end_epoch == epoch;
+    h->think_end_cache = -1;
+    char* json_context = NULL;
+    int json = req->mode == RKLLM_INFER_GENERATE
+                   ? json_outcome_for_run(h, req->prompt, cache_before, epoch, &json_context)
+                   : -1;
     SimToolList tools;
     sim_tools_copy(&h->tools, &tools);
     bool lora_ok = !req->has_lora || !req->lora_name || lora_known(h, req->lora_name);
@@ -384,9 +529,10 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     sb_init(&pre);
     sb_append(&pre, "");
     long long prefill = 0;
+    StrBuf body;
+    sb_init(&body);
+    sb_append(&body, "");
     if (text_input) {
-        StrBuf body;
-        sb_init(&body);
         if (role_tool) {
             sb_printf(&body, "<%s>\n%s\n</%s>", tag, req->prompt ? req->prompt : "", tag);
         } else {
@@ -398,7 +544,6 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         sb_append(&pre, postfix);
         prefill = system_count + sim_count_tokens(prefix) + sim_count_tokens(sb_cstr(&body)) +
                   sim_count_tokens(postfix) + req->input_tokens;
-        sb_free(&body);
     } else {
         prefill = req->input_tokens;
     }
@@ -429,7 +574,8 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     } else {
         /* prefill */
         const SimFaults* f = &h->cfg.fault;
-        double prefill_ms = sim_scaled_ms(h, (double)prefill * 1000.0 / h->cfg.prefill_tps) * f->slow_prefill;
+        double prefill_ms =
+            sim_scaled_ms(h, h->cfg.run_overhead_ms + (double)prefill * 1000.0 / h->cfg.prefill_tps) * f->slow_prefill;
         int aborted = sim_handle_wait(h, prefill_ms, !f->abort_ignores_prefill);
         c.t_prefill_end = sim_now_ms();
         if (aborted) {
@@ -447,23 +593,31 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
             }
             uint64_t seed = sim_fnv1a(SIM_FNV_SEED, req->prompt ? req->prompt : "", req->prompt ? strlen(req->prompt) : 0);
             seed = sim_fnv1a(seed, &cache_before, sizeof cache_before);
-            if (req->mode != RKLLM_INFER_GENERATE) {
-                run_vector_mode(&c, seed);
+            if (sim_directive_error(req->prompt)) {
+                snprintf(c.error, sizeof c.error, "simulated run error (directive [[error]])");
+                snprintf(line, sizeof line, "E rkllm: %s", c.error);
+                run_error(&c, line);
+            } else if (req->mode != RKLLM_INFER_GENERATE) {
+                SimHiddenStates hidden = {NULL, 0, 0};
+                if (req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
+                    const char* texts[4] = {include_system ? system : NULL, prefix, sb_cstr(&body), postfix};
+                    sim_hidden_states(texts, text_input ? 4 : 0, req->input_tokens, (uint64_t)cache_before,
+                                      h->cfg.embd_size, &hidden);
+                }
+                bool delivered = run_vector_mode(&c, &hidden, seed);
+                sim_hidden_states_free(&hidden);
+                if (delivered && h->cfg.fault.hidden_then_generate && req->mode == RKLLM_INFER_GET_LAST_HIDDEN_LAYER) {
+                    AnswerSetup a = {&tools, system, -1, NULL, postfix, custom_template, false, seed, cache_before};
+                    run_answer(&c, &a);
+                } else if (delivered) {
+                    run_finish(&c, END_FINISH, "eos");
+                }
+            } else if (h->cfg.kind == SIM_KIND_EMBEDDING) {
+                /* an embedding model has no trained answer: it ends at once */
+                run_finish(&c, END_FINISH, "eos");
             } else {
-                SimGenRequest g;
-                memset(&g, 0, sizeof g);
-                g.prompt = req->prompt;
-                g.role_is_user = strcmp(req->role, "user") == 0;
-                g.role_is_tool = role_tool;
-                /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks
-                 * unless the template itself closes an empty think block (as Qwen3's does for
-                 * enable_thinking=false). */
-                g.think = h->cfg.thinking && (custom_template ? !closes_empty_think(postfix)
-                                                              : req->enable_thinking);
-                g.reply_tokens = h->cfg.reply_tokens;
-                g.seed = seed;
-                g.tools = &tools;
-                run_generate(&c, &g, cache_before);
+                AnswerSetup a = {&tools, system, json, json_context, postfix, custom_template, after_think_end, seed, cache_before};
+                run_answer(&c, &a);
             }
         }
     }
@@ -475,10 +629,19 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         cache_after = cache_before + c.prefilled + c.generated;
         if (include_system && prefill_done) system_after = system_count;
     }
+    bool ended_at_think = c.end == END_FINISH && c.finish_reason && strcmp(c.finish_reason, "think_end") == 0;
     pthread_mutex_lock(&h->lock);
     if (h->cache_epoch == epoch) {
         h->cache_tokens = cache_after;
         h->system_tokens = system_after;
+        if (ended_at_think && cache_after > cache_before) {
+            h->think_end_cache = cache_after;
+            h->think_end_epoch = epoch;
+        }
+        if (json >= 0 && c.end == END_FINISH && cache_after > cache_before) {
+            h->json_end_cache = cache_after;
+            h->json_end_epoch = epoch;
+        }
     } else {
         cache_after = h->cache_tokens; /* changed by another call during the run: leave it */
     }
@@ -487,7 +650,9 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     trace_run(&c, text_input ? (prefill_done ? sb_cstr(&pre) : "") : NULL, c.prefilled, cache_before, cache_after);
 
     sb_free(&pre);
+    sb_free(&body);
     sb_free(&c.output);
+    free(json_context);
     free(system);
     free(prefix);
     free(postfix);

@@ -1,10 +1,12 @@
 /* Deterministic answers of the simulated model, and their split into tokens/callbacks. */
 #include "textgen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "schema.h"
 #include "tokenizer.h"
 
 #define SAY_CHUNK_BYTES 3
@@ -143,6 +145,75 @@ static void tool_answer(const char* result, StrBuf* out) {
     sb_free(&q);
 }
 
+/* A trailing comma: before the closing brace or bracket of a non-empty container, else after the value. */
+static void add_trailing_comma(StrBuf* json) {
+    size_t n = json->len;
+    char last = n ? json->data[n - 1] : 0;
+    char before = n > 1 ? json->data[n - 2] : 0;
+    if ((last == '}' || last == ']') && before != '{' && before != '[') {
+        json->data[n - 1] = ',';
+        sb_append_char(json, last);
+    } else {
+        sb_append_char(json, ',');
+    }
+}
+
+/* Structured output ([[json]]): an instance of the schema the prompt carries (else the prompt of the directive
+ * this run continues, else the system part), or, with tools
+ * set, a call of the tool (the one the prompt names, else the first) whose arguments are an instance of its
+ * parameters; then shaped as the outcome says. */
+static void json_answer(const SimGenRequest* req, Rng* rng, StrBuf* out) {
+    SimJsonOutcome outcome = (SimJsonOutcome)req->json;
+    if (outcome == SIM_JSON_PROSE) {
+        pseudo_text(rng, req->reply_tokens > 0 ? req->reply_tokens : 24, out);
+        return;
+    }
+    const SimTool* tool = NULL;
+    if (req->tools && req->tools->n) {
+        tool = sim_tools_find_mentioned(req->tools, req->prompt);
+        if (!tool) tool = &req->tools->items[0];
+    }
+    JsonValue* root = NULL;
+    const JsonValue* schema = NULL;
+    if (tool) {
+        root = tool->parameters ? json_parse(tool->parameters, NULL, 0) : NULL;
+        schema = root;
+    } else {
+        schema = sim_schema_find(req->prompt, &root);
+        if (!schema) schema = sim_schema_find(req->json_context, &root);
+        if (!schema) schema = sim_schema_find(req->system, &root);
+    }
+    StrBuf json;
+    sb_init(&json);
+    if (tool && !schema) sb_append(&json, outcome == SIM_JSON_INVALID ? "[]" : "{}");
+    else sim_schema_instance(schema, outcome == SIM_JSON_INVALID, &json);
+    json_free(root);
+    if (outcome == SIM_JSON_TRAILING_COMMA) add_trailing_comma(&json);
+    StrBuf body;
+    sb_init(&body);
+    if (tool) {
+        sb_append(&body, "{\"name\": ");
+        json_append_string(&body, tool->name, strlen(tool->name));
+        sb_append(&body, ", \"arguments\": ");
+        sb_append_n(&body, json.data, json.len);
+        sb_append_char(&body, '}');
+    } else {
+        sb_append_n(&body, json.data, json.len);
+    }
+    if (outcome == SIM_JSON_UNCLOSED && body.len) body.len--, body.data[body.len] = '\0';
+    if (outcome == SIM_JSON_FENCED) {
+        sb_printf(out, "```json\n%s\n```", sb_cstr(&body));
+    } else {
+        if (outcome == SIM_JSON_WRAPPED) sb_append(out, "Sure, here it is:\n\n");
+        if (tool) sb_append(out, "<tool_call>\n");
+        sb_append_n(out, body.data, body.len);
+        if (tool) sb_append(out, "\n</tool_call>");
+        if (outcome == SIM_JSON_WRAPPED) sb_append(out, "\n\nI hope this helps.");
+    }
+    sb_free(&json);
+    sb_free(&body);
+}
+
 static const char* find_last(const char* hay, const char* needle) {
     const char* last = NULL;
     for (const char* p = hay ? strstr(hay, needle) : NULL; p; p = strstr(p + 1, needle)) last = p;
@@ -169,6 +240,55 @@ char* sim_directive_say(const char* prompt) {
     return sb_steal(&sb);
 }
 
+char* sim_directive_json(const char* prompt) {
+    char* found = NULL;
+    for (const char* p = prompt ? strstr(prompt, "[[json") : NULL; p; p = strstr(p + 1, "[[json")) {
+        const char* q = p + 6;
+        if (q[0] == ']' && q[1] == ']') {
+            free(found);
+            found = sim_strdup("");
+        } else if (q[0] == ':') {
+            const char* end = strstr(q, "]]");
+            if (!end) break;
+            free(found);
+            found = sim_strndup(q + 1, (size_t)(end - q - 1));
+        }
+    }
+    return found;
+}
+
+static const char* const JSON_OUTCOMES[] = {"valid", "invalid", "trailing_comma", "unclosed", "fenced", "wrapped",
+                                            "prose"};
+
+const char* sim_json_outcome_name(SimJsonOutcome outcome) {
+    return JSON_OUTCOMES[outcome];
+}
+
+int sim_json_outcome_count(const char* outcomes) {
+    int n = 1;
+    for (const char* p = outcomes; p && *p; p++) n += *p == ',';
+    return n;
+}
+
+SimJsonOutcome sim_json_outcome(const char* outcomes, int attempt) {
+    int index = attempt % sim_json_outcome_count(outcomes);
+    const char* p = outcomes ? outcomes : "";
+    for (int i = 0; i < index; i++) p = strchr(p, ',') + 1;
+    size_t len = strcspn(p, ",");
+    while (len && p[len - 1] == ' ') len--;
+    while (len && *p == ' ') p++, len--;
+    if (len == 0) return SIM_JSON_VALID;
+    for (size_t k = 0; k < sizeof JSON_OUTCOMES / sizeof JSON_OUTCOMES[0]; k++) {
+        if (strlen(JSON_OUTCOMES[k]) == len && strncmp(p, JSON_OUTCOMES[k], len) == 0) return (SimJsonOutcome)k;
+    }
+    fprintf(stderr, "W rkllm-sim: unknown [[json]] outcome '%.*s': answering prose\n", (int)len, p);
+    return SIM_JSON_PROSE;
+}
+
+int sim_directive_error(const char* prompt) {
+    return prompt && strstr(prompt, "[[error]]") != NULL;
+}
+
 int sim_directive_tokens(const char* prompt) {
     const char* p = find_last(prompt, "[[tokens:");
     while (p) {
@@ -185,27 +305,56 @@ int sim_directive_tokens(const char* prompt) {
     return -1;
 }
 
-/* Token boundaries, with some boundaries that fall right after a multi-byte character moved back
- * into it, so that the callback ends inside the character (RKLLM_RUN_WAITING). */
-static void token_chunks(SimOutput* out) {
+/* Appends the token boundaries of text[from..len) to the chunks, with some boundaries that fall right
+ * after a multi-byte character moved back into it, so that the callback ends inside the character
+ * (RKLLM_RUN_WAITING). */
+static void token_chunks(SimOutput* out, size_t from) {
     const char* s = sb_cstr(&out->text);
     size_t len = out->text.len;
-    out->n_chunks = sim_token_bounds(s, len, &out->bounds);
-    for (int i = 1; i < out->n_chunks; i++) {
+    size_t* local;
+    int n = sim_token_bounds(s + from, len - from, &local);
+    for (int i = 1; i < n; i++) {
         int tok = i - 1;
         if (tok % 2 != 0) continue;
-        size_t start = out->bounds[i - 1], end = out->bounds[i];
+        size_t start = local[i - 1], end = local[i];
         /* original start of this token is >= the (possibly shifted) previous boundary */
         size_t p = start, last = start;
         while (p < end) {
             last = p;
-            p += sim_utf8_seq_len(s, len, p);
+            p += sim_utf8_seq_len(s + from, len - from, p);
         }
         size_t cp_len = end - last;
         if (cp_len < 2 || last < start) continue;
         size_t k = 1 + (size_t)(tok / 2) % (cp_len - 1);
-        out->bounds[i] = end - k;
+        local[i] = end - k;
     }
+    if (!out->bounds) {
+        out->bounds = sim_xcalloc(1, sizeof(size_t));
+        out->bounds[0] = from;
+    }
+    out->bounds = sim_xrealloc(out->bounds, ((size_t)out->n_chunks + (size_t)n + 1) * sizeof(size_t));
+    for (int i = 1; i <= n; i++) out->bounds[out->n_chunks + i] = from + local[i];
+    out->n_chunks += n;
+    free(local);
+}
+
+/* Fault no_eos: the answer is followed by the end-of-turn marker the runtime does not stop at, then the model
+ * starts another answer, and so on (rknn-llm#534: the answer repeated with the EOS token between them). */
+static void run_on(Rng* rng, int reply_tokens, int min_tokens, SimOutput* out) {
+    int tokens = out->n_chunks;
+    int per_turn = reply_tokens > 0 ? reply_tokens : 8;
+    size_t from = out->text.len;
+    StrBuf turn;
+    sb_init(&turn);
+    while (tokens < min_tokens) {
+        sb_clear(&turn);
+        sb_append(&turn, SIM_EOS_MARKER "\n");
+        pseudo_text(rng, per_turn, &turn);
+        tokens += sim_count_tokens(sb_cstr(&turn));
+        sb_append_n(&out->text, turn.data, turn.len);
+    }
+    sb_free(&turn);
+    if (out->text.len > from) token_chunks(out, from);
 }
 
 static void say_chunks(SimOutput* out) {
@@ -228,13 +377,19 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         sb_append(&out->text, say);
         free(say);
         say_chunks(out);
+        out->answer_len = out->text.len;
+        Rng more = {req->seed};
+        run_on(&more, req->reply_tokens, req->min_tokens, out);
         return;
     }
     Rng rng = {req->seed};
     if (req->think) think_block(&rng, &out->text);
     int n = sim_directive_tokens(req->prompt);
     const SimTool* tool = NULL;
-    if (n >= 0) {
+    if (req->json >= 0) {
+        out->kind = SIM_OUT_JSON;
+        json_answer(req, &rng, &out->text);
+    } else if (n >= 0) {
         out->kind = SIM_OUT_TOKENS;
         pseudo_text(&rng, n, &out->text);
     } else if (req->role_is_user && req->tools && (tool = sim_tools_find_mentioned(req->tools, req->prompt))) {
@@ -247,7 +402,9 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         out->kind = SIM_OUT_REPLY;
         pseudo_text(&rng, req->reply_tokens, &out->text);
     }
-    token_chunks(out);
+    token_chunks(out, 0);
+    out->answer_len = out->text.len;
+    run_on(&rng, req->reply_tokens, req->min_tokens, out);
 }
 
 void sim_output_free(SimOutput* out) {

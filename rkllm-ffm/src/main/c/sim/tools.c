@@ -7,21 +7,23 @@
 #include "json.h"
 #include "strbuf.h"
 
-static void add_tool(SimToolList* list, const char* name, const char* prop) {
+static void add_tool(SimToolList* list, const char* name, const char* prop, const char* parameters) {
     list->items = sim_xrealloc(list->items, (list->n + 1) * sizeof(SimTool));
     list->items[list->n].name = sim_strdup(name);
     list->items[list->n].first_property = sim_strdup(prop);
+    list->items[list->n].parameters = sim_strdup(parameters);
     list->n++;
 }
 
-static const char* first_property(const JsonValue* tool) {
+/* The tool's parameters schema: "parameters" (OpenAI), "input_schema" (Anthropic), "inputSchema" (MCP), or
+ * "properties" directly in the tool. */
+static const JsonValue* parameters_of(const JsonValue* tool) {
     static const char* const schema_keys[] = {"parameters", "input_schema", "inputSchema"};
     for (size_t i = 0; i < sizeof schema_keys / sizeof schema_keys[0]; i++) {
-        const JsonValue* props = json_get(json_get(tool, schema_keys[i]), "properties");
-        if (props) return props->type == JV_OBJECT && props->n ? props->keys[0] : NULL;
+        const JsonValue* schema = json_get(tool, schema_keys[i]);
+        if (schema && schema->type == JV_OBJECT) return schema;
     }
-    const JsonValue* props = json_get(tool, "properties");
-    return props && props->type == JV_OBJECT && props->n ? props->keys[0] : NULL;
+    return json_get(tool, "properties") ? tool : NULL;
 }
 
 /* A tool is any object with a string "name"; its subtree (the schema) is not searched further. */
@@ -30,7 +32,20 @@ static void collect(const JsonValue* v, SimToolList* list) {
     if (v->type == JV_OBJECT) {
         const JsonValue* name = json_get(v, "name");
         if (name && name->type == JV_STRING && name->str[0]) {
-            add_tool(list, name->str, first_property(v));
+            const JsonValue* schema = parameters_of(v);
+            const JsonValue* props = json_get(schema, "properties");
+            const char* first = props && props->type == JV_OBJECT && props->n ? props->keys[0] : NULL;
+            StrBuf text;
+            sb_init(&text);
+            if (schema == v) {
+                sb_append(&text, "{\"type\": \"object\", \"properties\": ");
+                json_append_value(&text, props);
+                sb_append_char(&text, '}');
+            } else if (schema) {
+                json_append_value(&text, schema);
+            }
+            add_tool(list, name->str, first, schema ? sb_cstr(&text) : NULL);
+            sb_free(&text);
             return;
         }
     }
@@ -51,13 +66,16 @@ int sim_tools_parse(const char* tools_json, SimToolList* out, char* err, size_t 
 
 void sim_tools_copy(const SimToolList* src, SimToolList* dst) {
     memset(dst, 0, sizeof(*dst));
-    for (size_t i = 0; i < src->n; i++) add_tool(dst, src->items[i].name, src->items[i].first_property);
+    for (size_t i = 0; i < src->n; i++) {
+        add_tool(dst, src->items[i].name, src->items[i].first_property, src->items[i].parameters);
+    }
 }
 
 void sim_tools_free(SimToolList* list) {
     for (size_t i = 0; i < list->n; i++) {
         free(list->items[i].name);
         free(list->items[i].first_property);
+        free(list->items[i].parameters);
     }
     free(list->items);
     memset(list, 0, sizeof(*list));

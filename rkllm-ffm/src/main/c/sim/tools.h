@@ -1,6 +1,6 @@
 /*
- * Function tools given to rkllm_set_function_tools: the tool names found in the tools JSON (for the
- * simulated tool-call answer) and the system part that renders them.
+ * Function tools given to rkllm_set_function_tools: the tool names and parameter schemas found in the
+ * tools JSON (for the simulated tool-call answer) and the system part that renders them.
  */
 #ifndef RKLLM_SIM_TOOLS_H
 #define RKLLM_SIM_TOOLS_H
@@ -11,6 +11,7 @@
 typedef struct {
     char* name;
     char* first_property; /* first key of the tool's parameters' "properties", or NULL */
+    char* parameters;     /* the tool's parameters schema as JSON text, or NULL */
 } SimTool;
 
 typedef struct {

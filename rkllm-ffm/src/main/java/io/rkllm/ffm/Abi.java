@@ -28,6 +28,14 @@ public enum Abi {
         return this == V1_3;
     }
 
+    /**
+     * Whether a result callback may return 2 to let the runtime release its output buffer at once
+     * (documented from 1.3.0 for the hidden-layer and logits modes; 1.2 documents only 0 and 1).
+     */
+    public boolean releasesOutputBuffer() {
+        return this == V1_3;
+    }
+
     /** Parses "1.2" or "1.3"; "auto" or blank gives empty (identify from the library). */
     public static Optional<Abi> parseChoice(String text) {
         String value = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);

@@ -54,7 +54,7 @@ public final class Model implements AutoCloseable {
                 if (model != null) {
                     model.abortIfActive(control);
                 }
-            });
+            }, layouts.abi().releasesOutputBuffer());
             MemorySegment stub = callback.stub(arena);
             MemorySegment callbackArg = stub;
             if (layouts.callback().isPresent()) {
@@ -72,7 +72,9 @@ public final class Model implements AutoCloseable {
             MemorySegment handle = out.get(ADDRESS, 0);
             int rc = result.value();
             if (rc != 0 || handle.equals(MemorySegment.NULL)) {
-                String reason = output.lines().filter(l -> l.contains("E rkllm") || l.toLowerCase().contains("error"))
+                // "E rkllm:" is the runtime's own reason; "E RKNN:" the NPU layer's under it (out of memory)
+                String reason = output.lines().filter(l -> l.contains("E rkllm") || l.contains("E RKNN")
+                                || l.toLowerCase().contains("error"))
                         .map(String::strip).reduce((a, b) -> a + "; " + b).orElse("");
                 throw new RkllmException("rkllm_init failed for " + params.modelPath() + " ("
                         + (rc != 0 ? "code " + rc : "returned success but no handle")
@@ -110,10 +112,32 @@ public final class Model implements AutoCloseable {
      * before it started returns at once without calling the runtime.
      */
     public TokenEvent run(RunInput input, Consumer<TokenEvent> sink, RunControl control) {
-        RunSession session = new RunSession(sink, control);
+        return execute(input, new RunSession(sink, control), RunInputCodec.MODE_GENERATE);
+    }
+
+    /**
+     * Runs one prompt in {@code RKLLM_INFER_GET_LAST_HIDDEN_LAYER} mode and returns its hidden states,
+     * copied while the runtime's buffer was valid (on ABI 1.3 the buffer is then released at once).
+     * Nothing is generated; a runtime that goes on generating after the states is stopped. The input's
+     * {@code keepHistory} applies as for text (false for independent embeddings; note that the runtime
+     * still sees what earlier keep_history runs left in the KV cache).
+     */
+    public HiddenLayer lastHiddenLayer(RunInput input, RunControl control) {
+        RunSession session = RunSession.forHiddenLayer(control);
+        TokenEvent end = execute(input, session, RunInputCodec.MODE_LAST_HIDDEN_LAYER);
+        return switch (end) {
+            case TokenEvent.Failed failed -> new HiddenLayer.Failed(failed.message());
+            case TokenEvent.Finished finished when finished.aborted() -> new HiddenLayer.Aborted(finished.perf());
+            case TokenEvent.Finished finished -> session.hiddenLayer(finished.perf());
+            case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
+        };
+    }
+
+    private TokenEvent execute(RunInput input, RunSession session, int mode) {
+        RunControl control = session.control();
         try (Arena runArena = Arena.ofConfined()) {
             MemorySegment in = codec.input(runArena, input);
-            MemorySegment infer = codec.inferParam(runArena, input);
+            MemorySegment infer = codec.inferParam(runArena, input, mode);
             synchronized (lifecycle) {
                 ensureAlive();
                 if (active != null) {

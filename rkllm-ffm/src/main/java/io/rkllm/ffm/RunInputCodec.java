@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 final class RunInputCodec {
     static final int INPUT_PROMPT = 0;
     static final int MODE_GENERATE = 0;
+    static final int MODE_LAST_HIDDEN_LAYER = 1;
 
     private final AbiLayouts layouts;
     private final ParamCodec params;
@@ -31,10 +32,10 @@ final class RunInputCodec {
         return input;
     }
 
-    MemorySegment inferParam(Arena arena, RunInput run) {
+    MemorySegment inferParam(Arena arena, RunInput run, int mode) {
         GroupLayout l = layouts.inferParam();
         MemorySegment infer = arena.allocate(l);
-        infer.set(JAVA_INT, Structs.offset(l, "mode"), MODE_GENERATE);
+        infer.set(JAVA_INT, Structs.offset(l, "mode"), mode);
         infer.set(JAVA_INT, Structs.offset(l, "keep_history"), run.keepHistory() ? 1 : 0);
         if (run.loraName().isPresent()) {
             MemorySegment lora = arena.allocate(AbiLayouts.LORA_PARAM);

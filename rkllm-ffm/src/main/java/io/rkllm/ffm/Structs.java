@@ -3,9 +3,13 @@ package io.rkllm.ffm;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.UnionLayout;
+import java.util.Optional;
 import java.util.OptionalLong;
 
-/** Field offsets by C name, looking through unnamed unions the way C's offsetof does. */
+/**
+ * Field offsets by C name, looking through unnamed unions the way C's offsetof does; a dotted name
+ * ({@code last_hidden_layer.hidden_states}) reaches into a nested struct, also as offsetof does.
+ */
 final class Structs {
     private Structs() {
     }
@@ -16,20 +20,38 @@ final class Structs {
     }
 
     static OptionalLong find(GroupLayout layout, String field) {
+        return member(layout, field).map(m -> OptionalLong.of(m.offset())).orElse(OptionalLong.empty());
+    }
+
+    private record Member(long offset, MemoryLayout layout) {
+    }
+
+    private static Optional<Member> member(GroupLayout layout, String path) {
+        int dot = path.indexOf('.');
+        if (dot < 0) {
+            return direct(layout, path);
+        }
+        return direct(layout, path.substring(0, dot)).flatMap(outer -> outer.layout() instanceof GroupLayout group
+                ? member(group, path.substring(dot + 1)).map(inner -> new Member(outer.offset() + inner.offset(),
+                        inner.layout()))
+                : Optional.empty());
+    }
+
+    private static Optional<Member> direct(GroupLayout layout, String field) {
         long base = 0;
         for (MemoryLayout member : layout.memberLayouts()) {
             long memberOffset = layout instanceof UnionLayout ? 0 : base;
             if (member.name().filter(field::equals).isPresent()) {
-                return OptionalLong.of(memberOffset);
+                return Optional.of(new Member(memberOffset, member));
             }
             if (member instanceof UnionLayout union && union.name().isEmpty()) {
-                OptionalLong inner = find(union, field);
+                Optional<Member> inner = direct(union, field);
                 if (inner.isPresent()) {
-                    return OptionalLong.of(memberOffset + inner.getAsLong());
+                    return Optional.of(new Member(memberOffset + inner.get().offset(), inner.get().layout()));
                 }
             }
             base += member.byteSize();
         }
-        return OptionalLong.empty();
+        return Optional.empty();
     }
 }

@@ -72,6 +72,9 @@ class LayoutTableTest {
         assertThat(Structs.offset(l.inferParam(), "keep_history")).isEqualTo(v12 ? 24 : 32);
         assertThat(AbiLayouts.RESULT.byteSize()).isEqualTo(72);
         assertThat(Structs.offset(AbiLayouts.RESULT, "perf")).isEqualTo(48);
+        assertThat(Structs.offset(AbiLayouts.RESULT, "last_hidden_layer.hidden_states")).isEqualTo(16);
+        assertThat(Structs.offset(AbiLayouts.RESULT, "last_hidden_layer.embd_size")).isEqualTo(24);
+        assertThat(Structs.offset(AbiLayouts.RESULT, "last_hidden_layer.num_tokens")).isEqualTo(28);
         assertThat(AbiLayouts.EXTEND_PARAM.byteSize()).isEqualTo(120);
         assertThat(l.callback().map(MemoryLayout::byteSize)).isEqualTo(v12 ? java.util.Optional.empty()
                 : java.util.Optional.of(48L));
