@@ -32,6 +32,7 @@ typedef struct {
     double time_scale;
     int thinking;
     int reply_tokens;
+    int image_embed_dim; /* floats per image token of multimodal input; 0 = the model takes no images */
     char* template_system;
     char* template_prefix;
     char* template_postfix;

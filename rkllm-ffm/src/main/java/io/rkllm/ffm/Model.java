@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.lang.invoke.MethodHandle;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,7 @@ public final class Model implements AutoCloseable {
             }
             MemorySegment param = createDefaultParam(api, arena);
             new ParamCodec(layouts).write(param, params, arena.allocateFrom(params.modelPath().toString()));
+            new ParamCodec(layouts).writeImageTags(param, params.imageTags(), arena);
             MemorySegment out = arena.allocate(ADDRESS);
             MethodHandle init = api.handle(RkllmFunction.INIT);
             MemorySegment cb = callbackArg;
@@ -110,9 +112,25 @@ public final class Model implements AutoCloseable {
      * before it started returns at once without calling the runtime.
      */
     public TokenEvent run(RunInput input, Consumer<TokenEvent> sink, RunControl control) {
+        return run(input, Optional.empty(), sink, control);
+    }
+
+    /**
+     * Runs a prompt with images ({@code RKLLM_INPUT_MULTIMODAL}) like {@link #run(RunInput, Consumer,
+     * RunControl)}: the prompt has one {@code <image>} placeholder per image, which the runtime
+     * replaces with the image's tags and embeddings (a count that differs fails the run).
+     */
+    public TokenEvent run(RunInput input, ImageInput images, Consumer<TokenEvent> sink, RunControl control) {
+        return run(input, Optional.of(images), sink, control);
+    }
+
+    private TokenEvent run(RunInput input, Optional<ImageInput> images, Consumer<TokenEvent> sink,
+                           RunControl control) {
         RunSession session = new RunSession(sink, control);
         try (Arena runArena = Arena.ofConfined()) {
-            MemorySegment in = codec.input(runArena, input);
+            MemorySegment in = images.isPresent()
+                    ? codec.multimodalInput(runArena, input, images.get(), params.imageTags())
+                    : codec.input(runArena, input);
             MemorySegment infer = codec.inferParam(runArena, input);
             synchronized (lifecycle) {
                 ensureAlive();
