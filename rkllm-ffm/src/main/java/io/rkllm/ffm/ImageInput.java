@@ -12,7 +12,9 @@ import java.util.Optional;
  *
  * @param embeddings one array per image, each {@code imageTokens x embedding width} floats, token-major,
  *                   all of the same length (the width is what the model expects per image token)
+ * @param imageTokens tokens per image (the encoder's; {@code n_image_tokens})
  * @param imageWidth the encoder's input width the image was resized to (the runtime's mrope positions)
+ * @param imageHeight the encoder's input height
  * @param tags this run's tags (ABI 1.3); empty = the model's ({@link ModelParams#imageTags()}). On ABI 1.2
  *             the tags are fixed at init, and other ones here are refused
  */
