@@ -3,6 +3,7 @@ package io.rkllm.server.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -16,7 +17,7 @@ import java.util.OptionalInt;
  * {@code system} as a string or text blocks, {@code messages} with string or text-block content,
  * {@code max_tokens} (required), {@code stop_sequences}, {@code temperature}/{@code top_p}/{@code top_k},
  * {@code stream}, and {@code thinking} ({@code enabled} turns thinking on; off when absent, as on Anthropic's
- * API). Images, documents and tools are refused with a 400: the models here read text and the subset served
+ * API). Image blocks (base64) go to vision models; documents and tools are refused with a 400: the subset served
  * has no tool use. Thinking blocks sent back in the history are dropped.
  */
 public final class AnthropicRequestParser {
@@ -51,15 +52,16 @@ public final class AnthropicRequestParser {
         if (array.isEmpty()) {
             throw ApiException.invalid("messages", "'messages' must not be empty");
         }
+        ImageSources.Intake intake = common.images().intake();
         for (int i = 0; i < array.size(); i++) {
-            messages.add(message(array.get(i), "messages[" + i + "]"));
+            messages.add(message(array.get(i), "messages[" + i + "]", intake));
         }
         return new ChatRequest(common.model(f), List.copyOf(messages), f.bool("stream").orElse(false), false,
                 maxTokens, common.sampling(f), common.stop(f, "stop_sequences"), Optional.empty(), false,
                 Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
     }
 
-    private ChatMessage message(JsonNode node, String where) {
+    private ChatMessage message(JsonNode node, String where, ImageSources.Intake intake) {
         if (!node.isObject()) {
             throw ApiException.invalid(where, where + " must be an object with 'role' and 'content'");
         }
@@ -74,11 +76,20 @@ public final class AnthropicRequestParser {
         };
         JsonNode content = m.raw("content").orElseThrow(() -> ApiException.invalid(where + ".content",
                 where + ".content is required"));
-        return ChatMessage.of(r, text(content, where + ".content"));
+        List<ChatImage> pictures = new ArrayList<>();
+        String text = text(content, where + ".content", r == Role.USER ? intake : null, pictures);
+        return ChatMessage.of(r, text).withImages(pictures);
     }
 
-    /** A string, or an array of content blocks of which only text counts (thinking blocks are dropped). */
+    /**
+     * A string, or an array of content blocks: text counts, images (in user messages) are collected, thinking
+     * blocks are dropped.
+     */
     private static String text(JsonNode content, String where) {
+        return text(content, where, null, new ArrayList<>());
+    }
+
+    private static String text(JsonNode content, String where, ImageSources.Intake intake, List<ChatImage> pictures) {
         if (content.isTextual()) {
             return content.asText();
         }
@@ -86,7 +97,8 @@ public final class AnthropicRequestParser {
             throw ApiException.invalid(where, where + " must be a string or an array of content blocks");
         }
         StringBuilder text = new StringBuilder();
-        for (JsonNode block : content) {
+        for (int i = 0; i < content.size(); i++) {
+            JsonNode block = content.get(i);
             String type = block.path("type").asText("");
             switch (type) {
                 case "text" -> {
@@ -101,13 +113,42 @@ public final class AnthropicRequestParser {
                 case "thinking", "redacted_thinking" -> {
                     // earlier reasoning is not shown to the model again
                 }
-                case "image", "document" -> throw ApiException.invalidCode("unsupported_content", where,
-                        "content of type '" + type + "' is not supported: the models served here read text only");
+                case "image" -> {
+                    if (intake == null) {
+                        throw ApiException.invalidCode("unsupported_content", where,
+                                "image blocks are read in user messages only");
+                    }
+                    pictures.add(image(block, where + "[" + i + "]", intake));
+                }
+                case "document" -> throw ApiException.invalidCode("unsupported_content", where,
+                        "content of type 'document' is not supported: send text and image blocks");
                 default -> throw ApiException.invalid(where, "content blocks of type '" + type
                         + "' are not supported here (text only)");
             }
         }
         return text.toString();
+    }
+
+    /** An image block: {@code source} base64 ({@code data}) or, when fetching is on, a URL. */
+    private static ChatImage image(JsonNode block, String where, ImageSources.Intake intake) {
+        JsonNode source = block.path("source");
+        String type = source.path("type").asText("");
+        return switch (type) {
+            case "base64" -> {
+                if (!source.path("data").isTextual()) {
+                    throw ApiException.invalid(where + ".source.data", "a base64 image source needs 'data'");
+                }
+                yield intake.base64(source.path("data").asText(), where + ".source.data");
+            }
+            case "url" -> {
+                if (!source.path("url").isTextual()) {
+                    throw ApiException.invalid(where + ".source.url", "a url image source needs 'url'");
+                }
+                yield intake.url(source.path("url").asText(), where + ".source.url");
+            }
+            default -> throw ApiException.invalid(where + ".source", "an image block needs a source of type"
+                    + " base64 (with media_type and data)");
+        };
     }
 
     /** {@code thinking: {"type": "enabled", ...}} turns thinking on; absent or disabled leaves it off. */

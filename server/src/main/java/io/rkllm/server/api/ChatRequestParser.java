@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -28,10 +29,21 @@ import java.util.OptionalLong;
 public final class ChatRequestParser {
     private final ObjectMapper mapper;
     private final RequestLimits limits;
+    private final ImageSources images;
 
     public ChatRequestParser(ObjectMapper mapper, RequestLimits limits) {
+        this(mapper, limits, new ImageSources(ImageSources.Settings.DEFAULT));
+    }
+
+    public ChatRequestParser(ObjectMapper mapper, RequestLimits limits, ImageSources images) {
         this.mapper = mapper;
         this.limits = limits;
+        this.images = images;
+    }
+
+    /** Where pictures come from, for the other APIs' parsers. */
+    ImageSources images() {
+        return images;
     }
 
     public ChatRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
@@ -281,6 +293,10 @@ public final class ChatRequestParser {
     }
 
     List<ChatMessage> messages(ArrayNode array) {
+        return messages(array, images.intake());
+    }
+
+    List<ChatMessage> messages(ArrayNode array, ImageSources.Intake intake) {
         if (array.isEmpty()) {
             throw ApiException.invalid("messages", "'messages' must not be empty");
         }
@@ -289,12 +305,12 @@ public final class ChatRequestParser {
         }
         List<ChatMessage> messages = new ArrayList<>();
         for (int i = 0; i < array.size(); i++) {
-            messages.add(message(array.get(i), "messages[" + i + "]"));
+            messages.add(message(array.get(i), "messages[" + i + "]", intake));
         }
         return List.copyOf(messages);
     }
 
-    private ChatMessage message(JsonNode node, String where) {
+    private ChatMessage message(JsonNode node, String where, ImageSources.Intake intake) {
         if (!node.isObject()) {
             throw ApiException.invalid(where, where + " must be an object with 'role' and 'content'");
         }
@@ -309,7 +325,8 @@ public final class ChatRequestParser {
             default -> throw ApiException.invalid(where + ".role", "unknown role '" + roleName
                     + "' (use system, developer, user, assistant or tool)");
         };
-        String content = content(f.raw("content"), where);
+        List<ChatImage> pictures = new ArrayList<>();
+        String content = content(f.raw("content"), where, intake, pictures);
         List<ToolCallRecord> calls = role == Role.ASSISTANT ? toolCalls(f, where) : List.of();
         if (content == null) {
             if (role == Role.ASSISTANT && !calls.isEmpty()) {
@@ -321,10 +338,11 @@ public final class ChatRequestParser {
             }
         }
         Optional<String> toolCallId = role == Role.TOOL ? f.string("tool_call_id") : Optional.empty();
-        return new ChatMessage(role, content, calls, toolCallId);
+        return new ChatMessage(role, content, calls, toolCallId, pictures);
     }
 
-    private String content(Optional<JsonNode> node, String where) {
+    private String content(Optional<JsonNode> node, String where, ImageSources.Intake intake,
+                           List<ChatImage> pictures) {
         if (node.isEmpty()) {
             return null;
         }
@@ -336,7 +354,8 @@ public final class ChatRequestParser {
             throw ApiException.invalid(where + ".content", where + ".content must be a string or an array of parts");
         }
         StringBuilder text = new StringBuilder();
-        for (JsonNode part : n) {
+        for (int i = 0; i < n.size(); i++) {
+            JsonNode part = n.get(i);
             String type = part.path("type").asText("");
             switch (type) {
                 case "text", "input_text" -> {
@@ -348,13 +367,24 @@ public final class ChatRequestParser {
                     }
                     text.append(part.path("text").asText());
                 }
-                case "image_url", "input_image", "input_audio", "file", "image" ->
+                case "image_url", "input_image" -> pictures.add(image(part, where + ".content[" + i + "]", intake));
+                case "input_audio", "file", "image" ->
                         throw ApiException.invalidCode("unsupported_content", where + ".content",
-                                "content of type '" + type + "' is not supported: the models served here read text only");
+                                "content of type '" + type + "' is not supported: send text and image_url parts");
                 default -> throw ApiException.invalid(where + ".content", "unknown content part type '" + type + "'");
             }
         }
         return text.toString();
+    }
+
+    /** An {@code image_url} part ({@code {"url": ...}} or the URL itself, as some clients send it). */
+    private static ChatImage image(JsonNode part, String where, ImageSources.Intake intake) {
+        JsonNode value = part.path("image_url");
+        JsonNode url = value.isObject() ? value.path("url") : value;
+        if (!url.isTextual()) {
+            throw ApiException.invalid(where + ".image_url", "an image_url part needs image_url.url: a data: URL");
+        }
+        return intake.url(url.asText(), where + ".image_url");
     }
 
     private List<ToolCallRecord> toolCalls(FieldReader f, String where) {

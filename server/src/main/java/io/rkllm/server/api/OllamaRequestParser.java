@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -50,11 +51,18 @@ public final class OllamaRequestParser {
         if (array.isEmpty() || array.get().isEmpty()) {
             return new OllamaRequest(model, Optional.empty(), unload(f));
         }
-        for (int i = 0; i < array.get().size(); i++) {
-            noImages(array.get().get(i), "messages[" + i + "].images");
+        ImageSources.Intake intake = common.images().intake();
+        List<ChatMessage> messages = new ArrayList<>(common.messages(array.get(), intake));
+        for (int i = 0; i < messages.size(); i++) {
+            List<ChatImage> pictures = images(array.get().get(i), "messages[" + i + "].images", intake);
+            if (!pictures.isEmpty()) {
+                List<ChatImage> all = new ArrayList<>(messages.get(i).images());
+                all.addAll(pictures);
+                messages.set(i, messages.get(i).withImages(all));
+            }
         }
-        List<ChatMessage> messages = common.messages(array.get());
-        return new OllamaRequest(model, Optional.of(request(f, model, messages, common.tools(f), chatIdHeader)),
+        return new OllamaRequest(model, Optional.of(request(f, model, List.copyOf(messages), common.tools(f),
+                chatIdHeader)),
                 false);
     }
 
@@ -66,14 +74,14 @@ public final class OllamaRequestParser {
         if (prompt.isEmpty()) {
             return new OllamaRequest(model, Optional.empty(), unload(f));
         }
-        noImages(root, "images");
+        List<ChatImage> pictures = images(root, "images", common.images().intake());
         if (!f.string("suffix").orElse("").isEmpty()) {
             throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
                     + " served here");
         }
         List<ChatMessage> messages = new ArrayList<>();
         f.string("system").filter(s -> !s.isEmpty()).ifPresent(s -> messages.add(ChatMessage.of(Role.SYSTEM, s)));
-        messages.add(ChatMessage.of(Role.USER, prompt));
+        messages.add(ChatMessage.of(Role.USER, prompt).withImages(pictures));
         return new OllamaRequest(model, Optional.of(request(f, model, List.copyOf(messages), Optional.empty(),
                 chatIdHeader)), false);
     }
@@ -130,12 +138,23 @@ public final class OllamaRequestParser {
         }
     }
 
-    private static void noImages(JsonNode node, String where) {
-        JsonNode images = node.path(where.substring(where.lastIndexOf('.') + 1));
-        if (images.isArray() && !images.isEmpty()) {
-            throw ApiException.invalidCode("unsupported_content", where,
-                    "images are not supported: the models served here read text only");
+    /** Ollama's {@code images}: an array of base64 strings (no data: prefix, though one is accepted). */
+    private static List<ChatImage> images(JsonNode node, String where, ImageSources.Intake intake) {
+        JsonNode images = node.path("images");
+        if (images.isMissingNode() || images.isNull()) {
+            return List.of();
         }
+        if (!images.isArray()) {
+            throw ApiException.invalid(where, "'images' must be an array of base64 strings");
+        }
+        List<ChatImage> out = new ArrayList<>();
+        for (int i = 0; i < images.size(); i++) {
+            if (!images.get(i).isTextual()) {
+                throw ApiException.invalid(where + "[" + i + "]", "'images' must be an array of base64 strings");
+            }
+            out.add(intake.base64(images.get(i).asText(), where + "[" + i + "]"));
+        }
+        return List.copyOf(out);
     }
 
     /** {@code keep_alive} zero ({@code 0}, {@code "0"}, {@code "0s"}, ...) asks for the model to be unloaded. */

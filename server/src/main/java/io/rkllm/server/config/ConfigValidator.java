@@ -53,6 +53,7 @@ final class ConfigValidator {
                     "'" + origin + "' is not an origin: scheme://host[:port] without a path, or *");
         }
         Limits.check(c.limits());
+        VisionKeys.check(c.vision());
         require(LEVELS.contains(c.logging().level().toLowerCase(Locale.ROOT)), "logging.level",
                 "must be one of " + LEVELS);
     }
@@ -66,6 +67,28 @@ final class ConfigValidator {
             require(l.maxStop() >= 0, "limits.max_stop", "must not be negative");
             require(l.maxStopLength() >= 1, "limits.max_stop_length", "must be at least 1");
             require(l.maxTools() >= 0, "limits.max_tools", "must not be negative");
+            require(l.maxImages() >= 0, "limits.max_images", "must not be negative");
+        }
+    }
+
+    /** The vision keys. */
+    private static final class VisionKeys {
+        static final Set<String> TEXT_MODEL_IMAGES = Set.of("refuse", "ignore");
+        static final Set<String> CACHE_POLICIES = Set.of("resend", "incremental");
+        static final Set<String> CORES = Set.of("all", "auto", "0", "1", "2", "0_1", "0_1_2");
+
+        static void check(ServerConfig.Vision v) {
+            require(TEXT_MODEL_IMAGES.contains(v.textModelImages()), "vision.text_model_images",
+                    "must be refuse or ignore, got '" + v.textModelImages() + "'");
+            require(CACHE_POLICIES.contains(v.cachePolicy()), "vision.cache_policy",
+                    "must be resend or incremental, got '" + v.cachePolicy() + "'");
+            require(CORES.contains(v.encoderCores()), "vision.encoder_cores", "must be one of all, auto, 0, 1, 2,"
+                    + " 0_1, 0_1_2, got '" + v.encoderCores() + "'");
+            positive(v.fetchTimeout(), "vision.fetch_timeout");
+            require(v.maxImageMb() >= 1 && v.maxImageMb() <= 256, "vision.max_image_mb", "must be between 1 and 256");
+            require(v.maxMegapixels() >= 1 && v.maxMegapixels() <= 1000, "vision.max_megapixels",
+                    "must be between 1 and 1000");
+            require(v.cacheMb() >= 0, "vision.cache_mb", "must not be negative (0 turns the cache off)");
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
                            Generation generation, Cache cache, Tasks tasks, RagOptions rag,
-                           Logging logging, Metrics metrics, Security security, Limits limits) {
+                           Logging logging, Metrics metrics, Security security, Limits limits, Vision vision) {
 
     /**
      * The HTTP listener.
@@ -22,8 +22,13 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
     public record Server(String host, int port, String publicUrl, Duration idleTimeout) {
     }
 
-    /** The RKLLM runtime library and its ABI. */
-    public record Runtime(String library, String abi, boolean simulate) {
+    /**
+     * The RKLLM runtime library and its ABI.
+     *
+     * @param rknnLibrary the RKNN runtime (librknnrt.so) that runs the image encoders of vision models; empty =
+     *                    searched like the RKLLM library
+     */
+    public record Runtime(String library, String rknnLibrary, String abi, boolean simulate) {
     }
 
     /** Where models are and how many stay loaded. */
@@ -90,8 +95,35 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
                            List<String> corsOrigins) {
     }
 
-    /** Bounds on what one request may ask for; beyond them a 4xx. */
+    /**
+     * Bounds on what one request may ask for; beyond them a 4xx.
+     *
+     * @param maxImages pictures in one request, every message counted (Open WebUI resends earlier ones)
+     */
     public record Limits(int maxBodyMb, int maxMessages, int maxTokens, int maxStop, int maxStopLength,
-                         int maxTools) {
+                         int maxTools, int maxImages) {
+    }
+
+    /**
+     * Pictures and vision-language models (docs/vision.md).
+     *
+     * @param textModelImages a picture in the newest message to a text-only model: {@code refuse} (400 naming the
+     *                        vision models) or {@code ignore} (answered without it, with a note)
+     * @param fetchUrls fetch http(s) image URLs (off: only data: URLs and base64; a server that fetches URLs
+     *                  for anyone can be made to reach the network behind it)
+     * @param fetchTimeout how long fetching one image URL may take
+     * @param maxImageMb the largest picture accepted, in MB after base64 decoding
+     * @param maxMegapixels the largest picture accepted, in megapixels (checked before decoding)
+     * @param cacheMb memory for image embeddings kept by content, so a resent picture is not encoded again
+     * @param cachePolicy how a chat with a picture uses the KV cache: {@code resend} (every turn with a picture
+     *                    is sent whole, the picture from the embedding cache) or {@code incremental} (follow-ups
+     *                    send only the new message and rely on the runtime keeping image tokens in its cache)
+     * @param coResident a vision model may stay loaded beside other models (up to models.max_loaded); off: it
+     *                   takes their place, as the NPU memory of both rarely fits
+     * @param encoderCores NPU cores of the image encoder: all, auto (one, the runtime's choice), 0, 1, 2, 0_1, 0_1_2
+     */
+    public record Vision(String textModelImages, boolean fetchUrls, Duration fetchTimeout, int maxImageMb,
+                         int maxMegapixels, int cacheMb, String cachePolicy, boolean coResident,
+                         String encoderCores) {
     }
 }

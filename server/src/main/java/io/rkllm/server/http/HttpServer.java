@@ -10,6 +10,7 @@ import io.javalin.http.HttpResponseException;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
+import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.Json;
 import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
@@ -46,7 +47,8 @@ public final class HttpServer implements AutoCloseable {
                       Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
-        ChatRequestParser parser = new ChatRequestParser(mapper, limits);
+        ChatRequestParser parser = new ChatRequestParser(mapper, limits,
+                new ImageSources(ImageSources.Settings.of(config.limits(), config.vision())));
         access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
                 new CorsPolicy(config.security().corsOrigins()));
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
