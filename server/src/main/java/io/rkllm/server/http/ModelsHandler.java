@@ -56,6 +56,7 @@ final class ModelsHandler {
         ObjectNode caps = node.putObject("capabilities");
         caps.put("thinking", model.capabilities().thinking());
         caps.put("tools", model.capabilities().tools());
+        caps.put("vision", model.seesImages());
         ArrayNode aliases = node.putArray("aliases");
         model.aliases().forEach(aliases::add);
         return node;

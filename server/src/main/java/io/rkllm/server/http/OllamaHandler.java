@@ -118,6 +118,9 @@ final class OllamaHandler {
         if (model.capabilities().tools()) {
             caps.add("tools");
         }
+        if (model.seesImages()) {
+            caps.add("vision");
+        }
         if (model.capabilities().thinking()) {
             caps.add("thinking");
         }

@@ -29,12 +29,13 @@ import java.util.Optional;
  * @param source              where {@code contextLength} came from: {@value #SOURCE_SIDECAR},
  *                            {@value #SOURCE_NAME} or {@value #SOURCE_DEFAULT} (for log lines)
  * @param thinkingSampling    overrides applied on top of {@code sampling} when thinking is on (may be empty)
+ * @param vision              the image encoder and its settings, for a vision-language model
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                              SamplingDefaults thinkingSampling) {
+                              SamplingDefaults thinkingSampling, Optional<VisionSpec> vision) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -58,6 +59,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        Objects.requireNonNull(vision, "vision");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -69,6 +71,16 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         }
     }
 
+    /** A text model. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, Optional.empty());
+    }
+
     /** The same without thinking-mode sampling overrides. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
@@ -76,6 +88,17 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
                            List<String> aliases, String family, boolean thinkingStartsOpen, String source) {
         this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
                 defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
+    }
+
+    /** The model reads pictures: it has an image encoder. */
+    public boolean seesImages() {
+        return vision.isPresent();
+    }
+
+    /** The same model with other aliases. */
+    public ModelDescriptor withAliases(List<String> value) {
+        return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
+                chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, vision);
     }
 
     /**

@@ -269,9 +269,16 @@ public final class ModelDiscovery {
         }
 
         String displayName = sidecar.name().orElse(c.rawName());
+        Optional<VisionSpec> vision;
+        try {
+            vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
+        } catch (VisionDiscovery.Refused e) {
+            errors.add(e.problem());
+            return Optional.empty();
+        }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling));
+                startsOpen, source, thinkingSampling, vision));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {
@@ -315,10 +322,7 @@ public final class ModelDiscovery {
                     kept.add(alias);
                 }
             }
-            out.add(kept.equals(m.aliases()) ? m : new ModelDescriptor(m.id(), m.displayName(), m.file(),
-                    m.sizeBytes(), m.modified(), m.contextLength(), m.capabilities(), m.sampling(),
-                    m.chatTemplate(), m.defaultSystemPrompt(), kept, m.family(), m.thinkingStartsOpen(),
-                    m.source(), m.thinkingSampling()));
+            out.add(kept.equals(m.aliases()) ? m : m.withAliases(kept));
         }
         return out;
     }
