@@ -3,6 +3,7 @@ package io.rkllm.server;
 import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
+import io.rkllm.server.app.RknnLibrary;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.ServerJar;
@@ -164,12 +165,18 @@ public final class Main {
         for (ModelDescriptor m : discovery.models()) {
             out.println("  " + m.id() + "  context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
+                    + (m.seesImages() ? ", vision" : "")
                     + "  " + m.file());
         }
         if (discovery.models().isEmpty()) {
             out.println("  (none: put .rkllm files there, each in its own folder, or use --models DIR)");
         }
-        ServerApp app = ServerApp.start(config, runtime, discovery.catalog());
+        RknnLibrary rknn = RuntimeLoader.rknn(config.runtime(), simulation, environment);
+        if (discovery.models().stream().anyMatch(ModelDescriptor::seesImages)) {
+            out.println("image encoders: " + rknn.path().map(p -> "RKNN runtime " + p)
+                    .orElse("no RKNN runtime (librknnrt.so) found: vision models will fail to load"));
+        }
+        ServerApp app = ServerApp.start(config, runtime, rknn, discovery.catalog());
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());
         boolean keys = !config.security().apiKeys().isEmpty() || !config.security().apiKeyFile().isBlank();

@@ -30,13 +30,20 @@ public final class ServerApp implements AutoCloseable {
         this.metrics = metrics;
     }
 
+    /** A server without an RKNN runtime: vision models fail to load. */
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
+        return start(config, runtime, RknnLibrary.none(), catalog);
+    }
+
+    /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
+    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
-        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime), new RegistrySettings(
-                config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
-                config.models().loadTimeout()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
-                metrics.models());
-        ModelService models = new ModelService(catalog, registry, config.cache());
+        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
+                new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
+                        config.models().idleUnload(), config.models().loadTimeout(),
+                        (long) config.vision().cacheMb() << 20), Clock.systemUTC(),
+                load -> new ModelCacheState(load.slots()), metrics.engine());
+        ModelService models = new ModelService(catalog, registry, config.cache(), config.vision());
         metrics.bind(models::loaded);
         ChatPipeline pipeline = new ChatPipeline(models, new TokenEstimator(), config);
         AtomicBoolean stopping = new AtomicBoolean();

@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.ffm.Abi;
+import io.rkllm.ffm.ImageInput;
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
@@ -9,6 +10,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,22 +73,45 @@ final class GenerationJob extends Job {
         }
         RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
                 model.abi().perRunSampling() ? maxTokens : 0);
+        Optional<ImageInput> images = Optional.empty();
+        boolean cancelledWhileEncoding = false;
+        if (!plan.request().images().isEmpty()) {
+            ImageStep.Result result = slots.vision().map(v -> v.embed(plan.request().images(),
+                    generation.control()::isAborted)).orElseGet(() -> new ImageStep.Result.Failed("model "
+                    + worker.name() + " has no image encoder"));
+            switch (result) {
+                case ImageStep.Result.Ready ready -> images = Optional.of(NativeTypes.images(ready.embeddings(),
+                        ready.encoder()));
+                case ImageStep.Result.Cancelled c -> cancelledWhileEncoding = true;
+                case ImageStep.Result.Failed failed -> {
+                    finish(plan, new RunOutcome.Failed(failed.message()), "");
+                    generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message())));
+                    return;
+                }
+            }
+        }
         // runtime 1.2 has no per-run limit: count the tokens and abort at the limit
         boolean countLimit = maxTokens > 0 && model.abi() == Abi.V1_2;
         boolean[] limitHit = {false};
         StringBuilder generated = new StringBuilder();
         TokenEvent terminal;
-        try {
-            terminal = model.run(input, event -> {
-                if (event instanceof TokenEvent.Text text) {
-                    generated.append(text.text());
-                    generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
-                    if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
-                        limitHit[0] = true;
-                        generation.control().abort();
-                    }
+        Consumer<TokenEvent> sink = event -> {
+            if (event instanceof TokenEvent.Text text) {
+                generated.append(text.text());
+                generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
+                if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
+                    limitHit[0] = true;
+                    generation.control().abort();
                 }
-            }, generation.control());
+            }
+        };
+        Optional<ImageInput> pictures = images;
+        try {
+            // the client left while the pictures were encoded: the language model never runs
+            terminal = cancelledWhileEncoding ? new TokenEvent.Finished(PerfStats.NONE, true)
+                    : worker.npu().generating(() -> pictures.isPresent()
+                            ? model.run(input, pictures.get(), sink, generation.control())
+                            : model.run(input, sink, generation.control()));
         } catch (RuntimeException e) {
             LOG.error("model {}: run failed", worker.name(), e);
             terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
@@ -96,12 +121,16 @@ final class GenerationJob extends Job {
             case TokenEvent.Failed f -> new RunOutcome.Failed(f.message());
             case TokenEvent.Text t -> throw new IllegalStateException("text is not terminal");
         };
+        finish(plan, outcome, generated.toString());
+        generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
+    }
+
+    private void finish(RunPlanner.RunPlan plan, RunOutcome outcome, String generated) {
         try {
-            planner.finished(plan, outcome, generated.toString());
+            planner.finished(plan, outcome, generated);
         } catch (RuntimeException e) {
             LOG.error("model {}: recording the run failed", worker.name(), e);
         }
-        generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
     }
 
     /** The planner's decision; planned again on fewer slots when the one it chose could not be loaded. */

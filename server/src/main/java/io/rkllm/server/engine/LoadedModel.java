@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -47,6 +48,11 @@ public final class LoadedModel<S> {
 
     void touch(Instant now) {
         lastUsed.set(now);
+    }
+
+    /** A vision model's image encoder, once loaded: the picture size it takes and its tokens per picture. */
+    public Optional<EncoderInfo> encoder() {
+        return worker.encoder();
     }
 
     /** The pipeline's state of this model; touched only on the worker thread. */

@@ -45,6 +45,17 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
         default void loadFailed(String id, String message) {
         }
+
+        /** The image encoder of a vision model ran for one picture. */
+        default void imageEncoded(String id, Duration took) {
+        }
+
+        /** A picture's embedding came from the cache: no encoder run. */
+        default void imageFromCache(String id) {
+        }
+
+        default void encoderFailed(String id, String message) {
+        }
     }
 
     private final ModelLoader runtime;
@@ -59,6 +70,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
     /** Workers being stopped: a new model loads only once their NPU memory is free. */
     private final List<CompletableFuture<Void>> stopping = new ArrayList<>();
     private final ScheduledExecutorService reaper;
+    private final NpuLock npu = new NpuLock();
+    private final EmbeddingCache embeddings;
     private boolean closed;
 
     public ModelRegistry(ModelLoader runtime, RegistrySettings settings, Clock clock,
@@ -71,12 +84,18 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.clock = clock;
         this.stateFactory = stateFactory;
         this.listener = listener;
+        this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("rkllm-idle-unload").daemon(true).factory());
         if (!idleUnload.isZero()) {
             long period = Math.max(1000, Math.min(idleUnload.toMillis() / 4, 30_000));
             reaper.scheduleWithFixedDelay(this::unloadIdle, period, period, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** Image embeddings by model and picture. */
+    public EmbeddingCache embeddings() {
+        return embeddings;
     }
 
     /** The runtime's ABI, whether it samples per run, and its default sampling. */
@@ -107,7 +126,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
-                    while (loaded.size() >= maxLoaded) {
+                    int limit = room(spec);
+                    while (loaded.size() >= limit) {
                         Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
@@ -116,7 +136,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                         }
                         stop(idle.get(), "switch to " + spec.id());
                     }
-                    if (loaded.size() < maxLoaded) {
+                    if (loaded.size() < limit) {
                         model = start(spec);
                         loaded.put(spec.id(), model);
                         break;
@@ -144,6 +164,14 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
         awaitLoaded(model);
         return model;
+    }
+
+    /**
+     * How many models may be loaded once {@code spec} is: {@code maxLoaded}, or one when it or a loaded model takes
+     * the NPU alone (a vision model, unless co-residency is configured). Holds the lock.
+     */
+    private int room(ModelLoad spec) {
+        return spec.exclusive() || loaded.values().stream().anyMatch(m -> m.load().exclusive()) ? 1 : maxLoaded;
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
@@ -247,7 +275,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
-        }, () -> {
+        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec), npu, () -> {
             LoadedModel<S> model = self.get();
             if (model != null) {
                 idle(model);
@@ -255,6 +283,28 @@ public final class ModelRegistry<S> implements AutoCloseable {
         });
         self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
         return self.get();
+    }
+
+    /** Loads a vision model's image encoder, on its worker thread. */
+    private ImageStep encoderStep(ModelLoad spec) {
+        VisionLoad vision = spec.vision().orElseThrow();
+        LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
+        long t0 = System.nanoTime();
+        try {
+            if (!Files.isReadable(vision.encoder())) {
+                throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+            }
+            ImageEncoding encoder = runtime.loadEncoder(spec);
+            EncoderInfo info = encoder.info();
+            LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
+                    spec.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
+                    info.imageTokens(), info.embeddingWidth());
+            return new ImageStep(spec.id(), encoder, embeddings, npu, listener);
+        } catch (RuntimeException e) {
+            LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
+            listener.loadFailed(spec.id(), e.getMessage());
+            throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
+        }
     }
 
     private void awaitLoaded(LoadedModel<S> model) {

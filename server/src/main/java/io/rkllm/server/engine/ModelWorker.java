@@ -4,6 +4,7 @@ import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,6 +34,8 @@ public final class ModelWorker implements AutoCloseable {
     private volatile boolean busy;
     private volatile GenerationJob running;
     private volatile int loadedSlots;
+    private volatile EncoderInfo encoder;
+    private final NpuLock npu;
 
     /**
      * Starts the worker thread, which begins by loading the first of {@code slots} handles with {@code loader}
@@ -41,10 +44,20 @@ public final class ModelWorker implements AutoCloseable {
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
     public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
+        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), onIdle);
+    }
+
+    /**
+     * The same for a model that may have an image encoder: {@code vision} loads it (after the first slot, as
+     * Rockchip's demo does) or gives null; every run takes {@code npu}.
+     */
+    ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Supplier<ImageStep> vision,
+                NpuLock npu, Runnable onIdle) {
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
-        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader));
+        this.npu = npu;
+        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader, vision));
     }
 
     public String name() {
@@ -54,6 +67,15 @@ public final class ModelWorker implements AutoCloseable {
     /** Completes once the first slot's {@code rkllm_init} returned, or exceptionally when it failed. */
     CompletableFuture<Void> loaded() {
         return loaded;
+    }
+
+    /** The image encoder, once loaded (vision models only). */
+    public Optional<EncoderInfo> encoder() {
+        return java.util.Optional.ofNullable(encoder);
+    }
+
+    NpuLock npu() {
+        return npu;
     }
 
     /** Slots loaded so far. */
@@ -151,11 +173,24 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
-    private void loop(int slotCount, Supplier<Model> loader) {
+    private void loop(int slotCount, Supplier<Model> loader, Supplier<ImageStep> vision) {
         Slots slots;
         try {
             slots = new Slots(name, slotCount, loader);
         } catch (Throwable t) {
+            loaded.completeExceptionally(t);
+            end(t.getMessage());
+            return;
+        }
+        try {
+            ImageStep step = vision.get();
+            if (step != null) {
+                slots.vision(step);
+                encoder = step.encoder();
+            }
+        } catch (Throwable t) {
+            // a vision model without its encoder is broken: the whole load fails
+            slots.loadedHandles().forEach(ModelWorker::destroy);
             loaded.completeExceptionally(t);
             end(t.getMessage());
             return;
@@ -185,6 +220,7 @@ public final class ModelWorker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            slots.vision().ifPresent(ImageStep::close);
             slots.loadedHandles().forEach(ModelWorker::destroy);
             end("model " + name + " was unloaded");
         }

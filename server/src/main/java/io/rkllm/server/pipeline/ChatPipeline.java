@@ -13,6 +13,7 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import io.rkllm.server.pipeline.tasks.TaskDetector;
 import io.rkllm.server.pipeline.tasks.TaskKind;
+import io.rkllm.server.pipeline.vision.ImageDecoder;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,7 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final RagStep rag;
     private final ContextFit contextFit;
+    private final VisionStep vision;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
         this.models = models;
@@ -39,6 +41,9 @@ public final class ChatPipeline {
         this.tasks = new TaskDetector(config.tasks().prefixes());
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
         this.contextFit = new ContextFit(estimator);
+        this.vision = new VisionStep(models, new ImageDecoder(new ImageDecoder.Limits(
+                config.vision().maxMegapixels() * 1_000_000L, ImageDecoder.Limits.DEFAULT.maxSide())),
+                config.vision().textModelImages().equals("refuse"));
     }
 
     public PreparedChat prepare(ChatRequest request) {
@@ -64,12 +69,16 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-RAG", rag.summary()));
         }
         Conversation conversation = ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
+        VisionStep.Result pictures = vision.apply(model, conversation, task.isPresent());
+        conversation = pictures.conversation();
+        notes.addAll(pictures.notes());
         if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
             throw new FailureException(Failure.InvalidRequest.of("tools", "the model '" + model.id()
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)"));
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
-        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve);
+        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
+                pictures.input().tokensPerImage());
         if (!ContextFit.leavesRoomForAnswer(fit.promptEstimate(), context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
@@ -100,7 +109,8 @@ public final class ChatPipeline {
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
         return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, List.copyOf(notes));
+                scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, List.copyOf(notes),
+                pictures.input());
     }
 
     /**
@@ -117,10 +127,16 @@ public final class ChatPipeline {
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
             LoadedModel<ModelCacheState> loaded = models.acquire(chat.model());
+            if (!chat.vision().isEmpty()) {
+                // the encoder is loaded now: its input size is known for certain
+                loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
+                        digest -> models.embeddingCached(chat.model(), digest)));
+            }
             try {
                 Reservation place = loaded.worker().reserve(priority);
                 ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(), estimator,
-                        config.cache().enabled(), config.cache().verify());
+                        config.cache().enabled(), config.cache().verify(),
+                        config.vision().cachePolicy().equals("incremental"));
                 return new ChatRun(chat, place, planner, config.timeouts(), config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again

@@ -30,12 +30,18 @@ final class ContextFit {
     /** The fewest whole exchanges to leave out so that the prompt and {@code reserve} fit the context. */
     Fit fit(ModelDescriptor model, Optional<PromptFormat> format, Conversation c, Optional<String> tools,
             int reserve) {
+        return fit(model, format, c, tools, reserve, 0);
+    }
+
+    /** The same, each picture the messages show counted as {@code tokensPerImage}. */
+    Fit fit(ModelDescriptor model, Optional<PromptFormat> format, Conversation c, Optional<String> tools,
+            int reserve, int tokensPerImage) {
         int context = model.contextLength();
         int dropped = 0;
-        int estimate = estimateFullPrompt(model, format, c, tools, dropped);
+        int estimate = estimateFullPrompt(model, format, c, tools, dropped, tokensPerImage);
         while (fits(estimate, reserve, context) < 0 && dropped < c.history().size()) {
             dropped = nextExchangeStart(c.history(), dropped);
-            estimate = estimateFullPrompt(model, format, c, tools, dropped);
+            estimate = estimateFullPrompt(model, format, c, tools, dropped, tokensPerImage);
         }
         return new Fit(dropped, estimate);
     }
@@ -52,11 +58,13 @@ final class ContextFit {
 
     /** The prompt estimate of a full resend with the first {@code dropped} history messages left out. */
     private int estimateFullPrompt(ModelDescriptor model, Optional<PromptFormat> format, Conversation c,
-                                   Optional<String> tools, int dropped) {
+                                   Optional<String> tools, int dropped, int tokensPerImage) {
         String template = format.map(f -> f.template(c.systemPrompt(), true))
                 .map(t -> t.systemPrompt() + t.promptPrefix() + t.promptPostfix()).orElse(c.systemPrompt());
         Conversation trimmed = c.withoutFirst(dropped);
-        return estimator.estimate(model.id(), template + tools.orElse("") + PromptFlattener.flatten(trimmed));
+        int pictures = VisionInput.count(trimmed.history()) + VisionInput.count(trimmed.newMessages());
+        return estimator.estimate(model.id(), template + tools.orElse("") + PromptFlattener.flatten(trimmed))
+                + pictures * tokensPerImage;
     }
 
     /** Negative when the prompt and the reserve do not fit the context. */

@@ -2,6 +2,7 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.engine.KvCacheHandle;
 import io.rkllm.server.engine.RunOutcome;
+import io.rkllm.server.engine.RunImage;
 import io.rkllm.server.engine.RunPlanner;
 import io.rkllm.server.engine.RunRequest;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -23,18 +24,25 @@ import org.slf4j.LoggerFactory;
  *       cached context, and drops the task's own tokens afterwards, so the chat's cache survives.</li>
  * </ul>
  * The slot: the one holding the conversation, else an empty one, else the least recently used.
+ *
+ * <p>Pictures (a vision model): by default ({@code vision.cache_policy: resend}) a run that shows a picture is
+ * always a full resend with keep_history=0, and the slot then holds only the system prompt; so a follow-up in a
+ * picture chat is sent whole again, the picture's embedding from the cache (no encoder run), because whether the
+ * runtime keeps image tokens in its KV cache across turns is not proven. With {@code incremental} such runs keep
+ * their history like text, and follow-ups send only the new message.
  */
 final class ConversationPlanner implements RunPlanner {
     private static final Logger LOG = LoggerFactory.getLogger(ConversationPlanner.class);
     static final String TOOL_RESPONSE_TAG = "tool_response";
 
-    private enum Mode { INCREMENTAL, FULL, TASK, UNCACHED }
+    private enum Mode { INCREMENTAL, FULL, TASK, UNCACHED, PICTURES_ONCE }
 
     private final PreparedChat chat;
     private final ModelCacheState cache;
     private final TokenEstimator estimator;
     private final boolean cacheEnabled;
     private final boolean verify;
+    private final boolean incrementalPictures;
 
     // decided in plan(), used in finished(); both run on the worker thread
     private SlotState slot;
@@ -44,14 +52,25 @@ final class ConversationPlanner implements RunPlanner {
     private int droppedCount;
     private String droppedDigest = "";
     private String sentText = "";
+    private boolean pictures;
 
     ConversationPlanner(PreparedChat chat, ModelCacheState cache, TokenEstimator estimator, boolean cacheEnabled,
                         boolean verify) {
+        this(chat, cache, estimator, cacheEnabled, verify, false);
+    }
+
+    /**
+     * @param incrementalPictures runs with pictures keep their history and follow-ups are incremental
+     *                            ({@code vision.cache_policy: incremental})
+     */
+    ConversationPlanner(PreparedChat chat, ModelCacheState cache, TokenEstimator estimator, boolean cacheEnabled,
+                        boolean verify, boolean incrementalPictures) {
         this.chat = chat;
         this.cache = cache;
         this.estimator = estimator;
         this.cacheEnabled = cacheEnabled;
         this.verify = verify;
+        this.incrementalPictures = incrementalPictures;
     }
 
     @Override
@@ -81,10 +100,13 @@ final class ConversationPlanner implements RunPlanner {
             slot.conversation(null);
             return full(index, template, false, 0);
         }
-        if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)) {
+        int newPictures = VisionInput.count(c.newMessages());
+        if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)
+                && (newPictures == 0 || incrementalPictures)) {
             CachedConversation conversation = held.get();
             String prompt = PromptFlattener.incremental(c.newMessages());
-            int needed = estimator.estimate(chat.model().id(), prompt) + 16 + chat.reserveTokens();
+            int needed = estimator.estimate(chat.model().id(), prompt) + 16 + chat.reserveTokens()
+                    + newPictures * chat.vision().tokensPerImage();
             boolean fits = conversation.tokens() + needed <= chat.model().contextLength();
             boolean verified = !verify || model.kvCacheSize().orElse(conversation.tokens()) == conversation.tokens();
             if (fits && verified) {
@@ -94,8 +116,9 @@ final class ConversationPlanner implements RunPlanner {
                 droppedDigest = conversation.droppedDigest();
                 heldKeys = concat(conversation.turns(), c.newMessageKeys());
                 sentText = prompt;
+                pictures = newPictures > 0;
                 return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinking(), true,
-                        chat.sampling()), cacheBefore);
+                        chat.sampling(), chat.vision().runImages(c.newMessages())), cacheBefore);
             }
             LOG.debug("cache of {} not reused: {}", chat.model().id(), fits ? "size check failed" : "context full");
         }
@@ -117,8 +140,15 @@ final class ConversationPlanner implements RunPlanner {
             slot.conversation(null);
             return;
         }
-        if (mode == Mode.FULL || mode == Mode.UNCACHED) {
+        if ((mode == Mode.FULL || mode == Mode.UNCACHED) && !pictures) {
+            // a picture's tokens are no text: they would teach the estimator a wrong ratio
             estimator.calibrate(chat.model().id(), sentText, f.stats().prefillTokens());
+        }
+        if (mode == Mode.PICTURES_ONCE && !f.aborted()) {
+            // keep_history=0: the cache is back to what it held before, the system prompt (or nothing)
+            slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), 0,
+                    MessageKeys.digest(List.of()), List.of(), cacheBefore, chat.request().toolsJson().orElse("")));
+            return;
         }
         if (mode == Mode.UNCACHED || f.aborted()) {
             // an aborted run may have cached tokens nobody saw: start clean next time
@@ -163,7 +193,14 @@ final class ConversationPlanner implements RunPlanner {
         droppedCount = dropped;
         droppedDigest = MessageKeys.digest(all.subList(0, dropped));
         heldKeys = concat(all.subList(dropped, all.size()), c.newMessageKeys());
-        return new RunPlan(index, new RunRequest("user", prompt, chat.thinking(), keepHistory, chat.sampling()),
+        List<RunImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
+        pictures = !images.isEmpty();
+        boolean keep = keepHistory;
+        if (pictures && keepHistory && !incrementalPictures) {
+            mode = Mode.PICTURES_ONCE;
+            keep = false;
+        }
+        return new RunPlan(index, new RunRequest("user", prompt, chat.thinking(), keep, chat.sampling(), images),
                 kept);
     }
 
@@ -248,8 +285,8 @@ final class ConversationPlanner implements RunPlanner {
         return given.get().startsWith("user:") ? given.get() + "|" + prefix : given.get();
     }
 
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a.size() + b.size());
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a.size() + b.size());
         all.addAll(a);
         all.addAll(b);
         return all;

@@ -3,15 +3,18 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +30,7 @@ public final class ModelService {
     private final String slotsSetting;
     private final long memoryBytes;
     private final RuntimeInfo runtime;
+    private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
 
     /**
@@ -35,16 +39,34 @@ public final class ModelService {
      */
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
                         long memoryBytes) {
+        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION);
+    }
+
+    /**
+     * @param vision how vision models load: their encoder's cores, and whether they share the NPU
+     */
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes, ServerConfig.Vision vision) {
         this.catalog = catalog;
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
         this.runtime = registry.runtimeInfo();
+        this.vision = vision;
     }
 
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache) {
-        this(catalog, registry, cache.slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")));
+        this(catalog, registry, cache, DEFAULT_VISION);
     }
+
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache,
+                        ServerConfig.Vision vision) {
+        this(catalog, registry, cache.slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")), vision);
+    }
+
+    /** The built-in vision settings, for services made without a configuration (tests, tools). */
+    static final ServerConfig.Vision DEFAULT_VISION = new ServerConfig.Vision("refuse", false, Duration.ofSeconds(10),
+            20, 100, 128, "resend", false, "all");
 
     public List<ModelDescriptor> all() {
         return catalog.all();
@@ -99,6 +121,16 @@ public final class ModelService {
         return registry.loadedModels().stream().map(ModelService::status).toList();
     }
 
+    /** A vision model's encoder, when the model is loaded: the picture size it takes and its tokens per picture. */
+    public Optional<EncoderInfo> encoder(ModelDescriptor model) {
+        return registry.find(model.id()).flatMap(LoadedModel::encoder);
+    }
+
+    /** Whether the model's embedding of that picture is cached (its encoder need not run for it). */
+    boolean embeddingCached(ModelDescriptor model, String digest) {
+        return registry.embeddings().contains(model.id(), digest);
+    }
+
     /** Loads the model (waiting for it); {@link Failure.LoadFailed} when it cannot be. */
     public void load(ModelDescriptor model) {
         acquire(model);
@@ -117,8 +149,10 @@ public final class ModelService {
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
+            Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
+                    v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident()));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes));
+                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), visionLoad);
         });
     }
 

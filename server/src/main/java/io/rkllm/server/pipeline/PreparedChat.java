@@ -18,11 +18,21 @@ import java.util.Optional;
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
  * @param notes response headers that tell the client what was done differently than asked
+ * @param vision the pictures the model sees (a vision model), ready for the run
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
                            Conversation conversation, boolean thinking, int maxTokens, Optional<Sampling> sampling,
                            ScannerOptions scanner, int promptEstimate, int droppedMessages, int reserveTokens,
-                           Optional<TaskKind> task, List<Header> notes) {
+                           Optional<TaskKind> task, List<Header> notes, VisionInput vision) {
+
+    /** A chat without pictures. */
+    public PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
+                        Conversation conversation, boolean thinking, int maxTokens, Optional<Sampling> sampling,
+                        ScannerOptions scanner, int promptEstimate, int droppedMessages, int reserveTokens,
+                        Optional<TaskKind> task, List<Header> notes) {
+        this(request, model, format, conversation, thinking, maxTokens, sampling, scanner, promptEstimate,
+                droppedMessages, reserveTokens, task, notes, VisionInput.NONE);
+    }
 
     /** A response header carrying a note. */
     public record Header(String name, String value) {

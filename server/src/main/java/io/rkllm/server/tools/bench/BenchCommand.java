@@ -59,7 +59,8 @@ public final class BenchCommand {
                 simulation = Simulation.inTempDirectory();
                 RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
                         environment);
-                app = ServerApp.start(loaded.config(), runtime, new ModelDiscovery().discover(simulation.models()).catalog());
+                app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(loaded.config().runtime(),
+                        Optional.of(simulation), environment), new ModelDiscovery().discover(simulation.models()).catalog());
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
             }
