@@ -406,6 +406,32 @@ class VisionTest {
     }
 
     @Test
+    void aVisionModelTakesTheTextModelsPlaceUnlessCoResidencyIsConfigured() throws Exception {
+        String picture = chat(VL, imageMessage("What is this?", dataUrl(png(), "png")));
+        try (TestServer server = server().model("text", Map.of()).set("models.max_loaded", "2").start()) {
+            assertThat(server.postForReply("/v1/chat/completions", chat("text", text("user", "Hi."))).status())
+                    .isEqualTo(200);
+            assertThat(server.postForReply("/v1/chat/completions", picture).status()).isEqualTo(200);
+            assertThat(loaded(server)).containsExactly(VL);
+            assertThat(server.postForReply("/v1/chat/completions", chat("text", text("user", "Hi."))).status())
+                    .isEqualTo(200);
+            assertThat(loaded(server)).containsExactly("text");
+        }
+        try (TestServer server = TestServer.in(dir.resolve("co")).model(VL, LANGUAGE_MODEL).encoder(VL, ENCODER)
+                .model("text", Map.of()).set("models.max_loaded", "2").set("vision.co_resident", "true").start()) {
+            assertThat(server.postForReply("/v1/chat/completions", chat("text", text("user", "Hi."))).status())
+                    .isEqualTo(200);
+            assertThat(server.postForReply("/v1/chat/completions", picture).status()).isEqualTo(200);
+            assertThat(loaded(server)).containsExactlyInAnyOrder("text", VL);
+        }
+    }
+
+    /** The models loaded now: a switch removes the model that gives way before the new one loads. */
+    private static List<String> loaded(TestServer server) throws Exception {
+        return server.getForReply("/health").json().get("loaded_models").findValuesAsText("id");
+    }
+
+    @Test
     void modelsReportTheVisionCapability() throws Exception {
         try (TestServer server = server().model("text", Map.of()).start()) {
             JsonNode models = server.getForReply("/v1/models").json();
