@@ -5,6 +5,10 @@ import io.rkllm.ffm.LibraryIdentity;
 import io.rkllm.ffm.LibraryLocator;
 import io.rkllm.ffm.RkllmException;
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.ffm.rknn.RknnFunction;
+import io.rkllm.ffm.rknn.RknnRuntime;
+import io.rkllm.server.app.RknnLibrary;
+import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigException;
@@ -136,6 +140,10 @@ public final class Doctor {
         boolean simulated = sim.isPresent();
 
         checks.add(library(config.runtime(), sim));
+        Path modelsDir = sim.isPresent() && !loaded.explicitKeys().contains("models.dir")
+                ? sim.get().models() : config.models().dir();
+        checks.add(rknn(config.runtime(), sim, new ModelDiscovery().discover(modelsDir).models().stream()
+                .filter(ModelDescriptor::seesImages).map(ModelDescriptor::id).toList()));
 
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
         NpuChecks npu = new NpuChecks(roots, new Accounts(roots.etc()));
@@ -147,8 +155,6 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        Path modelsDir = sim.isPresent() && !loaded.explicitKeys().contains("models.dir")
-                ? sim.get().models() : config.models().dir();
         checks.addAll(models(modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
         checks.add(port(config.server()));
         // the jar this runs from is the installed service's, when run as `rkllm-server doctor`
@@ -229,6 +235,32 @@ public final class Doctor {
         return Check.ok("library", what);
     }
 
+    /** The RKNN runtime, which runs the image encoders of vision models; only they need it. */
+    private Check rknn(ServerConfig.Runtime runtime, Optional<Simulation> sim, List<String> visionModels) {
+        RknnLibrary rknn = RuntimeLoader.rknn(runtime, sim, environment);
+        String install = "install librknnrt.so from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/aarch64/"
+                + "librknnrt.so): `sudo install -m 0644 librknnrt.so /usr/lib/`, or set runtime.rknn_library";
+        if (rknn.path().isEmpty()) {
+            return visionModels.isEmpty()
+                    ? Check.info("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: only vision models need it")
+                    : Check.warn("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: the vision models "
+                            + visionModels + " cannot load their image encoders", install);
+        }
+        Path path = rknn.path().get();
+        try {
+            RknnRuntime opened = rknn.get();
+            String cores = opened.supports(RknnFunction.SET_CORE_MASK) ? "" : " (no rknn_set_core_mask: encoders run"
+                    + " on the default core; set vision.encoder_cores: auto)";
+            return Check.ok("rknn", (sim.isPresent() ? "simulated RKNN runtime (bundled) " : "RKNN runtime ") + path
+                    + " for image encoders" + cores + (visionModels.isEmpty() ? "" : "; vision models: "
+                    + String.join(", ", visionModels)));
+        } catch (RuntimeException e) {
+            return (visionModels.isEmpty() ? Check.warn("rknn", "cannot load " + path + ": " + e.getMessage(),
+                    install) : Check.fail("rknn", "cannot load " + path + ": " + e.getMessage() + "; the vision"
+                    + " models " + visionModels + " cannot load", install));
+        }
+    }
+
     private static List<Check> models(Path dir, boolean simulatedModels) {
         DiscoveryResult discovery = new ModelDiscovery().discover(dir);
         List<Check> checks = new ArrayList<>();
@@ -236,6 +268,7 @@ public final class Doctor {
         for (ModelDescriptor m : discovery.models()) {
             checks.add(Check.ok("model", m.id() + ": context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
+                    + m.vision().map(v -> ", vision (" + v.encoder().getFileName() + ")").orElse("")
                     + ", " + (m.sizeBytes() >= 1 << 20 ? (m.sizeBytes() >> 20) + " MiB" : m.sizeBytes() + " bytes")
                     + ", " + m.file()));
         }

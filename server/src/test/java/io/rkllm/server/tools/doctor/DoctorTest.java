@@ -117,6 +117,7 @@ class DoctorTest {
         assertThat(r.only("clock").message()).contains("rknpu_ondemand", "1000 MHz");
         assertThat(r.only("port").message()).contains(freePort + " is free");
         assertThat(r.text()).contains("[ok  ] driver", "Nothing blocks serving").doesNotContain("fix:");
+        assertThat(r.only("rknn").message()).contains("only vision models need it");
     }
 
     @Test
@@ -129,7 +130,10 @@ class DoctorTest {
         assertThat(r.only("driver").message()).contains("not needed with --simulate");
         assertThat(r.only("device").status()).isEqualTo(Check.Status.INFO);
         assertThat(r.checks().stream().filter(c -> c.topic().equals("model")).map(Check::message))
-                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim", "context 4096"));
+                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim", "context 4096"))
+                .anySatisfy(m -> assertThat(m).contains("qwen3-vl-2b-sim", "vision (qwen3-vl-2b-sim_vision_rk3588.rknn)"));
+        assertThat(r.only("rknn").status()).isEqualTo(Check.Status.OK);
+        assertThat(r.only("rknn").message()).contains("simulated RKNN runtime", "librknnrt.so", "qwen3-vl-2b-sim");
     }
 
     @Test
