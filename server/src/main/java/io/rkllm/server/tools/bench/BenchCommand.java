@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -34,11 +35,16 @@ public final class BenchCommand {
     /**
      * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
      * session; without --url against a server started here on the simulated runtime.
+     * {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat; without --url
+     * once per picture cache policy (resend, incremental, and no embedding cache), each on a new simulated server.
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
+        if (kind.equals("images")) {
+            return images(line, loader);
+        }
         if (!kind.equals("conversations")) {
-            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID]");
+            throw new ConfigException("bench needs a kind: bench conversations|images [--url URL] [--model ID]");
         }
         Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
         String url = options.remove("url");
@@ -83,6 +89,61 @@ public final class BenchCommand {
             if (simulation != null) {
                 simulation.close();
             }
+        }
+    }
+
+    private int images(CommandLine line, ConfigLoader loader) {
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        String url = options.remove("url");
+        String model = options.getOrDefault("model", "qwen3-vl-2b-sim");
+        options.remove("model");
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        try {
+            if (url != null) {
+                List<ImageBench.Turn> turns = new ImageBench(URI.create(url), model, out).run(196);
+                out.println();
+                out.println(ImageBench.markdown(url, turns));
+                return OK;
+            }
+            Map<String, Map<String, String>> policies = new LinkedHashMap<>();
+            policies.put("vision.cache_policy=resend (default)", Map.of("vision.cache_policy", "resend"));
+            policies.put("vision.cache_policy=incremental", Map.of("vision.cache_policy", "incremental"));
+            policies.put("vision.cache_mb=0 (no embedding cache)", Map.of("vision.cache_mb", "0"));
+            StringBuilder tables = new StringBuilder();
+            for (var policy : policies.entrySet()) {
+                Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
+                flags.putAll(policy.getValue());
+                flags.put("runtime.simulate", "true");
+                flags.putIfAbsent("server.port", "0");
+                flags.putIfAbsent("logging.access_log", "false");
+                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
+                try (Simulation simulation = Simulation.inTempDirectory()) {
+                    RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
+                            environment);
+                    ServerApp app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(
+                            loaded.config().runtime(), Optional.of(simulation), environment),
+                            new ModelDiscovery().discover(simulation.models()).catalog());
+                    try {
+                        out.println("bench: " + policy.getKey());
+                        List<ImageBench.Turn> turns = new ImageBench(URI.create("http://127.0.0.1:" + app.port()),
+                                model, out).run(196);
+                        tables.append(ImageBench.markdown(policy.getKey(), turns)).append('\n');
+                    } finally {
+                        app.stop(Duration.ofSeconds(5));
+                    }
+                }
+            }
+            out.println();
+            out.print(tables);
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
         }
     }
 }
