@@ -391,6 +391,8 @@ class VisionTest {
                 assertThat(http.readUntil("\"role\":\"assistant\"", 1)).isTrue();
                 Poll.until("the encoder to start", Duration.ofSeconds(10), () -> server.encoderTrace(VL),
                         t -> t.stream().anyMatch(l -> l.path("call").asText().equals("inputs_set")));
+                // the stream stays alive while the encoder runs
+                assertThat(http.readUntil(": keep-alive", 2)).isTrue();
             }
             // a request behind it on the same worker ends after the cancelled one has
             TestServer.Reply next = server.postForReply("/v1/chat/completions", chat(VL, text("user", "[[say:ok]]")));
