@@ -56,7 +56,8 @@ public final class HttpServer implements AutoCloseable {
         var completions = new CompletionsHandler(driver, parser, mapper, errors);
         var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
-        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper, errors);
+        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser, limits), pipeline, mapper,
+                errors);
         var models = new ModelsHandler(modelService, mapper);
         var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -108,6 +109,7 @@ public final class HttpServer implements AutoCloseable {
             c.routes.post("/api/chat", ollama::chat);
             c.routes.post("/api/generate", ollama::generate);
             c.routes.post("/v1/messages", anthropic::messages);
+            c.routes.post("/v1/messages/count_tokens", anthropic::countTokens);
             if (metrics.enabled()) {
                 c.routes.get("/metrics", ctx -> {
                     Metrics.Scrape scrape = metrics.scrape(ctx.header("Accept"));

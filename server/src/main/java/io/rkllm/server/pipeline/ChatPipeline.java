@@ -111,6 +111,22 @@ public final class ChatPipeline {
     }
 
     /**
+     * The estimated token count of the whole prompt the model would see for {@code request}: system prompt,
+     * template, tools, the conversation (and the guidance of a JSON or tool contract), as one full resend with
+     * nothing left out. Nothing is loaded or run; an unknown model is {@link Failure.ModelNotFound}.
+     */
+    public int promptTokens(ChatRequest request) {
+        ModelDescriptor model = models.forRequest(request.model());
+        ThinkingDecision thinking = ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
+        Conversation conversation = ConversationBuilder.of(model, request.messages(), thinking, Optional.empty());
+        Optional<AnswerContract> contract = AnswerContract.of(request);
+        if (contract.isPresent()) {
+            conversation = conversation.withGuidance(contract.get().guidance());
+        }
+        return contextFit.estimate(model, PromptFormat.of(model), conversation, request.toolsJson());
+    }
+
+    /**
      * Loads the model if needed and takes a place in its queue; the run starts when the route calls
      * {@link Run#start()}. A request with a contract (JSON, a tool call) gets a run that checks its answer. A task configured to be answered without inference gets its answer here.
      *

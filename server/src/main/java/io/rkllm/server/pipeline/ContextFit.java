@@ -40,6 +40,11 @@ final class ContextFit {
         return new Fit(dropped, estimate);
     }
 
+    /** The prompt estimate of a full resend of the whole conversation, nothing left out. */
+    int estimate(ModelDescriptor model, Optional<PromptFormat> format, Conversation c, Optional<String> tools) {
+        return estimateFullPrompt(model, format, c, tools, 0);
+    }
+
     /** Whether the prompt leaves at least the minimum room for an answer. */
     static boolean leavesRoomForAnswer(int estimate, int context) {
         return fits(estimate, MIN_OUTPUT_TOKENS, context) >= 0;
