@@ -108,12 +108,13 @@ public final class ChatRequestParser {
     }
 
     OptionalInt maxTokens(FieldReader f) {
-        Optional<Integer> value = f.integer("max_completion_tokens");
-        String param = "max_completion_tokens";
-        if (value.isEmpty()) {
-            value = f.integer("max_tokens");
-            param = "max_tokens";
-        }
+        OptionalInt value = maxTokens(f, "max_completion_tokens");
+        return value.isPresent() ? value : maxTokens(f, "max_tokens");
+    }
+
+    /** The token limit in field {@code param}, within the configured ceiling. */
+    OptionalInt maxTokens(FieldReader f, String param) {
+        Optional<Integer> value = f.integer(param);
         if (value.isEmpty()) {
             return OptionalInt.empty();
         }

@@ -66,6 +66,7 @@ final class ConfigValidator {
             require(l.maxStop() >= 0, "limits.max_stop", "must not be negative");
             require(l.maxStopLength() >= 1, "limits.max_stop_length", "must be at least 1");
             require(l.maxTools() >= 0, "limits.max_tools", "must not be negative");
+            require(l.storedResponses() >= 0, "limits.stored_responses", "must not be negative");
         }
     }
 

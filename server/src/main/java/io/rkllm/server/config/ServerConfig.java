@@ -90,8 +90,12 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
                            List<String> corsOrigins) {
     }
 
-    /** Bounds on what one request may ask for; beyond them a 4xx. */
+    /**
+     * Bounds on what one request may ask for; beyond them a 4xx.
+     *
+     * @param storedResponses Responses API responses kept in memory for previous_response_id (0 = none)
+     */
     public record Limits(int maxBodyMb, int maxMessages, int maxTokens, int maxStop, int maxStopLength,
-                         int maxTools) {
+                         int maxTools, int storedResponses) {
     }
 }

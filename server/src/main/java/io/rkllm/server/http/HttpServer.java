@@ -13,6 +13,7 @@ import io.rkllm.server.api.ChatRequestParser;
 import io.rkllm.server.api.Json;
 import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.ResponsesRequestParser;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.HttpMetrics;
@@ -58,6 +59,8 @@ public final class HttpServer implements AutoCloseable {
                 config.models().idleUnload());
         var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser, limits), pipeline, mapper,
                 errors);
+        var responses = new ResponsesHandler(driver, new ResponsesRequestParser(parser, limits),
+                new ResponseStore(config.limits().storedResponses()), mapper);
         var models = new ModelsHandler(modelService, mapper);
         var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -97,6 +100,9 @@ public final class HttpServer implements AutoCloseable {
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", chat::handle);
                 c.routes.post(prefix + "/completions", completions::handle);
+                c.routes.post(prefix + "/responses", responses::create);
+                c.routes.get(prefix + "/responses/{id}", responses::get);
+                c.routes.delete(prefix + "/responses/{id}", responses::delete);
                 c.routes.get(prefix + "/models", models::list);
                 c.routes.get(prefix + "/models/{id}", models::get);
                 c.routes.post(prefix + "/models/{id}/load", models::load);
