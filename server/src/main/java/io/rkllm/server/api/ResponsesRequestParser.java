@@ -16,11 +16,13 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Turns an OpenAI Responses API body ({@code POST /v1/responses}) into the pipeline's {@link ChatRequest}:
- * {@code input} as a string or items (messages with text parts, {@code function_call}, {@code function_call_output};
- * {@code reasoning} items are dropped as on the other routes), {@code instructions}, function {@code tools} in the
+ * {@code input} as a string or items (messages with text parts, {@code function_call}, {@code function_call_output},
+ * {@code item_reference} to the output of a stored response; {@code reasoning} items are dropped as on the other
+ * routes), {@code instructions}, function {@code tools} in the
  * Responses' flat shape, {@code tool_choice}, {@code parallel_tool_calls}, {@code max_output_tokens},
  * {@code temperature}/{@code top_p}, {@code reasoning.effort} (thinking on or off), {@code text.format}
  * ({@code json_object}, {@code json_schema}), {@code stream}, {@code store} and {@code previous_response_id} (resolved
@@ -66,7 +68,12 @@ public final class ResponsesRequestParser {
         }
     }
 
-    public ResponsesRequest parse(byte[] body, Optional<String> chatIdHeader) {
+    /**
+     * @param storedItems the output items of stored responses by id, for {@code item_reference} input items (which
+     *                    the AI SDK sends for earlier assistant output when responses are stored)
+     */
+    public ResponsesRequest parse(byte[] body, Optional<String> chatIdHeader,
+                                  Function<String, Optional<JsonNode>> storedItems) {
         ObjectNode root = common.object(body);
         FieldReader f = new FieldReader(root);
         for (String field : REFUSED_IF_SET) {
@@ -80,7 +87,7 @@ public final class ResponsesRequestParser {
                     + " for the response");
         }
         Optional<String> instructions = f.string("instructions").filter(s -> !s.isEmpty());
-        List<ChatMessage> input = input(f);
+        List<ChatMessage> input = input(f, storedItems);
         ArrayNode responsesTools = JsonNodeFactory.instance.arrayNode();
         Optional<String> tools = tools(f, responsesTools);
         Optional<ToolChoice> choice = toolChoice(f, tools);
@@ -104,7 +111,7 @@ public final class ResponsesRequestParser {
     }
 
     /** {@code input}: a string (one user message) or an array of items. */
-    private List<ChatMessage> input(FieldReader f) {
+    private List<ChatMessage> input(FieldReader f, Function<String, Optional<JsonNode>> storedItems) {
         JsonNode input = f.raw("input").orElseThrow(() -> ApiException.invalid("input",
                 "'input' is required: a string or an array of input items"));
         if (input.isTextual()) {
@@ -121,13 +128,14 @@ public final class ResponsesRequestParser {
         }
         List<ChatMessage> messages = new ArrayList<>();
         for (int i = 0; i < input.size(); i++) {
-            item(input.get(i), "input[" + i + "]", messages);
+            item(input.get(i), "input[" + i + "]", messages, storedItems);
         }
         return messages;
     }
 
     /** One input item, added to {@code messages}: function calls join the assistant message right before them. */
-    private static void item(JsonNode item, String where, List<ChatMessage> messages) {
+    private static void item(JsonNode item, String where, List<ChatMessage> messages,
+                             Function<String, Optional<JsonNode>> storedItems) {
         if (!item.isObject()) {
             throw ApiException.invalid(where, where + " must be an object");
         }
@@ -162,10 +170,16 @@ public final class ResponsesRequestParser {
             case "reasoning" -> {
                 // earlier reasoning is not shown to the model again (as on the other routes)
             }
-            case "item_reference" -> throw ApiException.invalid(where, "item references are not supported: send the"
-                    + " items themselves, or continue a stored response with 'previous_response_id'");
+            case "item_reference" -> {
+                String id = item.path("id").asText("");
+                JsonNode stored = storedItems.apply(id).filter(i -> !i.path("type").asText().equals("item_reference"))
+                        .orElseThrow(() -> ApiException.invalid(where, "the item '" + id + "' is not stored here"
+                                + " (only the output of the last stored responses is kept, in memory): send the item"
+                                + " itself"));
+                item(stored, where, messages, storedItems);
+            }
             default -> throw ApiException.invalid(where + ".type", "input items of type '" + type + "' are not"
-                    + " supported (message, function_call, function_call_output, reasoning)");
+                    + " supported (message, function_call, function_call_output, reasoning, item_reference)");
         }
     }
 

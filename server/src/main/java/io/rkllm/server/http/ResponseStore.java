@@ -1,5 +1,6 @@
 package io.rkllm.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.LinkedHashMap;
@@ -8,7 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Responses API's stored responses, for {@code previous_response_id} and {@code GET /v1/responses/{id}}: the
+ * The Responses API's stored responses, for {@code previous_response_id}, {@code item_reference} input items and
+ * {@code GET /v1/responses/{id}}: the
  * newest {@code capacity} responses ({@code limits.stored_responses}), in memory only, the least recently used
  * dropped first. A conversation of a few turns needs only its latest response; a server restart forgets them all.
  */
@@ -47,6 +49,18 @@ final class ResponseStore {
 
     synchronized Optional<Stored> get(String id) {
         return Optional.ofNullable(responses.get(id));
+    }
+
+    /** The output item {@code id} of a stored response (for {@code item_reference} input items). */
+    synchronized Optional<JsonNode> item(String id) {
+        for (Stored stored : responses.values()) {
+            for (JsonNode item : stored.response().path("output")) {
+                if (item.path("id").asText().equals(id)) {
+                    return Optional.of(item);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     synchronized boolean remove(String id) {

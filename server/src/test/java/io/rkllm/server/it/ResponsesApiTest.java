@@ -296,6 +296,24 @@ class ResponsesApiTest {
     }
 
     @Test
+    void itemReferencesStandForTheStoredOutputAsTheAiSdkSendsThem() throws Exception {
+        try (TestServer server = server()) {
+            JsonNode first = server.postForReply("/v1/responses", "{\"model\":\"m\",\"input\":[{\"role\":\"user\","
+                    + "\"content\":[{\"type\":\"input_text\",\"text\":\"[[say:Hi, I am here.]]\"}]}]}").json();
+            String messageId = first.at("/output/0/id").asText();
+            assertThat(messageId).startsWith("msg_");
+            TestServer.Reply second = server.postForReply("/v1/responses", "{\"model\":\"m\",\"input\":["
+                    + "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"[[say:Hi, I am here.]]\"}]},"
+                    + "{\"type\":\"item_reference\",\"id\":\"" + messageId + "\"},"
+                    + "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"[[say:Good.]]\"}]}]}");
+            assertThat(second.json().at("/output/0/content/0/text").asText()).isEqualTo("Good.");
+            JsonNode run = server.runs("m").getLast();
+            assertThat(run.get("prompt").asText()).as("the referenced answer is the cached one").isEqualTo("[[say:Good.]]");
+            assertThat(run.get("cache_before").asInt()).isEqualTo(server.runs("m").get(0).get("cache_after").asInt());
+        }
+    }
+
+    @Test
     void forcedAndNamedToolChoice() throws Exception {
         try (TestServer server = server()) {
             OpenAIClient client = client(server);
