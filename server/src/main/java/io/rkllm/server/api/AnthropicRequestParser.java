@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.request.ToolChoice;
@@ -18,7 +19,8 @@ import java.util.OptionalInt;
  * Turns an Anthropic Messages API body ({@code POST /v1/messages}, and {@code /v1/messages/count_tokens} without
  * {@code max_tokens}) into the pipeline's {@link ChatRequest}: {@code system} as a string or text blocks,
  * {@code messages} with string or block content, {@code max_tokens} (required), {@code stop_sequences},
- * {@code temperature}/{@code top_p}/{@code top_k}, {@code stream}, {@code thinking} ({@code enabled} turns
+ * {@code temperature}/{@code top_p}/{@code top_k}, {@code stream}, {@code output_config.format} (structured output),
+ * {@code thinking} ({@code enabled} turns
  * thinking on; off when absent, as on Anthropic's API), and client tools: {@code tools} (their
  * {@code input_schema} becomes the parameters of the OpenAI tools JSON the runtime takes), {@code tool_choice},
  * {@code tool_use} blocks in assistant messages (tool calls) and {@code tool_result} blocks in user messages (tool
@@ -75,7 +77,7 @@ public final class AnthropicRequestParser {
         return new ChatRequest(common.model(f), List.copyOf(messages), generates && f.bool("stream").orElse(false),
                 false, maxTokens, common.sampling(f), generates ? common.stop(f, "stop_sequences") : List.of(),
                 choice.choice().isEmpty() ? Optional.empty() : Tools.only(tools, choice.choice().get()),
-                choice.choice().orElse(ToolChoice.AUTO), choice.parallel(), Optional.empty(),
+                choice.choice().orElse(ToolChoice.AUTO), choice.parallel(), outputFormat(f),
                 Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
     }
 
@@ -269,6 +271,26 @@ public final class AnthropicRequestParser {
         return text.toString();
     }
 
+    /**
+     * Anthropic's structured output, {@code output_config.format} (or the beta's top-level {@code output_format}):
+     * {@code {"type": "json_schema", "schema": {...}}}, checked as the other APIs' JSON schemas are.
+     */
+    private static Optional<OutputFormat> outputFormat(FieldReader f) {
+        String param = "output_config.format";
+        Optional<JsonNode> format = f.raw("output_config").map(c -> c.path("format")).filter(JsonNode::isObject);
+        if (format.isEmpty()) {
+            param = "output_format";
+            format = f.raw("output_format");
+        }
+        if (format.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!format.get().path("type").asText("").equals("json_schema") || !format.get().path("schema").isObject()) {
+            throw ApiException.invalid(param, "'" + param + "' must be {\"type\": \"json_schema\", \"schema\": {...}}");
+        }
+        return Optional.of(Schemas.bare(format.get().path("schema"), param + ".schema"));
+    }
+
     /** {@code thinking: {"type": "enabled", ...}} turns thinking on; absent or disabled leaves it off. */
     private static boolean thinking(FieldReader f) {
         Optional<JsonNode> thinking = f.raw("thinking");
@@ -280,7 +302,7 @@ public final class AnthropicRequestParser {
         }
         String type = thinking.get().path("type").asText("");
         return switch (type) {
-            case "enabled", "adaptive" -> true;
+            case "enabled", "adaptive", "between_tools" -> true;
             case "disabled" -> false;
             default -> throw ApiException.invalid("thinking.type", "'thinking.type' must be enabled or disabled");
         };

@@ -46,6 +46,7 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
             }
         });
+        refuseWhatCannotBeDone(f);
         Optional<OutputFormat> format = responseFormat(f);
         Optional<String> tools = tools(f);
         Optional<ToolChoice> choice = toolChoice(f, tools);
@@ -75,6 +76,18 @@ public final class ChatRequestParser {
         if (prompt.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
+        if (!f.string("suffix").orElse("").isEmpty()) {
+            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
+                    + " served here");
+        }
+        if (f.bool("echo").orElse(false)) {
+            throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
+        }
+        f.integer("best_of").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("best_of", "only best_of=1 is supported");
+            }
+        });
         return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
                 includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), ToolChoice.AUTO, true,
                 responseFormat(f), Optional.of(false), conversationKey(f, Optional.empty()), true);
@@ -223,6 +236,27 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
+    /**
+     * Chat fields whose silent omission would give the client something else than it asked for: the deprecated
+     * {@code functions} (its answers would come as {@code tool_calls}, not {@code function_call}), audio output,
+     * web search. Fields that only tune or annotate (logprobs, store, metadata, service_tier...) are listed in
+     * api.md's deviations instead.
+     */
+    private static void refuseWhatCannotBeDone(FieldReader f) {
+        if (f.array("functions").filter(a -> !a.isEmpty()).isPresent()) {
+            throw ApiException.invalid("functions", "'functions' (deprecated) is not supported: send them as"
+                    + " 'tools' ([{\"type\": \"function\", \"function\": {...}}])");
+        }
+        Optional<JsonNode> modalities = f.raw("modalities");
+        if (f.raw("audio").isPresent() || modalities.isPresent() && modalities.get().toString().contains("audio")) {
+            throw ApiException.invalid(f.raw("audio").isPresent() ? "audio" : "modalities",
+                    "audio output is not supported: the models served here answer in text");
+        }
+        if (f.raw("web_search_options").isPresent()) {
+            throw ApiException.invalid("web_search_options", "web search is not available on this server");
+        }
+    }
+
     static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
         if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
             return Optional.of("chat:" + chatIdHeader.get().trim());
@@ -231,9 +265,11 @@ public final class ChatRequestParser {
         if (key.isPresent()) {
             return Optional.of("key:" + key.get());
         }
-        Optional<JsonNode> user = f.raw("user");
-        if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
-            return Optional.of("user:" + user.get().asText());
+        for (String field : List.of("user", "safety_identifier")) {
+            Optional<JsonNode> user = f.raw(field);
+            if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
+                return Optional.of("user:" + user.get().asText());
+            }
         }
         return Optional.empty();
     }
