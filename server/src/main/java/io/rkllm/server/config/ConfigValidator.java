@@ -9,6 +9,8 @@ import java.util.Set;
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
     private static final Set<String> STRATEGIES = Set.of("derive", "model");
+    private static final Set<String> SWITCHES = Set.of("auto", "on", "off");
+    private static final Set<String> THINKING_FLAGS = Set.of("auto", "always", "never");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigValidator() {
@@ -23,7 +25,15 @@ final class ConfigValidator {
         } catch (IllegalArgumentException e) {
             throw new ConfigException("runtime.abi: " + e.getMessage());
         }
+        require(THINKING_FLAGS.contains(c.runtime().thinkingFlag()), "runtime.thinking_flag",
+                "must be one of " + THINKING_FLAGS + ", got '" + c.runtime().thinkingFlag() + "'");
+        require(SWITCHES.contains(c.runtime().eosGuard()), "runtime.eos_guard",
+                "must be one of " + SWITCHES + ", got '" + c.runtime().eosGuard() + "'");
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        require(SWITCHES.contains(c.models().memoryCheck()), "models.memory_check",
+                "must be one of " + SWITCHES + ", got '" + c.models().memoryCheck() + "'");
+        require(c.models().memoryBudgetMb() >= 0, "models.memory_budget_mb",
+                "must not be negative (0 = the memory the machine has available)");
         positive(c.models().loadTimeout(), "models.load_timeout");
         notNegative(c.models().idleUnload(), "models.idle_unload");
         require(c.queue().maxWaiting() >= 0, "queue.max_waiting", "must not be negative");

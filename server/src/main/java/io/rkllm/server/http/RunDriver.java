@@ -30,6 +30,8 @@ final class RunDriver {
     static final long PROBE_GAP_NANOS = 50_000_000L;
     /** nginx's "client closed request", for the access log only: nobody receives it. */
     static final int CLIENT_CLOSED = 499;
+    /** Why an answer the runtime ended is not whole (non-streaming responses). */
+    static final String INCOMPLETE = "X-RKLLM-Incomplete";
 
     /** How one API writes a stream; one instance per response, so it may keep state (open blocks). */
     interface StreamFormat {
@@ -182,6 +184,8 @@ final class RunDriver {
                 case ChatRun.Step.Output out -> answer.add(out.events());
                 case ChatRun.Step.Finished f -> {
                     finished(ctx, started, f);
+                    // a stream has its headers sent by now: there the finish reason alone says it
+                    run.incomplete().ifPresent(note -> ctx.header(INCOMPLETE, note));
                     answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }

@@ -31,6 +31,7 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final RagStep rag;
     private final ContextFit contextFit;
+    private final ThinkingControl thinkingControl;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
         this.models = models;
@@ -39,6 +40,7 @@ public final class ChatPipeline {
         this.tasks = new TaskDetector(config.tasks().prefixes());
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
         this.contextFit = new ContextFit(estimator);
+        this.thinkingControl = new ThinkingControl(config.runtime().thinkingFlag(), models.runtimeAbi());
     }
 
     public PreparedChat prepare(ChatRequest request) {
@@ -99,8 +101,9 @@ public final class ChatPipeline {
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, List.copyOf(notes));
+        boolean thinkingFlag = thinkingControl.runtimeFlag(model, format, thinking.enabled());
+        return new PreparedChat(request, model, format, conversation, thinking.enabled(), thinkingFlag, maxTokens,
+                sampling, scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, List.copyOf(notes));
     }
 
     /**

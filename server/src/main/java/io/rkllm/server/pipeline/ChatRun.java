@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's run, from its place in the queue to its last step: the route {@link #start()}s it when it is
@@ -26,6 +28,8 @@ import java.util.Optional;
  * any thread may {@link #cancel}.
  */
 public final class ChatRun implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ChatRun.class);
+
     /** What the route writes next. */
     public sealed interface Step {
         /** Classified output to send now. */
@@ -66,6 +70,8 @@ public final class ChatRun implements AutoCloseable {
     private boolean watchdogFired;
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
     private final List<OutputEvent> heldTaskOutput = new ArrayList<>();
+    private final IncompleteAnswer completeness = new IncompleteAnswer();
+    private String incomplete;
 
     ChatRun(PreparedChat chat, Reservation place, RunPlanner planner, ServerConfig.Timeouts timeouts,
             Duration queueTimeout) {
@@ -139,6 +145,11 @@ public final class ChatRun implements AutoCloseable {
             }
         }
         return generation == null ? Optional.empty() : generation.cancelReason();
+    }
+
+    /** Why the answer is not whole although the runtime ended it (reported as {@code length}), if it is not. */
+    public Optional<String> incomplete() {
+        return Optional.ofNullable(incomplete);
     }
 
     /** The stop string that ended the answer, if one did. */
@@ -243,6 +254,7 @@ public final class ChatRun implements AutoCloseable {
         if (out.isEmpty()) {
             return;
         }
+        completeness.observe(out);
         if (holdsTaskOutput()) {
             heldTaskOutput.addAll(out);
         } else {
@@ -268,6 +280,13 @@ public final class ChatRun implements AutoCloseable {
             reason = "tool_calls";
         } else if (done.reason() == StopReason.LENGTH) {
             reason = "length";
+        } else if (done.reason() == StopReason.END && completeness.isReasoningOnly()) {
+            reason = "length";
+            incomplete = IncompleteAnswer.NOTE;
+            LOG.warn("model {}: the answer ended after its reasoning with no content (enable_thinking={}); sent as"
+                    + " finish_reason length. Runtime 1.3.0 is reported to end thinking runs at </think>:"
+                    + " runtime.thinking_flag auto avoids it for models with a chat template; 1.2.3 is not affected",
+                    chat.model().id(), chat.thinkingFlag());
         } else {
             reason = "stop";
         }

@@ -94,7 +94,7 @@ final class ConversationPlanner implements RunPlanner {
                 droppedDigest = conversation.droppedDigest();
                 heldKeys = concat(conversation.turns(), c.newMessageKeys());
                 sentText = prompt;
-                return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinking(), true,
+                return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinkingFlag(), true,
                         chat.sampling()), cacheBefore);
             }
             LOG.debug("cache of {} not reused: {}", chat.model().id(), fits ? "size check failed" : "context full");
@@ -125,7 +125,13 @@ final class ConversationPlanner implements RunPlanner {
             slot.conversation(null);
             return;
         }
-        List<String> turns = concat(heldKeys, List.of(MessageKeys.generated(generatedText, chat.scanner())));
+        String answer = MessageKeys.generated(generatedText, chat.scanner());
+        if (IncompleteAnswer.isReasoningOnly(answer, generatedText)) {
+            // runtime 1.3.0 ends thinking runs at </think>, and the next run on that cache stops early: start clean
+            slot.conversation(null);
+            return;
+        }
+        List<String> turns = concat(heldKeys, List.of(answer));
         int tokens = cacheBefore + f.stats().prefillTokens() + f.stats().generateTokens();
         slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), droppedCount, droppedDigest,
                 turns, tokens, chat.request().toolsJson().orElse("")));
@@ -163,7 +169,7 @@ final class ConversationPlanner implements RunPlanner {
         droppedCount = dropped;
         droppedDigest = MessageKeys.digest(all.subList(0, dropped));
         heldKeys = concat(all.subList(dropped, all.size()), c.newMessageKeys());
-        return new RunPlan(index, new RunRequest("user", prompt, chat.thinking(), keepHistory, chat.sampling()),
+        return new RunPlan(index, new RunRequest("user", prompt, chat.thinkingFlag(), keepHistory, chat.sampling()),
                 kept);
     }
 

@@ -223,6 +223,20 @@ class CachePolicyTest {
         return templateLength(SYSTEM);
     }
 
+    @Test
+    void anAnswerThatIsOnlyReasoningIsNotKeptSoTheNextTurnStartsOnACleanCache() {
+        try (PlannerBench b = bench(1)) {
+            // runtime 1.3.0's FINISH at </think>: the cache holds reasoning the client got as an empty answer
+            b.turn(request(user("Why?")), "<think>\nhmm, the sky.\n");
+            PlannerBench.Turn t = b.turn(request(user("Why?"), assistant(""), user("Sure?")), "Yes.");
+            assertThat(t.calls()).containsExactly("clear keep_system=false");
+            assertThat(t.prompt()).contains("User: Why?").endsWith("User: Sure?");
+            PlannerBench.Turn next = b.turn(request(user("Why?"), assistant(""), user("Sure?"), assistant("Yes."),
+                    user("Thanks.")), "You're welcome.");
+            assertThat(next.prompt()).as("a whole answer is kept as before").isEqualTo("Thanks.");
+        }
+    }
+
     /** The length of the qwen2.5 template's system part around {@code system}. */
     private static int templateLength(String system) {
         return ("<|im_start|>system\n" + system + "<|im_end|>\n").length();
