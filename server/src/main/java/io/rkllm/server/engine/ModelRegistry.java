@@ -52,6 +52,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final int maxQueued;
     private final Duration idleUnload;
     private final Duration loadTimeout;
+    private final boolean eosGuard;
     private final Clock clock;
     private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
@@ -68,6 +69,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.maxQueued = settings.maxQueued();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
+        this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
         this.clock = clock;
         this.stateFactory = stateFactory;
         this.listener = listener;
@@ -252,7 +254,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
             if (model != null) {
                 idle(model);
             }
-        });
+        }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
         self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
         return self.get();
     }
