@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -16,8 +17,11 @@ public final class LoadedModel<S> {
     private final S state;
     private final AtomicReference<Instant> lastUsed;
     private volatile boolean draining;
+    private final CompletableFuture<Void> released;
 
-    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state) {
+    /** @param released completes when the worker stopped and its memory is counted as free again */
+    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state, CompletableFuture<Void> released) {
+        this.released = released;
         this.load = load;
         this.worker = worker;
         this.loadStarted = now;
@@ -52,6 +56,11 @@ public final class LoadedModel<S> {
     /** The pipeline's state of this model; touched only on the worker thread. */
     public S state() {
         return state;
+    }
+
+    /** Completes when the model is unloaded and its memory is counted as free. */
+    CompletableFuture<Void> released() {
+        return released;
     }
 
     /** Giving way to another model: it takes no new requests and unloads once its queue is empty. */

@@ -22,6 +22,8 @@ final class FailureStatus {
                     5);
             case Failure.LoadFailed f -> unavailable("model_load_failed", message, 30);
             case Failure.ModelUnloading f -> unavailable("model_unloading", message, 2);
+            case Failure.InsufficientMemory f -> new ApiException(503, "server_error", "insufficient_memory", null,
+                    message, Map.of("needed_mb", f.neededMb(), "available_mb", f.availableMb()), 30);
             case Failure.RuntimeFailed f -> ApiException.internal("runtime_error", message);
             case Failure.Cancelled f -> switch (f.reason()) {
                 case QUEUE_TIMEOUT -> unavailable("queue_timeout", message, 10);

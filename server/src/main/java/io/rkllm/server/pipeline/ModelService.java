@@ -118,7 +118,7 @@ public final class ModelService {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
             return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes));
+                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), MemoryEstimate.perHandleMb(model));
         });
     }
 
