@@ -9,7 +9,7 @@ import java.util.Set;
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
     private static final Set<String> STRATEGIES = Set.of("derive", "model");
-    private static final Set<String> SWITCHES = Set.of("auto", "on", "off");
+    private static final Set<String> SWITCHES = Set.of("auto", "on", "off", "true", "false");
     private static final Set<String> THINKING_FLAGS = Set.of("auto", "always", "never");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 

@@ -260,6 +260,28 @@ class DoctorTest {
     }
 
     @Test
+    void runtime130WithAThinkingModelNamesTheKnownGoodRelease() throws IOException {
+        board("0.9.8", "rw-rw----", true);
+        Files.createDirectories(machine.resolve("proc"));
+        Files.writeString(machine.resolve("proc/cpuinfo"), CpuCheckTest.RK3588);
+        Path runtime13 = SimulatedRuntime.extract(Abi.V1_3, dir.resolve("lib13")).orElseThrow();
+        Report r = doctor(Map.of("runtime.library", runtime13.toString(), "models.dir", models.toString()));
+
+        assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
+        assertThat(r.only("library").message()).contains("runtime 1.3.0");
+        assertThat(r.only("cpu").message()).contains("4x Cortex-A55 + 4x Cortex-A76", "SVE no");
+        Check runtime = r.only("runtime");
+        assertThat(runtime.status()).isEqualTo(Check.Status.WARN);
+        assertThat(runtime.message()).contains("qwen3-1.7b-rk3588-w8a8", "</think>", "chat templates");
+        assertThat(runtime.fix().orElseThrow()).contains("1.2.3 is the known-good release");
+
+        Report flag = doctor(Map.of("runtime.library", runtime13.toString(), "models.dir", models.toString(),
+                "runtime.thinking_flag", "always"));
+        assertThat(flag.only("runtime").message()).contains("may come back empty");
+        assertThat(doctor(installed()).checks()).noneMatch(c -> c.topic().equals("runtime"));
+    }
+
+    @Test
     void anUnknownOptionIsAUsageError() {
         Report r = doctor(Map.of("runtime.simulate", "true"), Map.of("frobnicate", "1"));
         assertThat(r.code()).isEqualTo(Doctor.USAGE);
