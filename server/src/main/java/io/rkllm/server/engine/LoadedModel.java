@@ -2,6 +2,7 @@ package io.rkllm.server.engine;
 
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -17,10 +18,16 @@ public final class LoadedModel<S> {
     private final S state;
     private final AtomicReference<Instant> lastUsed;
     private volatile boolean draining;
+    private final AtomicLong memoryMb;
     private final CompletableFuture<Void> released;
 
-    /** @param released completes when the worker stopped and its memory is counted as free again */
-    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state, CompletableFuture<Void> released) {
+    /**
+     * @param memoryMb what its loaded slots hold, as the memory check counted them
+     * @param released completes when the worker stopped and its memory is counted as free again
+     */
+    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state, AtomicLong memoryMb,
+                CompletableFuture<Void> released) {
+        this.memoryMb = memoryMb;
         this.released = released;
         this.load = load;
         this.worker = worker;
@@ -56,6 +63,11 @@ public final class LoadedModel<S> {
     /** The pipeline's state of this model; touched only on the worker thread. */
     public S state() {
         return state;
+    }
+
+    /** What its loaded slots hold (0 while the first still loads), in MB. */
+    long memoryMb() {
+        return memoryMb.get();
     }
 
     /** Completes when the model is unloaded and its memory is counted as free. */

@@ -114,7 +114,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
-                    long need = spec.totalMemoryMb();
+                    // the first slot loads now; another one only when a conversation needs it, checked then
+                    long need = spec.memoryMb();
                     if (!memory.fits(need + loadingMb(), releasingMb() + heldMb())) {
                         // even with every other model unloaded it would not fit: unload nothing, say so now
                         Failure refused = memory.insufficient(spec.id(), need,
@@ -170,21 +171,21 @@ public final class ModelRegistry<S> implements AutoCloseable {
         notifyAll();
     }
 
-    /** What the loaded models take, as their loads state or estimate (loading ones included); holds the lock. */
+    /** What the loaded models hold, a model still loading its first slot counted with it; holds the lock. */
     private long heldMb() {
-        return loaded.values().stream().mapToLong(m -> m.load().totalMemoryMb()).sum();
+        return loaded.values().stream().mapToLong(m -> Math.max(m.memoryMb(), m.load().memoryMb())).sum();
     }
 
     /** What models still loading will take, which the memory reading does not show yet; holds the lock. */
     private long loadingMb() {
         return loaded.values().stream().filter(m -> !m.worker().loaded().isDone())
-                .mapToLong(m -> m.load().totalMemoryMb()).sum();
+                .mapToLong(m -> Math.max(0, m.load().memoryMb() - m.memoryMb())).sum();
     }
 
     /** What models being unloaded still hold and will free before the next load; holds the lock. */
     private long releasingMb() {
         stopping.removeIf(m -> m.released().isDone());
-        return stopping.stream().mapToLong(m -> m.load().totalMemoryMb()).sum();
+        return stopping.stream().mapToLong(LoadedModel::memoryMb).sum();
     }
 
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
@@ -289,7 +290,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
             }
         }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
         CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), released));
+        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
         return self.get();
     }
 

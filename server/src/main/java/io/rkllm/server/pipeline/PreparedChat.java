@@ -20,12 +20,14 @@ import java.util.Optional;
  * @param droppedMessages history messages trimmed off the start so that the conversation fits
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
+ * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
  * @param notes response headers that tell the client what was done differently than asked
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
                            Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
                            Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate,
-                           int droppedMessages, int reserveTokens, Optional<TaskKind> task, List<Header> notes) {
+                           int droppedMessages, int reserveTokens, Optional<TaskKind> task,
+                           Optional<AnswerContract> contract, List<Header> notes) {
 
     /** A response header carrying a note. */
     public record Header(String name, String value) {

@@ -70,6 +70,7 @@ class ThinkFinishFaultTest {
             assertThat(events.reasoning(chunks)).isNotBlank();
             assertThat(events.content(chunks)).isNotBlank();
             assertThat(events.finishReason(chunks)).isEqualTo("stop");
+            assertThat(events.comments()).isEmpty();
 
             List<JsonNode> runs = server.runs("m");
             assertThat(runs).hasSize(2);
@@ -126,6 +127,8 @@ class ThinkFinishFaultTest {
             assertThat(events.reasoning(chunks)).isNotBlank();
             assertThat(events.content(chunks)).isEmpty();
             assertThat(events.finishReason(chunks)).isEqualTo("length");
+            // the headers left before the answer: the note comes as a comment line clients skip
+            assertThat(events.comments()).anySatisfy(c -> assertThat(c).startsWith("X-RKLLM-Incomplete: the answer"));
 
             // the model keeps serving: the next turn (thinking off) does not continue the broken cache, which
             // 1.3.0 is reported to answer with a few words only, but resends the conversation on a cleared cache

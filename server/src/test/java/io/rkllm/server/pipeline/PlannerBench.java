@@ -16,6 +16,7 @@ import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -105,7 +106,8 @@ final class PlannerBench implements AutoCloseable {
 
     static ChatRequest request(Optional<String> conversationKey, ChatMessage... messages) {
         return new ChatRequest(MODEL, List.of(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
-                List.of(), Optional.empty(), false, Optional.empty(), conversationKey, false);
+                List.of(), Optional.empty(), ToolChoice.AUTO, true, Optional.empty(), Optional.empty(), conversationKey,
+                false);
     }
 
     static ChatMessage system(String text) {
