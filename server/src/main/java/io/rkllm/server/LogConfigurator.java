@@ -10,6 +10,7 @@ import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import io.rkllm.server.logging.LogLineLayout;
+import io.rkllm.server.logging.StartFailureFilter;
 import org.slf4j.Logger;
 
 /**
@@ -44,6 +45,10 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         // one warning per malformed Host/authority a client sends: clients must not be able to flood the log
         context.getLogger("org.eclipse.jetty.util.HostPort").setLevel(Level.ERROR);
         context.getLogger("io.javalin").setLevel(Level.WARN);
+        StartFailureFilter startFailure = new StartFailureFilter();
+        startFailure.setContext(context);
+        startFailure.start();
+        context.addTurboFilter(startFailure);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

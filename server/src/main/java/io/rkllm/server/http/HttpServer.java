@@ -109,6 +109,9 @@ public final class HttpServer implements AutoCloseable {
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
+            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             c.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e));

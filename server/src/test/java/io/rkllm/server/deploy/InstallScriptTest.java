@@ -85,6 +85,7 @@ class InstallScriptTest {
         Repo.Result removed = install(root, "--uninstall");
         assertThat(removed.code()).as(removed.output()).isZero();
         assertThat(removed.output()).contains("remove     " + jar).contains("kept");
+        assertThat(removed.output()).as("--root creates no user, so none is kept").doesNotContain("user rkllm", "userdel");
         assertThat(jar).doesNotExist();
         assertThat(launcher).doesNotExist();
         assertThat(unit).doesNotExist();
