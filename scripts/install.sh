@@ -116,7 +116,7 @@ if [ -z "$jar" ]; then
     done
 fi
 if [ -z "$jar" ] || [ ! -f "$jar" ]; then
-    echo "install.sh: no server jar${jar:+ at $jar}: build it (./mvnw -B package -DskipTests) or give --jar FILE" >&2
+    echo "install.sh: no server jar${jar:+ at $jar}: build it (scripts/build package -DskipTests) or give --jar FILE" >&2
     exit 1
 fi
 pkg="$repo/packaging"
