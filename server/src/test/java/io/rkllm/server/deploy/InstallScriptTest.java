@@ -124,6 +124,6 @@ class InstallScriptTest {
         Repo.Result r = Repo.run("bash", Repo.file("scripts/install.sh").toString(), "--root",
                 dir.resolve("root").toString(), "--force", "--jar", dir.resolve("missing.jar").toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.output()).contains("no server jar at", "./mvnw -B package");
+        assertThat(r.output()).contains("no server jar at", "scripts/build package");
     }
 }
