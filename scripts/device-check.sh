@@ -12,8 +12,8 @@ Usage: scripts/device-check.sh --model FILE [options]
   --second FILE    a second model for the memory case: two models that do not fit in memory together
   --crash-test     memory case without the server's check: lets rkllm_init run out of memory (runtime 1.3.0
                    is reported to crash the process then; 1.2.3 returns an error)
-  --jar FILE       the server jar (default: server/target/rkllm-server.jar of this checkout, else
-                   /usr/local/share/rkllm-server or /usr/share/rkllm-server)
+  --jar FILE       the server jar (default: the checkout's ./rkllm-server when it is built, else the
+                   installed rkllm-server)
   --library FILE   librkllmrt.so to test (default: what the server finds)
   --abi 1.2|1.3    force the runtime's ABI (for a library the server cannot identify)
   --simulate       run against the bundled simulated runtime (--model is then a simulated model file)
@@ -52,15 +52,23 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$work"' EXIT
 
+# the server: the checkout's launcher (./rkllm-server, which finds a Java 25), the installed one, or a jar run
+# through the packaged launcher; the JVM's crash report goes into the work directory
+export RKLLM_JAVA_OPTS="${RKLLM_JAVA_OPTS:-} -XX:ErrorFile=$work/hs_err_%p.log"
 if [ -n "${RKLLM_SERVER_CMD:-}" ]; then
     read -r -a server_cmd <<<"$RKLLM_SERVER_CMD"
+elif [ -n "$jar" ]; then
+    [ -f "$jar" ] || { echo "--jar $jar: no such file" >&2; exit 2; }
+    launcher=$here/../packaging/bin/rkllm-server
+    [ -x "$launcher" ] || launcher=$(command -v rkllm-server) || { echo "no rkllm-server launcher found" >&2; exit 2; }
+    export RKLLM_SERVER_JAR=$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")
+    server_cmd=("$launcher")
+elif [ -r "$here/../server/target/rkllm-server.jar" ]; then
+    server_cmd=("$here/../rkllm-server")
+elif command -v rkllm-server >/dev/null; then
+    server_cmd=(rkllm-server)
 else
-    for j in "$jar" "$here/../server/target/rkllm-server.jar" /usr/local/share/rkllm-server/rkllm-server.jar \
-             /usr/share/rkllm-server/rkllm-server.jar; do
-        [ -n "$j" ] && [ -f "$j" ] && { jar=$j; break; }
-    done
-    [ -f "$jar" ] || { echo "no server jar found: build it (./mvnw -B package) or give --jar" >&2; exit 2; }
-    server_cmd=(java -XX:ErrorFile="$work/hs_err_%p.log" --enable-native-access=ALL-UNNAMED -jar "$jar")
+    echo "no server found: build it (scripts/build), install it, or give --jar" >&2; exit 2
 fi
 
 echo "== board"

@@ -113,6 +113,9 @@ public final class HttpServer implements AutoCloseable {
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
+            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             // the one error path: every failure a route throws becomes its API's error body here

@@ -150,10 +150,10 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        Path modelsDir = sim.isPresent() && !loaded.explicitKeys().contains("models.dir")
-                ? sim.get().models() : config.models().dir();
+        boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
+        Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
         DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
-        checks.addAll(models(discovery, modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
+        checks.addAll(models(discovery, modelsDir, simulatedModels));
         thinkingOn130(library.version(), discovery.models(), config.runtime().thinkingFlag())
                 .map(c -> simulated ? c.notBlocking("simulated runtime") : c).ifPresent(checks::add);
         checks.add(port(config.server()));
@@ -232,9 +232,12 @@ public final class Doctor {
                     "the file must be the aarch64 librkllmrt.so from airockchip/rknn-llm"));
         }
         LibraryIdentity identity = opened.identity();
-        String what = (sim.isPresent() ? "simulated runtime (bundled) " : "") + library + ": runtime "
-                + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
-                + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
+        // the simulated runtime's file hash is no official release's: the evidence would call it unknown
+        String what = sim.isPresent()
+                ? "the simulated runtime " + identity.version().orElse("") + " bundled in the jar, ABI "
+                        + opened.abi().label() + (forced.isPresent() ? " (forced)" : "") + ", " + library
+                : library + ": runtime " + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
+                        + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
         Optional<Path> file = sim.isPresent() ? Optional.empty() : Optional.of(library);
         if (forced.isPresent() && identity.abi().isPresent() && identity.abi().get() != forced.get()) {
             return new Library(Check.warn("library", what, "the file looks like ABI " + identity.abi().get().label()
