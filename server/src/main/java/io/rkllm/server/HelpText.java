@@ -25,6 +25,10 @@ final class HelpText {
                   java -jar rkllm-server.jar soak [--url URL --model ID] [--requests N] [--clients C]
                                                                  concurrent streams with disconnects, check leaks and order
                                                                  (docs/reliability.md)
+                  java -jar rkllm-server.jar bench conversations|long-chat [--url URL] [--model ID] [--turns N]
+                                                                 replay an Open WebUI session, or one chat that outgrows
+                                                                 the context, and report prefill and time to first token
+                                                                 (docs/performance.md)
                   java -jar rkllm-server.jar cds-archive                serve once on the simulated runtime, one request of each
                                                                  kind, and exit: with the unit's JVM options the JVM writes
                                                                  its class-data-sharing archive then (the package does it)
