@@ -50,7 +50,8 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      *              a number, or {@code auto} (two when two copies of the model fit in 60% of the RAM, else one)
      * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
      * @param trimTo when a conversation outgrows the context, its oldest exchanges are left out until the rest
-     *               fills at most this share of the room for the prompt (the context less the answer's reserve)
+     *               fills at most this share of the room it has (the context less the system prompt, the tools
+     *               and the answer's reserve)
      */
     public record Cache(boolean enabled, String slots, boolean verify, double trimTo) {
     }

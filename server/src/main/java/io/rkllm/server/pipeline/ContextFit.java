@@ -14,18 +14,30 @@ import java.util.Optional;
  * <ul>
  *   <li>A conversation a slot's cache holds, with room for this turn, keeps that slot's trim (the turn is
  *       incremental).</li>
- *   <li>Otherwise the conversation is sent whole again, with the trim it last had (after an overflow, an edit,
- *       a regenerated answer, a switch to another chat and back) or none, if that leaves room for this turn and
- *       one more like it.</li>
+ *   <li>Otherwise the conversation is sent whole again, with the trim it last had (after an edit, a regenerated
+ *       answer, a switch to another chat and back) or none, if that leaves room for this turn and one more like
+ *       it; after an overflow, only if that alone brings it down to the target below (think blocks, which the
+ *       cache holds and a resend does not, can free that much).</li>
  *   <li>If not, old exchanges are left out in one large step, until the rest fills at most {@code trimTo} of the
- *       room for the prompt: the turns after it are incremental again for a while, instead of the next
- *       overflow coming one turn later (each overflow resends the whole kept conversation).</li>
+ *       room the conversation has (the context less the system prompt, the tools and the answer's reserve): the
+ *       turns after it are incremental again for a while, instead of the next overflow coming one turn later
+ *       (each overflow resends the whole kept conversation).</li>
  * </ul>
  * The system prompt and the newest messages always stay; in an agent loop whose own tool rounds fill the context,
  * the user message that started it stays too. With the cache off every turn is resent anyway, so as little as
  * possible is left out.
  */
 final class ContextFit {
+    /**
+     * What the runtime's tool template adds around the tools in the system part, for the estimate (Qwen's Hermes
+     * template, which the models with tool calling served here use; about 90 tokens).
+     */
+    static final String TOOLS_PREAMBLE = "\n\n# Tools\n\nYou may call one or more functions to assist with the user"
+            + " query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+            + "\n</tools>\n\nFor each function call, return a json object with function name and arguments within"
+            + " <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\":"
+            + " <args-json-object>}\n</tool_call>";
+
     /** Room always left for the answer when checking the context. */
     static final int MIN_OUTPUT_TOKENS = 16;
     /** The estimate is a guess; leave a margin before the runtime's hard limit. */
@@ -59,8 +71,8 @@ final class ContextFit {
     private final double trimTo;
 
     /**
-     * @param trimTo the share of the room for the prompt (the context less the answer's reserve) that a
-     *               conversation fills at most right after old exchanges were left out
+     * @param trimTo the share of the room for the conversation (the context less the system prompt, the tools and
+     *               the answer's reserve) that it fills at most right after old exchanges were left out
      */
     ContextFit(TokenEstimator estimator, boolean cacheEnabled, double trimTo) {
         this.estimator = estimator;
@@ -81,9 +93,13 @@ final class ContextFit {
         String toolsKey = tools.orElse("");
         int increment = estimator.estimate(model.id(), PromptFlattener.incremental(c.newMessages()));
         Trim floor = Trim.NONE;
+        boolean overflow = false;
         for (CachedConversation h : held.slots()) {
-            if (h.holds(c.systemPrompt(), keys, toolsKey) && incrementFits(h.tokens(), increment, reserve, context)) {
-                return new Fit(h.trim(), h.tokens() + increment);
+            if (h.holds(c.systemPrompt(), keys, toolsKey)) {
+                if (incrementFits(h.tokens(), increment, reserve, context)) {
+                    return new Fit(h.trim(), h.tokens() + increment);
+                }
+                overflow = true;
             }
         }
         for (CachedConversation h : concat(held.slots(), held.earlier())) {
@@ -97,11 +113,19 @@ final class ContextFit {
         if (eligible.isEmpty()) {
             eligible = candidates;
         }
+        // the system prompt (and tools) always stay: the share is of the room the conversation itself has
+        double fixed = Math.ceil(prompts.fixedEstimate() * ESTIMATE_MARGIN);
+        double target = fixed + trimTo * Math.max(0, context - reserve - fixed);
         Trim first = eligible.getFirst();
-        if (fits(prompts.estimate(first), reserve + increment + MIN_OUTPUT_TOKENS + reserve, context) >= 0) {
+        int firstEstimate = prompts.estimate(first);
+        // A full cache is resent with no more left out only when that alone brings it down to the target (think
+        // blocks no longer in it, say): else the next turn would overflow again. Any other resend keeps what the
+        // chat had if it leaves room for this turn and one more like it.
+        boolean keepsFirst = overflow ? Math.ceil(firstEstimate * ESTIMATE_MARGIN) <= target
+                : fits(firstEstimate, reserve + increment + MIN_OUTPUT_TOKENS + reserve, context) >= 0;
+        if (keepsFirst) {
             return prompts.fit(first);
         }
-        int target = (int) (trimTo * (context - reserve));
         for (Trim t : eligible) {
             if (Math.ceil(prompts.estimate(t) * ESTIMATE_MARGIN) <= target) {
                 return prompts.fit(t);
@@ -185,7 +209,7 @@ final class ContextFit {
             this.format = format;
             this.conversation = c;
             this.tools = tools;
-            this.fixed = TokenEstimator.Size.of(templateText(c) + tools.orElse(""));
+            this.fixed = TokenEstimator.Size.of(templateText(c) + tools.map(t -> TOOLS_PREAMBLE + t).orElse(""));
             List<ChatMessage> history = c.history();
             turnsBefore = new TokenEstimator.Size[history.size() + 1];
             turnsBefore[0] = TokenEstimator.Size.ZERO;
@@ -196,6 +220,11 @@ final class ContextFit {
             List<ChatMessage> fresh = c.newMessages();
             alone = fresh.size() == 1 && fresh.getFirst().role() == Role.USER
                     ? TokenEstimator.Size.of(fresh.getFirst().content()) : afterHistory;
+        }
+
+        /** The estimate of what every resend has: the template's system prompt and the tools. */
+        int fixedEstimate() {
+            return estimator.estimate(model.id(), fixed);
         }
 
         /** The estimate of the full prompt with {@code trim} applied, as {@link #exact} would give, give or take. */
@@ -212,8 +241,8 @@ final class ContextFit {
 
         /** The estimate of the full prompt's text with {@code trim} applied. */
         private int exact(Trim trim) {
-            return estimator.estimate(model.id(), templateText(conversation) + tools.orElse("")
-                    + PromptFlattener.flatten(conversation.trimmed(trim)));
+            return estimator.estimate(model.id(), templateText(conversation) + tools.map(t -> TOOLS_PREAMBLE + t)
+                    .orElse("") + PromptFlattener.flatten(conversation.trimmed(trim)));
         }
 
         private String templateText(Conversation c) {

@@ -163,7 +163,11 @@ final class ConversationPlanner implements RunPlanner {
         String prompt = (systemInPrompt && !c.systemPrompt().isEmpty() ? c.systemPrompt() + "\n\n" : "")
                 + PromptFlattener.flatten(trimmed);
         String systemPart = kept > 0 ? "" : template.map(PromptFormat.RuntimeTemplate::systemPrompt).orElse("");
-        sentText = systemPart + template.map(t -> t.promptPrefix() + prompt + t.promptPostfix()).orElse(prompt);
+        // with tools the runtime prefills its own system part (the tools and its instructions around them), whose
+        // text we do not know: such a run would teach the estimator a far too small ratio
+        boolean knownText = kept > 0 || chat.request().toolsJson().isEmpty();
+        sentText = !knownText ? ""
+                : systemPart + template.map(t -> t.promptPrefix() + prompt + t.promptPostfix()).orElse(prompt);
         cacheBefore = kept;
         List<String> all = MessageKeys.keys(c.history());
         leftOutDigest = MessageKeys.digest(trim.leftOut(all));
