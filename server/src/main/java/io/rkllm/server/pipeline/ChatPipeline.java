@@ -79,7 +79,7 @@ public final class ChatPipeline {
         Optional<PromptFormat> format = PromptFormat.of(model);
         ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
                 task.isPresent() ? ContextFit.Held.NOTHING : caches.held(model));
-        if (!ContextFit.leavesRoomForAnswer(fit.promptEstimate(), context)) {
+        if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
                     + " length is " + context + " tokens, but the request needs about " + estimate + " tokens"
@@ -89,7 +89,7 @@ public final class ChatPipeline {
         if (fit.trim().count() > 0) {
             notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.trim().note()));
         }
-        int room = ContextFit.room(fit.promptEstimate(), context);
+        int room = fit.room(context);
         int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
         Optional<Sampling> sampling = Optional.empty();
         boolean perRun = models.runtime().perRunSampling();

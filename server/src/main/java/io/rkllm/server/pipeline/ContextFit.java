@@ -46,10 +46,25 @@ final class ContextFit {
     /**
      * The trim and the prompt it gives.
      *
-     * @param promptEstimate what the runtime holds before generating: the cache plus the new message on an
-     *                       incremental turn, the estimate of the whole (trimmed) prompt on a resend
+     * @param cachedTokens what the KV cache holds that this turn goes on from (exact; 0 on a resend)
+     * @param sentEstimate the estimate of what is sent now: the new messages on an incremental turn, the whole
+     *                     (trimmed) conversation on a resend
      */
-    record Fit(Trim trim, int promptEstimate) {
+    record Fit(Trim trim, int cachedTokens, int sentEstimate) {
+        /** What the runtime will hold before it generates. */
+        int promptEstimate() {
+            return cachedTokens + sentEstimate;
+        }
+
+        /** What may be generated after the prompt (the estimate of what is sent with its margin). */
+        int room(int context) {
+            return context - cachedTokens - (int) Math.ceil(sentEstimate * ESTIMATE_MARGIN);
+        }
+
+        /** Whether the prompt leaves at least the minimum room for an answer. */
+        boolean leavesRoomForAnswer(int context) {
+            return room(context) >= MIN_OUTPUT_TOKENS;
+        }
     }
 
     /**
@@ -97,7 +112,7 @@ final class ContextFit {
         for (CachedConversation h : held.slots()) {
             if (h.holds(c.systemPrompt(), keys, toolsKey)) {
                 if (incrementFits(h.tokens(), increment, reserve, context)) {
-                    return new Fit(h.trim(), h.tokens() + increment);
+                    return new Fit(h.trim(), h.tokens(), increment);
                 }
                 overflow = true;
             }
@@ -143,16 +158,6 @@ final class ContextFit {
     /** Whether new messages of {@code increment} tokens and the answer's reserve fit on a cache of {@code cached}. */
     static boolean incrementFits(int cached, int increment, int reserve, int context) {
         return cached + increment + MIN_OUTPUT_TOKENS + reserve <= context;
-    }
-
-    /** Whether the prompt leaves at least the minimum room for an answer. */
-    static boolean leavesRoomForAnswer(int estimate, int context) {
-        return fits(estimate, MIN_OUTPUT_TOKENS, context) >= 0;
-    }
-
-    /** What may be generated after a prompt of {@code estimate} tokens. */
-    static int room(int estimate, int context) {
-        return context - (int) Math.ceil(estimate * ESTIMATE_MARGIN);
     }
 
     /** Negative when the prompt and the reserve do not fit the context. */
@@ -236,7 +241,7 @@ final class ContextFit {
         }
 
         Fit fit(Trim trim) {
-            return new Fit(trim, exact(trim));
+            return new Fit(trim, 0, exact(trim));
         }
 
         /** The estimate of the full prompt's text with {@code trim} applied. */

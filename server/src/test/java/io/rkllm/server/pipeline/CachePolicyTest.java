@@ -379,6 +379,25 @@ class CachePolicyTest {
     }
 
     @Test
+    void aFollowUpThatFitsOnTheCacheIsNotRefusedForTheEstimatesMargin() {
+        try (PlannerBench b = new PlannerBench(dir, 1, 1024, Map.of("generation.reserved_output_tokens", "20"))) {
+            PlannerBench.Chat chat = b.chat(SYSTEM);
+            String words = "more words about the board ".repeat(15).strip();
+            for (int n = 1; n <= 4; n++) {
+                chat.say("Q" + n + " " + words, "A" + n + " " + words);
+            }
+            int cached = b.slots.getFirst().size;
+            String last = "Q5 " + words;
+            // exact cache + estimated message + answer fit; with the estimate's margin on the cache too they would not
+            assertThat(cached + last.length() / 4 + 16 + 20).isLessThanOrEqualTo(1024);
+            assertThat(Math.ceil((cached + last.length() / 4) * ContextFit.ESTIMATE_MARGIN) + 16).isGreaterThan(1024);
+            PlannerBench.Turn t = chat.say(last, "Fine.");
+            assertThat(t.prompt()).isEqualTo(last);
+            assertThat(t.chat().maxTokens()).isZero();
+        }
+    }
+
+    @Test
     void withTheCacheOffAsLittleAsPossibleIsLeftOut() {
         try (PlannerBench b = new PlannerBench(dir, 1, 4096, Map.of("cache.enabled", "false"))) {
             PlannerBench.Chat chat = b.chat(SYSTEM);
