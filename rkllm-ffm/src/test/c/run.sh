@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the simulated runtime (both ABIs), compiles sim_smoke.c against each librkllmrt-1.x.so and
-# runs it: once normally (timed checks included), then checks the trace and the init log lines,
-# then once under valgrind with RKLLM_SIM_TIME_SCALE=0 (leaks, invalid accesses), and finally the
-# aarch64 build under qemu-aarch64 when the cross compiler and qemu-user are installed.
+# Builds the simulated runtimes (RKLLM, both ABIs; RKNN), compiles sim_smoke.c against each
+# librkllmrt-1.x.so and rknn_smoke.c against librknnrt.so and runs them: once normally (timed checks
+# included), then checks the traces and the log lines, then once under valgrind with a time scale of 0
+# (leaks, invalid accesses), and finally the aarch64 builds under qemu-aarch64 when the cross compiler
+# and qemu-user are installed.
 #
 #   run.sh [TARGET_DIR]        default: the module's target/ directory
 #   SIM_SMOKE_VALGRIND=0 run.sh    skips the valgrind pass
@@ -115,6 +116,74 @@ PY
   fi
   [ "$status" = 0 ] && rm -rf "$work"
 done
+# The simulated RKNN runtime (librknnrt.so, image encoders): symbols, the smoke test, its trace, valgrind.
+rknn_exe="$out/rknn_smoke"
+"$cc" -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$module/src/main/c" -o "$rknn_exe" "$here/rknn_smoke.c" \
+  -L"$out" -l:librknnrt.so -Wl,-rpath,"$out" -lpthread
+exported="$(nm -D --defined-only "$out/librknnrt.so" | awk '{print $3}' | sort | tr '\n' ' ')"
+expected="rknn_destroy rknn_init rknn_inputs_set rknn_outputs_get rknn_outputs_release rknn_query rknn_run rknn_set_core_mask "
+if [ "$exported" != "$expected" ]; then
+  echo "FAIL [rknn] exported symbols: $exported" >&2
+  status=1
+fi
+work="$(mktemp -d)"
+echo "== rknn_smoke (work dir $work)"
+if ! "$rknn_exe" "$work" > "$work/stdout.txt" 2> "$work/stderr.txt"; then
+  status=1
+  grep FAIL "$work/stderr.txt" >&2 || tail -20 "$work/stderr.txt" >&2
+fi
+tail -1 "$work/stdout.txt"
+grep -q "^I RKNN: \[[0-9:.]*\] RKNN Runtime Information, librknnrt version: 2.3.2 (429f97ae6b@2025-04-09T09:09:27)\$" "$work/stderr.txt" \
+  || { echo "FAIL [rknn] no runtime version line on stderr" >&2; status=1; }
+python3 - "$work/rknn-trace.jsonl" <<'PY' || status=1
+import json, sys
+required = {
+    "init": ["model_path", "rc"],
+    "query": ["cmd", "rc"],
+    "set_core_mask": ["core_mask", "cores", "rc"],
+    "inputs_set": ["n_inputs", "rc"],
+    "run": ["run", "rc", "cores", "run_ms"],
+    "outputs_get": ["n_outputs", "allocated", "live_outputs", "rc"],
+    "outputs_release": ["n_outputs", "freed", "live_outputs"],
+    "destroy": ["live_outputs"],
+}
+bad = 0
+calls = {}
+with open(sys.argv[1], encoding="utf-8") as f:
+    for n, line in enumerate(f, 1):
+        obj = json.loads(line)
+        call = obj["call"]
+        calls[call] = calls.get(call, 0) + 1
+        for key in required.get(call, []):
+            if key not in obj:
+                print(f"FAIL [rknn] trace line {n}: {call} without {key}", file=sys.stderr)
+                bad += 1
+        if call == "run" and obj["rc"] == 0 and (len(obj["embedding_digest"]) != 16 or not obj["output_digests"]):
+            print(f"FAIL [rknn] trace line {n}: run without digests", file=sys.stderr)
+            bad += 1
+        if call == "destroy" and obj["live_outputs"] != 0:
+            print(f"FAIL [rknn] trace line {n}: destroyed with outputs not released", file=sys.stderr)
+            bad += 1
+for call in required:
+    if call not in calls:
+        print(f"FAIL [rknn] trace has no {call} line", file=sys.stderr)
+        bad += 1
+print(f"trace [rknn]: {sum(calls.values())} lines, all valid JSON; calls: {dict(sorted(calls.items()))}")
+sys.exit(1 if bad else 0)
+PY
+if [ "${SIM_SMOKE_VALGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+  vwork="$(mktemp -d)"
+  echo "== rknn_smoke under valgrind (RKNN_SIM_TIME_SCALE=0)"
+  if ! RKNN_SIM_TIME_SCALE=0 valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+      --errors-for-leak-kinds=definite,indirect,possible "$rknn_exe" "$vwork" > "$vwork/stdout.txt" 2> "$vwork/stderr.txt"; then
+    status=1
+    grep -v '^[EWI] RKNN' "$vwork/stderr.txt" | head -60 >&2
+  fi
+  tail -1 "$vwork/stdout.txt"
+  rm -rf "$vwork"
+fi
+[ "$status" = 0 ] && rm -rf "$work"
+
 # The aarch64 build the jar carries for the boards (build.sh makes it when a cross compiler is present):
 # the same smoke test, cross-compiled, on an emulated arm64 CPU when qemu-user is installed.
 arm="$target/classes/io/rkllm/ffm/sim/linux-aarch64"
@@ -134,6 +203,17 @@ if [ -f "$arm/librkllmrt-1.3.so" ] && command -v "$cross" > /dev/null && command
     tail -1 "$work/stdout.txt"
     [ "$status" = 0 ] && rm -rf "$work"
   done
+  exe="$out/rknn_smoke-aarch64"
+  "$cross" -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$module/src/main/c" -o "$exe" "$here/rknn_smoke.c" \
+    -L"$arm" -l:librknnrt.so -Wl,-rpath,"$arm" -lpthread
+  work="$(mktemp -d)"
+  echo "== rknn_smoke on aarch64 (qemu-aarch64, work dir $work)"
+  if ! qemu-aarch64 -L "$sysroot" "$exe" "$work" > "$work/stdout.txt" 2> "$work/stderr.txt"; then
+    status=1
+    grep FAIL "$work/stderr.txt" >&2 || tail -20 "$work/stderr.txt" >&2
+  fi
+  tail -1 "$work/stdout.txt"
+  [ "$status" = 0 ] && rm -rf "$work"
 else
   echo "== no aarch64 pass (needs the aarch64 build, $cross and qemu-aarch64 from qemu-user)"
 fi

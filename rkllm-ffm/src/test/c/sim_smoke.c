@@ -730,6 +730,181 @@ static void test_prompt_cache_and_lora(void) {
     rkllm_destroy(h);
 }
 
+/* ---------- multimodal input ---------- */
+
+#define MM_DIM 8 /* image_embed_dim of the vision model below */
+static const char* const MM_START = "<|vision_start|>";
+static const char* const MM_END = "<|vision_end|>";
+static const char* const MM_CONTENT = "<|image_pad|>";
+
+/* The model with the tags at init (1.2); `with_tags` 0 leaves them NULL. */
+static int init_vision(LLMHandle* h, const char* path, int max_ctx, int with_tags) {
+    RKLLMParam p = rkllm_createDefaultParam();
+    p.model_path = path;
+    p.max_context_len = max_ctx;
+#if RKLLM_ABI_MINOR == 2
+    if (with_tags) {
+        p.img_start = MM_START;
+        p.img_end = MM_END;
+        p.img_content = MM_CONTENT;
+    }
+    return rkllm_init(h, &p, callback);
+#else
+    (void)with_tags;
+    RKLLMCallback cb;
+    memset(&cb, 0, sizeof cb);
+    cb.result_callback = callback;
+    return rkllm_init(h, &p, &cb);
+#endif
+}
+
+/* A multimodal run; on 1.3 the tags go with the request unless `no_tags`. */
+static int run_mm(LLMHandle h, const char* prompt, float* embed, size_t n_image, size_t n_tokens, int keep_history,
+                  int no_tags, Collector* c) {
+    collector_reset(c);
+    RKLLMInput in;
+    memset(&in, 0, sizeof in);
+    in.role = "user";
+    in.input_type = RKLLM_INPUT_MULTIMODAL;
+    in.multimodal_input.prompt = (char*)prompt;
+#if RKLLM_ABI_MINOR == 2
+    (void)no_tags;
+    in.multimodal_input.image_embed = embed;
+    in.multimodal_input.n_image = n_image;
+    in.multimodal_input.n_image_tokens = n_tokens;
+    in.multimodal_input.image_width = 448;
+    in.multimodal_input.image_height = 448;
+#else
+    in.multimodal_input.image.image_embed = embed;
+    in.multimodal_input.image.n_image = n_image;
+    in.multimodal_input.image.n_image_tokens = n_tokens;
+    in.multimodal_input.image.image_width = 448;
+    in.multimodal_input.image.image_height = 448;
+    if (!no_tags) {
+        in.multimodal_input.image.image_start = MM_START;
+        in.multimodal_input.image.image_end = MM_END;
+        in.multimodal_input.image.image_content = MM_CONTENT;
+    }
+#endif
+    RKLLMInferParam ip;
+    memset(&ip, 0, sizeof ip);
+    ip.keep_history = keep_history;
+    return rkllm_run(h, &in, &ip, c);
+}
+
+/* Exactly n floats (malloc'd, so valgrind sees a read past them), deterministic from seed. */
+static float* mm_floats(size_t n, unsigned seed) {
+    float* f = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) f[i] = (float)((seed * 31u + (unsigned)i * 7u) % 101u) / 50.0f - 1.0f;
+    return f;
+}
+
+/* FNV-1a 64 over the floats' bytes: the digest the trace shows for an image. */
+static unsigned long long mm_digest(const float* f, size_t n) {
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    const unsigned char* b = (const unsigned char*)f;
+    for (size_t i = 0; i < n * sizeof(float); i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* 1 if the trace has a run line containing every one of the given fragments. */
+static int trace_has_run_with(const char* a, const char* b) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", workdir);
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char* line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&line, &cap, f) > 0) {
+        found = strstr(line, "{\"call\":\"run\"") && strstr(line, a) && (!b || strstr(line, b));
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+static void test_multimodal(void) {
+    const char* vl = model_file("vl", "time_scale: 0\nreply_tokens: 5\nimage_embed_dim: %d\n", MM_DIM);
+    LLMHandle h = NULL;
+    CHECK(init_vision(&h, vl, 4096, 1) == 0 && h, "vision model loads");
+    Collector c;
+    const size_t tokens = 4;
+    float* one = mm_floats(tokens * MM_DIM, 1);
+    /* "<|vision_start|><|vision_end|>What is it?" = 2 tags + What, " is", " it", "?" = 6, plus 4 image tokens */
+    const int text = 6;
+    CHECK(run_mm(h, "<image>What is it?", one, 1, tokens, 1, 0, &c) == 0 && c.n_finish == 1, "one image runs");
+    CHECK(c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + text + T_POSTFIX + (int)tokens,
+          "image tokens are prefilled: %d", c.perf.prefill_tokens);
+    CHECK(cache_size(h) == c.perf.prefill_tokens + c.perf.generate_tokens, "image tokens stay in the KV cache: %d",
+          cache_size(h));
+    char digest[40];
+    snprintf(digest, sizeof digest, "\"digests\":[\"%016llx\"]", mm_digest(one, tokens * MM_DIM));
+    CHECK(trace_has_run_with(digest, "\"floats_read\":32"), "the trace shows the image's digest %s", digest);
+    CHECK(trace_has_run_with("<|vision_start|><|image_pad|><|image_pad|><|image_pad|><|image_pad|><|vision_end|>What",
+                             NULL),
+          "the prefilled text has the image expanded to its tags");
+    char first[sizeof c.text];
+    memcpy(first, c.text, c.len);
+    size_t first_len = c.len;
+
+    /* another picture, same prompt and cache size: another answer */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    float* other = mm_floats(tokens * MM_DIM, 2);
+    CHECK(run_mm(h, "<image>What is it?", other, 1, tokens, 1, 0, &c) == 0, "other image runs");
+    CHECK(c.len != first_len || memcmp(c.text, first, c.len) != 0, "the answer depends on the image");
+
+    /* two images: two tags, n_image 2, the floats of both */
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    float* two = mm_floats(2 * tokens * MM_DIM, 3);
+    CHECK(run_mm(h, "<image><image>Compare.", two, 2, tokens, 0, 0, &c) == 0, "two images run");
+    /* 4 tags + Compa, re, . = 7 */
+    CHECK(c.perf.prefill_tokens == T_SYSTEM + T_PREFIX + 7 + T_POSTFIX + 2 * (int)tokens, "two images: %d",
+          c.perf.prefill_tokens);
+    snprintf(digest, sizeof digest, "\"%016llx\",\"%016llx\"]", mm_digest(two, tokens * MM_DIM),
+             mm_digest(two + tokens * MM_DIM, tokens * MM_DIM));
+    CHECK(trace_has_run_with(digest, "\"n_image\":2"), "one digest per image %s", digest);
+    CHECK(cache_size(h) == 0, "keep_history=0 keeps nothing");
+
+    /* refusals: ERROR callback, -1, cache unchanged */
+    CHECK(run_mm(h, "<image><image>Compare.", two, 1, tokens, 1, 0, &c) == -1 && c.n_error == 1,
+          "two <image> tags with n_image 1: refused");
+    CHECK(run_mm(h, "What is it?", one, 1, tokens, 1, 0, &c) == -1 && c.n_error == 1, "no <image> tag: refused");
+    CHECK(run_mm(h, "<image>What is it?", one, 0, tokens, 1, 0, &c) == -1, "n_image 0: refused");
+    CHECK(run_mm(h, "<image>What is it?", one, 1, 0, 1, 0, &c) == -1, "n_image_tokens 0: refused");
+    CHECK(run_mm(h, "<image>What is it?", NULL, 1, tokens, 1, 0, &c) == -1, "NULL image_embed: refused");
+    CHECK(run_mm(h, NULL, one, 1, tokens, 1, 0, &c) == -1, "NULL prompt: refused");
+#if RKLLM_ABI_MINOR == 3
+    CHECK(run_mm(h, "<image>What is it?", one, 1, tokens, 1, 1, &c) == -1, "1.3: no tags in the request: refused");
+#endif
+    CHECK(cache_size(h) == 0, "refused runs leave the cache alone");
+    CHECK(trace_has_run_with("the prompt has 2 <image> tag(s) but n_image is 1", NULL), "the reason is traced");
+    rkllm_destroy(h);
+
+    /* context overflow counts the image tokens */
+    CHECK(init_vision(&h, vl, T_SYSTEM + T_PREFIX + text + T_POSTFIX + 3, 1) == 0, "small context");
+    CHECK(run_mm(h, "<image>What is it?", one, 1, tokens, 1, 0, &c) == -1 && c.n_error == 1,
+          "image tokens overflow the context");
+    rkllm_destroy(h);
+
+#if RKLLM_ABI_MINOR == 2
+    CHECK(init_vision(&h, vl, 4096, 0) == 0, "1.2: a vision model without tags loads");
+    CHECK(run_mm(h, "<image>What is it?", one, 1, tokens, 1, 0, &c) == -1, "1.2: no tags at init: refused");
+    rkllm_destroy(h);
+#endif
+    /* a text model takes no images */
+    CHECK(init_vision(&h, model_file("text_only", "time_scale: 0\n"), 4096, 1) == 0, "text model loads");
+    CHECK(run_mm(h, "<image>What is it?", one, 1, tokens, 1, 0, &c) == -1 && c.n_error == 1,
+          "a text model refuses multimodal input");
+    rkllm_destroy(h);
+    free(one);
+    free(other);
+    free(two);
+}
+
 typedef struct {
     int index;
     int fails;
@@ -1223,6 +1398,7 @@ int main(int argc, char** argv) {
     test_is_running_and_userdata();
     test_abort();
     test_prompt_cache_and_lora();
+    test_multimodal();
     test_two_handles();
     test_async();
     test_hidden_layer();

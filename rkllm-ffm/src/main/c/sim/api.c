@@ -77,6 +77,12 @@ static void trace_init(const SimTrace* t, const RKLLMParam* p, const SimConfig* 
     jw_int(w, "enabled_cpus_mask", p->extend_param.enabled_cpus_mask);
     jw_int(w, "embed_flash", p->extend_param.embed_flash);
     jw_int(w, "use_cross_attn", p->extend_param.use_cross_attn);
+#if RKLLM_ABI_MINOR == 2
+    jw_str(w, "img_start", p->img_start);
+    jw_str(w, "img_end", p->img_end);
+    jw_str(w, "img_content", p->img_content);
+#endif
+    if (cfg) jw_int(w, "image_embed_dim", cfg->image_embed_dim);
     if (cfg) {
         jw_num(w, "time_scale", cfg->time_scale);
         jw_str(w, "fault", cfg->fault_spec);
@@ -251,6 +257,7 @@ int rkllm_run(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam* rkllm_
         return -1;
     }
     SimRunRequest* req = sim_run_request_new(rkllm_input, rkllm_infer_params, userdata);
+    sim_images_snapshot(&req->images, &req->input_tokens, rkllm_input, h);
     int rc = sim_run(h, req);
     sim_run_request_free(req);
     return rc;
@@ -262,7 +269,9 @@ int rkllm_run_async(LLMHandle handle, RKLLMInput* rkllm_input, RKLLMInferParam* 
         fprintf(stderr, "E rkllm: rkllm_run_async: invalid handle or input\n");
         return -1;
     }
-    return sim_run_async(h, sim_run_request_new(rkllm_input, rkllm_infer_params, userdata));
+    SimRunRequest* req = sim_run_request_new(rkllm_input, rkllm_infer_params, userdata);
+    sim_images_snapshot(&req->images, &req->input_tokens, rkllm_input, h);
+    return sim_run_async(h, req);
 }
 
 int rkllm_abort(LLMHandle handle) {

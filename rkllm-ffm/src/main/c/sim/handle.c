@@ -16,6 +16,11 @@ SimHandle* sim_handle_new(SimConfig* cfg, const RKLLMParam* param, const SimTrac
     h->param = *param;
     h->model_path = sim_strdup(param->model_path);
     h->param.model_path = h->model_path;
+#if RKLLM_ABI_MINOR == 2
+    h->param.img_start = h->img_start = sim_strdup(param->img_start);
+    h->param.img_end = h->img_end = sim_strdup(param->img_end);
+    h->param.img_content = h->img_content = sim_strdup(param->img_content);
+#endif
     pthread_mutex_init(&h->run_lock, NULL);
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_t ca;
@@ -43,6 +48,11 @@ void sim_handle_free(SimHandle* h) {
     pthread_cond_destroy(&h->cond);
     sim_config_free(&h->cfg);
     free(h->model_path);
+#if RKLLM_ABI_MINOR == 2
+    free(h->img_start);
+    free(h->img_end);
+    free(h->img_content);
+#endif
     free(h->system_text);
     free(h->prefix_text);
     free(h->postfix_text);

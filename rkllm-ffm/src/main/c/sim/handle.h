@@ -32,6 +32,11 @@ typedef struct SimHandle {
     SimConfig cfg;
     RKLLMParam param; /* copy of the init parameters; param.model_path points to model_path */
     char* model_path;
+#if RKLLM_ABI_MINOR == 2
+    char* img_start; /* copies of the init-time image tags; param.img_* point to them */
+    char* img_end;
+    char* img_content;
+#endif
     LLMResultCallback callback;
     void* callback_userdata; /* 1.3: RKLLMCallback.result_userdata */
 

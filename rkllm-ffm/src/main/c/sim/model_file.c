@@ -203,6 +203,8 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
         rc = parse_int(value, &cfg->max_context_limit) || cfg->max_context_limit <= 0 ? -1 : 0;
     } else if (strcmp(key, "reply_tokens") == 0) {
         rc = parse_int(value, &cfg->reply_tokens) || cfg->reply_tokens < 0 ? -1 : 0;
+    } else if (strcmp(key, "image_embed_dim") == 0) {
+        rc = parse_int(value, &cfg->image_embed_dim) || cfg->image_embed_dim < 0 ? -1 : 0;
     } else if (strcmp(key, "thinking") == 0) {
         rc = parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
     } else if (strcmp(key, "prefill_tps") == 0) {

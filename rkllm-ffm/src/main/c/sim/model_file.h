@@ -44,6 +44,7 @@ typedef struct {
     double npu_budget_mb; /* > 0: rkllm_init fails (1.2) or crashes (1.3) when the live handles' memory_mb would exceed it */
     int thinking;
     int reply_tokens;
+    int image_embed_dim; /* floats per image token of multimodal input; 0 = the model takes no images */
     char* template_system;
     char* template_prefix;
     char* template_postfix;

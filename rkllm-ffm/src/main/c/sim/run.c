@@ -31,19 +31,9 @@ SimRunRequest* sim_run_request_new(const RKLLMInput* input, const RKLLMInferPara
         case RKLLM_INPUT_EMBED:
             r->input_tokens = (long long)input->embed_input.n_tokens;
             break;
-        case RKLLM_INPUT_MULTIMODAL: {
-            const RKLLMMultiModalInput* m = &input->multimodal_input;
-            r->prompt = sim_strdup(m->prompt);
-#if RKLLM_ABI_MINOR == 2
-            size_t images = m->n_image ? m->n_image : 1;
-            r->input_tokens = (long long)(m->n_image_tokens * images);
-#else
-            size_t images = m->image.n_image ? m->image.n_image : (m->image.image_embed ? 1 : 0);
-            r->input_tokens = (long long)(m->image.n_image_tokens * images +
-                                          m->video.n_frame_tokens * m->video.n_frame_per_video * m->video.n_video);
-#endif
+        case RKLLM_INPUT_MULTIMODAL: /* the images: sim_images_snapshot */
+            r->prompt = sim_strdup(input->multimodal_input.prompt);
             break;
-        }
         default:
             break;
     }
@@ -78,6 +68,7 @@ void sim_run_request_free(SimRunRequest* r) {
     free(r->prompt);
     free(r->lora_name);
     free(r->prompt_cache_path);
+    sim_images_free(&r->images);
     free(r);
 }
 
@@ -412,6 +403,7 @@ static void trace_run(RunCtx* c, const char* prefilled_text, int prefill_tokens,
     jw_int(w, "input_type", r->input_type);
     jw_str(w, "prompt", r->prompt);
     if (r->input_type != RKLLM_INPUT_PROMPT) jw_int(w, "input_tokens", r->input_tokens);
+    sim_images_trace(&r->images, w);
     jw_int(w, "keep_history", r->keep_history);
     jw_int(w, "mode", r->mode);
 #if RKLLM_ABI_MINOR >= 3
@@ -538,12 +530,16 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         } else {
             sb_append(&body, req->prompt);
         }
+        StrBuf shown; /* the body as prefilled: each <image> expanded to its tags */
+        sb_init(&shown);
+        sim_images_expand(&req->images, &body, &shown);
         if (include_system) sb_append(&pre, system);
         sb_append(&pre, prefix);
-        sb_append(&pre, sb_cstr(&body));
+        sb_append(&pre, sb_cstr(&shown));
         sb_append(&pre, postfix);
         prefill = system_count + sim_count_tokens(prefix) + sim_count_tokens(sb_cstr(&body)) +
                   sim_count_tokens(postfix) + req->input_tokens;
+        sb_free(&shown);
     } else {
         prefill = req->input_tokens;
     }
@@ -558,6 +554,8 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
         snprintf(c.error, sizeof c.error, "unsupported input_type %d", req->input_type);
     } else if (req->input_type == RKLLM_INPUT_PROMPT && !req->prompt) {
         snprintf(c.error, sizeof c.error, "prompt_input is NULL");
+    } else if (req->images.error[0]) {
+        snprintf(c.error, sizeof c.error, "%s", req->images.error);
     } else if (req->mode < RKLLM_INFER_GENERATE || req->mode > RKLLM_INFER_GET_LOGITS) {
         snprintf(c.error, sizeof c.error, "unsupported infer mode %d", req->mode);
     } else if (cache_before + prefill > max_ctx) {
@@ -593,6 +591,7 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
             }
             uint64_t seed = sim_fnv1a(SIM_FNV_SEED, req->prompt ? req->prompt : "", req->prompt ? strlen(req->prompt) : 0);
             seed = sim_fnv1a(seed, &cache_before, sizeof cache_before);
+            seed = sim_images_seed(&req->images, seed);
             if (sim_directive_error(req->prompt)) {
                 snprintf(c.error, sizeof c.error, "simulated run error (directive [[error]])");
                 snprintf(line, sizeof line, "E rkllm: %s", c.error);

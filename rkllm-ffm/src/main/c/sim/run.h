@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include "common.h"
 #include "handle.h"
+#include "multimodal.h"
 
 typedef struct {
     char* role; /* "user" when NULL was given */
@@ -16,6 +17,7 @@ typedef struct {
     int input_type;
     char* prompt;           /* PROMPT / MULTIMODAL text, NULL otherwise */
     long long input_tokens; /* TOKEN / EMBED: n_tokens; MULTIMODAL: image tokens */
+    SimImages images;       /* MULTIMODAL: set by sim_images_snapshot */
     bool has_infer_param;
     int mode;
     int keep_history;

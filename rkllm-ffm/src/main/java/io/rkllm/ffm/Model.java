@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.lang.invoke.MethodHandle;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,7 @@ public final class Model implements AutoCloseable {
             }
             MemorySegment param = createDefaultParam(api, arena);
             new ParamCodec(layouts).write(param, params, arena.allocateFrom(params.modelPath().toString()));
+            new ParamCodec(layouts).writeImageTags(param, params.imageTags(), arena);
             MemorySegment out = arena.allocate(ADDRESS);
             MethodHandle init = api.handle(RkllmFunction.INIT);
             MemorySegment cb = callbackArg;
@@ -112,7 +114,16 @@ public final class Model implements AutoCloseable {
      * before it started returns at once without calling the runtime.
      */
     public TokenEvent run(RunInput input, Consumer<TokenEvent> sink, RunControl control) {
-        return execute(input, new RunSession(sink, control), RunInputCodec.MODE_GENERATE);
+        return execute(input, Optional.empty(), new RunSession(sink, control), RunInputCodec.MODE_GENERATE);
+    }
+
+    /**
+     * Runs a prompt with images ({@code RKLLM_INPUT_MULTIMODAL}) like {@link #run(RunInput, Consumer,
+     * RunControl)}: the prompt has one {@code <image>} placeholder per image, which the runtime
+     * replaces with the image's tags and embeddings (a count that differs fails the run).
+     */
+    public TokenEvent run(RunInput input, ImageInput images, Consumer<TokenEvent> sink, RunControl control) {
+        return execute(input, Optional.of(images), new RunSession(sink, control), RunInputCodec.MODE_GENERATE);
     }
 
     /**
@@ -124,7 +135,7 @@ public final class Model implements AutoCloseable {
      */
     public HiddenLayer lastHiddenLayer(RunInput input, RunControl control) {
         RunSession session = RunSession.forHiddenLayer(control);
-        TokenEvent end = execute(input, session, RunInputCodec.MODE_LAST_HIDDEN_LAYER);
+        TokenEvent end = execute(input, Optional.empty(), session, RunInputCodec.MODE_LAST_HIDDEN_LAYER);
         return switch (end) {
             case TokenEvent.Failed failed -> new HiddenLayer.Failed(failed.message());
             case TokenEvent.Finished finished when finished.aborted() -> new HiddenLayer.Aborted(finished.perf());
@@ -133,10 +144,12 @@ public final class Model implements AutoCloseable {
         };
     }
 
-    private TokenEvent execute(RunInput input, RunSession session, int mode) {
+    private TokenEvent execute(RunInput input, Optional<ImageInput> images, RunSession session, int mode) {
         RunControl control = session.control();
         try (Arena runArena = Arena.ofConfined()) {
-            MemorySegment in = codec.input(runArena, input);
+            MemorySegment in = images.isPresent()
+                    ? codec.multimodalInput(runArena, input, images.get(), params.imageTags())
+                    : codec.input(runArena, input);
             MemorySegment infer = codec.inferParam(runArena, input, mode);
             synchronized (lifecycle) {
                 ensureAlive();

@@ -20,9 +20,10 @@ import java.util.function.Supplier;
  * them at a file: an anonymous in-memory one ({@code memfd_create}), else a temporary file that is
  * deleted at once. The runtime prints its version, the model's limits and its error reasons there
  * during {@code rkllm_init}; the binding reads them instead of guessing.
- * A file, not a pipe: writes to it never block, however much is printed.
+ * A file, not a pipe: writes to it never block, however much is printed. Public for the RKNN binding
+ * ({@code io.rkllm.ffm.rknn}), whose runtime prints the same way during {@code rknn_init}.
  */
-final class NativeOutputCapture {
+public final class NativeOutputCapture {
     private static final int O_WRONLY = 1;
     /** File descriptors are process-wide, so captures must not nest. */
     private static final Object FD_LOCK = new Object();
@@ -37,7 +38,7 @@ final class NativeOutputCapture {
     private final MethodHandle lseek;
     private final MethodHandle read;
 
-    NativeOutputCapture() {
+    public NativeOutputCapture() {
         Linker linker = Linker.nativeLinker();
         var libc = linker.defaultLookup();
         open = linker.downcallHandle(libc.findOrThrow("open"),
@@ -55,10 +56,12 @@ final class NativeOutputCapture {
                 JAVA_LONG));
     }
 
-    record Captured<T>(T value, String output) {
+    /** What the action returned and what native code printed meanwhile. */
+    public record Captured<T>(T value, String output) {
     }
 
-    <T> Captured<T> capture(Supplier<T> action) {
+    /** Runs {@code action} with native stdout and stderr going to a file; captures never nest. */
+    public <T> Captured<T> capture(Supplier<T> action) {
         synchronized (FD_LOCK) {
             if (memfdCreate != null) {
                 try (Arena arena = Arena.ofConfined()) {

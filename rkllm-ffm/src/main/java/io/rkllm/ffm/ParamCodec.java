@@ -10,6 +10,7 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /** Reads and writes RKLLMParam, RKLLMExtendParam and RKLLMSamplingParam of one ABI. */
 final class ParamCodec {
@@ -49,10 +50,44 @@ final class ParamCodec {
                 sampling,
                 param.get(JAVA_BOOLEAN, Structs.offset(p, "skip_special_token")),
                 ignoreEos,
-                extend);
+                extend,
+                imageTags(param));
     }
 
-    /** Overwrites the fields ModelParams knows; leaves the rest (reserved, image tags) as the library set them. */
+    /** ABI 1.2's init-time image tags, when the library set all three. */
+    private Optional<ImageTags> imageTags(MemorySegment param) {
+        GroupLayout p = layouts.param();
+        if (Structs.find(p, "img_start").isEmpty()) {
+            return Optional.empty();
+        }
+        MemorySegment start = param.get(ADDRESS, Structs.offset(p, "img_start"));
+        MemorySegment end = param.get(ADDRESS, Structs.offset(p, "img_end"));
+        MemorySegment content = param.get(ADDRESS, Structs.offset(p, "img_content"));
+        if (start.equals(MemorySegment.NULL) || end.equals(MemorySegment.NULL) || content.equals(MemorySegment.NULL)) {
+            return Optional.empty();
+        }
+        return Optional.of(new ImageTags(string(start), string(end), string(content)));
+    }
+
+    private static String string(MemorySegment pointer) {
+        return pointer.reinterpret(Long.MAX_VALUE).getString(0);
+    }
+
+    /**
+     * ABI 1.2: the image tags into {@code RKLLMParam.img_*}, the strings allocated with {@code strings}
+     * (which must outlive the handle: the runtime may keep the pointers). ABI 1.3 has no such fields.
+     */
+    void writeImageTags(MemorySegment param, Optional<ImageTags> tags, SegmentAllocator strings) {
+        GroupLayout p = layouts.param();
+        if (tags.isEmpty() || Structs.find(p, "img_start").isEmpty()) {
+            return;
+        }
+        param.set(ADDRESS, Structs.offset(p, "img_start"), strings.allocateFrom(tags.get().start()));
+        param.set(ADDRESS, Structs.offset(p, "img_end"), strings.allocateFrom(tags.get().end()));
+        param.set(ADDRESS, Structs.offset(p, "img_content"), strings.allocateFrom(tags.get().content()));
+    }
+
+    /** Overwrites the fields ModelParams knows but the image tags; leaves the rest (reserved) as the library set them. */
     void write(MemorySegment param, ModelParams values, MemorySegment modelPath) {
         GroupLayout p = layouts.param();
         param.set(ADDRESS, Structs.offset(p, "model_path"), modelPath);

@@ -80,6 +80,39 @@ class LayoutTableTest {
                 : java.util.Optional.of(48L));
     }
 
+    /** Where the image fields sit in RKLLMInput (AArch64 offsets of the real headers, research doc A.6). */
+    @ParameterizedTest
+    @EnumSource(Abi.class)
+    void imageFieldsSitWhereTheRealHeadersPutThem(Abi abi) {
+        AbiLayouts l = AbiLayouts.of(abi);
+        long base = Structs.offset(l.input(), "multimodal_input");
+        GroupLayout m = l.multiModalInput();
+        assertThat(base + Structs.offset(m, "prompt")).isEqualTo(16);
+        if (abi == Abi.V1_2) {
+            assertThat(base + Structs.offset(m, "image_embed")).isEqualTo(24);
+            assertThat(base + Structs.offset(m, "n_image_tokens")).isEqualTo(32);
+            assertThat(base + Structs.offset(m, "n_image")).isEqualTo(40);
+            assertThat(base + Structs.offset(m, "image_width")).isEqualTo(48);
+            assertThat(base + Structs.offset(m, "image_height")).isEqualTo(56);
+            assertThat(Structs.offset(l.param(), "img_start")).isEqualTo(64);
+            assertThat(Structs.offset(l.param(), "img_end")).isEqualTo(72);
+            assertThat(Structs.offset(l.param(), "img_content")).isEqualTo(80);
+        } else {
+            long image = base + Structs.offset(m, "image");
+            GroupLayout i = l.all().get("RKLLMImageInput");
+            assertThat(image + Structs.offset(i, "image_embed")).isEqualTo(24);
+            assertThat(image + Structs.offset(i, "n_image_tokens")).isEqualTo(32);
+            assertThat(image + Structs.offset(i, "n_image")).isEqualTo(40);
+            assertThat(image + Structs.offset(i, "image_start")).isEqualTo(48);
+            assertThat(image + Structs.offset(i, "image_end")).isEqualTo(56);
+            assertThat(image + Structs.offset(i, "image_content")).isEqualTo(64);
+            assertThat(image + Structs.offset(i, "image_width")).isEqualTo(72);
+            assertThat(image + Structs.offset(i, "image_height")).isEqualTo(80);
+            assertThat(base + Structs.offset(m, "video")).isEqualTo(88);
+            assertThat(Structs.find(l.param(), "img_start")).isEmpty();
+        }
+    }
+
     private static java.util.List<String> fieldNames(GroupLayout layout) {
         java.util.List<String> names = new java.util.ArrayList<>();
         for (MemoryLayout member : layout.memberLayouts()) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +56,8 @@ public final class AnthropicRequestParser {
             messages.add(message(array.get(i), "messages[" + i + "]"));
         }
         return new ChatRequest(common.model(f), List.copyOf(messages), f.bool("stream").orElse(false), false,
-                maxTokens, common.sampling(f), common.stop(f, "stop_sequences"), Optional.empty(), false,
-                Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
+                maxTokens, common.sampling(f), common.stop(f, "stop_sequences"), Optional.empty(), ToolChoice.AUTO,
+                true, Optional.empty(), Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
     }
 
     private ChatMessage message(JsonNode node, String where) {

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
@@ -44,11 +46,12 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
             }
         });
-        responseFormat(f);
+        Optional<OutputFormat> format = responseFormat(f);
         Optional<String> tools = tools(f);
-        boolean toolChoiceNone = toolChoiceNone(f);
+        Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
-                maxTokens(f), sampling(f), stop(f), toolChoiceNone ? Optional.empty() : tools, toolChoiceNone,
+                maxTokens(f), sampling(f), stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
+                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
                 thinking(f), conversationKey(f, chatIdHeader), false);
     }
 
@@ -73,8 +76,8 @@ public final class ChatRequestParser {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
         return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
-                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), false, Optional.of(false),
-                conversationKey(f, Optional.empty()), true);
+                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), ToolChoice.AUTO, true,
+                responseFormat(f), Optional.of(false), conversationKey(f, Optional.empty()), true);
     }
 
     ObjectNode object(byte[] body) {
@@ -234,20 +237,28 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
-    private void responseFormat(FieldReader f) {
+    /** {@code response_format}: text (nothing to enforce), json_object, or json_schema with its schema. */
+    Optional<OutputFormat> responseFormat(FieldReader f) {
         Optional<JsonNode> format = f.raw("response_format");
         if (format.isEmpty()) {
-            return;
+            return Optional.empty();
         }
         if (!format.get().isObject()) {
             throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
         }
-        String type = new FieldReader((ObjectNode) format.get()).string("type").orElse("text");
-        if (!type.equals("text")) {
-            throw ApiException.invalid("response_format", "response_format type '" + type
-                    + "' is not supported: the RKLLM runtime cannot constrain output to JSON; ask for JSON in the"
-                    + " prompt instead");
-        }
+        FieldReader r = new FieldReader((ObjectNode) format.get());
+        String type = r.string("type").orElse("text");
+        return switch (type) {
+            case "text" -> Optional.empty();
+            case "json_object" -> Optional.of(new OutputFormat.JsonObject());
+            case "json_schema" -> {
+                JsonNode spec = r.raw("json_schema").orElseThrow(() -> ApiException.invalid("response_format",
+                        "response_format json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}"));
+                yield Optional.of(Schemas.format(spec, "response_format.json_schema"));
+            }
+            default -> throw ApiException.invalid("response_format", "response_format type '" + type
+                    + "' is not supported (text, json_object, json_schema)");
+        };
     }
 
     Optional<String> tools(FieldReader f) {
@@ -275,9 +286,44 @@ public final class ChatRequestParser {
         return Optional.of(cleaned.toString());
     }
 
-    private static boolean toolChoiceNone(FieldReader f) {
-        Optional<JsonNode> choice = f.raw("tool_choice");
-        return choice.isPresent() && choice.get().isTextual() && choice.get().asText().equals("none");
+    /**
+     * {@code tool_choice}: empty for "none" (the tools are not offered), else auto, required, or one function
+     * (which must be among the tools).
+     */
+    static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
+        Optional<JsonNode> node = f.raw("tool_choice");
+        if (node.isEmpty()) {
+            return Optional.of(ToolChoice.AUTO);
+        }
+        JsonNode c = node.get();
+        ToolChoice choice;
+        if (c.isTextual()) {
+            choice = switch (c.asText()) {
+                case "none" -> null;
+                case "auto" -> ToolChoice.AUTO;
+                case "required" -> ToolChoice.REQUIRED;
+                default -> throw ApiException.invalid("tool_choice",
+                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
+            };
+        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("function").path("name").asText());
+        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("name").asText());
+        } else {
+            throw ApiException.invalid("tool_choice",
+                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
+        }
+        if (choice == null) {
+            return Optional.empty();
+        }
+        if (!(choice instanceof ToolChoice.Auto) && tools.isEmpty()) {
+            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
+        }
+        if (choice instanceof ToolChoice.Function fn && !Tools.names(tools.orElseThrow()).contains(fn.name())) {
+            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
+                    + "', which is not among the tools " + Tools.names(tools.get()));
+        }
+        return Optional.of(choice);
     }
 
     List<ChatMessage> messages(ArrayNode array) {

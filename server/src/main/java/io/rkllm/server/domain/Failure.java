@@ -46,6 +46,10 @@ public sealed interface Failure {
     record Cancelled(CancelReason reason, String message) implements Failure {
     }
 
+    /** The model's answer did not meet the request's contract (JSON, a schema, a tool call), even when asked twice. */
+    record InvalidOutput(String message) implements Failure {
+    }
+
     /** The runtime reported an error during the run (the model stays loaded). */
     record RuntimeFailed(String message) implements Failure {
     }

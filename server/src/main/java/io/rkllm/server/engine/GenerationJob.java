@@ -36,7 +36,7 @@ final class GenerationJob extends Job {
     }
 
     @Override
-    void execute(List<Model> slots) {
+    void execute(Slots slots) {
         worker.taken(this);
         if (generation.control().isAborted()) {
             return;
@@ -56,18 +56,19 @@ final class GenerationJob extends Job {
                 .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
     }
 
-    private void run(List<Model> slots) {
+    private void run(Slots slots) {
         generation.emit(new GenerationEvent.Started((System.nanoTime() - queuedAt) / 1_000_000));
         RunPlanner.RunPlan plan;
+        Model model;
         try {
-            plan = planner.plan(slots.stream().map(FfmSlot::new).toList());
+            plan = plan(slots);
+            model = slots.get(plan.slot());
         } catch (RuntimeException e) {
             LOG.warn("model {}: preparing the run failed: {}", worker.name(), e.toString());
             generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("preparing the run failed: "
                     + e.getMessage())));
             return;
         }
-        Model model = slots.get(plan.slot());
         RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
                 model.abi().perRunSampling() ? maxTokens : 0);
         // runtime 1.2 has no per-run limit: count the tokens and abort at the limit
@@ -101,6 +102,15 @@ final class GenerationJob extends Job {
             LOG.error("model {}: recording the run failed", worker.name(), e);
         }
         generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
+    }
+
+    /** The planner's decision; planned again on fewer slots when the one it chose could not be loaded. */
+    private RunPlanner.RunPlan plan(Slots slots) {
+        try {
+            return planner.plan(slots.views());
+        } catch (Slots.SlotUnavailableException e) {
+            return planner.plan(slots.views());
+        }
     }
 
     private GenerationEvent end(TokenEvent terminal, boolean limitHit, int reused) {

@@ -1,7 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
-import java.util.List;
 
 /** Work for a model's thread, ordered by priority class, then FIFO. */
 abstract sealed class Job implements Comparable<Job> permits GenerationJob, StopJob {
@@ -14,7 +12,7 @@ abstract sealed class Job implements Comparable<Job> permits GenerationJob, Stop
     }
 
     /** Runs on the model's thread with its loaded slots. */
-    abstract void execute(List<Model> slots);
+    abstract void execute(Slots slots);
 
     /** The model is gone before the job could run. */
     abstract void fail(String message);

@@ -4,8 +4,6 @@ import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,16 +26,17 @@ public final class ModelWorker implements AutoCloseable {
     private final PriorityBlockingQueue<Job> queue = new PriorityBlockingQueue<>();
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicInteger queuedGenerations = new AtomicInteger();
-    private final CompletableFuture<List<Model>> loaded = new CompletableFuture<>();
+    private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile GenerationJob running;
+    private volatile int loadedSlots;
 
     /**
-     * Starts the worker thread, which begins by loading {@code slots} handles with {@code loader} (each slot has
-     * its own KV cache; runs still go one at a time).
+     * Starts the worker thread, which begins by loading the first of {@code slots} handles with {@code loader}
+     * (each slot has its own KV cache; the others load when a run needs them; runs still go one at a time).
      *
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
@@ -52,9 +51,14 @@ public final class ModelWorker implements AutoCloseable {
         return name;
     }
 
-    /** Completes with the slots once every {@code rkllm_init} returned, or exceptionally when one failed. */
-    CompletableFuture<List<Model>> loaded() {
+    /** Completes once the first slot's {@code rkllm_init} returned, or exceptionally when it failed. */
+    CompletableFuture<Void> loaded() {
         return loaded;
+    }
+
+    /** Slots loaded so far. */
+    public int loadedSlots() {
+        return loadedSlots;
     }
 
     /** Completes when the worker thread has destroyed the model and ended. */
@@ -148,19 +152,16 @@ public final class ModelWorker implements AutoCloseable {
     }
 
     private void loop(int slotCount, Supplier<Model> loader) {
-        List<Model> slots = new ArrayList<>();
+        Slots slots;
         try {
-            for (int i = 0; i < slotCount; i++) {
-                slots.add(loader.get());
-            }
+            slots = new Slots(name, slotCount, loader);
         } catch (Throwable t) {
-            slots.forEach(ModelWorker::destroy);
             loaded.completeExceptionally(t);
             end(t.getMessage());
             return;
         }
-        slots = List.copyOf(slots);
-        loaded.complete(slots);
+        loadedSlots = slots.loaded();
+        loaded.complete(null);
         notifyIdle();
         try {
             while (true) {
@@ -175,6 +176,7 @@ public final class ModelWorker implements AutoCloseable {
                     LOG.error("model {}: job failed", name, t);
                 } finally {
                     busy = false;
+                    loadedSlots = slots.loaded();
                 }
                 if (queuedGenerations.get() == 0) {
                     notifyIdle();
@@ -183,7 +185,7 @@ public final class ModelWorker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            slots.forEach(ModelWorker::destroy);
+            slots.loadedHandles().forEach(ModelWorker::destroy);
             end("model " + name + " was unloaded");
         }
     }

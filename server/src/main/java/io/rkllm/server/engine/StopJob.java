@@ -1,7 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
-import java.util.List;
 
 /** Ends the model's thread once everything queued before it has run. */
 final class StopJob extends Job {
@@ -10,7 +8,7 @@ final class StopJob extends Job {
     }
 
     @Override
-    void execute(List<Model> slots) {
+    void execute(Slots slots) {
     }
 
     @Override

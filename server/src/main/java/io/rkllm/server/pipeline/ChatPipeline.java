@@ -9,7 +9,10 @@ import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
+import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import io.rkllm.server.pipeline.tasks.TaskDetector;
 import io.rkllm.server.pipeline.tasks.TaskKind;
@@ -72,6 +75,10 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-RAG", rag.summary()));
         }
         Conversation conversation = ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
+        Optional<AnswerContract> contract = task.isPresent() ? Optional.empty() : AnswerContract.of(request);
+        if (contract.isPresent()) {
+            conversation = conversation.withGuidance(contract.get().guidance());
+        }
         if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
             throw new FailureException(Failure.InvalidRequest.of("tools", "the model '" + model.id()
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)"));
@@ -108,16 +115,32 @@ public final class ChatPipeline {
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
         return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, fit.promptEstimate(), fit.trim(), reserve, task, List.copyOf(notes));
+                scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes));
     }
 
     /**
      * Loads the model if needed and takes a place in its queue; the run starts when the route calls
-     * {@link ChatRun#start()}. A task configured to be answered without inference gets its answer here.
+     * {@link Run#start()}. A request with a contract (JSON, a tool call) gets a run that checks its answer. A task configured to be answered without inference gets its answer here.
      *
      * @throws FailureException when the model cannot be loaded or its queue is full
      */
-    public ChatRun reserve(PreparedChat chat) {
+    public Run reserve(PreparedChat chat) {
+        ChatRun run = reserveRun(chat);
+        return chat.contract().<Run>map(c -> new CheckedRun(this, chat, c, run)).orElse(run);
+    }
+
+    /**
+     * The second attempt at an answer that did not meet its contract: the same request with the answer given and
+     * {@code correction} as a new turn, which the cache policy sends on top of the cached conversation.
+     */
+    Run retry(PreparedChat first, String reply, List<ToolCallRecord> replyCalls, String correction) {
+        List<ChatMessage> messages = new ArrayList<>(first.request().messages());
+        messages.add(new ChatMessage(Role.ASSISTANT, reply, replyCalls, Optional.empty()));
+        messages.add(ChatMessage.of(Role.USER, correction));
+        return reserveRun(prepare(first.request().withMessages(messages)));
+    }
+
+    private ChatRun reserveRun(PreparedChat chat) {
         Optional<String> derived = derivedTaskAnswer(chat);
         if (derived.isPresent()) {
             return ChatRun.answered(chat, derived.get());

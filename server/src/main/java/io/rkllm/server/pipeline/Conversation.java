@@ -2,6 +2,7 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -30,6 +31,18 @@ public record Conversation(String systemPrompt, List<ChatMessage> history, List<
     /** The role of the run that sends the new messages: "tool" when they are tool results. */
     public String newRole() {
         return newMessages.getLast().role() == Role.TOOL ? "tool" : "user";
+    }
+
+    /**
+     * The same conversation with {@code guidance} added to the newest message; the cache still remembers the
+     * message as the client sent it (the client sends it back that way).
+     */
+    public Conversation withGuidance(String guidance) {
+        List<ChatMessage> fresh = new ArrayList<>(newMessages);
+        ChatMessage last = fresh.getLast();
+        fresh.set(fresh.size() - 1, new ChatMessage(last.role(), last.content() + "\n\n" + guidance,
+                last.toolCalls(), last.toolCallId()));
+        return new Conversation(systemPrompt, history, fresh, newMessageKeys);
     }
 
     /** The same conversation with the history messages {@code trim} leaves out left out. */

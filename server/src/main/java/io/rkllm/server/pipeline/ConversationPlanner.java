@@ -61,7 +61,7 @@ final class ConversationPlanner implements RunPlanner {
         Conversation c = chat.conversation();
         List<String> history = MessageKeys.keys(c.history());
         String tools = chat.request().toolsJson().orElse("");
-        int index = chooseSlot(history, tools);
+        int index = chooseSlot(Math.min(cache.size(), slots.size()), history, tools);
         KvCacheHandle model = slots.get(index);
         slot = cache.slot(index);
         slot.touch(cache.nextTick());
@@ -201,10 +201,11 @@ final class ConversationPlanner implements RunPlanner {
         return hadTools;
     }
 
-    private int chooseSlot(List<String> history, String tools) {
+    /** The slot among the first {@code count} (those the engine offers now). */
+    private int chooseSlot(int count, List<String> history, String tools) {
         String system = chat.conversation().systemPrompt();
         int best = -1;
-        for (int i = 0; i < cache.size(); i++) {
+        for (int i = 0; i < count; i++) {
             Optional<CachedConversation> held = cache.slot(i).conversation();
             if (held.isPresent() && held.get().holds(system, history, tools)) {
                 return i;
@@ -212,7 +213,7 @@ final class ConversationPlanner implements RunPlanner {
         }
         if (chat.task().isPresent()) {
             // any slot will do for a keep_history=0 run: the most recently used holds this chat, most likely
-            for (int i = 0; i < cache.size(); i++) {
+            for (int i = 0; i < count; i++) {
                 if (best < 0 || cache.slot(i).lastUsed() > cache.slot(best).lastUsed()) {
                     best = i;
                 }
@@ -220,18 +221,18 @@ final class ConversationPlanner implements RunPlanner {
             return best;
         }
         String key = conversationKey();
-        for (int i = 0; i < cache.size(); i++) {
+        for (int i = 0; i < count; i++) {
             if (cache.slot(i).conversationKey().equals(key)) {
                 // the same chat, edited or regenerated: resend on its own slot, not over another chat's
                 return i;
             }
         }
-        for (int i = 0; i < cache.size(); i++) {
+        for (int i = 0; i < count; i++) {
             if (cache.slot(i).conversation().isEmpty() && cache.slot(i).lastUsed() == 0) {
                 return i;
             }
         }
-        for (int i = 0; i < cache.size(); i++) {
+        for (int i = 0; i < count; i++) {
             if (best < 0 || cache.slot(i).lastUsed() < cache.slot(best).lastUsed()) {
                 best = i;
             }

@@ -132,6 +132,7 @@ public final class ModelService {
     }
 
     private static ModelStatus status(LoadedModel<?> m) {
-        return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.lastUsed(), m.load().slots());
+        return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.lastUsed(),
+                m.worker().loadedSlots());
     }
 }

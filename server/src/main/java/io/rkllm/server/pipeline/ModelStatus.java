@@ -8,7 +8,7 @@ import java.time.Instant;
  * @param ready loaded and serving (false while it loads)
  * @param busy a request is queued or running
  * @param queued requests waiting
- * @param slots loaded handles (each a KV cache)
+ * @param slots handles loaded so far (each a KV cache; a second one loads when a second conversation needs it)
  */
 public record ModelStatus(String id, boolean ready, boolean busy, int queued, Instant lastUsed, int slots) {
 }

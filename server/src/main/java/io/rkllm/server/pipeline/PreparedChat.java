@@ -17,12 +17,13 @@ import java.util.Optional;
  * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
+ * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
  * @param notes response headers that tell the client what was done differently than asked
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
                            Conversation conversation, boolean thinking, int maxTokens, Optional<Sampling> sampling,
                            ScannerOptions scanner, int promptEstimate, Trim trim, int reserveTokens,
-                           Optional<TaskKind> task, List<Header> notes) {
+                           Optional<TaskKind> task, Optional<AnswerContract> contract, List<Header> notes) {
 
     /** How many history messages the model does not see. */
     public int droppedMessages() {

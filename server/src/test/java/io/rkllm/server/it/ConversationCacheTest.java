@@ -2,6 +2,10 @@ package io.rkllm.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * What reaches the runtime, seen through the simulated runtime's trace, as conversations go on:
@@ -169,6 +174,57 @@ class ConversationCacheTest {
             assertThat(runs.get(3).get("handle").asInt()).isEqualTo(runs.get(1).get("handle").asInt())
                     .isNotEqualTo(runs.get(0).get("handle").asInt());
         }
+    }
+
+    @Test
+    void theSecondSlotLoadsWhenASecondConversationNeedsIt() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger("io.rkllm.server.engine.Slots");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.INFO);
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("cache.slots", "2").start()) {
+            Chat a = new Chat(server, "m", null);
+            Chat b = new Chat(server, "m", null);
+            a.say("Chat A, first question");
+            a.say("Chat A, second question");
+            assertThat(inits(server)).as("one conversation, one slot").isEqualTo(1);
+            assertThat(server.getForReply("/api/ps").json().at("/models/0/size").asLong())
+                    .isEqualTo(server.getForReply("/api/tags").json().at("/models/0/size").asLong());
+            b.say("Chat B, first question");
+            assertThat(inits(server)).isEqualTo(2);
+            assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .containsExactly("loading model m: slot 2 of 2 for another conversation");
+            a.say("Chat A, third question");
+            b.say("Chat B, second question");
+            assertThat(inits(server)).isEqualTo(2);
+            List<JsonNode> runs = server.runs("m");
+            assertThat(runs.get(3).get("prompt").asText()).isEqualTo("Chat A, third question");
+            assertThat(runs.get(4).get("prompt").asText()).isEqualTo("Chat B, second question");
+        } finally {
+            logger.detachAppender(log);
+            logger.setLevel(level);
+        }
+    }
+
+    @Test
+    void aSecondSlotThatCannotLoadLeavesTheModelServingOnOne() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "max_handles=1"))
+                .set("cache.slots", "2").start()) {
+            Chat a = new Chat(server, "m", null);
+            Chat b = new Chat(server, "m", null);
+            a.say("Chat A, first question");
+            b.say("Chat B, first question");
+            a.say("Chat A, second question");
+            assertThat(server.runs("m")).extracting(r -> r.get("handle").asInt()).containsOnly(
+                    server.runs("m").getFirst().get("handle").asInt());
+            assertThat(server.runs("m").get(2).get("prompt").asText()).startsWith("User: Chat A, first question");
+        }
+    }
+
+    private static long inits(TestServer server) {
+        return server.trace("m").stream().filter(t -> t.get("call").asText().equals("init")).count();
     }
 
     @Test

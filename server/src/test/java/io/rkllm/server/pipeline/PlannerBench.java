@@ -17,6 +17,7 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -117,7 +118,7 @@ final class PlannerBench implements AutoCloseable {
 
     static ChatRequest request(Optional<String> conversationKey, Optional<String> tools, List<ChatMessage> messages) {
         return new ChatRequest(MODEL, List.copyOf(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
-                List.of(), tools, false, Optional.empty(), conversationKey, false);
+                List.of(), tools, ToolChoice.AUTO, true, Optional.empty(), Optional.empty(), conversationKey, false);
     }
 
     /** A client's copy of one conversation, as Open WebUI keeps it: every turn sends all of it. */

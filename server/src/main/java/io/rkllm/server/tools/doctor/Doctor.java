@@ -147,9 +147,9 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        Path modelsDir = sim.isPresent() && !loaded.explicitKeys().contains("models.dir")
-                ? sim.get().models() : config.models().dir();
-        checks.addAll(models(modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
+        boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
+        Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
+        checks.addAll(models(modelsDir, simulatedModels));
         checks.add(port(config.server()));
         // the jar this runs from is the installed service's, when run as `rkllm-server doctor`
         new ArchiveCheck(roots).check(ServerJar.file()).ifPresent(checks::add);
@@ -219,9 +219,12 @@ public final class Doctor {
                     "the file must be the aarch64 librkllmrt.so from airockchip/rknn-llm");
         }
         LibraryIdentity identity = opened.identity();
-        String what = (sim.isPresent() ? "simulated runtime (bundled) " : "") + library + ": runtime "
-                + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
-                + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
+        // the simulated runtime's file hash is no official release's: the evidence would call it unknown
+        String what = sim.isPresent()
+                ? "the simulated runtime " + identity.version().orElse("") + " bundled in the jar, ABI "
+                        + opened.abi().label() + (forced.isPresent() ? " (forced)" : "") + ", " + library
+                : library + ": runtime " + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
+                        + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
         if (forced.isPresent() && identity.abi().isPresent() && identity.abi().get() != forced.get()) {
             return Check.warn("library", what, "the file looks like ABI " + identity.abi().get().label()
                     + ": remove the forced runtime.abi (--abi) unless you are sure");

@@ -120,11 +120,28 @@ class DoctorTest {
     }
 
     @Test
+    void simulateWinsOverTheModelsDirectoryOfTheInstalledConfiguration() throws IOException {
+        // the package's /etc configuration names /var/lib/rkllm-server/models, which holds no model here
+        Path config = Files.writeString(dir.resolve("rkllm-server.yaml"), "models:\n  dir: "
+                + dir.resolve("no-models") + "\n");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Doctor doctor = new Doctor(SystemRoots.under(machine), Map.of(), dir, () -> new Simulation(dir.resolve("sim")),
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        Doctor.Request request = new Doctor.Request(Optional.of(config), false,
+                Map.of("runtime.simulate", "true", "server.port", Integer.toString(freePort)), Map.of());
+
+        assertThat(doctor.run(request)).as(bytes.toString(StandardCharsets.UTF_8)).isEqualTo(Doctor.OK);
+        assertThat(doctor.checks(request).stream().filter(c -> c.topic().equals("model")).map(Check::message))
+                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim"));
+    }
+
+    @Test
     void simulatedNeedsNoBoard() {
         Report r = doctor(Map.of("runtime.simulate", "true"));
 
         assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
-        assertThat(r.only("library").message()).contains("simulated runtime", "ABI 1.3");
+        assertThat(r.only("library").message()).contains("simulated runtime", "ABI 1.3")
+                .doesNotContain("unknown file hash");
         assertThat(r.only("driver").status()).isEqualTo(Check.Status.INFO);
         assertThat(r.only("driver").message()).contains("not needed with --simulate");
         assertThat(r.only("device").status()).isEqualTo(Check.Status.INFO);
