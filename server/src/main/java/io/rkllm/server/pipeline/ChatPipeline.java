@@ -34,7 +34,6 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final RagStep rag;
     private final ContextFit contextFit;
-
     private final ContextFit.CacheView caches;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
