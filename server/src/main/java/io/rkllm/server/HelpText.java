@@ -23,6 +23,9 @@ final class HelpText {
                   rkllm-server bench conversations [--url URL] [--model ID] [options]
                                                       replay an Open WebUI session and report the KV cache's use;
                                                       without --url against a simulated server started here
+                  rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [options]
+                                                      replay one chat that outgrows the context: prefill, messages
+                                                      left out, time to first token (docs/performance.md)
                   rkllm-server fuzz [--url URL] [--cases N] [--seed S]
                                                       send malformed and mutated requests, check every answer
                   rkllm-server soak [--url URL --model ID] [--requests N] [--clients C]

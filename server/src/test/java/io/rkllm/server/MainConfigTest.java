@@ -84,6 +84,9 @@ class MainConfigTest {
         err.reset();
         assertThat(run(Map.of(), "--port", "70000")).isEqualTo(Main.BAD_CONFIG);
         assertThat(err()).contains("server.port").contains("65535");
+        err.reset();
+        assertThat(run(Map.of(), "--cache.trim_to=0.05")).isEqualTo(Main.BAD_CONFIG);
+        assertThat(err()).contains("cache.trim_to").contains("between 0.1 and 1.0");
     }
 
     @Test

@@ -47,6 +47,8 @@ final class ConfigValidator {
                 "must not be negative");
         require(c.cache().slots().equals("auto") || c.cache().slots().matches("[1-8]"), "cache.slots",
                 "must be auto or a number from 1 to 8, got '" + c.cache().slots() + "'");
+        require(c.cache().trimTo() >= 0.1 && c.cache().trimTo() <= 1.0, "cache.trim_to",
+                "must be between 0.1 and 1.0, got " + c.cache().trimTo());
         for (var task : Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
                 "tasks.follow_ups", c.tasks().followUps(), "tasks.queries", c.tasks().queries(),
                 "tasks.autocomplete", c.tasks().autocomplete(), "tasks.other", c.tasks().other()).entrySet()) {

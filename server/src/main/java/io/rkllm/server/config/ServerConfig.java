@@ -66,8 +66,11 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param slots handles per model, each with its own KV cache (each costs the model's memory again):
      *              a number, or {@code auto} (two when two copies of the model fit in 60% of the RAM, else one)
      * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
+     * @param trimTo when a conversation outgrows the context, its oldest exchanges are left out until the rest
+     *               fills at most this share of the room it has (the context less the system prompt, the tools
+     *               and the answer's reserve)
      */
-    public record Cache(boolean enabled, String slots, boolean verify) {
+    public record Cache(boolean enabled, String slots, boolean verify, double trimTo) {
     }
 
     /**

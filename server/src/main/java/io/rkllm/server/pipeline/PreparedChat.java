@@ -17,7 +17,7 @@ import java.util.Optional;
  *                     switched by the chat template alone
  * @param sampling this request's sampling when the runtime takes it per run (1.3)
  * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
- * @param droppedMessages history messages trimmed off the start so that the conversation fits
+ * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
  * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
@@ -25,9 +25,14 @@ import java.util.Optional;
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
                            Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
-                           Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate,
-                           int droppedMessages, int reserveTokens, Optional<TaskKind> task,
-                           Optional<AnswerContract> contract, List<Header> notes) {
+                           Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
+                           int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
+                           List<Header> notes) {
+
+    /** How many history messages the model does not see. */
+    public int droppedMessages() {
+        return trim.count();
+    }
 
     /** A response header carrying a note. */
     public record Header(String name, String value) {
