@@ -34,7 +34,8 @@ public final class ServerApp implements AutoCloseable {
         Metrics metrics = Metrics.of(config.metrics());
         ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime), new RegistrySettings(
                 config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
-                config.models().loadTimeout()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
+                config.models().loadTimeout(), config.runtime().eosGuard(),
+                config.models().memoryCheck(), config.models().memoryBudgetMb()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
                 metrics.models());
         ModelService models = new ModelService(catalog, registry, config.cache());
         metrics.bind(models::loaded);

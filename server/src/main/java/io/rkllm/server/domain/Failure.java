@@ -38,6 +38,16 @@ public sealed interface Failure {
     record LoadFailed(String model, String message) implements Failure {
     }
 
+    /**
+     * Loading the model was not attempted: the memory check says it may not fit ({@code rkllm_init} of runtime
+     * 1.3.0 crashes the whole process when memory runs out instead of failing).
+     *
+     * @param neededMb what the model is expected to take
+     * @param availableMb what the check found free for it
+     */
+    record InsufficientMemory(String model, long neededMb, long availableMb, String message) implements Failure {
+    }
+
     /** The model is giving way to another one and takes no new requests. */
     record ModelUnloading(String model, String message) implements Failure {
     }

@@ -29,6 +29,7 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
+    private final EosWatch eos;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile GenerationJob running;
@@ -41,6 +42,12 @@ public final class ModelWorker implements AutoCloseable {
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
     public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
+        this(name, maxQueued, slots, loader, onIdle, new EosWatch(name, false, false));
+    }
+
+    /** The same, with the model's end-of-turn watch (runtime 1.3's EOS fault). */
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, EosWatch eos) {
+        this.eos = eos;
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
@@ -64,6 +71,10 @@ public final class ModelWorker implements AutoCloseable {
     /** Completes when the worker thread has destroyed the model and ended. */
     CompletableFuture<Void> stopped() {
         return stopped;
+    }
+
+    EosWatch eos() {
+        return eos;
     }
 
     public int queued() {

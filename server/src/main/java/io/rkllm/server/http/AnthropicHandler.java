@@ -48,7 +48,7 @@ final class AnthropicHandler {
 
     void messages(Context c) throws Exception {
         ChatRequest request = parser.parse(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER)));
+                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER)));
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
         driver.run(c, request, started -> {
             String model = request.model().isBlank() ? started.modelId() : request.model();

@@ -53,8 +53,7 @@ public final class HttpServer implements AutoCloseable {
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
-        var chat = new ChatCompletionsHandler(driver, parser, mapper, errors);
-        var completions = new CompletionsHandler(driver, parser, mapper, errors);
+        var openAi = new OpenAiHandler(driver, parser, mapper, errors);
         var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
         var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser, limits), pipeline, mapper,
@@ -98,8 +97,8 @@ public final class HttpServer implements AutoCloseable {
                 }
             });
             for (String prefix : new String[] {"/v1", ""}) {
-                c.routes.post(prefix + "/chat/completions", chat::handle);
-                c.routes.post(prefix + "/completions", completions::handle);
+                c.routes.post(prefix + "/chat/completions", openAi::chat);
+                c.routes.post(prefix + "/completions", openAi::completions);
                 c.routes.post(prefix + "/responses", responses::create);
                 c.routes.get(prefix + "/responses/{id}", responses::get);
                 c.routes.delete(prefix + "/responses/{id}", responses::delete);
@@ -122,6 +121,9 @@ public final class HttpServer implements AutoCloseable {
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
+            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             // the one error path: every failure a route throws becomes its API's error body here

@@ -42,7 +42,7 @@ final class ResponsesHandler {
 
     void create(Context ctx) throws Exception {
         ResponsesRequest parsed = parser.parse(ctx.bodyAsBytes(),
-                Optional.ofNullable(ctx.header(ChatCompletionsHandler.CHAT_ID_HEADER)), store::item);
+                Optional.ofNullable(ctx.header(OpenAiHandler.CHAT_ID_HEADER)), store::item);
         List<ChatMessage> history = parsed.previousResponseId().map(this::previous).orElse(List.of());
         ChatRequest request = parsed.request(history);
         List<ChatMessage> conversation = new ArrayList<>(history);

@@ -36,6 +36,8 @@ final class RunDriver {
     static final int CLIENT_CLOSED = 499;
     /** How an answer met the request's contract (JSON, a tool call): valid, repaired, retried, retried_repaired. */
     static final String CHECK_HEADER = "X-RKLLM-Output-Check";
+    /** Why an answer the runtime ended is not whole (runtime 1.3.0's FINISH at </think>). */
+    static final String INCOMPLETE_HEADER = "X-RKLLM-Incomplete";
 
     /** How one API writes a stream; one instance per response, so it may keep state (open blocks). */
     interface StreamFormat {
@@ -147,6 +149,10 @@ final class RunDriver {
                             // the headers left long ago: the check's outcome goes in a comment clients skip
                             sink.send((": " + CHECK_HEADER + ": " + f.check().get() + "\n\n").getBytes(UTF_8));
                         }
+                        if (f.incomplete().isPresent() && format.contentType().equals("text/event-stream")) {
+                            sink.send((": " + INCOMPLETE_HEADER + ": " + f.incomplete().get() + "\n\n")
+                                    .getBytes(UTF_8));
+                        }
                         for (byte[] bytes : format.finished(f, started)) {
                             sink.send(bytes);
                         }
@@ -194,6 +200,7 @@ final class RunDriver {
                 case ChatRun.Step.Finished f -> {
                     finished(ctx, started, f);
                     f.check().ifPresent(check -> ctx.header(CHECK_HEADER, check));
+                    f.incomplete().ifPresent(note -> ctx.header(INCOMPLETE_HEADER, note));
                     answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * One servable model: a {@code .rkllm} file plus everything the server knows about it (from its sidecar,
@@ -29,12 +30,14 @@ import java.util.Optional;
  * @param source              where {@code contextLength} came from: {@value #SOURCE_SIDECAR},
  *                            {@value #SOURCE_NAME} or {@value #SOURCE_DEFAULT} (for log lines)
  * @param thinkingSampling    overrides applied on top of {@code sampling} when thinking is on (may be empty)
+ * @param memoryMb            what one loaded copy of the model takes, in MB, when the sidecar says
+ *                            ({@code memory_mb}); the server estimates it from the file size otherwise
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                              SamplingDefaults thinkingSampling) {
+                              SamplingDefaults thinkingSampling, OptionalInt memoryMb) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -58,6 +61,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        Objects.requireNonNull(memoryMb, "memoryMb");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -67,6 +71,16 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         if (sizeBytes < 0) {
             throw new IllegalArgumentException("sizeBytes must not be negative: " + sizeBytes);
         }
+    }
+
+    /** The same without a stated memory need. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty());
     }
 
     /** The same without thinking-mode sampling overrides. */

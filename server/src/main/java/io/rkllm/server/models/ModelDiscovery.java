@@ -271,7 +271,7 @@ public final class ModelDiscovery {
         String displayName = sidecar.name().orElse(c.rawName());
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb()));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {
@@ -318,7 +318,7 @@ public final class ModelDiscovery {
             out.add(kept.equals(m.aliases()) ? m : new ModelDescriptor(m.id(), m.displayName(), m.file(),
                     m.sizeBytes(), m.modified(), m.contextLength(), m.capabilities(), m.sampling(),
                     m.chatTemplate(), m.defaultSystemPrompt(), kept, m.family(), m.thinkingStartsOpen(),
-                    m.source(), m.thinkingSampling()));
+                    m.source(), m.thinkingSampling(), m.memoryMb()));
         }
         return out;
     }

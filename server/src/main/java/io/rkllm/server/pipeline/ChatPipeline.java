@@ -34,14 +34,23 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final RagStep rag;
     private final ContextFit contextFit;
+    private final ThinkingControl thinkingControl;
+    private final ContextFit.CacheView caches;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
+        this(models, estimator, config, models::cachedConversations);
+    }
+
+    /** With {@code caches} telling what the models' KV caches hold (tests give their own). */
+    ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config, ContextFit.CacheView caches) {
         this.models = models;
         this.estimator = estimator;
         this.config = config;
         this.tasks = new TaskDetector(config.tasks().prefixes());
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
-        this.contextFit = new ContextFit(estimator);
+        this.contextFit = new ContextFit(estimator, config.cache().enabled(), config.cache().trimTo());
+        this.caches = caches;
+        this.thinkingControl = new ThinkingControl(config.runtime().thinkingFlag(), models.runtimeAbi());
     }
 
     public PreparedChat prepare(ChatRequest request) {
@@ -76,19 +85,19 @@ public final class ChatPipeline {
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)"));
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
-        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve);
-        if (!ContextFit.leavesRoomForAnswer(fit.promptEstimate(), context)) {
+        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
+                task.isPresent() ? ContextFit.Held.NOTHING : caches.held(model));
+        if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
                     + " length is " + context + " tokens, but the request needs about " + estimate + " tokens"
                     + " (plus room for the answer), even with earlier turns left out. Shorten the message or use a"
                     + " model with a longer context."));
         }
-        if (fit.droppedMessages() > 0) {
-            notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.droppedMessages()
-                    + " earliest messages left out"));
+        if (fit.trim().count() > 0) {
+            notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.trim().note()));
         }
-        int room = ContextFit.room(fit.promptEstimate(), context);
+        int room = fit.room(context);
         int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
         Optional<Sampling> sampling = Optional.empty();
         boolean perRun = models.runtime().perRunSampling();
@@ -106,8 +115,9 @@ public final class ChatPipeline {
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, contract, List.copyOf(notes));
+        boolean thinkingFlag = thinkingControl.runtimeFlag(model, format, thinking.enabled());
+        return new PreparedChat(request, model, format, conversation, thinking.enabled(), thinkingFlag, maxTokens,
+                sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes));
     }
 
     /**

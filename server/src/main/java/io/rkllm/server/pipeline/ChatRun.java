@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's run, from its place in the queue to its last step: the route {@link #start()}s it when it is
@@ -26,6 +28,8 @@ import java.util.Optional;
  * any thread may {@link #cancel}.
  */
 public final class ChatRun implements Run {
+    private static final Logger LOG = LoggerFactory.getLogger(ChatRun.class);
+
     /** What the route writes next. */
     public sealed interface Step {
         /** Classified output to send now. */
@@ -41,10 +45,17 @@ public final class ChatRun implements Run {
          *
          * @param check how the answer met the request's contract (JSON, a tool call), when it had one:
          *              {@code valid}, {@code repaired}, {@code retried}, {@code retried_repaired}
+         * @param incomplete why the answer is not whole although the runtime ended it (finish reason
+         *                   {@code length}): {@link IncompleteAnswer#NOTE}
          */
-        record Finished(String finishReason, Usage usage, Optional<String> check) implements Step {
+        record Finished(String finishReason, Usage usage, Optional<String> check, Optional<String> incomplete)
+                implements Step {
             public Finished(String finishReason, Usage usage) {
                 this(finishReason, usage, Optional.empty());
+            }
+
+            public Finished(String finishReason, Usage usage, Optional<String> check) {
+                this(finishReason, usage, check, Optional.empty());
             }
         }
 
@@ -72,6 +83,7 @@ public final class ChatRun implements Run {
     private int tokensAtStop = -1;
     /** Tokens generated when the last reasoning text came: the reasoning's share of the completion. */
     private int reasoningTokens;
+    private final IncompleteAnswer completeness = new IncompleteAnswer();
     private int toolCalls;
     private boolean done;
     private boolean watchdogFired;
@@ -262,6 +274,7 @@ public final class ChatRun implements Run {
         if (out.isEmpty()) {
             return;
         }
+        completeness.observe(out);
         if (holdsTaskOutput()) {
             heldTaskOutput.addAll(out);
         } else {
@@ -299,9 +312,17 @@ public final class ChatRun implements Run {
             reason = "tool_calls";
         } else if (done.reason() == StopReason.LENGTH) {
             reason = "length";
+        } else if (done.reason() == StopReason.END && completeness.isReasoningOnly()) {
+            reason = "length";
+            LOG.warn("model {}: the answer ended after its reasoning with no content (enable_thinking={}); sent as"
+                    + " finish_reason length. Runtime 1.3.0 is reported to end thinking runs at </think>:"
+                    + " runtime.thinking_flag auto avoids it for models with a chat template; 1.2.3 is not affected",
+                    chat.model().id(), chat.thinkingFlag());
         } else {
             reason = "stop";
         }
+        Optional<String> incomplete = reason.equals("length") && done.reason() == StopReason.END
+                ? Optional.of(IncompleteAnswer.NOTE) : Optional.empty();
         RunStats perf = done.stats();
         int completion;
         if (tokensAtStop >= 0) {
@@ -316,7 +337,7 @@ public final class ChatRun implements Run {
         long ttft = firstTokenAt == 0 ? -1 : (firstTokenAt - submittedAt) / 1_000_000;
         return new Step.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
                 perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft,
-                Math.min(reasoningTokens, completion)));
+                Math.min(reasoningTokens, completion)), Optional.empty(), incomplete);
     }
 
     /** The failure as the client should read it: what happened, with the limit that was reached. */

@@ -45,8 +45,8 @@ public record Conversation(String systemPrompt, List<ChatMessage> history, List<
         return new Conversation(systemPrompt, history, fresh, newMessageKeys);
     }
 
-    /** The same conversation with the first {@code dropped} history messages left out. */
-    public Conversation withoutFirst(int dropped) {
-        return new Conversation(systemPrompt, history.subList(dropped, history.size()), newMessages, newMessageKeys);
+    /** The same conversation with the history messages {@code trim} leaves out left out. */
+    public Conversation trimmed(Trim trim) {
+        return new Conversation(systemPrompt, trim.kept(history), newMessages, newMessageKeys);
     }
 }

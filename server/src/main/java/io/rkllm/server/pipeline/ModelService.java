@@ -109,6 +109,11 @@ public final class ModelService {
         return registry.unload(model.id(), "requested");
     }
 
+    /** What the model's KV caches hold now; nothing when it is not loaded. */
+    ContextFit.Held cachedConversations(ModelDescriptor model) {
+        return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
+    }
+
     LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
@@ -118,7 +123,7 @@ public final class ModelService {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
             return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes));
+                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), MemoryEstimate.perHandleMb(model));
         });
     }
 

@@ -179,6 +179,9 @@ public final class Fuzzer {
         if (c.path().startsWith("/metrics") && type != null && type.startsWith("text/plain")) {
             return null; // Prometheus' text exposition
         }
+        if (c.path().replaceFirst("[?#].*", "").equals("/") && type != null && type.startsWith("text/plain")) {
+            return body.equals("Ollama is running") ? null : "GET / answered " + abbreviate(response.body());
+        }
         if (type == null || !type.startsWith("application/json")) {
             return status + " with Content-Type " + type;
         }
