@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
@@ -56,11 +58,13 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
             }
         });
-        responseFormat(f);
+        refuseWhatCannotBeDone(f);
+        Optional<OutputFormat> format = responseFormat(f);
         Optional<String> tools = tools(f);
-        boolean toolChoiceNone = toolChoiceNone(f);
+        Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
-                maxTokens(f), sampling(f), stop(f), toolChoiceNone ? Optional.empty() : tools, toolChoiceNone,
+                maxTokens(f), sampling(f), stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
+                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
                 thinking(f), conversationKey(f, chatIdHeader), false);
     }
 
@@ -84,9 +88,21 @@ public final class ChatRequestParser {
         if (prompt.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
+        if (!f.string("suffix").orElse("").isEmpty()) {
+            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
+                    + " served here");
+        }
+        if (f.bool("echo").orElse(false)) {
+            throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
+        }
+        f.integer("best_of").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("best_of", "only best_of=1 is supported");
+            }
+        });
         return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
-                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), false, Optional.of(false),
-                conversationKey(f, Optional.empty()), true);
+                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), ToolChoice.AUTO, true,
+                responseFormat(f), Optional.of(false), conversationKey(f, Optional.empty()), true);
     }
 
     ObjectNode object(byte[] body) {
@@ -117,12 +133,13 @@ public final class ChatRequestParser {
     }
 
     OptionalInt maxTokens(FieldReader f) {
-        Optional<Integer> value = f.integer("max_completion_tokens");
-        String param = "max_completion_tokens";
-        if (value.isEmpty()) {
-            value = f.integer("max_tokens");
-            param = "max_tokens";
-        }
+        OptionalInt value = maxTokens(f, "max_completion_tokens");
+        return value.isPresent() ? value : maxTokens(f, "max_tokens");
+    }
+
+    /** The token limit in field {@code param}, within the configured ceiling. */
+    OptionalInt maxTokens(FieldReader f, String param) {
+        Optional<Integer> value = f.integer(param);
         if (value.isEmpty()) {
             return OptionalInt.empty();
         }
@@ -231,6 +248,27 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
+    /**
+     * Chat fields whose silent omission would give the client something else than it asked for: the deprecated
+     * {@code functions} (its answers would come as {@code tool_calls}, not {@code function_call}), audio output,
+     * web search. Fields that only tune or annotate (logprobs, store, metadata, service_tier...) are listed in
+     * api.md's deviations instead.
+     */
+    private static void refuseWhatCannotBeDone(FieldReader f) {
+        if (f.array("functions").filter(a -> !a.isEmpty()).isPresent()) {
+            throw ApiException.invalid("functions", "'functions' (deprecated) is not supported: send them as"
+                    + " 'tools' ([{\"type\": \"function\", \"function\": {...}}])");
+        }
+        Optional<JsonNode> modalities = f.raw("modalities");
+        if (f.raw("audio").isPresent() || modalities.isPresent() && modalities.get().toString().contains("audio")) {
+            throw ApiException.invalid(f.raw("audio").isPresent() ? "audio" : "modalities",
+                    "audio output is not supported: the models served here answer in text");
+        }
+        if (f.raw("web_search_options").isPresent()) {
+            throw ApiException.invalid("web_search_options", "web search is not available on this server");
+        }
+    }
+
     static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
         if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
             return Optional.of("chat:" + chatIdHeader.get().trim());
@@ -239,27 +277,37 @@ public final class ChatRequestParser {
         if (key.isPresent()) {
             return Optional.of("key:" + key.get());
         }
-        Optional<JsonNode> user = f.raw("user");
-        if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
-            return Optional.of("user:" + user.get().asText());
+        for (String field : List.of("user", "safety_identifier")) {
+            Optional<JsonNode> user = f.raw(field);
+            if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
+                return Optional.of("user:" + user.get().asText());
+            }
         }
         return Optional.empty();
     }
 
-    private void responseFormat(FieldReader f) {
+    /** {@code response_format}: text (nothing to enforce), json_object, or json_schema with its schema. */
+    Optional<OutputFormat> responseFormat(FieldReader f) {
         Optional<JsonNode> format = f.raw("response_format");
         if (format.isEmpty()) {
-            return;
+            return Optional.empty();
         }
         if (!format.get().isObject()) {
             throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
         }
-        String type = new FieldReader((ObjectNode) format.get()).string("type").orElse("text");
-        if (!type.equals("text")) {
-            throw ApiException.invalid("response_format", "response_format type '" + type
-                    + "' is not supported: the RKLLM runtime cannot constrain output to JSON; ask for JSON in the"
-                    + " prompt instead");
-        }
+        FieldReader r = new FieldReader((ObjectNode) format.get());
+        String type = r.string("type").orElse("text");
+        return switch (type) {
+            case "text" -> Optional.empty();
+            case "json_object" -> Optional.of(new OutputFormat.JsonObject());
+            case "json_schema" -> {
+                JsonNode spec = r.raw("json_schema").orElseThrow(() -> ApiException.invalid("response_format",
+                        "response_format json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}"));
+                yield Optional.of(Schemas.format(spec, "response_format.json_schema"));
+            }
+            default -> throw ApiException.invalid("response_format", "response_format type '" + type
+                    + "' is not supported (text, json_object, json_schema)");
+        };
     }
 
     Optional<String> tools(FieldReader f) {
@@ -287,9 +335,44 @@ public final class ChatRequestParser {
         return Optional.of(cleaned.toString());
     }
 
-    private static boolean toolChoiceNone(FieldReader f) {
-        Optional<JsonNode> choice = f.raw("tool_choice");
-        return choice.isPresent() && choice.get().isTextual() && choice.get().asText().equals("none");
+    /**
+     * {@code tool_choice}: empty for "none" (the tools are not offered), else auto, required, or one function
+     * (which must be among the tools).
+     */
+    static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
+        Optional<JsonNode> node = f.raw("tool_choice");
+        if (node.isEmpty()) {
+            return Optional.of(ToolChoice.AUTO);
+        }
+        JsonNode c = node.get();
+        ToolChoice choice;
+        if (c.isTextual()) {
+            choice = switch (c.asText()) {
+                case "none" -> null;
+                case "auto" -> ToolChoice.AUTO;
+                case "required" -> ToolChoice.REQUIRED;
+                default -> throw ApiException.invalid("tool_choice",
+                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
+            };
+        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("function").path("name").asText());
+        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("name").asText());
+        } else {
+            throw ApiException.invalid("tool_choice",
+                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
+        }
+        if (choice == null) {
+            return Optional.empty();
+        }
+        if (!(choice instanceof ToolChoice.Auto) && tools.isEmpty()) {
+            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
+        }
+        if (choice instanceof ToolChoice.Function fn && !Tools.names(tools.orElseThrow()).contains(fn.name())) {
+            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
+                    + "', which is not among the tools " + Tools.names(tools.get()));
+        }
+        return Optional.of(choice);
     }
 
     List<ChatMessage> messages(ArrayNode array) {

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,11 +90,10 @@ public final class OllamaRequestParser {
 
     private ChatRequest request(FieldReader f, String model, List<ChatMessage> messages, Optional<String> tools,
                                 Optional<String> chatIdHeader) {
-        format(f);
         FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
                 .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages, f.bool("stream").orElse(true), false, numPredict(options),
-                common.sampling(options), common.stop(options), tools, false, think(f),
+                common.sampling(options), common.stop(options), tools, ToolChoice.AUTO, true, format(f), think(f),
                 ChatRequestParser.conversationKey(f, chatIdHeader), false);
     }
 
@@ -129,13 +130,17 @@ public final class OllamaRequestParser {
         throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\" or \"high\"");
     }
 
-    /** {@code format} (JSON mode, a schema) cannot be honoured: refused rather than silently ignored. */
-    private static void format(FieldReader f) {
+    /** {@code format}: "json" for any JSON object, or a JSON Schema object; "" or absent for free text. */
+    private static Optional<OutputFormat> format(FieldReader f) {
         Optional<JsonNode> format = f.raw("format");
-        if (format.isPresent() && !(format.get().isTextual() && format.get().asText().isEmpty())) {
-            throw ApiException.invalid("format", "'format' is not supported: the RKLLM runtime cannot constrain"
-                    + " output to JSON; ask for JSON in the prompt instead");
+        if (format.isEmpty() || format.get().isTextual() && format.get().asText().isEmpty()) {
+            return Optional.empty();
         }
+        JsonNode n = format.get();
+        if (n.isTextual() && n.asText().equals("json")) {
+            return Optional.of(new OutputFormat.JsonObject());
+        }
+        return Optional.of(Schemas.bare(n, "format"));
     }
 
     /** Ollama's {@code images}: an array of base64 strings (no data: prefix, though one is accepted). */

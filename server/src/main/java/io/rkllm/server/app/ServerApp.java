@@ -40,7 +40,8 @@ public final class ServerApp implements AutoCloseable {
         Metrics metrics = Metrics.of(config.metrics());
         ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
                 new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
-                        config.models().idleUnload(), config.models().loadTimeout(),
+                        config.models().idleUnload(), config.models().loadTimeout(), config.runtime().eosGuard(),
+                        config.models().memoryCheck(), config.models().memoryBudgetMb(),
                         (long) config.vision().cacheMb() << 20), Clock.systemUTC(),
                 load -> new ModelCacheState(load.slots()), metrics.engine());
         ModelService models = new ModelService(catalog, registry, config.cache(), config.vision());

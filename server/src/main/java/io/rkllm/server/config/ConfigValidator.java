@@ -9,6 +9,8 @@ import java.util.Set;
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
     private static final Set<String> STRATEGIES = Set.of("derive", "model");
+    private static final Set<String> SWITCHES = Set.of("auto", "on", "off", "true", "false");
+    private static final Set<String> THINKING_FLAGS = Set.of("auto", "always", "never");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigValidator() {
@@ -23,7 +25,15 @@ final class ConfigValidator {
         } catch (IllegalArgumentException e) {
             throw new ConfigException("runtime.abi: " + e.getMessage());
         }
+        require(THINKING_FLAGS.contains(c.runtime().thinkingFlag()), "runtime.thinking_flag",
+                "must be one of " + THINKING_FLAGS + ", got '" + c.runtime().thinkingFlag() + "'");
+        require(SWITCHES.contains(c.runtime().eosGuard()), "runtime.eos_guard",
+                "must be one of " + SWITCHES + ", got '" + c.runtime().eosGuard() + "'");
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        require(SWITCHES.contains(c.models().memoryCheck()), "models.memory_check",
+                "must be one of " + SWITCHES + ", got '" + c.models().memoryCheck() + "'");
+        require(c.models().memoryBudgetMb() >= 0, "models.memory_budget_mb",
+                "must not be negative (0 = the memory the machine has available)");
         positive(c.models().loadTimeout(), "models.load_timeout");
         notNegative(c.models().idleUnload(), "models.idle_unload");
         require(c.queue().maxWaiting() >= 0, "queue.max_waiting", "must not be negative");
@@ -37,6 +47,8 @@ final class ConfigValidator {
                 "must not be negative");
         require(c.cache().slots().equals("auto") || c.cache().slots().matches("[1-8]"), "cache.slots",
                 "must be auto or a number from 1 to 8, got '" + c.cache().slots() + "'");
+        require(c.cache().trimTo() >= 0.1 && c.cache().trimTo() <= 1.0, "cache.trim_to",
+                "must be between 0.1 and 1.0, got " + c.cache().trimTo());
         for (var task : Map.of("tasks.title", c.tasks().title(), "tasks.tags", c.tasks().tags(),
                 "tasks.follow_ups", c.tasks().followUps(), "tasks.queries", c.tasks().queries(),
                 "tasks.autocomplete", c.tasks().autocomplete(), "tasks.other", c.tasks().other()).entrySet()) {
@@ -67,6 +79,7 @@ final class ConfigValidator {
             require(l.maxStop() >= 0, "limits.max_stop", "must not be negative");
             require(l.maxStopLength() >= 1, "limits.max_stop_length", "must be at least 1");
             require(l.maxTools() >= 0, "limits.max_tools", "must not be negative");
+            require(l.storedResponses() >= 0, "limits.stored_responses", "must not be negative");
             require(l.maxImages() >= 0, "limits.max_images", "must not be negative");
         }
     }

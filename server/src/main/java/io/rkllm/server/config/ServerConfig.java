@@ -23,16 +23,31 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
     }
 
     /**
-     * The RKLLM runtime library and its ABI.
+     * The RKLLM runtime library, its ABI, and how the server works around the faults of a release
+     * (docs/runtime-abi.md, "Known faults").
      *
-     * @param rknnLibrary the RKNN runtime (librknnrt.so) that runs the image encoders of vision models; empty =
-     *                    searched like the RKLLM library
+     * @param thinkingFlag when {@code enable_thinking} reaches the runtime: {@code auto} (not on runtime 1.3 for a
+     *                     model whose chat template the server sets: thinking is then switched by the template),
+     *                     {@code always} (whenever the request thinks) or {@code never}
+     * @param eosGuard     end an answer where the runtime went past a special token it did not stop at (the wrong
+     *                     EOS id of runtime 1.3): {@code auto} (on for runtime 1.3), {@code on} or {@code off}
+     * @param rknnLibrary  the RKNN runtime (librknnrt.so) that runs the image encoders of vision models; empty =
+     *                     searched like the RKLLM library
      */
-    public record Runtime(String library, String rknnLibrary, String abi, boolean simulate) {
+    public record Runtime(String library, String abi, boolean simulate, String thinkingFlag, String eosGuard,
+                          String rknnLibrary) {
     }
 
-    /** Where models are and how many stay loaded. */
-    public record Models(Path dir, int maxLoaded, Duration idleUnload, Duration loadTimeout) {
+    /**
+     * Where models are, how many stay loaded, and how their memory is checked before a load.
+     *
+     * @param memoryCheck   check that a model fits in memory before {@code rkllm_init}: {@code auto} (on for
+     *                      runtime 1.3, whose failed init crashes the process), {@code on} or {@code off}
+     * @param memoryBudgetMb memory the loaded models may take together, in MB; 0 = what the machine has
+     *                      available when the model loads ({@code MemAvailable})
+     */
+    public record Models(Path dir, int maxLoaded, Duration idleUnload, Duration loadTimeout, String memoryCheck,
+                         int memoryBudgetMb) {
     }
 
     /** The per-model FIFO queue. */
@@ -54,8 +69,11 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param slots handles per model, each with its own KV cache (each costs the model's memory again):
      *              a number, or {@code auto} (two when two copies of the model fit in 60% of the RAM, else one)
      * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
+     * @param trimTo when a conversation outgrows the context, its oldest exchanges are left out until the rest
+     *               fills at most this share of the room it has (the context less the system prompt, the tools
+     *               and the answer's reserve)
      */
-    public record Cache(boolean enabled, String slots, boolean verify) {
+    public record Cache(boolean enabled, String slots, boolean verify, double trimTo) {
     }
 
     /**
@@ -99,9 +117,10 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * Bounds on what one request may ask for; beyond them a 4xx.
      *
      * @param maxImages pictures in one request, every message counted (Open WebUI resends earlier ones)
+     * @param storedResponses Responses API responses kept in memory for previous_response_id (0 = none)
      */
     public record Limits(int maxBodyMb, int maxMessages, int maxTokens, int maxStop, int maxStopLength,
-                         int maxTools, int maxImages) {
+                         int maxTools, int maxImages, int storedResponses) {
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rkllm.server.engine;
 import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.ImageInput;
 import io.rkllm.ffm.Model;
+import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.TokenEvent;
@@ -93,10 +94,18 @@ final class GenerationJob extends Job {
         // runtime 1.2 has no per-run limit: count the tokens and abort at the limit
         boolean countLimit = maxTokens > 0 && model.abi() == Abi.V1_2;
         boolean[] limitHit = {false};
+        EosWatch.Run endOfTurn = worker.eos().run();
         StringBuilder generated = new StringBuilder();
         TokenEvent terminal;
         Consumer<TokenEvent> sink = event -> {
             if (event instanceof TokenEvent.Text text) {
+                if (endOfTurn.passedTheEnd(text.text())) {
+                    generation.control().abort();
+                    return;
+                }
+                if (text.text().isEmpty()) {
+                    return; // a special token that prints nothing
+                }
                 generated.append(text.text());
                 generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
                 if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
@@ -116,13 +125,19 @@ final class GenerationJob extends Job {
             LOG.error("model {}: run failed", worker.name(), e);
             terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
         }
+        // a run stopped at its end of turn ended as the model meant it to: its cache holds a whole turn
+        boolean aborted = terminal instanceof TokenEvent.Finished f && f.aborted() && !endOfTurn.stopped();
         RunOutcome outcome = switch (terminal) {
-            case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), f.aborted());
+            case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), aborted);
             case TokenEvent.Failed f -> new RunOutcome.Failed(f.message());
             case TokenEvent.Text t -> throw new IllegalStateException("text is not terminal");
         };
         finish(plan, outcome, generated.toString());
-        generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
+        GenerationEvent end = end(terminal, aborted, limitHit[0], plan.reusedTokens(), model.params());
+        if (end instanceof GenerationEvent.Done done) {
+            worker.eos().ended(endOfTurn, done.reason(), maxTokens > 0);
+        }
+        generation.emit(end);
     }
 
     private void finish(RunPlanner.RunPlan plan, RunOutcome outcome, String generated) {
@@ -142,17 +157,25 @@ final class GenerationJob extends Job {
         }
     }
 
-    private GenerationEvent end(TokenEvent terminal, boolean limitHit, int reused) {
+    private GenerationEvent end(TokenEvent terminal, boolean aborted, boolean limitHit, int reused,
+                                ModelParams params) {
         return switch (terminal) {
             case TokenEvent.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
-            case TokenEvent.Finished finished -> finished(finished.perf(), finished.aborted(), limitHit, reused);
+            case TokenEvent.Finished finished -> finished(finished.perf(), aborted, limitHit, reused, params);
             case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
         };
     }
 
-    private GenerationEvent finished(PerfStats perf, boolean aborted, boolean limitHit, int reused) {
+    private GenerationEvent finished(PerfStats perf, boolean aborted, boolean limitHit, int reused,
+                                     ModelParams params) {
         RunStats stats = NativeTypes.stats(perf);
         if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
+            return new GenerationEvent.Done(StopReason.LENGTH, stats, reused);
+        }
+        boolean contextFull = reused + perf.prefillTokens() + perf.generateTokens() >= params.maxContextLen();
+        boolean runtimeLimit = params.maxNewTokens() > 0 && perf.generateTokens() >= params.maxNewTokens();
+        if (!aborted && (contextFull || runtimeLimit)) {
+            // the runtime stopped because nothing more fits (or at its own limit), not because the answer ended
             return new GenerationEvent.Done(StopReason.LENGTH, stats, reused);
         }
         if (aborted) {

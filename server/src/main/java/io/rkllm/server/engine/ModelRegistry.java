@@ -5,6 +5,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -63,12 +65,14 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final int maxQueued;
     private final Duration idleUnload;
     private final Duration loadTimeout;
+    private final boolean eosGuard;
     private final Clock clock;
     private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
     private final Map<String, LoadedModel<S>> loaded = new LinkedHashMap<>();
-    /** Workers being stopped: a new model loads only once their NPU memory is free. */
-    private final List<CompletableFuture<Void>> stopping = new ArrayList<>();
+    /** Models being stopped: a new model loads only once their NPU memory is free. */
+    private final List<LoadedModel<S>> stopping = new ArrayList<>();
+    private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
     private final NpuLock npu = new NpuLock();
     private final EmbeddingCache embeddings;
@@ -81,6 +85,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.maxQueued = settings.maxQueued();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
+        this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
+        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), runtime.runtime().abi()),
+                settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.stateFactory = stateFactory;
         this.listener = listener;
@@ -126,17 +133,27 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
+                    // the first slot loads now; another one only when a conversation needs it, checked then
+                    long need = spec.memoryMb();
                     int limit = room(spec);
-                    while (loaded.size() >= limit) {
+                    if (!memory.fits(need + loadingMb(), releasingMb() + heldMb())) {
+                        // even with every other model unloaded it would not fit: unload nothing, say so now
+                        Failure refused = memory.insufficient(spec.id(), need,
+                                Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()));
+                        LOG.warn("not loading: {}", refused.message());
+                        throw new FailureException(refused);
+                    }
+                    while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())) {
                         Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
                         if (idle.isEmpty()) {
                             break;
                         }
-                        stop(idle.get(), "switch to " + spec.id());
+                        stop(idle.get(), loaded.size() >= limit ? "switch to " + spec.id()
+                                : "to make room in memory for " + spec.id());
                     }
-                    if (loaded.size() < limit) {
+                    if (loaded.size() < limit && memory.fits(need + loadingMb(), releasingMb())) {
                         model = start(spec);
                         loaded.put(spec.id(), model);
                         break;
@@ -182,10 +199,27 @@ public final class ModelRegistry<S> implements AutoCloseable {
         notifyAll();
     }
 
+    /** What the loaded models hold, a model still loading its first slot counted with it; holds the lock. */
+    private long heldMb() {
+        return loaded.values().stream().mapToLong(m -> Math.max(m.memoryMb(), m.load().memoryMb())).sum();
+    }
+
+    /** What models still loading will take, which the memory reading does not show yet; holds the lock. */
+    private long loadingMb() {
+        return loaded.values().stream().filter(m -> !m.worker().loaded().isDone())
+                .mapToLong(m -> Math.max(0, m.load().memoryMb() - m.memoryMb())).sum();
+    }
+
+    /** What models being unloaded still hold and will free before the next load; holds the lock. */
+    private long releasingMb() {
+        stopping.removeIf(m -> m.released().isDone());
+        return stopping.stream().mapToLong(LoadedModel::memoryMb).sum();
+    }
+
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
     private void stop(LoadedModel<S> model, String why) {
         loaded.remove(model.id());
-        stopping.add(model.worker().stopped());
+        stopping.add(model);
         LOG.info("unloading model {} ({})", model.id(), why);
         model.worker().close();
         listener.unloaded(model.id(), "switch");
@@ -251,9 +285,10 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     private LoadedModel<S> start(ModelLoad spec) {
         Instant started = clock.instant();
-        stopping.removeIf(CompletableFuture::isDone);
-        List<CompletableFuture<Void>> freed = List.copyOf(stopping);
+        stopping.removeIf(m -> m.released().isDone());
+        List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
+        AtomicLong reserved = new AtomicLong();
         ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
@@ -265,7 +300,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = runtime.load(spec);
+                Model model = memory.load(spec.id(), spec.memoryMb(), () -> runtime.load(spec));
+                reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
@@ -280,8 +316,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
             if (model != null) {
                 idle(model);
             }
-        });
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
+        }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
+        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
+        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
         return self.get();
     }
 
@@ -321,6 +358,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 loaded.remove(model.id(), model);
             }
             Throwable cause = e.getCause();
+            if (cause instanceof FailureException f) {
+                throw new FailureException(f.failure(), f);
+            }
             throw new FailureException(new Failure.LoadFailed(model.id(), "model " + model.id() + " failed to load: "
                     + (cause == null ? e.getMessage() : cause.getMessage())), cause);
         }

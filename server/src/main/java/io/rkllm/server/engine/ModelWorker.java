@@ -30,6 +30,7 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
+    private final EosWatch eos;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile GenerationJob running;
@@ -44,7 +45,12 @@ public final class ModelWorker implements AutoCloseable {
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
     public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
-        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), onIdle);
+        this(name, maxQueued, slots, loader, onIdle, new EosWatch(name, false, false));
+    }
+
+    /** The same, with the model's end-of-turn watch (runtime 1.3's EOS fault). */
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, EosWatch eos) {
+        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), onIdle, eos);
     }
 
     /**
@@ -52,7 +58,8 @@ public final class ModelWorker implements AutoCloseable {
      * Rockchip's demo does) or gives null; every run takes {@code npu}.
      */
     ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Supplier<ImageStep> vision,
-                NpuLock npu, Runnable onIdle) {
+                NpuLock npu, Runnable onIdle, EosWatch eos) {
+        this.eos = eos;
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
@@ -86,6 +93,10 @@ public final class ModelWorker implements AutoCloseable {
     /** Completes when the worker thread has destroyed the model and ended. */
     CompletableFuture<Void> stopped() {
         return stopped;
+    }
+
+    EosWatch eos() {
+        return eos;
     }
 
     public int queued() {

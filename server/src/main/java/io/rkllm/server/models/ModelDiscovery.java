@@ -278,7 +278,7 @@ public final class ModelDiscovery {
         }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, vision));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {

@@ -39,6 +39,8 @@ final class SidecarParser {
     static final long MAX_BYTES = 256 * 1024;
     /** Largest context length a sidecar may set. */
     static final int MAX_CONTEXT_LENGTH = 1 << 20;
+    /** Largest memory need a sidecar may state, in MB (1 TB). */
+    static final int MAX_MEMORY_MB = 1 << 20;
 
     static final List<String> SAMPLING_KEYS = List.of("temperature", "top_p", "top_k", "repeat_penalty",
             "frequency_penalty", "presence_penalty", "max_tokens");
@@ -51,7 +53,8 @@ final class SidecarParser {
 
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
-                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling", "vision"));
+                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling", "memory_mb",
+                "vision"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -147,13 +150,14 @@ final class SidecarParser {
         Optional<String> systemPrompt = f.text("default_system_prompt", top.get("default_system_prompt"))
                 .filter(s -> !s.isBlank());
         List<String> aliases = f.aliases(top.get("aliases"));
+        OptionalInt memoryMb = f.integer("memory_mb", top.get("memory_mb"), 1, MAX_MEMORY_MB, false);
         Sidecar.Vision vision = f.vision(top.get("vision"));
 
         if (problems.stream().anyMatch(Problem::isError)) {
             return new Parsed(Optional.empty(), problems);
         }
         return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family, vision)), problems);
+                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision)), problems);
     }
 
     /**

@@ -141,6 +141,11 @@ public final class ModelService {
         return registry.unload(model.id(), "requested");
     }
 
+    /** What the model's KV caches hold now; nothing when it is not loaded. */
+    ContextFit.Held cachedConversations(ModelDescriptor model) {
+        return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
+    }
+
     LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
@@ -152,7 +157,8 @@ public final class ModelService {
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident()));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), visionLoad);
+                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), MemoryEstimate.perHandleMb(model),
+                    visionLoad);
         });
     }
 

@@ -47,7 +47,7 @@ class ImagePartsTest {
 
     @Test
     void anthropicBase64ImageBlocks() {
-        AnthropicRequestParser anthropic = new AnthropicRequestParser(openai);
+        AnthropicRequestParser anthropic = new AnthropicRequestParser(openai, RequestLimits.DEFAULT);
         ChatRequest r = anthropic.parse(bytes("{\"model\":\"m\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\","
                 + "\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
                 + "\"data\":\"" + B64 + "\"}},{\"type\":\"text\",\"text\":\"Describe\"}]}]}"), Optional.empty());

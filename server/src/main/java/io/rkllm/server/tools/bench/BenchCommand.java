@@ -34,22 +34,26 @@ public final class BenchCommand {
 
     /**
      * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
-     * session; without --url against a server started here on the simulated runtime.
-     * {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat; without --url
-     * once per picture cache policy (resend, incremental, and no embedding cache), each on a new simulated server.
+     * session; {@code bench long-chat [--url URL] [--model ID] [--turns N] [config flags]}: one chat that
+     * outgrows the context; {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
+     * without --url once per picture cache policy (resend, incremental, and no embedding cache). Without --url
+     * against a server started here on the simulated runtime.
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
         if (kind.equals("images")) {
             return images(line, loader);
         }
-        if (!kind.equals("conversations")) {
-            throw new ConfigException("bench needs a kind: bench conversations|images [--url URL] [--model ID]");
+        if (!kind.equals("conversations") && !kind.equals("long-chat")) {
+            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID],"
+                    + " bench long-chat [--url URL] [--model ID] [--turns N], or bench images [--url URL] [--model ID]");
         }
+        boolean longChat = kind.equals("long-chat");
         Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
         String url = options.remove("url");
-        String model = options.getOrDefault("model", "qwen3-1.7b-sim");
+        String model = options.getOrDefault("model", longChat ? "qwen2.5-0.5b-sim" : "qwen3-1.7b-sim");
         options.remove("model");
+        int turns = turns(options.remove("turns"));
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
         }
@@ -70,11 +74,16 @@ public final class BenchCommand {
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
             }
-            var bench = new ConversationBench(URI.create(url), model, out);
-            var result = bench.run();
-            out.println();
-            out.println(ConversationBench.markdown(
-                    "cache " + line.configFlags(), result));
+            if (longChat) {
+                var result = new LongChatBench(URI.create(url), model, out).run(
+                        LongChatScript.generate(turns, LongChatScript.SEED));
+                out.println();
+                out.println(LongChatBench.markdown(model + ", " + turns + " turns, " + line.configFlags(), result));
+            } else {
+                var result = new ConversationBench(URI.create(url), model, out).run();
+                out.println();
+                out.println(ConversationBench.markdown("cache " + line.configFlags(), result));
+            }
             return OK;
         } catch (IOException e) {
             err.println("rkllm-server bench: " + e.getMessage());
@@ -145,5 +154,20 @@ public final class BenchCommand {
             Thread.currentThread().interrupt();
             return FAILED;
         }
+    }
+
+    private static int turns(String value) {
+        if (value == null) {
+            return 40;
+        }
+        try {
+            int turns = Integer.parseInt(value);
+            if (turns >= 1 && turns <= 1000) {
+                return turns;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("--turns: a number from 1 to 1000, got '" + value + "'");
     }
 }
