@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
@@ -127,21 +128,22 @@ public final class ResponsesRequestParser {
             throw ApiException.invalid("input", "at most " + limits.maxMessages() + " input items are allowed");
         }
         List<ChatMessage> messages = new ArrayList<>();
+        ImageSources.Intake pictures = common.images().intake();
         for (int i = 0; i < input.size(); i++) {
-            item(input.get(i), "input[" + i + "]", messages, storedItems);
+            item(input.get(i), "input[" + i + "]", messages, storedItems, pictures);
         }
         return messages;
     }
 
     /** One input item, added to {@code messages}: function calls join the assistant message right before them. */
     private static void item(JsonNode item, String where, List<ChatMessage> messages,
-                             Function<String, Optional<JsonNode>> storedItems) {
+                             Function<String, Optional<JsonNode>> storedItems, ImageSources.Intake pictures) {
         if (!item.isObject()) {
             throw ApiException.invalid(where, where + " must be an object");
         }
         String type = item.path("type").asText(item.has("role") ? "message" : "");
         switch (type) {
-            case "message" -> messages.add(message(item, where));
+            case "message" -> messages.add(message(item, where, pictures));
             case "function_call" -> {
                 if (!item.path("name").isTextual() || !item.path("call_id").isTextual()) {
                     throw ApiException.invalid(where, "a function_call item needs 'call_id' and 'name'");
@@ -176,14 +178,14 @@ public final class ResponsesRequestParser {
                         .orElseThrow(() -> ApiException.invalid(where, "the item '" + id + "' is not stored here"
                                 + " (only the output of the last stored responses is kept, in memory): send the item"
                                 + " itself"));
-                item(stored, where, messages, storedItems);
+                item(stored, where, messages, storedItems, pictures);
             }
             default -> throw ApiException.invalid(where + ".type", "input items of type '" + type + "' are not"
                     + " supported (message, function_call, function_call_output, reasoning, item_reference)");
         }
     }
 
-    private static ChatMessage message(JsonNode item, String where) {
+    private static ChatMessage message(JsonNode item, String where, ImageSources.Intake pictures) {
         String role = item.path("role").asText("");
         Role r = switch (role) {
             case "user" -> Role.USER;
@@ -193,12 +195,24 @@ public final class ResponsesRequestParser {
                     + "' (use user, assistant, system or developer)");
         };
         JsonNode content = item.path("content");
-        String text = content.isTextual() ? content.asText() : text(content, where + ".content");
-        return ChatMessage.of(r, text);
+        List<ChatImage> images = new ArrayList<>();
+        String text = content.isTextual() ? content.asText() : text(content, where + ".content", pictures, images);
+        if (!images.isEmpty() && r != Role.USER) {
+            throw ApiException.invalidCode("unsupported_content", where + ".content", "pictures go in user messages");
+        }
+        return new ChatMessage(r, text, List.of(), Optional.empty(), images);
     }
 
-    /** The text of an array of content parts (input_text, output_text, refusal); images, files, audio refused. */
+    /** The text of content parts without pictures (a function call's output). */
     private static String text(JsonNode parts, String where) {
+        return text(parts, where, null, new ArrayList<>());
+    }
+
+    /**
+     * The text of an array of content parts (input_text, output_text, refusal); {@code input_image} parts (an
+     * {@code image_url} data: URL) go to {@code images} when {@code pictures} takes them; files and audio refused.
+     */
+    private static String text(JsonNode parts, String where, ImageSources.Intake pictures, List<ChatImage> images) {
         if (!parts.isArray()) {
             throw ApiException.invalid(where, where + " must be a string or an array of content parts");
         }
@@ -209,11 +223,23 @@ public final class ResponsesRequestParser {
                 case "input_text", "output_text", "text" -> part.path("text").isTextual() ? part.path("text").asText()
                         : null;
                 case "refusal" -> part.path("refusal").isTextual() ? part.path("refusal").asText() : null;
-                case "input_image", "input_file", "input_audio" -> throw ApiException.invalidCode(
-                        "unsupported_content", where, "content of type '" + type + "' is not supported: the models"
-                                + " served here read text only");
+                case "input_image" -> {
+                    if (pictures == null || !part.path("image_url").isTextual()) {
+                        throw ApiException.invalidCode("unsupported_content", where, pictures == null
+                                ? "pictures are not supported here" : "an input_image part needs 'image_url': a"
+                                + " data: URL (file_id is not supported: this server stores no files)");
+                    }
+                    images.add(pictures.url(part.path("image_url").asText(), where + ".image_url"));
+                    yield null;
+                }
+                case "input_file", "input_audio" -> throw ApiException.invalidCode(
+                        "unsupported_content", where, "content of type '" + type + "' is not supported: send text"
+                                + " and input_image parts");
                 default -> throw ApiException.invalid(where, "unknown content part type '" + type + "'");
             };
+            if (type.equals("input_image")) {
+                continue;
+            }
             if (value == null) {
                 throw ApiException.invalid(where, "a " + type + " part needs its text");
             }

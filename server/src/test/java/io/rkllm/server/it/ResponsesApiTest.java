@@ -414,8 +414,8 @@ class ResponsesApiTest {
                     "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}", "tools[0].type",
                     "{\"model\":\"m\",\"input\":\"hi\",\"background\":true}", "background",
                     "{\"model\":\"m\",\"input\":\"hi\",\"conversation\":\"conv_1\"}", "conversation",
-                    "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\","
-                            + "\"image_url\":\"data:x\"}]}]}", "input[0].content",
+                    "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\","
+                            + "\"file_id\":\"file_1\"}]}]}", "input[0].content",
                     "{\"model\":\"m\",\"input\":[{\"type\":\"item_reference\",\"id\":\"msg_1\"}]}", "input[0]",
                     "{\"model\":\"m\",\"input\":\"hi\",\"previous_response_id\":\"resp_nope\"}", "previous_response_id",
                     "{\"model\":\"m\"}", "input",

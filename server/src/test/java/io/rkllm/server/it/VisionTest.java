@@ -156,16 +156,20 @@ class VisionTest {
             TestServer.Reply openai = server.postForReply("/v1/chat/completions",
                     chat(VL, imageMessage("Once more.", dataUrl(picture, "png"))));
             assertThat(openai.status()).as(openai.body()).isEqualTo(200);
+            TestServer.Reply responses = server.postForReply("/v1/responses", "{\"model\":\"" + VL + "\",\"input\":"
+                    + "[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Last time.\"},"
+                    + "{\"type\":\"input_image\",\"image_url\":\"" + dataUrl(picture, "png") + "\"}]}]}");
+            assertThat(responses.status()).as(responses.body()).isEqualTo(200);
 
             List<JsonNode> encoded = encoderRuns(server);
             assertThat(encoded).as("one picture, encoded once, then cached").hasSize(1);
             List<JsonNode> runs = server.runs(VL);
-            assertThat(runs).hasSize(4);
+            assertThat(runs).hasSize(5);
             for (JsonNode run : runs) {
                 assertReached(run, encoded);
             }
             assertThat(runs).extracting(r -> r.get("prompt").asText()).containsExactly("<image>What is this?",
-                    "<image>Describe it.", "<image>And now?", "<image>Once more.");
+                    "<image>Describe it.", "<image>And now?", "<image>Once more.", "<image>Last time.");
         }
     }
 
