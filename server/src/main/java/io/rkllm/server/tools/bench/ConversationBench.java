@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 
 /**
  * Replays an Open WebUI session against a running server: two chats of six turns each,
@@ -90,7 +89,7 @@ public final class ConversationBench {
                 // for both, so the time to first token counts from here
                 long started = System.nanoTime();
                 background(OpenWebUiTasks.queries(messages)).join();
-                StreamedAnswer answer = stream(messages);
+                StreamedChat answer = StreamedChat.send(http, base, model, messages);
                 int minimum = SimTokenCount.count(PREFIX) + SimTokenCount.count(question)
                         + SimTokenCount.count(POSTFIX);
                 if (round == 0) {
@@ -136,46 +135,6 @@ public final class ConversationBench {
         return s.toString();
     }
 
-    private record StreamedAnswer(String content, JsonNode usage, long firstTokenNanos) {
-    }
-
-    private StreamedAnswer stream(ArrayNode messages) throws IOException, InterruptedException {
-        ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", true);
-        body.putObject("stream_options").put("include_usage", true);
-        body.set("messages", messages.deepCopy());
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
-        HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
-        if (response.statusCode() != 200) {
-            throw new IOException("chat request failed with " + response.statusCode());
-        }
-        StringBuilder content = new StringBuilder();
-        JsonNode usage = null;
-        long first = 0;
-        for (String line : (Iterable<String>) response.body()::iterator) {
-            if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
-                continue;
-            }
-            JsonNode chunk = JSON.readTree(line.substring(6));
-            if (chunk.has("error")) {
-                throw new IOException("stream failed: " + chunk.get("error"));
-            }
-            JsonNode delta = chunk.at("/choices/0/delta");
-            String piece = delta.path("content").asText("");
-            if (first == 0 && (!piece.isEmpty() || !delta.path("reasoning_content").asText("").isEmpty())) {
-                first = System.nanoTime();
-            }
-            content.append(piece);
-            if (chunk.has("usage")) {
-                usage = chunk;
-            }
-        }
-        if (usage == null) {
-            throw new IOException("the stream carried no usage chunk");
-        }
-        return new StreamedAnswer(content.toString(), usage, first);
-    }
 
     private CompletableFuture<JsonNode> background(String taskPrompt) {
         ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", false);

@@ -77,7 +77,7 @@ public final class ImageBench {
             }
             double encodedBefore = encoderRuns();
             long started = System.nanoTime();
-            Answer answer = stream(messages);
+            StreamedChat answer = StreamedChat.send(http, base, model, messages);
             int minimum = SimTokenCount.count(ConversationBench.PREFIX) + SimTokenCount.count(question)
                     + SimTokenCount.count(ConversationBench.POSTFIX);
             if (i == 0) {
@@ -141,44 +141,4 @@ public final class ImageBench {
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
-    private record Answer(String content, JsonNode usage, long firstTokenNanos) {
-    }
-
-    private Answer stream(ArrayNode messages) throws IOException, InterruptedException {
-        ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", true);
-        body.putObject("stream_options").put("include_usage", true);
-        body.set("messages", messages.deepCopy());
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
-        HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
-        if (response.statusCode() != 200) {
-            throw new IOException("chat request failed with " + response.statusCode() + ": "
-                    + String.join("\n", response.body().toList()));
-        }
-        StringBuilder content = new StringBuilder();
-        JsonNode usage = null;
-        long first = 0;
-        for (String line : (Iterable<String>) response.body()::iterator) {
-            if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
-                continue;
-            }
-            JsonNode chunk = JSON.readTree(line.substring(6));
-            if (chunk.has("error")) {
-                throw new IOException("stream failed: " + chunk.get("error"));
-            }
-            String piece = chunk.at("/choices/0/delta/content").asText("");
-            if (first == 0 && !piece.isEmpty()) {
-                first = System.nanoTime();
-            }
-            content.append(piece);
-            if (chunk.has("usage")) {
-                usage = chunk;
-            }
-        }
-        if (usage == null) {
-            throw new IOException("the stream carried no usage chunk");
-        }
-        return new Answer(content.toString(), usage, first);
-    }
 }

@@ -3,7 +3,6 @@ package io.rkllm.server.tools.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -14,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * Replays one long chat ({@link LongChatScript}) that outgrows the model's context, one turn after the other as a
@@ -115,7 +113,9 @@ public final class LongChatBench {
             LongChatScript.Turn step = script.turns().get(i);
             messages.addObject().put("role", "user").put("content", step.message());
             long started = System.nanoTime();
-            Streamed answer = stream(messages);
+            StreamedChat answer = StreamedChat.send(http, base, model, messages);
+            int leftOut = answer.headers().firstValue("X-RKLLM-Context-Trimmed").map(LongChatBench::leadingNumber)
+                    .orElse(0);
             int minimum = SimTokenCount.count(ConversationBench.PREFIX) + SimTokenCount.count(step.message())
                     + SimTokenCount.count(ConversationBench.POSTFIX);
             if (i == 0) {
@@ -124,7 +124,7 @@ public final class LongChatBench {
             int prefilled = answer.usage().at("/timings/prompt_n").asInt();
             int reused = answer.usage().at("/timings/cache_n").asInt();
             Turn turn = new Turn(i + 1, SimTokenCount.count(step.message()),
-                    answer.usage().at("/usage/completion_tokens").asInt(), prefilled, reused, answer.leftOut(),
+                    answer.usage().at("/usage/completion_tokens").asInt(), prefilled, reused, leftOut,
                     minimum, prefilled + reused, (answer.firstTokenNanos() - started) / 1e6);
             turns.add(turn);
             out.printf(Locale.ROOT, "turn %2d  message %4d  answer %4d  prefilled %5d  reused %5d  left out %3d"
@@ -165,49 +165,6 @@ public final class LongChatBench {
                 r.contextLength(), r.medianTtft(), r.percentile(90), r.maxTtft());
     }
 
-    private record Streamed(String content, JsonNode usage, long firstTokenNanos, int leftOut) {
-    }
-
-    private Streamed stream(ArrayNode messages) throws IOException, InterruptedException {
-        ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", true);
-        body.putObject("stream_options").put("include_usage", true);
-        body.set("messages", messages.deepCopy());
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
-        HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
-        if (response.statusCode() != 200) {
-            throw new IOException("chat request failed with " + response.statusCode() + ": "
-                    + String.join("\n", response.body().toList()));
-        }
-        int leftOut = response.headers().firstValue("X-RKLLM-Context-Trimmed")
-                .map(LongChatBench::leadingNumber).orElse(0);
-        StringBuilder content = new StringBuilder();
-        JsonNode usage = null;
-        long first = 0;
-        for (String line : (Iterable<String>) response.body()::iterator) {
-            if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
-                continue;
-            }
-            JsonNode chunk = JSON.readTree(line.substring(6));
-            if (chunk.has("error")) {
-                throw new IOException("stream failed: " + chunk.get("error"));
-            }
-            JsonNode delta = chunk.at("/choices/0/delta");
-            String piece = delta.path("content").asText("");
-            if (first == 0 && (!piece.isEmpty() || !delta.path("reasoning_content").asText("").isEmpty())) {
-                first = System.nanoTime();
-            }
-            content.append(piece);
-            if (chunk.has("usage") && !chunk.get("usage").isNull()) {
-                usage = chunk;
-            }
-        }
-        if (usage == null) {
-            throw new IOException("the stream carried no usage chunk");
-        }
-        return new Streamed(content.toString(), usage, first, leftOut);
-    }
 
     /** The model's context length, from the model list. */
     private int contextLength() throws IOException, InterruptedException {

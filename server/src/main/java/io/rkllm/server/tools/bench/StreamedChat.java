@@ -1,0 +1,61 @@
+package io.rkllm.server.tools.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.stream.Stream;
+
+/**
+ * One streamed chat turn as the benches send it (Open WebUI's way: SSE with usage at the end): the answer's text,
+ * its usage chunk, when the first token came, and the response headers.
+ */
+record StreamedChat(String content, JsonNode usage, long firstTokenNanos, HttpHeaders headers) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static StreamedChat send(HttpClient http, URI base, String model, ArrayNode messages)
+            throws IOException, InterruptedException {
+        ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", true);
+        body.putObject("stream_options").put("include_usage", true);
+        body.set("messages", messages.deepCopy());
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+        HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+        if (response.statusCode() != 200) {
+            throw new IOException("chat request failed with " + response.statusCode() + ": "
+                    + String.join("\n", response.body().toList()));
+        }
+        StringBuilder content = new StringBuilder();
+        JsonNode usage = null;
+        long first = 0;
+        for (String line : (Iterable<String>) response.body()::iterator) {
+            if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
+                continue;
+            }
+            JsonNode chunk = JSON.readTree(line.substring(6));
+            if (chunk.has("error")) {
+                throw new IOException("stream failed: " + chunk.get("error"));
+            }
+            JsonNode delta = chunk.at("/choices/0/delta");
+            String piece = delta.path("content").asText("");
+            if (first == 0 && (!piece.isEmpty() || !delta.path("reasoning_content").asText("").isEmpty())) {
+                first = System.nanoTime();
+            }
+            content.append(piece);
+            if (chunk.has("usage") && !chunk.get("usage").isNull()) {
+                usage = chunk;
+            }
+        }
+        if (usage == null) {
+            throw new IOException("the stream carried no usage chunk");
+        }
+        return new StreamedChat(content.toString(), usage, first, response.headers());
+    }
+}
