@@ -313,6 +313,11 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf,
  * takes the next outcome of its list when it is the list last seen and not used up, else the first. A run
  * without a directive that continues the cache of a [[json]] run (the client's retry as a new turn) takes the
  * next one while the list lasts. */
+/* The prompt asks for JSON the way structured-output servers do: "JSON Schema" (with the schema) or "JSON object". */
+static bool asks_for_json(const char* prompt) {
+    return prompt && (strstr(prompt, "JSON Schema") || strstr(prompt, "single JSON object"));
+}
+
 static int json_outcome_for_run(SimHandle* h, const char* prompt, int cache_before, unsigned epoch,
                                 char** context) {
     *context = NULL;
@@ -329,6 +334,10 @@ static int json_outcome_for_run(SimHandle* h, const char* prompt, int cache_befo
         h->json_prompt = sim_strdup(prompt);
     } else if (continues && h->json_outcomes && h->json_used < sim_json_outcome_count(h->json_outcomes)) {
         attempt = h->json_used;
+    } else if (asks_for_json(prompt)) {
+        /* an instruction-following model asked for JSON the way a structured-output pipeline asks answers it */
+        *context = sim_strdup(prompt);
+        return SIM_JSON_VALID;
     } else {
         return -1;
     }

@@ -65,4 +65,18 @@ class StructuredOutputTest {
             assertThat(call.get("arguments").get("days").asInt()).isBetween(1, 7);
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Abi.class)
+    void askedForJsonAsServersAskTheModelAnswersItWithoutADirective(Abi abi) throws JsonProcessingException {
+        RkllmRuntime runtime = Sim.runtime(abi);
+        try (Model model = runtime.load(Sim.params(runtime, Sim.model(dir, "m", Map.of()), 2048))) {
+            JsonNode withSchema = JSON.readTree(answer(model, "Plan a trip.\n\nAnswer with a single JSON value that"
+                    + " conforms to this JSON Schema, and nothing else:\n" + SCHEMA));
+            assertThat(withSchema.get("days").asInt()).isBetween(1, 7);
+            assertThat(JSON.readTree(answer(model, "Tell me.\n\nAnswer with a single JSON object and nothing else."))
+                    .isObject()).isTrue();
+            assertThat(answer(model, "Describe JSON in one sentence.")).doesNotContain("{");
+        }
+    }
 }
