@@ -10,8 +10,12 @@ import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ModelCacheState;
+import io.rkllm.server.pipeline.ModelMemory;
 import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.pipeline.TokenEstimator;
+import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,17 +36,22 @@ public final class ServerApp implements AutoCloseable {
 
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
+        long maxMemory = ModelMemory.limit(config.models().maxMemory(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")));
         ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime), new RegistrySettings(
                 config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
-                config.models().loadTimeout()), Clock.systemUTC(), load -> new ModelCacheState(load.slots()),
-                metrics.models());
-        ModelService models = new ModelService(catalog, registry, config.cache());
+                config.models().loadTimeout(), maxMemory), Clock.systemUTC(),
+                load -> new ModelCacheState(load.slots()), metrics.models());
+        ModelService models = new ModelService(catalog, registry, config);
         metrics.bind(models::loaded);
-        ChatPipeline pipeline = new ChatPipeline(models, new TokenEstimator(), config);
+        TokenEstimator estimator = new TokenEstimator();
+        ChatPipeline pipeline = new ChatPipeline(models, estimator, config);
+        EmbeddingPipeline embeddings = new EmbeddingPipeline(models, estimator, config);
         AtomicBoolean stopping = new AtomicBoolean();
         HttpServer http;
         try {
-            http = new HttpServer(config, pipeline, models, () -> stopping.get() ? "shutting down" : null, metrics);
+            http = new HttpServer(config, pipeline, embeddings, models,
+                    () -> stopping.get() ? "shutting down" : null, metrics);
         } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
             registry.shutdown(Duration.ZERO);
             metrics.close();

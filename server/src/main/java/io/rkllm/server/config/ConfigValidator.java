@@ -5,10 +5,13 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
     private static final Set<String> STRATEGIES = Set.of("derive", "model");
+    /** {@code models.max_memory}: auto, or a number of bytes with an optional binary suffix. */
+    static final Pattern MEMORY = Pattern.compile("(?i)auto|\\d{1,15}\\s*[kmgt]?b?");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigValidator() {
@@ -24,6 +27,11 @@ final class ConfigValidator {
             throw new ConfigException("runtime.abi: " + e.getMessage());
         }
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        require(MEMORY.matcher(c.models().maxMemory()).matches(), "models.max_memory",
+                "must be auto, 0 (no limit) or a size such as 6G or 4096M, got '" + c.models().maxMemory() + "'");
+        require(c.embeddings().maxWaiting() >= 1, "embeddings.max_waiting", "must be at least 1");
+        positive(c.embeddings().waitTimeout(), "embeddings.wait_timeout");
+        require(c.embeddings().maxInputs() >= 1, "embeddings.max_inputs", "must be at least 1");
         positive(c.models().loadTimeout(), "models.load_timeout");
         notNegative(c.models().idleUnload(), "models.idle_unload");
         require(c.queue().maxWaiting() >= 0, "queue.max_waiting", "must not be negative");

@@ -10,7 +10,7 @@ import java.util.List;
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Cache cache, Tasks tasks, RagOptions rag,
+                           Generation generation, Cache cache, Tasks tasks, RagOptions rag, Embeddings embeddings,
                            Logging logging, Metrics metrics, Security security, Limits limits) {
 
     /**
@@ -26,8 +26,15 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
     public record Runtime(String library, String abi, boolean simulate) {
     }
 
-    /** Where models are and how many stay loaded. */
-    public record Models(Path dir, int maxLoaded, Duration idleUnload, Duration loadTimeout) {
+    /**
+     * Where models are and how many stay loaded.
+     *
+     * @param maxLoaded models loaded at once (a chat model and an embedding model are two)
+     * @param maxMemory what the loaded models may take together, estimated from their files: {@code auto} (60% of
+     *                  the RAM), {@code 0} (no limit), or a size such as {@code 6G} or {@code 4096M}; a model that
+     *                  would go beyond it loads in place of others
+     */
+    public record Models(Path dir, int maxLoaded, String maxMemory, Duration idleUnload, Duration loadTimeout) {
     }
 
     /** The per-model FIFO queue. */
@@ -62,6 +69,17 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      */
     public record Tasks(List<String> prefixes, String title, String tags, String followUps,
                         String queries, String autocomplete, String other, int maxTokens, String model) {
+    }
+
+    /**
+     * Embedding models ({@code POST /v1/embeddings}, {@code /api/embed}).
+     *
+     * @param maxWaiting requests that may wait per embedding model: Open WebUI sends a document's chunks all at
+     *                   once, one request each
+     * @param waitTimeout longest wait in the queue before a 503
+     * @param maxInputs most texts in one request
+     */
+    public record Embeddings(int maxWaiting, Duration waitTimeout, int maxInputs) {
     }
 
     /** Log output. */

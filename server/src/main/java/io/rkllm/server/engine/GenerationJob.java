@@ -25,6 +25,8 @@ final class GenerationJob extends Job {
     private final RunPlanner planner;
     private final int maxTokens;
     private final long queuedAt = System.nanoTime();
+    /** This generation's place before the embeddings on the NPU, from its queueing to its end. */
+    private volatile NpuTurns.Ticket turn;
 
     GenerationJob(ModelWorker worker, Priority priority, long sequence, RunPlanner planner, int maxTokens) {
         super(1 + priority.ordinal(), sequence);
@@ -35,25 +37,48 @@ final class GenerationJob extends Job {
         this.generation = new Generation(g -> worker.dequeue(this));
     }
 
+    /** Set before the job enters the queue. */
+    void holdTurn(NpuTurns.Ticket ticket) {
+        turn = ticket;
+    }
+
+    /** The job left the queue for good or its run ended: embeddings may have the NPU again. */
+    void releaseTurn() {
+        NpuTurns.Ticket ticket = turn;
+        if (ticket != null) {
+            ticket.close();
+        }
+    }
+
     @Override
     void execute(Slots slots) {
-        worker.taken(this);
-        if (generation.control().isAborted()) {
-            return;
-        }
-        worker.running(this);
         try {
-            run(slots);
+            worker.taken(this);
+            if (generation.control().isAborted()) {
+                return;
+            }
+            worker.running(this);
+            try {
+                run(slots);
+            } finally {
+                worker.running(null);
+            }
         } finally {
-            worker.running(null);
+            releaseTurn();
         }
     }
 
     @Override
     void fail(String message) {
         worker.taken(this);
+        releaseTurn();
         generation.emit(new GenerationEvent.Failed(generation.cancelReason()
                 .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
+    }
+
+    @Override
+    void cancel(CancelReason reason) {
+        generation.cancel(reason);
     }
 
     private void run(Slots slots) {
@@ -77,6 +102,7 @@ final class GenerationJob extends Job {
         StringBuilder generated = new StringBuilder();
         TokenEvent terminal;
         try {
+            worker.turns().awaitGenerationTurn();
             terminal = model.run(input, event -> {
                 if (event instanceof TokenEvent.Text text) {
                     generated.append(text.text());
@@ -90,6 +116,9 @@ final class GenerationJob extends Job {
         } catch (RuntimeException e) {
             LOG.error("model {}: run failed", worker.name(), e);
             terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            terminal = new TokenEvent.Failed("interrupted before the run");
         }
         RunOutcome outcome = switch (terminal) {
             case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), f.aborted());

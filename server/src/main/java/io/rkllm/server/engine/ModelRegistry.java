@@ -50,6 +50,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final ModelLoader runtime;
     private final int maxLoaded;
     private final int maxQueued;
+    private final long maxMemory;
+    private final NpuTurns turns = new NpuTurns();
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
@@ -66,6 +68,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.runtime = runtime;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
+        this.maxMemory = settings.maxMemoryBytes();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
         this.clock = clock;
@@ -86,9 +89,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     /**
      * The model, loaded (waiting for the load if needed), marked as just used. When no more models may
-     * be loaded, an idle one is unloaded to make room; when all are busy, the least recently used one
-     * finishes the requests it has queued (it takes no new ones) and then gives way, so that no
-     * queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
+     * be loaded (their number, or their memory with this one), an idle one is unloaded to make room; when all
+     * are busy, the least recently used one finishes the requests it has queued (it takes no new ones) and then
+     * gives way, so that no queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
      */
     public LoadedModel acquire(ModelLoad spec) {
         long deadline = System.nanoTime() + loadTimeout.toNanos();
@@ -107,7 +110,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
-                    while (loaded.size() >= maxLoaded) {
+                    while (loaded.size() >= maxLoaded || !fits(spec)) {
                         Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
@@ -116,7 +119,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                         }
                         stop(idle.get(), "switch to " + spec.id());
                     }
-                    if (loaded.size() < maxLoaded) {
+                    if (loaded.size() < maxLoaded && fits(spec)) {
                         model = start(spec);
                         loaded.put(spec.id(), model);
                         break;
@@ -131,7 +134,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     throw loadFailed(spec.id(), "waited " + loadTimeout.toSeconds() + " s for room to load model "
-                            + spec.id() + " (models.max_loaded " + maxLoaded + ", every loaded model busy)");
+                            + spec.id() + " (models.max_loaded " + maxLoaded + (maxMemory > 0 ? ", models.max_memory "
+                            + maxMemory / (1024 * 1024) + " MB" : "") + ", every loaded model busy)");
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, remaining);
@@ -144,6 +148,21 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
         awaitLoaded(model);
         return model;
+    }
+
+    /**
+     * Whether {@code spec} fits in the memory limit beside the loaded models (each counted for the handles it has
+     * loaded). A model alone always fits: whether it loads at all is the runtime's to say.
+     */
+    private boolean fits(ModelLoad spec) {
+        if (maxMemory <= 0 || loaded.isEmpty()) {
+            return true;
+        }
+        long used = 0;
+        for (LoadedModel<S> m : loaded.values()) {
+            used += m.load().memoryBytes() * Math.max(1, m.worker().loadedSlots());
+        }
+        return used + spec.memoryBytes() <= maxMemory;
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
@@ -226,7 +245,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
         stopping.removeIf(CompletableFuture::isDone);
         List<CompletableFuture<Void>> freed = List.copyOf(stopping);
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
-        ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
+        ModelWorker worker = new ModelWorker(spec.id(), spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued,
+                spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
             LOG.info("loading model {} from {}", spec.id(), spec.file());
@@ -252,7 +272,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
             if (model != null) {
                 idle(model);
             }
-        });
+        }, turns);
         self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
         return self.get();
     }

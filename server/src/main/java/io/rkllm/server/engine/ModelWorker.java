@@ -29,9 +29,10 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
+    private final NpuTurns turns;
     private volatile boolean closing;
     private volatile boolean busy;
-    private volatile GenerationJob running;
+    private volatile Job running;
     private volatile int loadedSlots;
 
     /**
@@ -39,16 +40,22 @@ public final class ModelWorker implements AutoCloseable {
      * (each slot has its own KV cache; the others load when a run needs them; runs still go one at a time).
      *
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
+     * @param turns the order of generations and embeddings on the NPU, shared by the registry's workers
      */
-    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
+    ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, NpuTurns turns) {
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
+        this.turns = turns;
         Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader));
     }
 
     public String name() {
         return name;
+    }
+
+    NpuTurns turns() {
+        return turns;
     }
 
     /** Completes once the first slot's {@code rkllm_init} returned, or exceptionally when it failed. */
@@ -100,32 +107,49 @@ public final class ModelWorker implements AutoCloseable {
                         "model " + name + " was unloaded")));
                 return job.generation;
             }
+            // before it can be taken: the worker releases the turn when the job ends
+            job.holdTurn(turns.generationQueued());
             queue.add(job);
         }
-        GenerationJob current = running;
-        if (!job.background && current != null && current.background) {
+        if (!job.background && running instanceof GenerationJob current && current.background) {
             // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
             current.generation.cancel(CancelReason.PREEMPTED);
         }
         return job.generation;
     }
 
+    Embedding enqueue(EmbeddingJob job) {
+        synchronized (queue) {
+            if (stopped.isDone()) {
+                queuedGenerations.decrementAndGet();
+                job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+                        "model " + name + " was unloaded")));
+                return job.embedding;
+            }
+            queue.add(job);
+        }
+        return job.embedding;
+    }
+
     void released() {
         queuedGenerations.decrementAndGet();
     }
 
-    /** A queued generation left the queue (to run, or failed). */
-    void taken(GenerationJob job) {
+    /** A queued job left the queue (to run, or failed). */
+    void taken(Job job) {
         queuedGenerations.decrementAndGet();
     }
 
-    void running(GenerationJob job) {
+    void running(Job job) {
         running = job;
     }
 
-    boolean dequeue(GenerationJob job) {
+    boolean dequeue(Job job) {
         if (queue.remove(job)) {
             queuedGenerations.decrementAndGet();
+            if (job instanceof GenerationJob generation) {
+                generation.releaseTurn();
+            }
             return true;
         }
         return false;
@@ -136,18 +160,16 @@ public final class ModelWorker implements AutoCloseable {
     public void close() {
         closing = true;
         for (Job job : queue.toArray(Job[]::new)) {
-            if (job instanceof GenerationJob g) {
-                g.generation.cancel(CancelReason.UNLOADED);
-            }
+            job.cancel(CancelReason.UNLOADED);
         }
         queue.add(new StopJob(sequence.getAndIncrement()));
     }
 
-    /** Cancels the generation running now, if any (shutdown deadline, forced unload). */
+    /** Cancels the job running now, if any (shutdown deadline, forced unload). */
     void cancelRunning(CancelReason reason) {
-        GenerationJob job = running;
+        Job job = running;
         if (job != null) {
-            job.generation.cancel(reason);
+            job.cancel(reason);
         }
     }
 

@@ -10,6 +10,7 @@ import io.javalin.http.HttpResponseException;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
+import io.rkllm.server.api.EmbeddingRequestParser;
 import io.rkllm.server.api.Json;
 import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
@@ -19,6 +20,7 @@ import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
 import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
@@ -42,8 +44,8 @@ public final class HttpServer implements AutoCloseable {
     private final ObjectMapper mapper = Json.mapper();
     private final ErrorBodies errors = new ErrorBodies(mapper);
 
-    public HttpServer(ServerConfig config, ChatPipeline pipeline, ModelService modelService,
-                      Supplier<String> notReadyReason, Metrics metrics) {
+    public HttpServer(ServerConfig config, ChatPipeline pipeline, EmbeddingPipeline embeddingPipeline,
+                      ModelService modelService, Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
         ChatRequestParser parser = new ChatRequestParser(mapper, limits);
@@ -57,6 +59,8 @@ public final class HttpServer implements AutoCloseable {
         var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
         var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper, errors);
+        var embeddings = new EmbeddingsHandler(embeddingPipeline, modelService, new EmbeddingRequestParser(parser),
+                mapper, metrics);
         var models = new ModelsHandler(modelService, mapper);
         var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -96,6 +100,7 @@ public final class HttpServer implements AutoCloseable {
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", chat::handle);
                 c.routes.post(prefix + "/completions", completions::handle);
+                c.routes.post(prefix + "/embeddings", embeddings::openAi);
                 c.routes.get(prefix + "/models", models::list);
                 c.routes.get(prefix + "/models/{id}", models::get);
                 c.routes.post(prefix + "/models/{id}/load", models::load);
@@ -107,6 +112,8 @@ public final class HttpServer implements AutoCloseable {
             c.routes.post("/api/show", ollama::show);
             c.routes.post("/api/chat", ollama::chat);
             c.routes.post("/api/generate", ollama::generate);
+            c.routes.post("/api/embed", embeddings::ollamaEmbed);
+            c.routes.post("/api/embeddings", embeddings::ollamaEmbeddings);
             c.routes.post("/v1/messages", anthropic::messages);
             if (metrics.enabled()) {
                 c.routes.get("/metrics", ctx -> {

@@ -6,7 +6,9 @@ import io.rkllm.server.models.ModelDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,6 +44,21 @@ final class OllamaModels {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** What Ollama's clients read in {@code capabilities}: an embedding model has only {@code embedding}. */
+    static List<String> capabilities(ModelDescriptor model) {
+        if (model.isEmbedding()) {
+            return List.of("embedding");
+        }
+        List<String> caps = new ArrayList<>(List.of("completion"));
+        if (model.capabilities().tools()) {
+            caps.add("tools");
+        }
+        if (model.capabilities().thinking()) {
+            caps.add("thinking");
+        }
+        return caps;
     }
 
     static ObjectNode details(ObjectMapper mapper, ModelDescriptor model) {

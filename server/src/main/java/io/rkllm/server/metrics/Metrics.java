@@ -34,6 +34,7 @@ public final class Metrics implements AutoCloseable {
     private final GenerationMetrics generations;
     private final ModelMetrics models;
     private final AbortMetrics aborts;
+    private final EmbeddingMetrics embeddings;
     private final MeterRegistry registry;
     /** Bound at the first scrape: see {@link #bindJvmMetrics()}. */
     private JvmMetrics jvm;
@@ -46,6 +47,7 @@ public final class Metrics implements AutoCloseable {
         this.generations = new GenerationMetrics(registry, queue);
         this.models = new ModelMetrics(registry);
         this.aborts = new AbortMetrics(registry);
+        this.embeddings = new EmbeddingMetrics(registry, queue);
         this.registry = registry;
         if (prometheus != null) {
             new NpuMetrics(registry, config.sysfsRoot());
@@ -101,6 +103,10 @@ public final class Metrics implements AutoCloseable {
 
     public AbortMetrics aborts() {
         return aborts;
+    }
+
+    public EmbeddingMetrics embeddings() {
+        return embeddings;
     }
 
     /**

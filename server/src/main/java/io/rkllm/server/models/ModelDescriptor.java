@@ -29,12 +29,13 @@ import java.util.Optional;
  * @param source              where {@code contextLength} came from: {@value #SOURCE_SIDECAR},
  *                            {@value #SOURCE_NAME} or {@value #SOURCE_DEFAULT} (for log lines)
  * @param thinkingSampling    overrides applied on top of {@code sampling} when thinking is on (may be empty)
+ * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                              SamplingDefaults thinkingSampling) {
+                              SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -58,6 +59,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        Objects.requireNonNull(embedding, "embedding");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -69,13 +71,31 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         }
     }
 
-    /** The same without thinking-mode sampling overrides. */
+    /** A chat model. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, Optional.empty());
+    }
+
+    /** A chat model without thinking-mode sampling overrides. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                            Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                            List<String> aliases, String family, boolean thinkingStartsOpen, String source) {
         this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
                 defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
+    }
+
+    public ModelKind kind() {
+        return embedding.isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT;
+    }
+
+    public boolean isEmbedding() {
+        return embedding.isPresent();
     }
 
     /**

@@ -208,7 +208,20 @@ public final class ModelDiscovery {
             }
         }
 
-        Capabilities caps = new Capabilities(
+        ModelKind kind = sidecar.kind().orElse(profile.embedding().isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT);
+        Optional<EmbeddingSettings> embedding = Optional.empty();
+        if (kind == ModelKind.EMBEDDING) {
+            embedding = Optional.of(sidecar.embedding().applyTo(profile.embedding()
+                    .orElse(EmbeddingSettings.generic())));
+            if (sidecar.thinking().orElse(false) || sidecar.tools().orElse(false)) {
+                warnings.add(Problem.warning(sidecar.path(), "capabilities", "ignored: an embedding model neither "
+                        + "thinks nor calls tools"));
+            }
+        } else if (!sidecar.embedding().isEmpty()) {
+            warnings.add(Problem.warning(sidecar.path(), "embedding", "ignored: this is a chat model (set kind: "
+                    + "embedding if it is an embedding model)"));
+        }
+        Capabilities caps = kind == ModelKind.EMBEDDING ? Capabilities.none() : new Capabilities(
                 sidecar.thinking().orElse(profile.capabilities().thinking()),
                 sidecar.tools().orElse(profile.capabilities().tools()));
         boolean startsOpen = sidecar.thinkingStartsOpen().orElse(profile.thinkingStartsOpen());
@@ -271,7 +284,7 @@ public final class ModelDiscovery {
         String displayName = sidecar.name().orElse(c.rawName());
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling));
+                startsOpen, source, thinkingSampling, embedding));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {
@@ -318,7 +331,7 @@ public final class ModelDiscovery {
             out.add(kept.equals(m.aliases()) ? m : new ModelDescriptor(m.id(), m.displayName(), m.file(),
                     m.sizeBytes(), m.modified(), m.contextLength(), m.capabilities(), m.sampling(),
                     m.chatTemplate(), m.defaultSystemPrompt(), kept, m.family(), m.thinkingStartsOpen(),
-                    m.source(), m.thinkingSampling()));
+                    m.source(), m.thinkingSampling(), m.embedding()));
         }
         return out;
     }

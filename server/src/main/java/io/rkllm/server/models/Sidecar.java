@@ -12,7 +12,8 @@ import java.util.OptionalInt;
 record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Optional<Boolean> thinking,
                Optional<Boolean> tools, Optional<Boolean> thinkingStartsOpen, SamplingDefaults sampling,
                SamplingDefaults thinkingSampling, Optional<ChatTemplate> chatTemplate,
-               Optional<String> defaultSystemPrompt, List<String> aliases, Optional<String> family) {
+               Optional<String> defaultSystemPrompt, List<String> aliases, Optional<String> family,
+               Optional<ModelKind> kind, EmbeddingOverrides embedding) {
 
     Sidecar {
         aliases = List.copyOf(aliases);
@@ -22,6 +23,6 @@ record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Opti
     static Sidecar none(Path path) {
         return new Sidecar(path, Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty(), SamplingDefaults.none(), SamplingDefaults.none(), Optional.empty(),
-                Optional.empty(), List.of(), Optional.empty());
+                Optional.empty(), List.of(), Optional.empty(), Optional.empty(), EmbeddingOverrides.none());
     }
 }

@@ -44,11 +44,16 @@ final class SidecarParser {
             "frequency_penalty", "presence_penalty", "max_tokens");
     static final List<String> CAPABILITY_KEYS = List.of("thinking", "tools");
     static final List<String> TEMPLATE_KEYS = List.of("system_prompt", "prompt_prefix", "prompt_postfix");
+    static final List<String> EMBEDDING_KEYS = List.of("pooling", "normalize", "framing", "end_of_text",
+            "query_prefix", "document_prefix", "dimensions", "matryoshka", "max_input_tokens");
+    /** Widest vector a sidecar may announce (the widest embedding models have 4096 to 8192 dimensions). */
+    static final int MAX_DIMENSIONS = 65_536;
     static final List<String> TOP_KEYS;
 
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
-                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling"));
+                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling",
+                "kind", "embedding"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -144,12 +149,20 @@ final class SidecarParser {
         Optional<String> systemPrompt = f.text("default_system_prompt", top.get("default_system_prompt"))
                 .filter(s -> !s.isBlank());
         List<String> aliases = f.aliases(top.get("aliases"));
+        Optional<ModelKind> kind = f.text("kind", top.get("kind")).flatMap(k -> {
+            Optional<ModelKind> parsed = ModelKind.parse(k);
+            if (parsed.isEmpty()) {
+                problems.add(Problem.error(file, "kind", "expected chat or embedding, got \"" + k + "\""));
+            }
+            return parsed;
+        });
+        EmbeddingOverrides embedding = f.embedding(top.get("embedding"));
 
         if (problems.stream().anyMatch(Problem::isError)) {
             return new Parsed(Optional.empty(), problems);
         }
         return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family)), problems);
+                thinkingSampling, template, systemPrompt, aliases, family, kind, embedding)), problems);
     }
 
     /**
@@ -359,6 +372,42 @@ final class SidecarParser {
                 return Optional.empty();
             }
             return Optional.of(new ChatTemplate(system.orElse(""), prefix.orElse(""), postfix.orElse("")));
+        }
+
+        /** The {@code embedding:} map (how an embedding model's vectors are made). */
+        EmbeddingOverrides embedding(JsonNode v) {
+            if (v == null || v.isNull()) {
+                return EmbeddingOverrides.none();
+            }
+            if (!v.isObject()) {
+                problems.add(Problem.error(file, "embedding",
+                        "expected a map such as {pooling: last, framing: raw}, got " + describe(v)));
+                return EmbeddingOverrides.none();
+            }
+            Map<String, JsonNode> e = keys(v, "embedding.", EMBEDDING_KEYS);
+            Optional<EmbeddingSettings.Pooling> pooling = text("embedding.pooling", e.get("pooling")).flatMap(p -> {
+                Optional<EmbeddingSettings.Pooling> parsed = EmbeddingSettings.Pooling.parse(p);
+                if (parsed.isEmpty()) {
+                    problems.add(Problem.error(file, "embedding.pooling", "expected last or mean, got \"" + p
+                            + "\""));
+                }
+                return parsed;
+            });
+            Optional<EmbeddingSettings.Framing> framing = text("embedding.framing", e.get("framing")).flatMap(p -> {
+                Optional<EmbeddingSettings.Framing> parsed = EmbeddingSettings.Framing.parse(p);
+                if (parsed.isEmpty()) {
+                    problems.add(Problem.error(file, "embedding.framing", "expected raw or template, got \"" + p
+                            + "\""));
+                }
+                return parsed;
+            });
+            return new EmbeddingOverrides(pooling, bool("embedding.normalize", e.get("normalize")), framing,
+                    text("embedding.end_of_text", e.get("end_of_text")),
+                    text("embedding.query_prefix", e.get("query_prefix")),
+                    text("embedding.document_prefix", e.get("document_prefix")),
+                    integer("embedding.dimensions", e.get("dimensions"), 1, MAX_DIMENSIONS, false),
+                    bool("embedding.matryoshka", e.get("matryoshka")),
+                    integer("embedding.max_input_tokens", e.get("max_input_tokens"), 1, MAX_CONTEXT_LENGTH, true));
         }
 
         List<String> aliases(JsonNode v) {

@@ -6,10 +6,13 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.Priority;
+import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelKind;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,23 +30,32 @@ public final class ModelService {
     private final String slotsSetting;
     private final long memoryBytes;
     private final RuntimeInfo runtime;
+    private final int embeddingQueue;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
 
     /**
      * @param slotsSetting {@code cache.slots}: a number or {@code auto}
      * @param memoryBytes the machine's memory, for {@code cache.slots: auto}
+     * @param embeddingQueue requests that may wait for an embedding model ({@code embeddings.max_waiting})
      */
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
-                        long memoryBytes) {
+                        long memoryBytes, int embeddingQueue) {
         this.catalog = catalog;
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
+        this.embeddingQueue = embeddingQueue;
         this.runtime = registry.runtimeInfo();
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache) {
-        this(catalog, registry, cache.slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")));
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes) {
+        this(catalog, registry, slotsSetting, memoryBytes, 1024);
+    }
+
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig config) {
+        this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
+                config.embeddings().maxWaiting());
     }
 
     public List<ModelDescriptor> all() {
@@ -75,18 +87,48 @@ public final class ModelService {
         });
     }
 
-    /** The model a request names; with none named, the only model, or else a loaded one. */
+    /**
+     * The chat model a request names; with none named, the only chat model, or else a loaded one. An embedding
+     * model is refused: it cannot chat.
+     */
     public ModelDescriptor forRequest(String name) {
+        return forKind(name, ModelKind.CHAT);
+    }
+
+    /** The embedding model a request names, the same way; a chat model is refused. */
+    public ModelDescriptor forEmbedding(String name) {
+        return forKind(name, ModelKind.EMBEDDING);
+    }
+
+    private ModelDescriptor forKind(String name, ModelKind kind) {
         if (!name.isBlank()) {
-            return find(name);
+            ModelDescriptor model = find(name);
+            if (model.kind() != kind) {
+                throw new FailureException(new Failure.InvalidRequest("model", "model_not_supported",
+                        wrongKind(model)));
+            }
+            return model;
         }
-        List<ModelDescriptor> all = catalog.all();
+        List<ModelDescriptor> all = catalog.all().stream().filter(m -> m.kind() == kind).toList();
         if (all.size() == 1) {
             return all.getFirst();
         }
-        return registry.loadedModels().stream().findFirst().flatMap(m -> catalog.resolve(m.id()))
+        return registry.loadedModels().stream().flatMap(m -> catalog.resolve(m.id()).stream())
+                .filter(m -> m.kind() == kind).findFirst()
                 .orElseThrow(() -> new FailureException(Failure.InvalidRequest.of("model",
-                        "'model' is required: one of " + ids())));
+                        "'model' is required: one of " + all.stream().map(ModelDescriptor::id).toList())));
+    }
+
+    private String wrongKind(ModelDescriptor model) {
+        List<String> others = catalog.all().stream().filter(m -> m.kind() != model.kind())
+                .map(ModelDescriptor::id).toList();
+        if (model.isEmbedding()) {
+            return "The model '" + model.id() + "' is an embedding model: it turns text into vectors (POST "
+                    + "/v1/embeddings, /api/embed) and cannot chat or complete text."
+                    + (others.isEmpty() ? "" : " Chat models: " + others + ".");
+        }
+        return "The model '" + model.id() + "' is a chat model and makes no embeddings; use an embedding model "
+                + (others.isEmpty() ? "(none is installed: see docs/embeddings.md)." : others + ".");
     }
 
     /** The model's state in the engine; empty when it is not loaded. */
@@ -109,16 +151,39 @@ public final class ModelService {
         return registry.unload(model.id(), "requested");
     }
 
+    /**
+     * Loads the model if needed and takes a place in its queue; when the model gives way to another one between
+     * the two, it is loaded again.
+     *
+     * @throws FailureException when the model cannot be loaded or its queue is full
+     */
+    public Reservation reserve(ModelDescriptor model, Priority priority) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return acquire(model).worker().reserve(priority);
+            } catch (FailureException e) {
+                if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
 
-    /** The engine's view of a model: its file, context, init sampling (the only sampling on 1.2) and slots. */
+    /**
+     * The engine's view of a model: its file, context, init sampling (the only sampling on 1.2), slots, memory
+     * and queue. An embedding model has one slot (each run starts from an empty cache: there is nothing to keep)
+     * and a queue long enough for a document's chunks sent all at once.
+     */
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
-            return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes));
+            int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes);
+            return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
+                    ModelMemory.perHandle(model.sizeBytes()), model.isEmbedding() ? embeddingQueue : 0);
         });
     }
 

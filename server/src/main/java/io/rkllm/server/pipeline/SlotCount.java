@@ -24,7 +24,7 @@ public final class SlotCount {
         if (memoryBytes <= 0) {
             return 1;
         }
-        return 2 * modelFileBytes * 13 / 10 <= memoryBytes * 6 / 10 ? 2 : 1;
+        return 2 * ModelMemory.perHandle(modelFileBytes) <= ModelMemory.budget(memoryBytes) ? 2 : 1;
     }
 
     /** MemTotal from /proc/meminfo, or 0 when unreadable. */
