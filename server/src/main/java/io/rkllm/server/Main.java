@@ -12,6 +12,7 @@ import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.pipeline.PromptFormat;
@@ -234,6 +235,10 @@ public final class Main {
             if (!m.aliases().isEmpty()) {
                 out.println("    aliases " + String.join(", ", m.aliases()));
             }
+            if (m.embedding().isPresent()) {
+                out.println("    serving: " + embeddingSummary(m));
+                continue;
+            }
             int slots = SlotCount.resolve(config.cache().slots(), m.sizeBytes(), memory);
             out.println("    serving: " + slots + (slots == 1 ? " KV cache slot" : " KV cache slots")
                     + " (cache.slots " + config.cache().slots() + "), "
@@ -248,6 +253,19 @@ public final class Main {
             out.println("  (none)");
         }
         return discovery.hasErrors() ? FAILED : OK;
+    }
+
+    /** How an embedding model's vectors are made, in one line. */
+    private static String embeddingSummary(ModelDescriptor m) {
+        EmbeddingSettings e = m.embedding().orElseThrow();
+        String framing = e.framing() == EmbeddingSettings.Framing.RAW
+                ? "the text" + (e.endOfText().isEmpty() ? "" : " + " + e.endOfText()) + " without a chat template"
+                : "the text as a user turn in the chat template";
+        return "embeddings of " + framing + ", " + e.pooling().label() + "-token pooling"
+                + (e.pooling() == EmbeddingSettings.Pooling.MEAN ? " (mean of every token)" : "")
+                + (e.normalize() ? ", L2-normalised" : "") + (e.matryoshka() ? ", dimensions may be shortened" : "")
+                + ", inputs up to " + e.inputLimit(m.contextLength()) + " tokens"
+                + (e.queryPrefix().isEmpty() ? "" : ", queries prefixed");
     }
 
     /** {@code cds-archive}: see {@link ArchiveTraining}. */
