@@ -25,6 +25,9 @@ final class HelpText {
                   java -jar rkllm-server.jar soak [--url URL --model ID] [--requests N] [--clients C]
                                                                  concurrent streams with disconnects, check leaks and order
                                                                  (docs/reliability.md)
+                  java -jar rkllm-server.jar bench conversations|embeddings [--url URL] [--model ID]
+                                                                 replay an Open WebUI session, or a document upload of
+                                                                 200 chunks with a chat in the middle (docs/performance.md)
                   java -jar rkllm-server.jar cds-archive                serve once on the simulated runtime, one request of each
                                                                  kind, and exit: with the unit's JVM options the JVM writes
                                                                  its class-data-sharing archive then (the package does it)
