@@ -36,6 +36,8 @@ final class EmbeddingJob extends Job {
     void execute(Slots slots) {
         worker.taken(this);
         if (embedding.control().isAborted()) {
+            // cancelled between leaving the queue and now: its reader still waits for the end
+            embedding.emit(cancelled());
             return;
         }
         worker.running(this);

@@ -165,8 +165,11 @@ final class EmbeddingsHandler {
                     return r;
                 }
                 if (client.gone()) {
+                    // nobody waits for these vectors: the request leaves the queue, or its run is aborted
                     run.cancel(CancelReason.CLIENT_GONE);
                     AccessLog.disconnected(ctx);
+                    throw new FailureException(new Failure.Cancelled(CancelReason.CLIENT_GONE,
+                            CancelReason.CLIENT_GONE.description()));
                 }
             }
         } catch (FailureException e) {

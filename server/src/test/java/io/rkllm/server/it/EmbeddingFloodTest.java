@@ -135,6 +135,34 @@ class EmbeddingFloodTest {
         }
     }
 
+    @Test
+    void aClientThatLeavesTakesItsRequestOutOfTheQueue() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
+                        "decode_tps", "50", "prefill_tps", "100000")).model("e", EmbeddingsApiTest.EMBEDDING)
+                .sidecar("e", EmbeddingsApiTest.SIDECAR).start();
+             RawHttp chat = QueueTest.running(server, "[[tokens:5000]]")) {
+            String body = EmbeddingsApiTest.body("\"left behind\"", "");
+            try (RawHttp waiting = RawHttp.post(server.port(), "/v1/embeddings", body)) {
+                // the first is taken by the worker and waits for the chat's turn; the second waits in the queue
+                Poll.until("the first request to be taken", Duration.ofSeconds(30), () -> queued(server, "e"),
+                        q -> q == 0);
+                try (RawHttp queued = RawHttp.post(server.port(), "/v1/embeddings", body)) {
+                    Poll.until("the second request to be queued", Duration.ofSeconds(30), () -> queued(server, "e"),
+                            q -> q == 1);
+                }
+                Poll.until("the request whose client left to leave the queue", Duration.ofSeconds(30),
+                        () -> queued(server, "e"), q -> q == 0);
+            }
+            Poll.until("the taken request to be given up", Duration.ofSeconds(30),
+                    () -> ClientDisconnectTest.health(server).at("/loaded_models/1/busy").asBoolean(), busy -> !busy);
+            chat.close();
+            assertThat(server.postForReply("/v1/embeddings", EmbeddingsApiTest.body("\"still here\"", "")).status())
+                    .isEqualTo(200);
+            assertThat(server.runs("e")).hasSize(1);
+            assertThat(server.runs("e").getFirst().get("prefilled_text").asText()).startsWith("still here");
+        }
+    }
+
     /** The model of every run in the shared trace, in the order the runs ended. */
     private static List<String> order(Path trace) throws IOException {
         Map<Integer, String> handles = new HashMap<>();
