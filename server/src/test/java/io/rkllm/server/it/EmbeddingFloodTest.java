@@ -163,6 +163,32 @@ class EmbeddingFloodTest {
         }
     }
 
+    @Test
+    void aRequestThatWaitsLongerThanTheWaitTimeoutGets503() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
+                        "decode_tps", "50", "prefill_tps", "100000")).model("e", EmbeddingsApiTest.EMBEDDING)
+                .sidecar("e", EmbeddingsApiTest.SIDECAR).set("embeddings.wait_timeout", "300ms").start();
+             RawHttp chat = QueueTest.running(server, "[[tokens:5000]]")) {
+            // the first is taken by the worker (it waits for the chat); the second waits in the queue
+            CompletableFuture<TestServer.Reply> first = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return server.postForReply("/v1/embeddings", EmbeddingsApiTest.body("\"first\"", ""));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            Poll.until("the first request to be taken", Duration.ofSeconds(30),
+                    () -> ClientDisconnectTest.health(server).at("/loaded_models/1/busy").asBoolean(), busy -> busy);
+            TestServer.Reply late = server.postForReply("/v1/embeddings", EmbeddingsApiTest.body("\"late\"", ""));
+            ChatCompletionsTest.assertError(late, 503, "queue_timeout");
+            assertThat(late.header("Retry-After")).isNotNull();
+            chat.close();
+            assertThat(first.get().status()).isEqualTo(200);
+            assertThat(server.runs("e")).extracting(r -> r.get("prefilled_text").asText())
+                    .containsExactly("first<|endoftext|>");
+        }
+    }
+
     /** The model of every run in the shared trace, in the order the runs ended. */
     private static List<String> order(Path trace) throws IOException {
         Map<Integer, String> handles = new HashMap<>();
