@@ -4,7 +4,7 @@ import io.rkllm.server.models.EmbeddingSettings;
 import java.util.Arrays;
 import java.util.List;
 
-/** Pooling, shortening and L2 normalisation of hidden-layer rows: plain arithmetic, in floats as the runtime gives them. */
+/** Pooling, shortening and L2 normalisation of hidden-layer rows, in floats as the runtime gives them. */
 final class Vectors {
     private Vectors() {
     }

@@ -120,8 +120,8 @@ public final class EmbeddingBench {
         s.append("#### ").append(title).append("\n\n");
         s.append("| requests | failed | wall time | runtime time | ratio | chat: time to first token | chat: total |\n");
         s.append("|---:|---:|---:|---:|---:|---:|---:|\n");
-        s.append(String.format(Locale.ROOT, "| %d | %d%s | %.1f s | %.1f s | %.2f | %.0f ms | %.1f s |%n", r.requests(),
-                r.failed(), r.failures().isEmpty() ? "" : " " + r.failures(), r.wallMillis() / 1000,
+        s.append(String.format(Locale.ROOT, "| %d | %d%s | %.1f s | %.1f s | %.2f | %.0f ms | %.1f s |%n",
+                r.requests(), r.failed(), r.failures().isEmpty() ? "" : " " + r.failures(), r.wallMillis() / 1000,
                 (r.runtimeMillis() + r.chatRuntimeMillis()) / 1000, r.ratio(), r.chatTtftMillis(),
                 r.chatTotalMillis() / 1000));
         if (r.runtimeMillis() == 0) {
