@@ -98,7 +98,7 @@ public class BenchFootprint {
             }
         }
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " does not exist: ./mvnw -B -q package -DskipTests");
+            throw new IllegalStateException(jar + " does not exist: scripts/build -q package -DskipTests");
         }
         Path work = Files.createTempDirectory("rkllm-bench-footprint-");
         List<String> jvm = new ArrayList<>();

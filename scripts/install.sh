@@ -99,8 +99,14 @@ if [ -n "$uninstall" ]; then
         say "systemctl" "daemon-reload"
         systemctl daemon-reload || true
     fi
-    say "kept" "$R/etc/rkllm-server/ (configuration), $R/var/lib/rkllm-server/ (models), user rkllm"
-    echo "Done. Remove those by hand if you no longer need them (sudo rm -r /etc/rkllm-server /var/lib/rkllm-server; sudo userdel rkllm)."
+    if [ -n "$live" ]; then
+        say "kept" "/etc/rkllm-server/ (configuration), /var/lib/rkllm-server/ (models), user rkllm"
+        echo "Done. Remove those by hand if you no longer need them (sudo rm -r /etc/rkllm-server /var/lib/rkllm-server; sudo userdel rkllm)."
+    else
+        # --root installs create no user: there is none to keep or remove
+        say "kept" "$R/etc/rkllm-server/ (configuration), $R/var/lib/rkllm-server/ (models)"
+        echo "Done. Remove those by hand if you no longer need them (rm -r $R/etc/rkllm-server $R/var/lib/rkllm-server)."
+    fi
     exit 0
 fi
 
@@ -110,7 +116,7 @@ if [ -z "$jar" ]; then
     done
 fi
 if [ -z "$jar" ] || [ ! -f "$jar" ]; then
-    echo "install.sh: no server jar${jar:+ at $jar}: build it (./mvnw -B package -DskipTests) or give --jar FILE" >&2
+    echo "install.sh: no server jar${jar:+ at $jar}: build it (scripts/build package -DskipTests) or give --jar FILE" >&2
     exit 1
 fi
 pkg="$repo/packaging"

@@ -49,7 +49,8 @@ public final class RkllmRuntime {
             throw new RkllmException("cannot load the RKLLM runtime library " + library + ": " + e.getMessage());
         }
         NativeApi api = NativeApi.bind(lookup, AbiLayouts.of(abi));
-        LOG.info("RKLLM runtime {} bound with ABI {} ({})", library, abi, identity.evidence());
+        // debug: the server prints its own runtime line (the simulated runtime's without "unknown file hash")
+        LOG.debug("RKLLM runtime {} bound with ABI {} ({})", library, abi, identity.evidence());
         return new RkllmRuntime(library, abi, identity, api);
     }
 

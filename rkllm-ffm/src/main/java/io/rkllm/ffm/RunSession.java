@@ -64,6 +64,12 @@ final class RunSession {
             return;
         }
         tokens++;
+        if (bytes.length == 0) {
+            // a token that prints nothing: a special token the runtime skips (skip_special_token), such as an
+            // end-of-turn marker it did not stop at; the consumer still learns that a token went by
+            sink.accept(new TokenEvent.Text("", tokens));
+            return;
+        }
         String text = utf8.feed(bytes);
         if (!text.isEmpty()) {
             sink.accept(new TokenEvent.Text(text, tokens));

@@ -4,7 +4,10 @@ package io.rkllm.ffm;
 public sealed interface TokenEvent {
 
     /**
-     * Decoded text, always whole UTF-8 characters (a character split across callbacks arrives whole).
+     * Decoded text, always whole UTF-8 characters (a character split across callbacks arrives whole). Empty for a
+     * token whose callback carried no bytes at all: a special token the runtime does not print
+     * ({@code skip_special_token}); a token that ends inside a character delivers nothing until the character is
+     * complete.
      *
      * @param tokens tokens generated so far in this run, this piece's included (one per callback)
      */

@@ -92,6 +92,21 @@ class Runtime13FaultsTest {
                 .isEqualTo(abi == Abi.V1_3 ? "max_new_tokens" : "eos");
     }
 
+    @ParameterizedTest
+    @EnumSource(Abi.class)
+    void theEndMarkerTheRunGoesPastArrivesAsATokenWithoutText(Abi abi) {
+        RkllmRuntime runtime = Sim.runtime(abi);
+        Path file = Sim.model(dir, "m", Map.of("reply_tokens", "10", "fault", "no_eos"));
+        try (Model model = runtime.load(Sim.params(runtime, file, 4096).withMaxNewTokens(30))) {
+            Sim.Collector out = new Sim.Collector();
+            finished(model.run(RunInput.user("Hello", false), out, new RunControl()));
+            List<Integer> silent = out.events.stream().filter(e -> e instanceof TokenEvent.Text t && t.text().isEmpty())
+                    .map(e -> ((TokenEvent.Text) e).tokens()).toList();
+            // the answer's 10 tokens, then <|im_end|> (skip_special_token: no bytes), then the next "turn"
+            assertThat(silent).isEqualTo(abi == Abi.V1_3 ? List.of(11, 22) : List.of());
+        }
+    }
+
     @Test
     void anInitBeyondTheNpuMemoryBudgetFailsCleanlyOn12() {
         RkllmRuntime runtime = Sim.runtime(Abi.V1_2);

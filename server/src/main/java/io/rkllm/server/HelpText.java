@@ -14,25 +14,35 @@ final class HelpText {
         s.append("""
                 rkllm-server: an OpenAI-compatible server for LLMs on Rockchip RK3588/RK3576 NPUs
 
-                Usage:
-                  java -jar rkllm-server.jar [serve] [options]   run the server (the default command)
-                  java -jar rkllm-server.jar models [options]    list the models found and how they will be served
-                  java -jar rkllm-server.jar doctor [options]    check what serving needs (Java, runtime library and ABI,
-                                                                 NPU driver and device, models, config, port), with fixes;
-                                                                 --user NAME: the service user to check (default rkllm)
-                  java -jar rkllm-server.jar fuzz [--url URL] [--cases N] [--seed S]
-                                                                 send malformed and mutated requests, check every answer
-                  java -jar rkllm-server.jar soak [--url URL --model ID] [--requests N] [--clients C]
-                                                                 concurrent streams with disconnects, check leaks and order
-                                                                 (docs/reliability.md)
-                  java -jar rkllm-server.jar bench conversations|embeddings [--url URL] [--model ID]
-                                                                 replay an Open WebUI session, or a document upload of
-                                                                 200 chunks with a chat in the middle (docs/performance.md)
-                  java -jar rkllm-server.jar cds-archive                serve once on the simulated runtime, one request of each
-                                                                 kind, and exit: with the unit's JVM options the JVM writes
-                                                                 its class-data-sharing archive then (the package does it)
-                  java -jar rkllm-server.jar rag-clean --in DIR --out DIR
-                                                                 clean DIR/<page>/source.txt web pages into OUT/<page>.txt
+                Usage (rkllm-server: the installed launcher; ./rkllm-server in a checkout; or java -jar rkllm-server.jar):
+                  rkllm-server [serve] [options]      run the server (the default command)
+                  rkllm-server models [options]       list the models found and how they will be served
+                  rkllm-server doctor [options]       check what serving needs (Java, runtime library and ABI, NPU
+                                                      driver and device, models, config, port), with fixes;
+                                                      --user NAME: the service user to check (default rkllm)
+                  rkllm-server bench conversations [--url URL] [--model ID] [options]
+                                                      replay an Open WebUI session and report the KV cache's use;
+                                                      without --url against a simulated server started here
+                  rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [options]
+                                                      replay one chat that outgrows the context: prefill, messages
+                                                      left out, time to first token (docs/performance.md)
+                  rkllm-server bench images [--url URL] [--model ID] [options]
+                                                      replay a picture chat per picture cache policy: encoder runs,
+                                                      prefill, time to first token (docs/performance.md)
+                  rkllm-server bench embeddings [--url URL] [--model ID] [options]
+                                                      upload a 200-chunk document as Open WebUI does, with a chat
+                                                      in the middle: failures, overhead, the chat's first token
+                  rkllm-server fuzz [--url URL] [--cases N] [--seed S]
+                                                      send malformed and mutated requests, check every answer
+                  rkllm-server soak [--url URL --model ID] [--requests N] [--clients C]
+                                                      concurrent streams with disconnects, check leaks and order
+                                                      (docs/reliability.md)
+                  rkllm-server cds-archive            serve once on the simulated runtime, one request of each
+                                                      kind, and exit: with the unit's JVM options the JVM writes
+                                                      its class-data-sharing archive then (the package does it)
+                  rkllm-server rag-clean --in DIR --out DIR
+                                                      clean DIR/<page>/source.txt web pages into OUT/<page>.txt
+                  rkllm-server help                   this text
 
                 Options:
                   --config FILE      YAML configuration (default: ./config/rkllm-server.yaml, config/ next to the jar,
@@ -45,7 +55,8 @@ final class HelpText {
                   --abi auto|1.2|1.3 runtime ABI (runtime.abi): 1.2 = runtime 1.2.1-1.2.3, 1.3 = runtime 1.3.0
                   --api-key KEY      require this API key (security.api_keys; repeatable; or RKLLM_API_KEYS=K1,K2)
                   --simulate         use the bundled simulated runtime and simulated models (no NPU needed;
-                                     answers are simulated)
+                                     answers are simulated), whatever models.dir the file or environment
+                                     sets; with --models DIR too, DIR's models on the simulated runtime
                   --help, --version
 
                 Every configuration key can also be given as --section.key=value or as the environment

@@ -84,6 +84,9 @@ class MainConfigTest {
         err.reset();
         assertThat(run(Map.of(), "--port", "70000")).isEqualTo(Main.BAD_CONFIG);
         assertThat(err()).contains("server.port").contains("65535");
+        err.reset();
+        assertThat(run(Map.of(), "--cache.trim_to=0.05")).isEqualTo(Main.BAD_CONFIG);
+        assertThat(err()).contains("cache.trim_to").contains("between 0.1 and 1.0");
     }
 
     @Test
@@ -96,6 +99,43 @@ class MainConfigTest {
         err.reset();
         assertThat(run(Map.of(), "--port")).isEqualTo(Main.BAD_CONFIG);
         assertThat(err()).contains("--port").contains("needs a value");
+        err.reset();
+        assertThat(run(Map.of(), "--simulat")).as("a misspelt flag last on the line").isEqualTo(Main.BAD_CONFIG);
+        assertThat(err()).contains("--simulat: unknown option").doesNotContain("needs a value");
+        err.reset();
+        assertThat(main(Map.of()).run(new String[] {"doctor", "--user"})).isEqualTo(Main.BAD_CONFIG);
+        assertThat(err()).contains("--user needs a value");
+    }
+
+    @Test
+    void helpIsAlsoACommand() {
+        assertThat(main(Map.of()).run(new String[] {"help"})).isEqualTo(Main.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage", "rkllm-server bench conversations",
+                "rkllm-server doctor", "RKLLM_SERVER_PORT");
+    }
+
+    @Test
+    void simulateListsTheSimulatedModelsWhateverModelsDirTheFileSets() throws Exception {
+        Path config = file("models:\n  dir: " + dir.resolve("no-models") + "\n");
+        assertThat(main(Map.of()).run(new String[] {"models", "--simulate", "--config", config.toString()}))
+                .as(err()).isEqualTo(Main.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("qwen3-1.7b-sim", "qwen2.5-0.5b-sim",
+                "models.dir " + dir.resolve("no-models") + " is not used");
+    }
+
+    @Test
+    void simulateWithModelsOnTheCommandLineServesThatDirectory() throws Exception {
+        Path models = Files.createDirectories(dir.resolve("models").resolve("Mine-RK3588"));
+        Files.writeString(models.resolve("mine_w8a8_rk3588.rkllm"), "#rkllm-sim 1\nname: mine\n");
+        assertThat(main(Map.of()).run(new String[] {"models", "--simulate", "--models", dir.resolve("models")
+                .toString()})).as(err()).isEqualTo(Main.OK);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("mine-rk3588").doesNotContain("qwen3-1.7b-sim");
+        ConfigLoader.Loaded fileBoth = main(Map.of()).configuration("--config", file(
+                "runtime:\n  simulate: true\nmodels:\n  dir: /srv/models\n").toString());
+        assertThat(fileBoth.simulatedModels()).as("both keys in one file: its models").isFalse();
+        ConfigLoader.Loaded envSimulate = main(Map.of("RKLLM_RUNTIME_SIMULATE", "true")).configuration(
+                "--config", file("models:\n  dir: /srv/models\n").toString());
+        assertThat(envSimulate.simulatedModels()).as("the environment is above the file").isTrue();
     }
 
     @Test

@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
@@ -28,10 +31,21 @@ import java.util.OptionalLong;
 public final class ChatRequestParser {
     private final ObjectMapper mapper;
     private final RequestLimits limits;
+    private final ImageSources images;
 
     public ChatRequestParser(ObjectMapper mapper, RequestLimits limits) {
+        this(mapper, limits, new ImageSources(ImageSources.Settings.DEFAULT));
+    }
+
+    public ChatRequestParser(ObjectMapper mapper, RequestLimits limits, ImageSources images) {
         this.mapper = mapper;
         this.limits = limits;
+        this.images = images;
+    }
+
+    /** Where pictures come from, for the other APIs' parsers. */
+    ImageSources images() {
+        return images;
     }
 
     public ChatRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
@@ -44,11 +58,13 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
             }
         });
-        responseFormat(f);
+        refuseWhatCannotBeDone(f);
+        Optional<OutputFormat> format = responseFormat(f);
         Optional<String> tools = tools(f);
-        boolean toolChoiceNone = toolChoiceNone(f);
+        Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
-                maxTokens(f), sampling(f), stop(f), toolChoiceNone ? Optional.empty() : tools, toolChoiceNone,
+                maxTokens(f), sampling(f), stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
+                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
                 thinking(f), conversationKey(f, chatIdHeader), false);
     }
 
@@ -72,9 +88,21 @@ public final class ChatRequestParser {
         if (prompt.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
+        if (!f.string("suffix").orElse("").isEmpty()) {
+            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
+                    + " served here");
+        }
+        if (f.bool("echo").orElse(false)) {
+            throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
+        }
+        f.integer("best_of").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("best_of", "only best_of=1 is supported");
+            }
+        });
         return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
-                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), false, Optional.of(false),
-                conversationKey(f, Optional.empty()), true);
+                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), ToolChoice.AUTO, true,
+                responseFormat(f), Optional.of(false), conversationKey(f, Optional.empty()), true);
     }
 
     ObjectNode object(byte[] body) {
@@ -105,12 +133,13 @@ public final class ChatRequestParser {
     }
 
     OptionalInt maxTokens(FieldReader f) {
-        Optional<Integer> value = f.integer("max_completion_tokens");
-        String param = "max_completion_tokens";
-        if (value.isEmpty()) {
-            value = f.integer("max_tokens");
-            param = "max_tokens";
-        }
+        OptionalInt value = maxTokens(f, "max_completion_tokens");
+        return value.isPresent() ? value : maxTokens(f, "max_tokens");
+    }
+
+    /** The token limit in field {@code param}, within the configured ceiling. */
+    OptionalInt maxTokens(FieldReader f, String param) {
+        Optional<Integer> value = f.integer(param);
         if (value.isEmpty()) {
             return OptionalInt.empty();
         }
@@ -219,6 +248,27 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
+    /**
+     * Chat fields whose silent omission would give the client something else than it asked for: the deprecated
+     * {@code functions} (its answers would come as {@code tool_calls}, not {@code function_call}), audio output,
+     * web search. Fields that only tune or annotate (logprobs, store, metadata, service_tier...) are listed in
+     * api.md's deviations instead.
+     */
+    private static void refuseWhatCannotBeDone(FieldReader f) {
+        if (f.array("functions").filter(a -> !a.isEmpty()).isPresent()) {
+            throw ApiException.invalid("functions", "'functions' (deprecated) is not supported: send them as"
+                    + " 'tools' ([{\"type\": \"function\", \"function\": {...}}])");
+        }
+        Optional<JsonNode> modalities = f.raw("modalities");
+        if (f.raw("audio").isPresent() || modalities.isPresent() && modalities.get().toString().contains("audio")) {
+            throw ApiException.invalid(f.raw("audio").isPresent() ? "audio" : "modalities",
+                    "audio output is not supported: the models served here answer in text");
+        }
+        if (f.raw("web_search_options").isPresent()) {
+            throw ApiException.invalid("web_search_options", "web search is not available on this server");
+        }
+    }
+
     static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
         if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
             return Optional.of("chat:" + chatIdHeader.get().trim());
@@ -227,27 +277,37 @@ public final class ChatRequestParser {
         if (key.isPresent()) {
             return Optional.of("key:" + key.get());
         }
-        Optional<JsonNode> user = f.raw("user");
-        if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
-            return Optional.of("user:" + user.get().asText());
+        for (String field : List.of("user", "safety_identifier")) {
+            Optional<JsonNode> user = f.raw(field);
+            if (user.isPresent() && user.get().isTextual() && !user.get().asText().isBlank()) {
+                return Optional.of("user:" + user.get().asText());
+            }
         }
         return Optional.empty();
     }
 
-    private void responseFormat(FieldReader f) {
+    /** {@code response_format}: text (nothing to enforce), json_object, or json_schema with its schema. */
+    Optional<OutputFormat> responseFormat(FieldReader f) {
         Optional<JsonNode> format = f.raw("response_format");
         if (format.isEmpty()) {
-            return;
+            return Optional.empty();
         }
         if (!format.get().isObject()) {
             throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
         }
-        String type = new FieldReader((ObjectNode) format.get()).string("type").orElse("text");
-        if (!type.equals("text")) {
-            throw ApiException.invalid("response_format", "response_format type '" + type
-                    + "' is not supported: the RKLLM runtime cannot constrain output to JSON; ask for JSON in the"
-                    + " prompt instead");
-        }
+        FieldReader r = new FieldReader((ObjectNode) format.get());
+        String type = r.string("type").orElse("text");
+        return switch (type) {
+            case "text" -> Optional.empty();
+            case "json_object" -> Optional.of(new OutputFormat.JsonObject());
+            case "json_schema" -> {
+                JsonNode spec = r.raw("json_schema").orElseThrow(() -> ApiException.invalid("response_format",
+                        "response_format json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}"));
+                yield Optional.of(Schemas.format(spec, "response_format.json_schema"));
+            }
+            default -> throw ApiException.invalid("response_format", "response_format type '" + type
+                    + "' is not supported (text, json_object, json_schema)");
+        };
     }
 
     Optional<String> tools(FieldReader f) {
@@ -275,12 +335,51 @@ public final class ChatRequestParser {
         return Optional.of(cleaned.toString());
     }
 
-    private static boolean toolChoiceNone(FieldReader f) {
-        Optional<JsonNode> choice = f.raw("tool_choice");
-        return choice.isPresent() && choice.get().isTextual() && choice.get().asText().equals("none");
+    /**
+     * {@code tool_choice}: empty for "none" (the tools are not offered), else auto, required, or one function
+     * (which must be among the tools).
+     */
+    static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
+        Optional<JsonNode> node = f.raw("tool_choice");
+        if (node.isEmpty()) {
+            return Optional.of(ToolChoice.AUTO);
+        }
+        JsonNode c = node.get();
+        ToolChoice choice;
+        if (c.isTextual()) {
+            choice = switch (c.asText()) {
+                case "none" -> null;
+                case "auto" -> ToolChoice.AUTO;
+                case "required" -> ToolChoice.REQUIRED;
+                default -> throw ApiException.invalid("tool_choice",
+                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
+            };
+        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("function").path("name").asText());
+        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("name").asText());
+        } else {
+            throw ApiException.invalid("tool_choice",
+                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
+        }
+        if (choice == null) {
+            return Optional.empty();
+        }
+        if (!(choice instanceof ToolChoice.Auto) && tools.isEmpty()) {
+            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
+        }
+        if (choice instanceof ToolChoice.Function fn && !Tools.names(tools.orElseThrow()).contains(fn.name())) {
+            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
+                    + "', which is not among the tools " + Tools.names(tools.get()));
+        }
+        return Optional.of(choice);
     }
 
     List<ChatMessage> messages(ArrayNode array) {
+        return messages(array, images.intake());
+    }
+
+    List<ChatMessage> messages(ArrayNode array, ImageSources.Intake intake) {
         if (array.isEmpty()) {
             throw ApiException.invalid("messages", "'messages' must not be empty");
         }
@@ -289,12 +388,12 @@ public final class ChatRequestParser {
         }
         List<ChatMessage> messages = new ArrayList<>();
         for (int i = 0; i < array.size(); i++) {
-            messages.add(message(array.get(i), "messages[" + i + "]"));
+            messages.add(message(array.get(i), "messages[" + i + "]", intake));
         }
         return List.copyOf(messages);
     }
 
-    private ChatMessage message(JsonNode node, String where) {
+    private ChatMessage message(JsonNode node, String where, ImageSources.Intake intake) {
         if (!node.isObject()) {
             throw ApiException.invalid(where, where + " must be an object with 'role' and 'content'");
         }
@@ -309,7 +408,8 @@ public final class ChatRequestParser {
             default -> throw ApiException.invalid(where + ".role", "unknown role '" + roleName
                     + "' (use system, developer, user, assistant or tool)");
         };
-        String content = content(f.raw("content"), where);
+        List<ChatImage> pictures = new ArrayList<>();
+        String content = content(f.raw("content"), where, intake, pictures);
         List<ToolCallRecord> calls = role == Role.ASSISTANT ? toolCalls(f, where) : List.of();
         if (content == null) {
             if (role == Role.ASSISTANT && !calls.isEmpty()) {
@@ -321,10 +421,11 @@ public final class ChatRequestParser {
             }
         }
         Optional<String> toolCallId = role == Role.TOOL ? f.string("tool_call_id") : Optional.empty();
-        return new ChatMessage(role, content, calls, toolCallId);
+        return new ChatMessage(role, content, calls, toolCallId, pictures);
     }
 
-    private String content(Optional<JsonNode> node, String where) {
+    private String content(Optional<JsonNode> node, String where, ImageSources.Intake intake,
+                           List<ChatImage> pictures) {
         if (node.isEmpty()) {
             return null;
         }
@@ -336,7 +437,8 @@ public final class ChatRequestParser {
             throw ApiException.invalid(where + ".content", where + ".content must be a string or an array of parts");
         }
         StringBuilder text = new StringBuilder();
-        for (JsonNode part : n) {
+        for (int i = 0; i < n.size(); i++) {
+            JsonNode part = n.get(i);
             String type = part.path("type").asText("");
             switch (type) {
                 case "text", "input_text" -> {
@@ -348,13 +450,24 @@ public final class ChatRequestParser {
                     }
                     text.append(part.path("text").asText());
                 }
-                case "image_url", "input_image", "input_audio", "file", "image" ->
+                case "image_url", "input_image" -> pictures.add(image(part, where + ".content[" + i + "]", intake));
+                case "input_audio", "file", "image" ->
                         throw ApiException.invalidCode("unsupported_content", where + ".content",
-                                "content of type '" + type + "' is not supported: the models served here read text only");
+                                "content of type '" + type + "' is not supported: send text and image_url parts");
                 default -> throw ApiException.invalid(where + ".content", "unknown content part type '" + type + "'");
             }
         }
         return text.toString();
+    }
+
+    /** An {@code image_url} part ({@code {"url": ...}} or the URL itself, as some clients send it). */
+    private static ChatImage image(JsonNode part, String where, ImageSources.Intake intake) {
+        JsonNode value = part.path("image_url");
+        JsonNode url = value.isObject() ? value.path("url") : value;
+        if (!url.isTextual()) {
+            throw ApiException.invalid(where + ".image_url", "an image_url part needs image_url.url: a data: URL");
+        }
+        return intake.url(url.asText(), where + ".image_url");
     }
 
     private List<ToolCallRecord> toolCalls(FieldReader f, String where) {

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,11 +53,18 @@ public final class OllamaRequestParser {
         if (array.isEmpty() || array.get().isEmpty()) {
             return new OllamaRequest(model, Optional.empty(), unload(f));
         }
-        for (int i = 0; i < array.get().size(); i++) {
-            noImages(array.get().get(i), "messages[" + i + "].images");
+        ImageSources.Intake intake = common.images().intake();
+        List<ChatMessage> messages = new ArrayList<>(common.messages(array.get(), intake));
+        for (int i = 0; i < messages.size(); i++) {
+            List<ChatImage> pictures = images(array.get().get(i), "messages[" + i + "].images", intake);
+            if (!pictures.isEmpty()) {
+                List<ChatImage> all = new ArrayList<>(messages.get(i).images());
+                all.addAll(pictures);
+                messages.set(i, messages.get(i).withImages(all));
+            }
         }
-        List<ChatMessage> messages = common.messages(array.get());
-        return new OllamaRequest(model, Optional.of(request(f, model, messages, common.tools(f), chatIdHeader)),
+        return new OllamaRequest(model, Optional.of(request(f, model, List.copyOf(messages), common.tools(f),
+                chatIdHeader)),
                 false);
     }
 
@@ -66,25 +76,24 @@ public final class OllamaRequestParser {
         if (prompt.isEmpty()) {
             return new OllamaRequest(model, Optional.empty(), unload(f));
         }
-        noImages(root, "images");
+        List<ChatImage> pictures = images(root, "images", common.images().intake());
         if (!f.string("suffix").orElse("").isEmpty()) {
             throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
                     + " served here");
         }
         List<ChatMessage> messages = new ArrayList<>();
         f.string("system").filter(s -> !s.isEmpty()).ifPresent(s -> messages.add(ChatMessage.of(Role.SYSTEM, s)));
-        messages.add(ChatMessage.of(Role.USER, prompt));
+        messages.add(ChatMessage.of(Role.USER, prompt).withImages(pictures));
         return new OllamaRequest(model, Optional.of(request(f, model, List.copyOf(messages), Optional.empty(),
                 chatIdHeader)), false);
     }
 
     private ChatRequest request(FieldReader f, String model, List<ChatMessage> messages, Optional<String> tools,
                                 Optional<String> chatIdHeader) {
-        format(f);
         FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
                 .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages, f.bool("stream").orElse(true), false, numPredict(options),
-                common.sampling(options), common.stop(options), tools, false, think(f),
+                common.sampling(options), common.stop(options), tools, ToolChoice.AUTO, true, format(f), think(f),
                 ChatRequestParser.conversationKey(f, chatIdHeader), false);
     }
 
@@ -121,21 +130,36 @@ public final class OllamaRequestParser {
         throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\" or \"high\"");
     }
 
-    /** {@code format} (JSON mode, a schema) cannot be honoured: refused rather than silently ignored. */
-    private static void format(FieldReader f) {
+    /** {@code format}: "json" for any JSON object, or a JSON Schema object; "" or absent for free text. */
+    private static Optional<OutputFormat> format(FieldReader f) {
         Optional<JsonNode> format = f.raw("format");
-        if (format.isPresent() && !(format.get().isTextual() && format.get().asText().isEmpty())) {
-            throw ApiException.invalid("format", "'format' is not supported: the RKLLM runtime cannot constrain"
-                    + " output to JSON; ask for JSON in the prompt instead");
+        if (format.isEmpty() || format.get().isTextual() && format.get().asText().isEmpty()) {
+            return Optional.empty();
         }
+        JsonNode n = format.get();
+        if (n.isTextual() && n.asText().equals("json")) {
+            return Optional.of(new OutputFormat.JsonObject());
+        }
+        return Optional.of(Schemas.bare(n, "format"));
     }
 
-    private static void noImages(JsonNode node, String where) {
-        JsonNode images = node.path(where.substring(where.lastIndexOf('.') + 1));
-        if (images.isArray() && !images.isEmpty()) {
-            throw ApiException.invalidCode("unsupported_content", where,
-                    "images are not supported: the models served here read text only");
+    /** Ollama's {@code images}: an array of base64 strings (no data: prefix, though one is accepted). */
+    private static List<ChatImage> images(JsonNode node, String where, ImageSources.Intake intake) {
+        JsonNode images = node.path("images");
+        if (images.isMissingNode() || images.isNull()) {
+            return List.of();
         }
+        if (!images.isArray()) {
+            throw ApiException.invalid(where, "'images' must be an array of base64 strings");
+        }
+        List<ChatImage> out = new ArrayList<>();
+        for (int i = 0; i < images.size(); i++) {
+            if (!images.get(i).isTextual()) {
+                throw ApiException.invalid(where + "[" + i + "]", "'images' must be an array of base64 strings");
+            }
+            out.add(intake.base64(images.get(i).asText(), where + "[" + i + "]"));
+        }
+        return List.copyOf(out);
     }
 
     /** {@code keep_alive} zero ({@code 0}, {@code "0"}, {@code "0s"}, ...) asks for the model to be unloaded. */

@@ -5,6 +5,7 @@ import io.rkllm.ffm.LibraryLocator;
 import io.rkllm.ffm.RkllmException;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,28 @@ public final class RuntimeLoader {
         public StartupException(String message) {
             super(message);
         }
+    }
+
+    /**
+     * The RKNN runtime for vision models' image encoders: the simulated one with {@code --simulate}, else
+     * {@code runtime.rknn_library}, else librknnrt.so found like librkllmrt.so. Nothing is opened here.
+     */
+    public static RknnLibrary rknn(ServerConfig.Runtime config, Optional<Simulation> simulation,
+                                   Map<String, String> environment) {
+        if (simulation.isPresent()) {
+            return new RknnLibrary(simulation.get().rknnLibrary(), "this jar has no simulated RKNN runtime built for "
+                    + System.getProperty("os.arch"));
+        }
+        if (!config.rknnLibrary().isBlank()) {
+            Path configured = Path.of(config.rknnLibrary());
+            return new RknnLibrary(Files.exists(configured) ? Optional.of(configured) : Optional.empty(),
+                    "the RKNN runtime library " + configured + " does not exist (runtime.rknn_library)");
+        }
+        LibraryLocator locator = LibraryLocator.rknn(environment);
+        return new RknnLibrary(locator.locate(Optional.empty()), "vision models need the RKNN runtime "
+                + LibraryLocator.RKNN_LIBRARY_NAME + ", which was not found in " + locator.searchPath()
+                + ". Install it from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/aarch64/librknnrt.so"
+                + " -> /usr/lib/) or set runtime.rknn_library");
     }
 
     public static RkllmRuntime open(ServerConfig.Runtime config, Optional<Simulation> simulation,

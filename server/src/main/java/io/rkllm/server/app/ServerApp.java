@@ -34,14 +34,22 @@ public final class ServerApp implements AutoCloseable {
         this.metrics = metrics;
     }
 
+    /** A server without an RKNN runtime: vision models fail to load. */
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
+        return start(config, runtime, RknnLibrary.none(), catalog);
+    }
+
+    /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
+    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
         long maxMemory = ModelMemory.limit(config.models().maxMemory(),
                 SlotCount.systemMemory(Path.of("/proc/meminfo")));
-        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime), new RegistrySettings(
-                config.models().maxLoaded(), config.queue().maxWaiting(), config.models().idleUnload(),
-                config.models().loadTimeout(), maxMemory), Clock.systemUTC(),
-                load -> new ModelCacheState(load.slots()), metrics.models());
+        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
+                new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
+                        config.models().idleUnload(), config.models().loadTimeout(), config.runtime().eosGuard(),
+                        config.models().memoryCheck(), config.models().memoryBudgetMb(),
+                        (long) config.vision().cacheMb() << 20, maxMemory), Clock.systemUTC(),
+                load -> new ModelCacheState(load.slots()), metrics.engine());
         ModelService models = new ModelService(catalog, registry, config);
         metrics.bind(models::loaded);
         TokenEstimator estimator = new TokenEstimator();

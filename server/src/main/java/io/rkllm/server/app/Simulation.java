@@ -52,6 +52,15 @@ public final class Simulation implements AutoCloseable {
         }
     }
 
+    /** The simulated RKNN runtime (image encoders), beside the RKLLM one. */
+    public Optional<Path> rknnLibrary() {
+        try {
+            return SimulatedRuntime.extractRknn(directory.resolve("lib"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public Path models() {
         Path target = directory.resolve("models");
         try (InputStream index = Simulation.class.getResourceAsStream(MODELS + "index.txt")) {

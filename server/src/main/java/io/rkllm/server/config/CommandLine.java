@@ -29,6 +29,14 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate");
     public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
             "fuzz", "cds-archive");
+    /**
+     * The options of the commands (doctor, bench, fuzz, soak, rag-clean), all taking a value: only so that a
+     * misspelt flag at the end of the line is called unknown rather than missing its value. Each command
+     * still rejects the options it does not take.
+     */
+    private static final Set<String> COMMAND_OPTIONS = Set.of("user", "url", "model", "cases", "seed", "first",
+            "concurrency", "timeout", "key", "requests", "clients", "disconnects", "non-streaming", "rounds",
+            "padding", "trace", "pid", "prefill-tps", "in", "out");
 
     public static CommandLine parse(String... args) {
         String command = null;
@@ -45,11 +53,13 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
                 continue;
             }
             if (!arg.startsWith("--")) {
-                if (command == null && arguments.isEmpty() && COMMANDS.contains(arg)) {
+                if (command == null && arguments.isEmpty() && arg.equals("help")) {
+                    help = true;
+                } else if (command == null && arguments.isEmpty() && COMMANDS.contains(arg)) {
                     command = arg;
                 } else if (command == null && arguments.isEmpty() && !arg.startsWith("-")) {
                     throw new ConfigException("unknown command '" + arg + "' (commands: " + String.join(", ",
-                            new TreeSet<>(COMMANDS)) + "; see --help)");
+                            new TreeSet<>(COMMANDS)) + ", help; see --help)");
                 } else {
                     arguments.add(arg);
                 }
@@ -70,8 +80,11 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
                     value = "true";
                 } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
                     value = args[++i];
-                } else {
+                } else if (SHORTCUTS.containsKey(name) || name.equals("config") || name.contains(".")
+                        || COMMAND_OPTIONS.contains(name)) {
                     throw new ConfigException("--" + name + " needs a value");
+                } else {
+                    throw new ConfigException("--" + name + ": unknown option (see --help)");
                 }
             }
             switch (name) {

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -44,9 +43,37 @@ public final class ConfigLoader {
     private final ObjectMapper binder;
     private final ObjectNode defaults;
 
-    /** The outcome: the configuration, the file it came from, and the keys set explicitly. */
-    public record Loaded(ServerConfig config, Optional<Path> file, Set<String> explicitKeys) {
+    /** Where a key's value came from, in rising precedence. */
+    public enum Source { FILE, ENVIRONMENT, FLAG }
+
+    /** The outcome: the configuration, the file it came from, and where each key set explicitly was set. */
+    public record Loaded(ServerConfig config, Optional<Path> file, Map<String, Source> sources) {
+        public Loaded {
+            sources = Map.copyOf(sources);
+        }
+
+        public Set<String> explicitKeys() {
+            return sources.keySet();
+        }
+
+        /**
+         * Whether {@code --simulate} serves the bundled simulated models: simulation is on and models.dir was
+         * not set where runtime.simulate was or above. So {@code models --simulate} on a board whose
+         * configuration file names the real models directory still lists the simulated ones, while
+         * {@code --simulate --models DIR} (or both keys in one file) simulates the runtime over DIR.
+         */
+        public boolean simulatedModels() {
+            if (!config.runtime().simulate()) {
+                return false;
+            }
+            Source dir = sources.get(MODELS_DIR);
+            Source simulate = sources.get(SIMULATE);
+            return dir == null || simulate == null || dir.compareTo(simulate) < 0;
+        }
     }
+
+    private static final String MODELS_DIR = "models.dir";
+    private static final String SIMULATE = "runtime.simulate";
 
     public ConfigLoader(Path home) {
         SimpleModule module = new SimpleModule();
@@ -89,7 +116,7 @@ public final class ConfigLoader {
     public Loaded load(Optional<Path> file, Map<String, String> environment, Map<String, String> flags) {
         ObjectNode tree = defaults.deepCopy();
         Set<String> known = defaults().keySet();
-        Set<String> explicit = new LinkedHashSet<>();
+        Map<String, Source> explicit = new LinkedHashMap<>();
         if (file.isPresent()) {
             JsonNode fromFile = readFile(file.get());
             if (fromFile != null && !fromFile.isNull() && !fromFile.isMissingNode()) {
@@ -103,7 +130,7 @@ public final class ConfigLoader {
             String value = environment.get(envName(key));
             if (value != null) {
                 set(tree, key, value);
-                explicit.add(key);
+                explicit.put(key, Source.ENVIRONMENT);
             }
         }
         String keys = environment.get(API_KEYS_ENV);
@@ -112,7 +139,7 @@ public final class ConfigLoader {
             String both = environment.containsKey(envName(API_KEYS)) ? environment.get(envName(API_KEYS)) + "," + keys
                     : keys;
             set(tree, API_KEYS, both);
-            explicit.add(API_KEYS);
+            explicit.put(API_KEYS, Source.ENVIRONMENT);
         }
         for (var flag : flags.entrySet()) {
             String key = flag.getKey().replace('-', '_');
@@ -120,11 +147,11 @@ public final class ConfigLoader {
                 throw new ConfigException("--" + flag.getKey() + ": unknown option (see --help for the keys)");
             }
             set(tree, key, flag.getValue());
-            explicit.add(key);
+            explicit.put(key, Source.FLAG);
         }
         ServerConfig config = bind(tree);
         ConfigValidator.validate(config);
-        return new Loaded(config, file, Set.copyOf(explicit));
+        return new Loaded(config, file, explicit);
     }
 
     private JsonNode readFile(Path file) {
@@ -139,7 +166,7 @@ public final class ConfigLoader {
     }
 
     private static void merge(ObjectNode target, ObjectNode source, String prefix, Set<String> known,
-                              String origin, Set<String> explicit) {
+                              String origin, Map<String, Source> explicit) {
         Iterator<Map.Entry<String, JsonNode>> fields = source.fields();
         while (fields.hasNext()) {
             var field = fields.next();
@@ -157,7 +184,7 @@ public final class ConfigLoader {
             } else if (known.contains(key)) {
                 if (!field.getValue().isNull()) {
                     target.set(key.substring(prefix.length()), field.getValue());
-                    explicit.add(key);
+                    explicit.put(key, Source.FILE);
                 }
             } else {
                 throw new ConfigException(origin + ": unknown key '" + key + "'" + suggestion(key, known));

@@ -11,7 +11,7 @@ import java.util.List;
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
                            Generation generation, Cache cache, Tasks tasks, RagOptions rag, Embeddings embeddings,
-                           Logging logging, Metrics metrics, Security security, Limits limits) {
+                           Logging logging, Metrics metrics, Security security, Limits limits, Vision vision) {
 
     /**
      * The HTTP listener.
@@ -22,19 +22,39 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
     public record Server(String host, int port, String publicUrl, Duration idleTimeout) {
     }
 
-    /** The RKLLM runtime library and its ABI. */
-    public record Runtime(String library, String abi, boolean simulate) {
+    /**
+     * The RKLLM runtime library, its ABI, and how the server works around the faults of a release
+     * (docs/runtime-abi.md, "Known faults").
+     *
+     * @param thinkingFlag when {@code enable_thinking} reaches the runtime: {@code auto} (not on runtime 1.3 for a
+     *                     model whose chat template the server sets: thinking is then switched by the template),
+     *                     {@code always} (whenever the request thinks) or {@code never}
+     * @param eosGuard     end an answer where the runtime went past a special token it did not stop at (the wrong
+     *                     EOS id of runtime 1.3): {@code auto} (on for runtime 1.3), {@code on} or {@code off}
+     * @param rknnLibrary  the RKNN runtime (librknnrt.so) that runs the image encoders of vision models; empty =
+     *                     searched like the RKLLM library
+     */
+    public record Runtime(String library, String abi, boolean simulate, String thinkingFlag, String eosGuard,
+                          String rknnLibrary) {
     }
 
     /**
-     * Where models are and how many stay loaded.
+     * Where models are, how many stay loaded, and how their memory is checked before a load. Both memory settings
+     * count a model by the same estimate (memory_mb of its model.yaml, else 1.3 times its file, per loaded handle);
+     * {@code maxMemory} is how much may stay loaded on any runtime, {@code memoryCheck} whether one more
+     * {@code rkllm_init} is safe now (runtime 1.3 crashes instead of failing).
      *
-     * @param maxLoaded models loaded at once (a chat model and an embedding model are two)
-     * @param maxMemory what the loaded models may take together, estimated from their files: {@code auto} (60% of
-     *                  the RAM), {@code 0} (no limit), or a size such as {@code 6G} or {@code 4096M}; a model that
-     *                  would go beyond it loads in place of others
+     * @param maxLoaded      models loaded at once (a chat model and an embedding model are two)
+     * @param maxMemory      what the loaded models may keep together: {@code auto} (60% of the RAM), {@code 0} (no
+     *                       limit), or a size such as {@code 6G} or {@code 4096M}; a model that would go beyond it
+     *                       loads in place of others
+     * @param memoryCheck    check that a model fits in memory before {@code rkllm_init}: {@code auto} (on for
+     *                       runtime 1.3, whose failed init crashes the process), {@code on} or {@code off}
+     * @param memoryBudgetMb memory the loaded models may take together, in MB, for that check; 0 = what the machine
+     *                       has available when the model loads ({@code MemAvailable})
      */
-    public record Models(Path dir, int maxLoaded, String maxMemory, Duration idleUnload, Duration loadTimeout) {
+    public record Models(Path dir, int maxLoaded, String maxMemory, Duration idleUnload, Duration loadTimeout,
+                         String memoryCheck, int memoryBudgetMb) {
     }
 
     /** The per-model FIFO queue. */
@@ -56,8 +76,11 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param slots handles per model, each with its own KV cache (each costs the model's memory again):
      *              a number, or {@code auto} (two when two copies of the model fit in 60% of the RAM, else one)
      * @param verify compare the bookkeeping with rkllm_get_kv_cache_size before reusing a cache
+     * @param trimTo when a conversation outgrows the context, its oldest exchanges are left out until the rest
+     *               fills at most this share of the room it has (the context less the system prompt, the tools
+     *               and the answer's reserve)
      */
-    public record Cache(boolean enabled, String slots, boolean verify) {
+    public record Cache(boolean enabled, String slots, boolean verify, double trimTo) {
     }
 
     /**
@@ -108,8 +131,36 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
                            List<String> corsOrigins) {
     }
 
-    /** Bounds on what one request may ask for; beyond them a 4xx. */
+    /**
+     * Bounds on what one request may ask for; beyond them a 4xx.
+     *
+     * @param maxImages pictures in one request, every message counted (Open WebUI resends earlier ones)
+     * @param storedResponses Responses API responses kept in memory for previous_response_id (0 = none)
+     */
     public record Limits(int maxBodyMb, int maxMessages, int maxTokens, int maxStop, int maxStopLength,
-                         int maxTools) {
+                         int maxTools, int maxImages, int storedResponses) {
+    }
+
+    /**
+     * Pictures and vision-language models (docs/vision.md).
+     *
+     * @param textModelImages a picture in the newest message to a text-only model: {@code refuse} (400 naming the
+     *                        vision models) or {@code ignore} (answered without it, with a note)
+     * @param fetchUrls fetch http(s) image URLs (off: only data: URLs and base64; a server that fetches URLs
+     *                  for anyone can be made to reach the network behind it)
+     * @param fetchTimeout how long fetching one image URL may take
+     * @param maxImageMb the largest picture accepted, in MB after base64 decoding
+     * @param maxMegapixels the largest picture accepted, in megapixels (checked before decoding)
+     * @param cacheMb memory for image embeddings kept by content, so a resent picture is not encoded again
+     * @param cachePolicy how a chat with a picture uses the KV cache: {@code resend} (every turn with a picture
+     *                    is sent whole, the picture from the embedding cache) or {@code incremental} (follow-ups
+     *                    send only the new message and rely on the runtime keeping image tokens in its cache)
+     * @param coResident a vision model may stay loaded beside other models (up to models.max_loaded); off: it
+     *                   takes their place, as the NPU memory of both rarely fits
+     * @param encoderCores NPU cores of the image encoder: all, auto (one, the runtime's choice), 0, 1, 2, 0_1, 0_1_2
+     */
+    public record Vision(String textModelImages, boolean fetchUrls, Duration fetchTimeout, int maxImageMb,
+                         int maxMegapixels, int cacheMb, String cachePolicy, boolean coResident,
+                         String encoderCores) {
     }
 }

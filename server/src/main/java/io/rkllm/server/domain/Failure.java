@@ -38,12 +38,26 @@ public sealed interface Failure {
     record LoadFailed(String model, String message) implements Failure {
     }
 
+    /**
+     * Loading the model was not attempted: the memory check says it may not fit ({@code rkllm_init} of runtime
+     * 1.3.0 crashes the whole process when memory runs out instead of failing).
+     *
+     * @param neededMb what the model is expected to take
+     * @param availableMb what the check found free for it
+     */
+    record InsufficientMemory(String model, long neededMb, long availableMb, String message) implements Failure {
+    }
+
     /** The model is giving way to another one and takes no new requests. */
     record ModelUnloading(String model, String message) implements Failure {
     }
 
     /** The request ended before its answer did, for {@code reason}. */
     record Cancelled(CancelReason reason, String message) implements Failure {
+    }
+
+    /** The model's answer did not meet the request's contract (JSON, a schema, a tool call), even when asked twice. */
+    record InvalidOutput(String message) implements Failure {
     }
 
     /** The runtime reported an error during the run (the model stays loaded). */

@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One embedding request on the model's thread: the handle is readied once, then each prompt runs in
  * {@code RKLLM_INFER_GET_LAST_HIDDEN_LAYER} mode with {@code keep_history=0} on the empty KV cache (so every
- * vector depends on its own text only), taking its turn on the NPU after any generation, and its rows are pooled
- * at once. The first prompt that fails fails the request: the prompts after it do not run.
+ * vector depends on its own text only), taking its turn on the NPU after any generation (and, like every
+ * {@code rkllm_run}, never beside an image encoder's run: {@link NpuLock}), and its rows are pooled at once. The
+ * first prompt that fails fails the request: the prompts after it do not run.
  */
 final class EmbeddingJob extends Job {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddingJob.class);
@@ -82,7 +83,9 @@ final class EmbeddingJob extends Job {
             }
             HiddenLayer result;
             try {
-                result = model.lastHiddenLayer(RunInput.user(prompts.get(i), false), embedding.control());
+                // an rkllm_run like a generation's: never beside a vision model's encoder run
+                RunInput input = RunInput.user(prompts.get(i), false);
+                result = worker.npu().generating(() -> model.lastHiddenLayer(input, embedding.control()));
             } catch (RuntimeException e) {
                 LOG.error("model {}: embedding run failed", worker.name(), e);
                 result = new HiddenLayer.Failed(e.getMessage());

@@ -1,7 +1,9 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.ffm.Abi;
+import io.rkllm.ffm.ImageInput;
 import io.rkllm.ffm.Model;
+import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.TokenEvent;
@@ -9,6 +11,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,23 +99,58 @@ final class GenerationJob extends Job {
         }
         RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
                 model.abi().perRunSampling() ? maxTokens : 0);
+        Optional<ImageInput> images = Optional.empty();
+        boolean cancelledWhileEncoding = false;
+        if (!plan.request().images().isEmpty()) {
+            ImageStep.Result result = slots.vision().map(v -> v.embed(plan.request().images(),
+                    generation.control()::isAborted)).orElseGet(() -> new ImageStep.Result.Failed("model "
+                    + worker.name() + " has no image encoder"));
+            switch (result) {
+                case ImageStep.Result.Ready ready -> images = Optional.of(NativeTypes.images(ready.embeddings(),
+                        ready.encoder()));
+                case ImageStep.Result.Cancelled c -> cancelledWhileEncoding = true;
+                case ImageStep.Result.Failed failed -> {
+                    finish(plan, new RunOutcome.Failed(failed.message()), "");
+                    generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message())));
+                    return;
+                }
+            }
+        }
         // runtime 1.2 has no per-run limit: count the tokens and abort at the limit
         boolean countLimit = maxTokens > 0 && model.abi() == Abi.V1_2;
         boolean[] limitHit = {false};
+        EosWatch.Run endOfTurn = worker.eos().run();
         StringBuilder generated = new StringBuilder();
         TokenEvent terminal;
-        try {
-            worker.turns().awaitGenerationTurn();
-            terminal = model.run(input, event -> {
-                if (event instanceof TokenEvent.Text text) {
-                    generated.append(text.text());
-                    generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
-                    if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
-                        limitHit[0] = true;
-                        generation.control().abort();
-                    }
+        Consumer<TokenEvent> sink = event -> {
+            if (event instanceof TokenEvent.Text text) {
+                if (endOfTurn.passedTheEnd(text.text())) {
+                    generation.control().abort();
+                    return;
                 }
-            }, generation.control());
+                if (text.text().isEmpty()) {
+                    return; // a special token that prints nothing
+                }
+                generated.append(text.text());
+                generation.emit(new GenerationEvent.Text(text.text(), text.tokens()));
+                if (countLimit && text.tokens() >= maxTokens && !limitHit[0]) {
+                    limitHit[0] = true;
+                    generation.control().abort();
+                }
+            }
+        };
+        Optional<ImageInput> pictures = images;
+        try {
+            if (cancelledWhileEncoding) {
+                // the client left while the pictures were encoded: the language model never runs
+                terminal = new TokenEvent.Finished(PerfStats.NONE, true);
+            } else {
+                // an embedding run in progress ends first; none starts while this generation waits or runs
+                worker.turns().awaitGenerationTurn();
+                terminal = worker.npu().generating(() -> pictures.isPresent()
+                        ? model.run(input, pictures.get(), sink, generation.control())
+                        : model.run(input, sink, generation.control()));
+            }
         } catch (RuntimeException e) {
             LOG.error("model {}: run failed", worker.name(), e);
             terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
@@ -120,17 +158,27 @@ final class GenerationJob extends Job {
             Thread.currentThread().interrupt();
             terminal = new TokenEvent.Failed("interrupted before the run");
         }
+        // a run stopped at its end of turn ended as the model meant it to: its cache holds a whole turn
+        boolean aborted = terminal instanceof TokenEvent.Finished f && f.aborted() && !endOfTurn.stopped();
         RunOutcome outcome = switch (terminal) {
-            case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), f.aborted());
+            case TokenEvent.Finished f -> new RunOutcome.Finished(NativeTypes.stats(f.perf()), aborted);
             case TokenEvent.Failed f -> new RunOutcome.Failed(f.message());
             case TokenEvent.Text t -> throw new IllegalStateException("text is not terminal");
         };
+        finish(plan, outcome, generated.toString());
+        GenerationEvent end = end(terminal, aborted, limitHit[0], plan.reusedTokens(), model.params());
+        if (end instanceof GenerationEvent.Done done) {
+            worker.eos().ended(endOfTurn, done.reason(), maxTokens > 0);
+        }
+        generation.emit(end);
+    }
+
+    private void finish(RunPlanner.RunPlan plan, RunOutcome outcome, String generated) {
         try {
-            planner.finished(plan, outcome, generated.toString());
+            planner.finished(plan, outcome, generated);
         } catch (RuntimeException e) {
             LOG.error("model {}: recording the run failed", worker.name(), e);
         }
-        generation.emit(end(terminal, limitHit[0], plan.reusedTokens()));
     }
 
     /** The planner's decision; planned again on fewer slots when the one it chose could not be loaded. */
@@ -142,17 +190,25 @@ final class GenerationJob extends Job {
         }
     }
 
-    private GenerationEvent end(TokenEvent terminal, boolean limitHit, int reused) {
+    private GenerationEvent end(TokenEvent terminal, boolean aborted, boolean limitHit, int reused,
+                                ModelParams params) {
         return switch (terminal) {
             case TokenEvent.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
-            case TokenEvent.Finished finished -> finished(finished.perf(), finished.aborted(), limitHit, reused);
+            case TokenEvent.Finished finished -> finished(finished.perf(), aborted, limitHit, reused, params);
             case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
         };
     }
 
-    private GenerationEvent finished(PerfStats perf, boolean aborted, boolean limitHit, int reused) {
+    private GenerationEvent finished(PerfStats perf, boolean aborted, boolean limitHit, int reused,
+                                     ModelParams params) {
         RunStats stats = NativeTypes.stats(perf);
         if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
+            return new GenerationEvent.Done(StopReason.LENGTH, stats, reused);
+        }
+        boolean contextFull = reused + perf.prefillTokens() + perf.generateTokens() >= params.maxContextLen();
+        boolean runtimeLimit = params.maxNewTokens() > 0 && perf.generateTokens() >= params.maxNewTokens();
+        if (!aborted && (contextFull || runtimeLimit)) {
+            // the runtime stopped because nothing more fits (or at its own limit), not because the answer ended
             return new GenerationEvent.Done(StopReason.LENGTH, stats, reused);
         }
         if (aborted) {

@@ -1,6 +1,9 @@
 package io.rkllm.server.engine;
 
 import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -16,8 +19,17 @@ public final class LoadedModel<S> {
     private final S state;
     private final AtomicReference<Instant> lastUsed;
     private volatile boolean draining;
+    private final AtomicLong memoryMb;
+    private final CompletableFuture<Void> released;
 
-    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state) {
+    /**
+     * @param memoryMb what its loaded slots hold, as the memory check counted them
+     * @param released completes when the worker stopped and its memory is counted as free again
+     */
+    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state, AtomicLong memoryMb,
+                CompletableFuture<Void> released) {
+        this.memoryMb = memoryMb;
+        this.released = released;
         this.load = load;
         this.worker = worker;
         this.loadStarted = now;
@@ -49,9 +61,24 @@ public final class LoadedModel<S> {
         lastUsed.set(now);
     }
 
+    /** A vision model's image encoder, once loaded: the picture size it takes and its tokens per picture. */
+    public Optional<EncoderInfo> encoder() {
+        return worker.encoder();
+    }
+
     /** The pipeline's state of this model; touched only on the worker thread. */
     public S state() {
         return state;
+    }
+
+    /** What its loaded slots hold (0 while the first still loads), in MB. */
+    long memoryMb() {
+        return memoryMb.get();
+    }
+
+    /** Completes when the model is unloaded and its memory is counted as free. */
+    CompletableFuture<Void> released() {
+        return released;
     }
 
     /** Giving way to another model: it takes no new requests and unloads once its queue is empty. */

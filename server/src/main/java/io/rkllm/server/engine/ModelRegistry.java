@@ -5,6 +5,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -34,6 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ModelRegistry<S> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
+    private static final long MIB = 1L << 20;
 
     /** Loading, unloading and load failures, for metrics. */
     public interface Listener {
@@ -45,6 +49,17 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
         default void loadFailed(String id, String message) {
         }
+
+        /** The image encoder of a vision model ran for one picture. */
+        default void imageEncoded(String id, Duration took) {
+        }
+
+        /** A picture's embedding came from the cache: no encoder run. */
+        default void imageFromCache(String id) {
+        }
+
+        default void encoderFailed(String id, String message) {
+        }
     }
 
     private final ModelLoader runtime;
@@ -54,13 +69,17 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final NpuTurns turns = new NpuTurns();
     private final Duration idleUnload;
     private final Duration loadTimeout;
+    private final boolean eosGuard;
     private final Clock clock;
     private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
     private final Map<String, LoadedModel<S>> loaded = new LinkedHashMap<>();
-    /** Workers being stopped: a new model loads only once their NPU memory is free. */
-    private final List<CompletableFuture<Void>> stopping = new ArrayList<>();
+    /** Models being stopped: a new model loads only once their NPU memory is free. */
+    private final List<LoadedModel<S>> stopping = new ArrayList<>();
+    private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
+    private final NpuLock npu = new NpuLock();
+    private final EmbeddingCache embeddings;
     private boolean closed;
 
     public ModelRegistry(ModelLoader runtime, RegistrySettings settings, Clock clock,
@@ -71,15 +90,24 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.maxMemory = settings.maxMemoryBytes();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
+        this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
+        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), runtime.runtime().abi()),
+                settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.stateFactory = stateFactory;
         this.listener = listener;
+        this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("rkllm-idle-unload").daemon(true).factory());
         if (!idleUnload.isZero()) {
             long period = Math.max(1000, Math.min(idleUnload.toMillis() / 4, 30_000));
             reaper.scheduleWithFixedDelay(this::unloadIdle, period, period, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** Image embeddings by model and picture. */
+    public EmbeddingCache embeddings() {
+        return embeddings;
     }
 
     /** The runtime's ABI, whether it samples per run, and its default sampling. */
@@ -110,16 +138,30 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
-                    while (loaded.size() >= maxLoaded || !fits(spec)) {
+                    // the first slot (and a vision model's encoder) loads now; another slot only when a
+                    // conversation needs it, checked then
+                    long need = spec.firstLoadMb();
+                    int limit = room(spec);
+                    if (!memory.fits(need + loadingMb(), releasingMb() + heldMb())) {
+                        // even with every other model unloaded it would not fit: unload nothing, say so now
+                        Failure refused = memory.insufficient(spec.id(), need,
+                                Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()));
+                        LOG.warn("not loading: {}", refused.message());
+                        throw new FailureException(refused);
+                    }
+                    while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())
+                            || !withinMaxMemory(need)) {
                         Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
                         if (idle.isEmpty()) {
                             break;
                         }
-                        stop(idle.get(), "switch to " + spec.id());
+                        stop(idle.get(), loaded.size() >= limit ? "switch to " + spec.id()
+                                : "to make room in memory for " + spec.id());
                     }
-                    if (loaded.size() < maxLoaded && fits(spec)) {
+                    if (loaded.size() < limit && memory.fits(need + loadingMb(), releasingMb())
+                            && withinMaxMemory(need)) {
                         model = start(spec);
                         loaded.put(spec.id(), model);
                         break;
@@ -135,7 +177,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 if (remaining <= 0) {
                     throw loadFailed(spec.id(), "waited " + loadTimeout.toSeconds() + " s for room to load model "
                             + spec.id() + " (models.max_loaded " + maxLoaded + (maxMemory > 0 ? ", models.max_memory "
-                            + maxMemory / (1024 * 1024) + " MB" : "") + ", every loaded model busy)");
+                            + maxMemory / MIB + " MB" : "") + ", every loaded model busy)");
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, remaining);
@@ -151,18 +193,20 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     /**
-     * Whether {@code spec} fits in the memory limit beside the loaded models (each counted for the handles it has
-     * loaded). A model alone always fits: whether it loads at all is the runtime's to say.
+     * How many models may be loaded once {@code spec} is: {@code maxLoaded}, or one when it or a loaded model takes
+     * the NPU alone (a vision model, unless co-residency is configured). Holds the lock.
      */
-    private boolean fits(ModelLoad spec) {
-        if (maxMemory <= 0 || loaded.isEmpty()) {
-            return true;
-        }
-        long used = 0;
-        for (LoadedModel<S> m : loaded.values()) {
-            used += m.load().memoryBytes() * Math.max(1, m.worker().loadedSlots());
-        }
-        return used + spec.memoryBytes() <= maxMemory;
+    private int room(ModelLoad spec) {
+        return spec.exclusive() || loaded.values().stream().anyMatch(m -> m.load().exclusive()) ? 1 : maxLoaded;
+    }
+
+    /**
+     * Whether {@code needMb} more stays within {@code models.max_memory} beside the loaded models (each counted for
+     * what its loaded slots hold, by the same estimate as the memory check). A model alone always fits: whether it
+     * loads at all is the memory check's and the runtime's to say. Holds the lock.
+     */
+    private boolean withinMaxMemory(long needMb) {
+        return maxMemory <= 0 || loaded.isEmpty() || (heldMb() + needMb) * MIB <= maxMemory;
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
@@ -173,10 +217,43 @@ public final class ModelRegistry<S> implements AutoCloseable {
         notifyAll();
     }
 
+    /**
+     * What the loaded models hold, a model still loading its first slot (and encoder) counted with it; holds the
+     * lock.
+     */
+    private long heldMb() {
+        return loaded.values().stream().mapToLong(m -> Math.max(m.memoryMb(), m.load().firstLoadMb())).sum();
+    }
+
+    /** What models still loading will take, which the memory reading does not show yet; holds the lock. */
+    private long loadingMb() {
+        return loaded.values().stream().filter(m -> !m.worker().loaded().isDone())
+                .mapToLong(m -> Math.max(0, m.load().firstLoadMb() - m.memoryMb())).sum();
+    }
+
+    /**
+     * Before another slot of a loaded model (a second conversation): refused, so the model goes on with the slots
+     * it has, when it would take the loaded models beyond {@code models.max_memory}. Nothing is unloaded for it: a
+     * slot is worth less than another model staying loaded. The memory check follows in its init.
+     */
+    private synchronized void checkAnotherSlot(ModelLoad spec) {
+        if (maxMemory > 0 && (heldMb() + spec.memoryMb()) * MIB > maxMemory) {
+            throw new IllegalStateException("another slot of model " + spec.id() + " (about " + spec.memoryMb()
+                    + " MB) would take the loaded models beyond models.max_memory " + maxMemory / MIB + " MB ("
+                    + heldMb() + " MB held)");
+        }
+    }
+
+    /** What models being unloaded still hold and will free before the next load; holds the lock. */
+    private long releasingMb() {
+        stopping.removeIf(m -> m.released().isDone());
+        return stopping.stream().mapToLong(LoadedModel::memoryMb).sum();
+    }
+
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
     private void stop(LoadedModel<S> model, String why) {
         loaded.remove(model.id());
-        stopping.add(model.worker().stopped());
+        stopping.add(model);
         LOG.info("unloading model {} ({})", model.id(), why);
         model.worker().close();
         listener.unloaded(model.id(), "switch");
@@ -242,13 +319,18 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     private LoadedModel<S> start(ModelLoad spec) {
         Instant started = clock.instant();
-        stopping.removeIf(CompletableFuture::isDone);
-        List<CompletableFuture<Void>> freed = List.copyOf(stopping);
+        stopping.removeIf(m -> m.released().isDone());
+        List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
+        AtomicLong reserved = new AtomicLong();
+        AtomicInteger handles = new AtomicInteger();
         ModelWorker worker = new ModelWorker(spec.id(), spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued,
                 spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
+            if (handles.getAndIncrement() > 0) {
+                checkAnotherSlot(spec);
+            }
             LOG.info("loading model {} from {}", spec.id(), spec.file());
             long t0 = System.nanoTime();
             try {
@@ -257,7 +339,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = runtime.load(spec);
+                Model model = memory.load(spec.id(), spec.memoryMb(), () -> runtime.load(spec));
+                reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
@@ -267,14 +350,46 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
-        }, () -> {
+        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec, reserved), npu, turns, () -> {
             LoadedModel<S> model = self.get();
             if (model != null) {
                 idle(model);
             }
-        }, turns);
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec)));
+        }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
+        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
+        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
         return self.get();
+    }
+
+    /**
+     * Loads a vision model's image encoder, on its worker thread, under the memory check like a slot (an encoder's
+     * memory taken unchecked could leave too little for the next {@code rkllm_init}); {@code reserved} counts it.
+     */
+    private ImageStep encoderStep(ModelLoad spec, AtomicLong reserved) {
+        VisionLoad vision = spec.vision().orElseThrow();
+        LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
+        long t0 = System.nanoTime();
+        try {
+            if (!Files.isReadable(vision.encoder())) {
+                throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+            }
+            long encoderMb = vision.memoryMb();
+            ImageEncoding encoder = memory.load(spec.id() + " (its image encoder)", encoderMb,
+                    () -> runtime.loadEncoder(spec));
+            reserved.addAndGet(encoderMb);
+            EncoderInfo info = encoder.info();
+            LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
+                    spec.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
+                    info.imageTokens(), info.embeddingWidth());
+            return new ImageStep(spec.id(), encoder, embeddings, npu, listener);
+        } catch (RuntimeException e) {
+            LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
+            listener.loadFailed(spec.id(), e.getMessage());
+            if (e instanceof FailureException refused) {
+                throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
+            }
+            throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
+        }
     }
 
     private void awaitLoaded(LoadedModel<S> model) {
@@ -291,6 +406,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 loaded.remove(model.id(), model);
             }
             Throwable cause = e.getCause();
+            if (cause instanceof FailureException f) {
+                throw new FailureException(f.failure(), f);
+            }
             throw new FailureException(new Failure.LoadFailed(model.id(), "model " + model.id() + " failed to load: "
                     + (cause == null ? e.getMessage() : cause.getMessage())), cause);
         }

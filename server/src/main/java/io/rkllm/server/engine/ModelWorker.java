@@ -4,6 +4,7 @@ import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,25 +30,44 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
+    private final EosWatch eos;
     private final NpuTurns turns;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile Job running;
     private volatile int loadedSlots;
+    private volatile EncoderInfo encoder;
+    private final NpuLock npu;
 
     /**
      * Starts the worker thread, which begins by loading the first of {@code slots} handles with {@code loader}
      * (each slot has its own KV cache; the others load when a run needs them; runs still go one at a time).
      *
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
-     * @param turns the order of generations and embeddings on the NPU, shared by the registry's workers
      */
-    ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, NpuTurns turns) {
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
+        this(name, maxQueued, slots, loader, onIdle, new EosWatch(name, false, false));
+    }
+
+    /** The same, with the model's end-of-turn watch (runtime 1.3's EOS fault). */
+    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, EosWatch eos) {
+        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), new NpuTurns(), onIdle, eos);
+    }
+
+    /**
+     * The same for a model that may have an image encoder: {@code vision} loads it (after the first slot, as
+     * Rockchip's demo does) or gives null; every run takes {@code npu}, and waits its turn in {@code turns} (the
+     * order of generations and embeddings on the NPU); both are shared by the registry's workers.
+     */
+    ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Supplier<ImageStep> vision,
+                NpuLock npu, NpuTurns turns, Runnable onIdle, EosWatch eos) {
+        this.eos = eos;
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
+        this.npu = npu;
         this.turns = turns;
-        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader));
+        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader, vision));
     }
 
     public String name() {
@@ -63,6 +83,15 @@ public final class ModelWorker implements AutoCloseable {
         return loaded;
     }
 
+    /** The image encoder, once loaded (vision models only). */
+    public Optional<EncoderInfo> encoder() {
+        return java.util.Optional.ofNullable(encoder);
+    }
+
+    NpuLock npu() {
+        return npu;
+    }
+
     /** Slots loaded so far. */
     public int loadedSlots() {
         return loadedSlots;
@@ -71,6 +100,10 @@ public final class ModelWorker implements AutoCloseable {
     /** Completes when the worker thread has destroyed the model and ended. */
     CompletableFuture<Void> stopped() {
         return stopped;
+    }
+
+    EosWatch eos() {
+        return eos;
     }
 
     public int queued() {
@@ -173,11 +206,24 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
-    private void loop(int slotCount, Supplier<Model> loader) {
+    private void loop(int slotCount, Supplier<Model> loader, Supplier<ImageStep> vision) {
         Slots slots;
         try {
             slots = new Slots(name, slotCount, loader);
         } catch (Throwable t) {
+            loaded.completeExceptionally(t);
+            end(t.getMessage());
+            return;
+        }
+        try {
+            ImageStep step = vision.get();
+            if (step != null) {
+                slots.vision(step);
+                encoder = step.encoder();
+            }
+        } catch (Throwable t) {
+            // a vision model without its encoder is broken: the whole load fails
+            slots.loadedHandles().forEach(ModelWorker::destroy);
             loaded.completeExceptionally(t);
             end(t.getMessage());
             return;
@@ -207,6 +253,7 @@ public final class ModelWorker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            slots.vision().ifPresent(ImageStep::close);
             slots.loadedHandles().forEach(ModelWorker::destroy);
             end("model " + name + " was unloaded");
         }

@@ -1,10 +1,13 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.ffm.ExtendParams;
+import io.rkllm.ffm.ImageInput;
+import io.rkllm.ffm.ImageTags;
 import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.SamplingParams;
+import java.util.List;
 import java.util.Optional;
 
 /** Between the engine's records and the binding's: the one place that knows both. */
@@ -34,11 +37,26 @@ final class NativeTypes {
                 sampling, Math.max(0, maxNewTokens), Optional.empty(), Optional.empty());
     }
 
-    /** The init parameters of a model: the runtime's defaults with the model's file, context and sampling. */
+    /**
+     * The init parameters of a model: the runtime's defaults with the model's file, context and sampling, and for a
+     * vision model its image tags and memory domain.
+     */
     static ModelParams params(ModelParams defaults, ModelLoad load) {
-        return defaults.withModelPath(load.file()).withMaxContextLen(load.contextLength())
+        ExtendParams extend = defaults.extend().nBatch() > 0 ? defaults.extend() : ExtendParams.DEFAULT;
+        ModelParams params = defaults.withModelPath(load.file()).withMaxContextLen(load.contextLength())
                 .withMaxNewTokens(load.contextLength()).withNKeep(-1)
-                .withSampling(samplingParams(defaults.sampling(), load.sampling()))
-                .withExtend(defaults.extend().nBatch() > 0 ? defaults.extend() : ExtendParams.DEFAULT);
+                .withSampling(samplingParams(defaults.sampling(), load.sampling()));
+        if (load.vision().isPresent()) {
+            VisionLoad v = load.vision().get();
+            extend = new ExtendParams(v.baseDomainId(), extend.embedFlash(), extend.enabledCpusNum(),
+                    extend.enabledCpusMask(), extend.nBatch(), extend.useCrossAttn());
+            params = params.withImageTags(new ImageTags(v.imageStart(), v.imageEnd(), v.imageContent()));
+        }
+        return params.withExtend(extend);
+    }
+
+    /** The pictures of a multimodal run, with the model's own tags (given at init). */
+    static ImageInput images(List<float[]> embeddings, EncoderInfo encoder) {
+        return new ImageInput(embeddings, encoder.imageTokens(), encoder.width(), encoder.height(), Optional.empty());
     }
 }

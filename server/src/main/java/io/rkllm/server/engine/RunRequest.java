@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -9,13 +10,22 @@ import java.util.Optional;
  * @param role "user", or "tool" for tool results after function tools were set
  * @param keepHistory append this turn to the KV cache (true) or drop it afterwards (false)
  * @param sampling this run's sampling (runtime 1.3); empty for the values given when the model loaded
+ * @param images the pictures of the prompt's {@code <image>} placeholders, in order (a multimodal run); empty
+ *               for text
  */
 public record RunRequest(String role, String prompt, boolean enableThinking, boolean keepHistory,
-                         Optional<Sampling> sampling) {
+                         Optional<Sampling> sampling, List<RunImage> images) {
 
     public RunRequest {
         Objects.requireNonNull(role, "role");
         Objects.requireNonNull(prompt, "prompt");
         Objects.requireNonNull(sampling, "sampling");
+        images = List.copyOf(images);
+    }
+
+    /** A text run. */
+    public RunRequest(String role, String prompt, boolean enableThinking, boolean keepHistory,
+                      Optional<Sampling> sampling) {
+        this(role, prompt, enableThinking, keepHistory, sampling, List.of());
     }
 }

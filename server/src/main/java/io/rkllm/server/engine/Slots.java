@@ -3,6 +3,7 @@ package io.rkllm.server.engine;
 import io.rkllm.ffm.Model;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -21,6 +22,7 @@ final class Slots {
     private final Supplier<Model> loader;
     private final List<Model> handles = new ArrayList<>();
     private int capacity;
+    private ImageStep vision;
 
     /** Loads the first slot now; the others, up to {@code capacity}, on demand. */
     Slots(String name, int capacity, Supplier<Model> loader) {
@@ -63,6 +65,15 @@ final class Slots {
             views.add(new LazySlot(i));
         }
         return views;
+    }
+
+    /** A vision model's image encoder step (one for all slots). */
+    Optional<ImageStep> vision() {
+        return Optional.ofNullable(vision);
+    }
+
+    void vision(ImageStep value) {
+        vision = value;
     }
 
     List<Model> loadedHandles() {

@@ -41,6 +41,10 @@ final class AccessLog {
         }
         Object model = ctx.attribute(MODEL);
         Object detail = ctx.attribute(DETAIL);
+        if (detail == null && ctx.attribute(ErrorBodies.WRITTEN) instanceof ApiException e) {
+            // the status alone (400) does not say which of a dozen checks refused the request
+            detail = "error=" + e.code().orElse(e.type());
+        }
         LOG.info("{} {} {} {}ms{}{} id={}", ctx.method(), escape(ctx.path()), status, Math.round(millis),
                 model == null ? "" : " model=" + escape(model.toString()),
                 detail == null ? "" : " " + detail, escape(String.valueOf(ctx.res().getHeader(RequestIds.HEADER))));

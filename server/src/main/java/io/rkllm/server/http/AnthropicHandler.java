@@ -1,5 +1,6 @@
 package io.rkllm.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,6 +8,7 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.pipeline.Answer;
+import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -20,29 +22,33 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * A minimal Anthropic Messages API: {@code POST /v1/messages}, text in and out, through the same pipeline,
- * cache policy and queue as the other routes. Streams Anthropic's named SSE events in Anthropic's order
- * (message_start, content_block_start, ping, content_block_delta..., content_block_stop, message_delta,
- * message_stop); reasoning becomes {@code thinking} blocks when the request enabled thinking. Errors are
+ * Anthropic's Messages API: {@code POST /v1/messages} through the same pipeline, cache policy and queue as the
+ * other routes, and {@code POST /v1/messages/count_tokens}. Streams Anthropic's named SSE events in Anthropic's
+ * order (message_start, content_block_start, ping, content_block_delta..., content_block_stop, message_delta,
+ * message_stop); reasoning becomes {@code thinking} blocks when the request enabled thinking, tool calls
+ * {@code tool_use} blocks (streamed as {@code input_json_delta}) with {@code stop_reason: "tool_use"}. Errors are
  * {@code {"type":"error","error":{"type","message"}}}. {@code x-api-key} and {@code anthropic-version} are
  * accepted and not checked here.
  */
 final class AnthropicHandler {
     private final RunDriver driver;
     private final AnthropicRequestParser parser;
+    private final ChatPipeline pipeline;
     private final ObjectMapper mapper;
     private final ErrorBodies errors;
 
-    AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ObjectMapper mapper, ErrorBodies errors) {
+    AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ChatPipeline pipeline, ObjectMapper mapper,
+                     ErrorBodies errors) {
         this.driver = driver;
         this.parser = parser;
+        this.pipeline = pipeline;
         this.mapper = mapper;
         this.errors = errors;
     }
 
     void messages(Context c) throws Exception {
         ChatRequest request = parser.parse(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER)));
+                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER)));
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
         driver.run(c, request, started -> {
             String model = request.model().isBlank() ? started.modelId() : request.model();
@@ -54,6 +60,14 @@ final class AnthropicHandler {
                         mapper.writeValueAsBytes(message(id, model, answer, thinking))));
             }
         });
+    }
+
+    /** {@code {"input_tokens": N}}: the estimate of the whole prompt the model would see; nothing runs. */
+    void countTokens(Context c) throws Exception {
+        ChatRequest request = parser.parseCount(c.bodyAsBytes());
+        ObjectNode root = mapper.createObjectNode();
+        root.put("input_tokens", pipeline.promptTokens(request));
+        c.status(200).contentType("application/json").result(mapper.writeValueAsBytes(root));
     }
 
     private ObjectNode message(String id, String model, Answer answer, boolean thinking) {
@@ -68,14 +82,20 @@ final class AnthropicHandler {
         return root;
     }
 
-    /** The answer's content blocks: its reasoning (when asked for), then its text; at least one. */
+    /**
+     * The answer's content blocks: its reasoning (when asked for), its text, its tool calls; at least one (an
+     * empty text block for an empty answer).
+     */
     private ArrayNode blocks(Answer answer, boolean thinking) {
         ArrayNode blocks = mapper.createArrayNode();
         if (thinking && !answer.reasoning().isEmpty()) {
             blocks.add(block("thinking").put("thinking", answer.reasoning()));
         }
-        if (!answer.content().isEmpty() || blocks.isEmpty()) {
+        if (!answer.content().isEmpty() || (blocks.isEmpty() && answer.toolCalls().isEmpty())) {
             blocks.add(block("text").put("text", answer.content()));
+        }
+        for (OutputEvent.ToolCall call : answer.toolCalls()) {
+            blocks.add(toolUse(call, input(call.argumentsJson())));
         }
         return blocks;
     }
@@ -92,12 +112,37 @@ final class AnthropicHandler {
         return block;
     }
 
-    /** The block type an event belongs to, or null when it is not shown (reasoning not asked for, tools). */
+    /** A tool_use block: {@code input} is the call's arguments (an empty object while they stream). */
+    private ObjectNode toolUse(OutputEvent.ToolCall call, JsonNode input) {
+        ObjectNode block = mapper.createObjectNode();
+        block.put("type", "tool_use");
+        block.put("id", toolUseId(call.id()));
+        block.put("name", call.name());
+        block.set("input", input);
+        return block;
+    }
+
+    /** Anthropic's ids look like {@code toolu_...}; the random part is the call's own. */
+    static String toolUseId(String callId) {
+        return callId.startsWith("call_") ? "toolu_" + callId.substring("call_".length()) : callId;
+    }
+
+    /** The call's arguments as the object Anthropic's {@code input} is; anything else the model wrote is {}. */
+    private ObjectNode input(String argumentsJson) {
+        try {
+            JsonNode node = mapper.readTree(argumentsJson);
+            return node != null && node.isObject() ? (ObjectNode) node : mapper.createObjectNode();
+        } catch (IOException e) {
+            return mapper.createObjectNode();
+        }
+    }
+
+    /** The block type an event belongs to, or null when it is not shown (reasoning not asked for). */
     private static String type(OutputEvent event, boolean thinking) {
         return switch (event) {
             case OutputEvent.Content c -> "text";
             case OutputEvent.Reasoning r -> thinking ? "thinking" : null;
-            case OutputEvent.ToolCall t -> null;
+            case OutputEvent.ToolCall t -> "tool_use";
         };
     }
 
@@ -109,9 +154,15 @@ final class AnthropicHandler {
         };
     }
 
-    /** stop_reason and stop_sequence: end_turn, max_tokens, or stop_sequence with the string that matched. */
+    /**
+     * stop_reason and stop_sequence: end_turn, max_tokens, tool_use, or stop_sequence with the string that
+     * matched.
+     */
     private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop) {
-        if (finishReason.equals("length")) {
+        if (finishReason.equals("tool_calls")) {
+            node.put("stop_reason", "tool_use");
+            node.putNull("stop_sequence");
+        } else if (finishReason.equals("length")) {
             node.put("stop_reason", "max_tokens");
             node.putNull("stop_sequence");
         } else if (stop.isPresent()) {
@@ -123,7 +174,10 @@ final class AnthropicHandler {
         }
     }
 
-    /** input_tokens is what was prefilled now; what the KV cache already held is cache_read_input_tokens. */
+    /**
+     * input_tokens is what was prefilled now; what the KV cache already held is cache_read_input_tokens.
+     * output_tokens includes the thinking tokens: Anthropic's usage has no field of its own for them.
+     */
     private ObjectNode usage(Usage usage) {
         ObjectNode u = mapper.createObjectNode();
         u.put("input_tokens", usage.promptTokens() - usage.cachedTokens());
@@ -135,7 +189,9 @@ final class AnthropicHandler {
 
     /**
      * One streamed message as Anthropic's events. Content blocks open when their first piece arrives (a
-     * ping follows the first one) and close when a block of another type starts or the answer ends.
+     * ping follows the first one) and close when a block of another type starts or the answer ends; each tool
+     * call is a block of its own: content_block_start with the tool_use block (empty input), its arguments as
+     * input_json_delta deltas, content_block_stop.
      */
     private final class Events implements RunDriver.StreamFormat {
         private final String id;
@@ -184,6 +240,9 @@ final class AnthropicHandler {
             if (type == null) {
                 return List.of();
             }
+            if (e instanceof OutputEvent.ToolCall call) {
+                return toolUseBlock(call);
+            }
             List<byte[]> out = new ArrayList<>(open(type));
             ObjectNode root = event("content_block_delta");
             root.put("index", index);
@@ -199,10 +258,37 @@ final class AnthropicHandler {
             return out;
         }
 
+        /** A whole tool_use block: start, the arguments as one input_json_delta, stop. */
+        private List<byte[]> toolUseBlock(OutputEvent.ToolCall call) {
+            List<byte[]> out = new ArrayList<>();
+            if (openType != null) {
+                out.add(close());
+            }
+            index++;
+            openType = null;
+            ObjectNode start = event("content_block_start");
+            start.put("index", index);
+            start.set("content_block", toolUse(call, mapper.createObjectNode()));
+            out.add(sse("content_block_start", start));
+            if (index == 0) {
+                out.add(keepAlive());
+            }
+            ObjectNode root = event("content_block_delta");
+            root.put("index", index);
+            ObjectNode delta = root.putObject("delta");
+            delta.put("type", "input_json_delta");
+            delta.put("partial_json", input(call.argumentsJson()).toString());
+            out.add(sse("content_block_delta", root));
+            out.add(close());
+            return out;
+        }
+
         @Override
         public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
-            List<byte[]> out = new ArrayList<>(openType == null ? open("text") : List.of());
-            out.add(close());
+            List<byte[]> out = new ArrayList<>(index < 0 ? open("text") : List.of());
+            if (openType != null) {
+                out.add(close());
+            }
             ObjectNode root = event("message_delta");
             stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop());
             root.set("usage", usage(f.usage()));

@@ -22,7 +22,12 @@ final class FailureStatus {
                     5);
             case Failure.LoadFailed f -> unavailable("model_load_failed", message, 30);
             case Failure.ModelUnloading f -> unavailable("model_unloading", message, 2);
+            case Failure.InsufficientMemory f -> new ApiException(503, "server_error", "insufficient_memory", null,
+                    message, Map.of("needed_mb", f.neededMb(), "available_mb", f.availableMb()), 30);
             case Failure.RuntimeFailed f -> ApiException.internal("runtime_error", message);
+            // not a 5xx: SDKs retry those, and a second model answer would take as long and most likely fail alike
+            case Failure.InvalidOutput f -> new ApiException(422, "invalid_request_error", "invalid_output", null,
+                    message, Map.of(), null);
             case Failure.Cancelled f -> switch (f.reason()) {
                 case QUEUE_TIMEOUT -> unavailable("queue_timeout", message, 10);
                 case FIRST_TOKEN_TIMEOUT, SILENCE_TIMEOUT, TOTAL_TIMEOUT -> new ApiException(504, "server_error",

@@ -11,9 +11,11 @@ import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
 import io.rkllm.server.api.EmbeddingRequestParser;
+import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.Json;
 import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.ResponsesRequestParser;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.HttpMetrics;
@@ -48,17 +50,20 @@ public final class HttpServer implements AutoCloseable {
                       ModelService modelService, Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
-        ChatRequestParser parser = new ChatRequestParser(mapper, limits);
+        ChatRequestParser parser = new ChatRequestParser(mapper, limits,
+                new ImageSources(ImageSources.Settings.of(config.limits(), config.vision())));
         access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
                 new CorsPolicy(config.security().corsOrigins()));
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
-        var chat = new ChatCompletionsHandler(driver, parser, mapper, errors);
-        var completions = new CompletionsHandler(driver, parser, mapper, errors);
+        var openAi = new OpenAiHandler(driver, parser, mapper, errors);
         var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
                 config.models().idleUnload());
-        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser), mapper, errors);
+        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser, limits), pipeline, mapper,
+                errors);
+        var responses = new ResponsesHandler(driver, new ResponsesRequestParser(parser, limits),
+                new ResponseStore(config.limits().storedResponses()), mapper);
         var embeddings = new EmbeddingsHandler(embeddingPipeline, modelService, new EmbeddingRequestParser(parser),
                 mapper, metrics);
         var models = new ModelsHandler(modelService, mapper);
@@ -98,9 +103,12 @@ public final class HttpServer implements AutoCloseable {
                 }
             });
             for (String prefix : new String[] {"/v1", ""}) {
-                c.routes.post(prefix + "/chat/completions", chat::handle);
-                c.routes.post(prefix + "/completions", completions::handle);
+                c.routes.post(prefix + "/chat/completions", openAi::chat);
+                c.routes.post(prefix + "/completions", openAi::completions);
                 c.routes.post(prefix + "/embeddings", embeddings::openAi);
+                c.routes.post(prefix + "/responses", responses::create);
+                c.routes.get(prefix + "/responses/{id}", responses::get);
+                c.routes.delete(prefix + "/responses/{id}", responses::delete);
                 c.routes.get(prefix + "/models", models::list);
                 c.routes.get(prefix + "/models/{id}", models::get);
                 c.routes.post(prefix + "/models/{id}/load", models::load);
@@ -115,12 +123,16 @@ public final class HttpServer implements AutoCloseable {
             c.routes.post("/api/embed", embeddings::ollamaEmbed);
             c.routes.post("/api/embeddings", embeddings::ollamaEmbeddings);
             c.routes.post("/v1/messages", anthropic::messages);
+            c.routes.post("/v1/messages/count_tokens", anthropic::countTokens);
             if (metrics.enabled()) {
                 c.routes.get("/metrics", ctx -> {
                     Metrics.Scrape scrape = metrics.scrape(ctx.header("Accept"));
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
+            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
             // the one error path: every failure a route throws becomes its API's error body here

@@ -123,12 +123,12 @@ final class OllamaHandler {
 
     void chat(Context c) throws Exception {
         generate(c, parser.parseChat(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER))), true);
+                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER))), true);
     }
 
     void generate(Context c) throws Exception {
         generate(c, parser.parseGenerate(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(ChatCompletionsHandler.CHAT_ID_HEADER))), false);
+                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER))), false);
     }
 
     private void generate(Context ctx, OllamaRequest request, boolean chat) throws Exception {

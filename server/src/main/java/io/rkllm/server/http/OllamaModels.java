@@ -46,7 +46,11 @@ final class OllamaModels {
         }
     }
 
-    /** What Ollama's clients read in {@code capabilities}: an embedding model has only {@code embedding}. */
+    /**
+     * What Ollama's clients read in {@code capabilities} ({@code /api/tags}, {@code /api/show}), in Ollama's order:
+     * a chat model has {@code completion}, then {@code tools}, {@code vision} and {@code thinking} as it can; an
+     * embedding model has only {@code embedding}. The same facts as {@code /v1/models}' capabilities object.
+     */
     static List<String> capabilities(ModelDescriptor model) {
         if (model.isEmbedding()) {
             return List.of("embedding");
@@ -54,6 +58,9 @@ final class OllamaModels {
         List<String> caps = new ArrayList<>(List.of("completion"));
         if (model.capabilities().tools()) {
             caps.add("tools");
+        }
+        if (model.seesImages()) {
+            caps.add("vision");
         }
         if (model.capabilities().thinking()) {
             caps.add("thinking");

@@ -76,6 +76,7 @@ final class ResponseJson {
         u.put("completion_tokens", usage.completionTokens());
         u.put("total_tokens", usage.totalTokens());
         u.putObject("prompt_tokens_details").put("cached_tokens", usage.cachedTokens());
+        u.putObject("completion_tokens_details").put("reasoning_tokens", usage.reasoningTokens());
         return u;
     }
 

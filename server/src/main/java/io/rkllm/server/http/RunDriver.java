@@ -1,14 +1,18 @@
 package io.rkllm.server.http;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.PreparedChat;
+import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.io.IOException;
@@ -30,6 +34,10 @@ final class RunDriver {
     static final long PROBE_GAP_NANOS = 50_000_000L;
     /** nginx's "client closed request", for the access log only: nobody receives it. */
     static final int CLIENT_CLOSED = 499;
+    /** How an answer met the request's contract (JSON, a tool call): valid, repaired, retried, retried_repaired. */
+    static final String CHECK_HEADER = "X-RKLLM-Output-Check";
+    /** Why an answer the runtime ended is not whole (runtime 1.3.0's FINISH at </think>). */
+    static final String INCOMPLETE_HEADER = "X-RKLLM-Incomplete";
 
     /** How one API writes a stream; one instance per response, so it may keep state (open blocks). */
     interface StreamFormat {
@@ -51,7 +59,7 @@ final class RunDriver {
     }
 
     /** A run that was queued, and when: {@code loadNanos} is what queueing took, loading the model included. */
-    record Started(PreparedChat chat, ChatRun run, long arrivedNanos, long loadNanos) {
+    record Started(PreparedChat chat, Run run, long arrivedNanos, long loadNanos) {
         String modelId() {
             return chat.model().id();
         }
@@ -88,7 +96,7 @@ final class RunDriver {
         PreparedChat chat = pipeline.prepare(request);
         ctx.attribute(AccessLog.MODEL, chat.model().id());
         long queueing = System.nanoTime();
-        ChatRun run = pipeline.reserve(chat);
+        Run run = pipeline.reserve(chat);
         try (run) {
             Started started = new Started(chat, run, arrived, System.nanoTime() - queueing);
             chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
@@ -104,7 +112,7 @@ final class RunDriver {
      * tokens arrive, and its generation is cancelled.
      */
     void stream(Context ctx, Started started, StreamFormat format) throws InterruptedException {
-        ChatRun run = started.run();
+        Run run = started.run();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         try {
             StreamSink sink = StreamSink.open(ctx.res(), format.contentType());
@@ -137,12 +145,21 @@ final class RunDriver {
                     }
                     case ChatRun.Step.Finished f -> {
                         finished(ctx, started, f);
+                        if (f.check().isPresent() && format.contentType().equals("text/event-stream")) {
+                            // the headers left long ago: the check's outcome goes in a comment clients skip
+                            sink.send((": " + CHECK_HEADER + ": " + f.check().get() + "\n\n").getBytes(UTF_8));
+                        }
+                        if (f.incomplete().isPresent() && format.contentType().equals("text/event-stream")) {
+                            sink.send((": " + INCOMPLETE_HEADER + ": " + f.incomplete().get() + "\n\n")
+                                    .getBytes(UTF_8));
+                        }
                         for (byte[] bytes : format.finished(f, started)) {
                             sink.send(bytes);
                         }
                         return;
                     }
                     case ChatRun.Step.Failed failed -> {
+                        failedCheck(started, failed.failure());
                         ApiException error = FailureStatus.of(failed.failure());
                         AccessLog.error(ctx, error);
                         sink.send(format.failed(error));
@@ -163,7 +180,7 @@ final class RunDriver {
      * answer (status 499 in the access log only).
      */
     void collect(Context ctx, Started started, Answerer answerer) throws Exception {
-        ChatRun run = started.run();
+        Run run = started.run();
         run.start();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
@@ -182,10 +199,15 @@ final class RunDriver {
                 case ChatRun.Step.Output out -> answer.add(out.events());
                 case ChatRun.Step.Finished f -> {
                     finished(ctx, started, f);
+                    f.check().ifPresent(check -> ctx.header(CHECK_HEADER, check));
+                    f.incomplete().ifPresent(note -> ctx.header(INCOMPLETE_HEADER, note));
                     answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }
-                case ChatRun.Step.Failed failed -> throw new FailureException(failed.failure());
+                case ChatRun.Step.Failed failed -> {
+                    failedCheck(started, failed.failure());
+                    throw new FailureException(failed.failure());
+                }
             }
         }
     }
@@ -193,6 +215,13 @@ final class RunDriver {
     private void finished(Context ctx, Started started, ChatRun.Step.Finished f) {
         AccessLog.record(ctx, f.usage(), f.finishReason());
         metrics.generations().finished(started.modelId(), f.finishReason(), f.usage());
+        f.check().ifPresent(check -> metrics.generations().checked(started.modelId(), check));
+    }
+
+    private void failedCheck(Started started, Failure failure) {
+        if (failure instanceof Failure.InvalidOutput) {
+            metrics.generations().checked(started.modelId(), "failed");
+        }
     }
 
     /**

@@ -44,6 +44,10 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
         // one warning per malformed Host/authority a client sends: clients must not be able to flood the log
         context.getLogger("org.eclipse.jetty.util.HostPort").setLevel(Level.ERROR);
         context.getLogger("io.javalin").setLevel(Level.WARN);
+        StartFailureFilter startFailure = new StartFailureFilter();
+        startFailure.setContext(context);
+        startFailure.start();
+        context.addTurboFilter(startFailure);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

@@ -52,6 +52,15 @@ public final class GenerationMetrics {
         queue.waited(model, usage.queueMillis());
     }
 
+    /**
+     * An answer that had to meet a contract (JSON, a schema, a tool call) was checked: {@code valid} at once,
+     * {@code repaired}, {@code retried}, {@code retried_repaired}, or {@code failed}.
+     */
+    public void checked(String model, String outcome) {
+        Counter.builder("rkllm.output.checks").description("Answers checked against the request's JSON or tool"
+                + " contract, by outcome").tag("model", model).tag("outcome", outcome).register(registry).increment();
+    }
+
     private void tokens(String name, String description, String model, int count) {
         Counter.builder(name).description(description).baseUnit("tokens").tag("model", model)
                 .register(registry).increment(count);

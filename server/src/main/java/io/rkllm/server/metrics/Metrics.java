@@ -5,10 +5,12 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.pipeline.ModelStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -35,6 +37,7 @@ public final class Metrics implements AutoCloseable {
     private final ModelMetrics models;
     private final AbortMetrics aborts;
     private final EmbeddingMetrics embeddings;
+    private final VisionMetrics vision;
     private final MeterRegistry registry;
     /** Bound at the first scrape: see {@link #bindJvmMetrics()}. */
     private JvmMetrics jvm;
@@ -48,6 +51,7 @@ public final class Metrics implements AutoCloseable {
         this.models = new ModelMetrics(registry);
         this.aborts = new AbortMetrics(registry);
         this.embeddings = new EmbeddingMetrics(registry, queue);
+        this.vision = new VisionMetrics(registry);
         this.registry = registry;
         if (prometheus != null) {
             new NpuMetrics(registry, config.sysfsRoot());
@@ -107,6 +111,45 @@ public final class Metrics implements AutoCloseable {
 
     public EmbeddingMetrics embeddings() {
         return embeddings;
+    }
+
+    public VisionMetrics vision() {
+        return vision;
+    }
+
+    /** What the engine reports (loads, unloads, image encoder runs), for the model registry. */
+    public ModelRegistry.Listener engine() {
+        return new ModelRegistry.Listener() {
+            @Override
+            public void loaded(String id, Duration took) {
+                models.loaded(id, took);
+            }
+
+            @Override
+            public void unloaded(String id, String why) {
+                models.unloaded(id, why);
+            }
+
+            @Override
+            public void loadFailed(String id, String message) {
+                models.loadFailed(id, message);
+            }
+
+            @Override
+            public void imageEncoded(String id, Duration took) {
+                vision.imageEncoded(id, took);
+            }
+
+            @Override
+            public void imageFromCache(String id) {
+                vision.imageFromCache(id);
+            }
+
+            @Override
+            public void encoderFailed(String id, String message) {
+                vision.encoderFailed(id, message);
+            }
+        };
     }
 
     /**

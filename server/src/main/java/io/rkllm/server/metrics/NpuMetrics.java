@@ -54,10 +54,21 @@ public final class NpuMetrics {
             }
         }
         if (cores.isEmpty() || devices == 0) {
-            LOG.info("NPU metrics: {} load, {} frequency (files below {} {})", cores.isEmpty() ? "no" : "per-core",
-                    devices == 0 ? "no" : "with", sysfsRoot, cores.isEmpty()
-                            ? "; the load file needs root and the rknpu driver" : "");
+            LOG.info("NPU metrics: {}; {}", cores.isEmpty() ? "no load (" + whyNoLoad() + ")" : "per-core load",
+                    devices == 0 ? "no frequency (no NPU device in " + devfreq + ")" : "with frequency");
         }
+    }
+
+    /** Why the load file gave nothing: the fix differs (another kernel or mount, or another user). */
+    private String whyNoLoad() {
+        if (Files.isReadable(loadFile)) {
+            return loadFile + " has no load figure this server understands";
+        }
+        Path debugfs = loadFile.getParent().getParent();
+        if (Files.exists(loadFile) || (Files.isDirectory(debugfs) && !Files.isExecutable(debugfs))) {
+            return loadFile + " is not readable by this user (debugfs: root only)";
+        }
+        return loadFile + " does not exist: no rknpu driver, or debugfs is not mounted";
     }
 
     private double coreLoad(String core) {

@@ -66,6 +66,9 @@ public final class FamilyProfiles {
                         new Capabilities(true, true), true, qwen3Thinking),
                 profile("qwen3-instruct", "qwen3", "qwen[-_. ]?3(?!\\d).*(instruct.*2507|2507.*instruct)",
                         new Capabilities(false, true), false, qwen3NonThinking),
+                // Qwen3-VL instruct models do not think (the thinking ones matched above)
+                profile("qwen3-vl", "qwen3-vl", "qwen[-_. ]?3[-_. ]?vl",
+                        new Capabilities(false, true), false, qwen3NonThinking),
                 new FamilyProfile("qwen3", "qwen3", Pattern.compile("qwen[-_. ]?3(?!\\d)"),
                         new Capabilities(true, true), false, qwen3NonThinking,
                         SamplingDefaults.none().withTemperature(0.6).withTopP(0.95).withPresencePenalty(0.0)),

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * One servable model: a {@code .rkllm} file plus everything the server knows about it (from its sidecar,
@@ -29,13 +30,17 @@ import java.util.Optional;
  * @param source              where {@code contextLength} came from: {@value #SOURCE_SIDECAR},
  *                            {@value #SOURCE_NAME} or {@value #SOURCE_DEFAULT} (for log lines)
  * @param thinkingSampling    overrides applied on top of {@code sampling} when thinking is on (may be empty)
+ * @param memoryMb            what one loaded copy of the model takes, in MB, when the sidecar says
+ *                            ({@code memory_mb}); the server estimates it from the file size otherwise
+ * @param vision              the image encoder and its settings, for a vision-language model
  * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                              SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
+                              SamplingDefaults thinkingSampling, OptionalInt memoryMb,
+                              Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -59,6 +64,8 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        Objects.requireNonNull(memoryMb, "memoryMb");
+        Objects.requireNonNull(vision, "vision");
         Objects.requireNonNull(embedding, "embedding");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
@@ -71,17 +78,17 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         }
     }
 
-    /** A chat model. */
+    /** A chat model without a stated memory need. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                            Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                            List<String> aliases, String family, boolean thinkingStartsOpen, String source,
                            SamplingDefaults thinkingSampling) {
         this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, Optional.empty());
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty());
     }
 
-    /** A chat model without thinking-mode sampling overrides. */
+    /** The same without thinking-mode sampling overrides. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                            Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
@@ -90,12 +97,57 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
                 defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
     }
 
+    /** A chat model that reads no pictures. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, OptionalInt memoryMb) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
+                Optional.empty());
+    }
+
+    /** A chat model, with or without an image encoder. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, OptionalInt memoryMb, Optional<VisionSpec> vision) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
+                vision, Optional.empty());
+    }
+
+    /** A chat model or, with {@code embedding}, an embedding model, without a stated memory need. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty(),
+                Optional.empty(), embedding);
+    }
+
     public ModelKind kind() {
         return embedding.isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT;
     }
 
     public boolean isEmbedding() {
         return embedding.isPresent();
+    }
+
+    /** The model reads pictures: it has an image encoder. */
+    public boolean seesImages() {
+        return vision.isPresent();
+    }
+
+    /** The same model with other aliases. */
+    public ModelDescriptor withAliases(List<String> value) {
+        return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
+                chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
+                vision, embedding);
     }
 
     /**

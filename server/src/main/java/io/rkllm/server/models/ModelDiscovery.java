@@ -282,9 +282,20 @@ public final class ModelDiscovery {
         }
 
         String displayName = sidecar.name().orElse(c.rawName());
+        Optional<VisionSpec> vision = Optional.empty();
+        if (embedding.isEmpty()) {
+            try {
+                vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
+            } catch (VisionDiscovery.Refused e) {
+                errors.add(e.problem());
+                return Optional.empty();
+            }
+        } else if (!sidecar.vision().equals(Sidecar.Vision.NONE)) {
+            warnings.add(Problem.warning(sidecar.path(), "vision", "ignored: an embedding model reads no pictures"));
+        }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, embedding));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {
@@ -328,10 +339,7 @@ public final class ModelDiscovery {
                     kept.add(alias);
                 }
             }
-            out.add(kept.equals(m.aliases()) ? m : new ModelDescriptor(m.id(), m.displayName(), m.file(),
-                    m.sizeBytes(), m.modified(), m.contextLength(), m.capabilities(), m.sampling(),
-                    m.chatTemplate(), m.defaultSystemPrompt(), kept, m.family(), m.thinkingStartsOpen(),
-                    m.source(), m.thinkingSampling(), m.embedding()));
+            out.add(kept.equals(m.aliases()) ? m : m.withAliases(kept));
         }
         return out;
     }

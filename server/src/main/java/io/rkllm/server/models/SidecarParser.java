@@ -39,6 +39,8 @@ final class SidecarParser {
     static final long MAX_BYTES = 256 * 1024;
     /** Largest context length a sidecar may set. */
     static final int MAX_CONTEXT_LENGTH = 1 << 20;
+    /** Largest memory need a sidecar may state, in MB (1 TB). */
+    static final int MAX_MEMORY_MB = 1 << 20;
 
     static final List<String> SAMPLING_KEYS = List.of("temperature", "top_p", "top_k", "repeat_penalty",
             "frequency_penalty", "presence_penalty", "max_tokens");
@@ -48,12 +50,15 @@ final class SidecarParser {
             "query_prefix", "document_prefix", "dimensions", "matryoshka", "max_input_tokens");
     /** Widest vector a sidecar may announce (the widest embedding models have 4096 to 8192 dimensions). */
     static final int MAX_DIMENSIONS = 65_536;
+    static final List<String> VISION_KEYS = List.of("encoder", "enabled", "image_start", "image_end",
+            "image_content", "image_size", "image_tokens", "max_images", "base_domain_id");
+    private static final Pattern IMAGE_SIZE = Pattern.compile("\\s*(\\d{1,5})\\s*(?:[xX]\\s*(\\d{1,5})\\s*)?");
     static final List<String> TOP_KEYS;
 
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
                 "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling",
-                "kind", "embedding"));
+                "memory_mb", "vision", "kind", "embedding"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -149,6 +154,8 @@ final class SidecarParser {
         Optional<String> systemPrompt = f.text("default_system_prompt", top.get("default_system_prompt"))
                 .filter(s -> !s.isBlank());
         List<String> aliases = f.aliases(top.get("aliases"));
+        OptionalInt memoryMb = f.integer("memory_mb", top.get("memory_mb"), 1, MAX_MEMORY_MB, false);
+        Sidecar.Vision vision = f.vision(top.get("vision"));
         Optional<ModelKind> kind = f.text("kind", top.get("kind")).flatMap(k -> {
             Optional<ModelKind> parsed = ModelKind.parse(k);
             if (parsed.isEmpty()) {
@@ -162,7 +169,8 @@ final class SidecarParser {
             return new Parsed(Optional.empty(), problems);
         }
         return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family, kind, embedding)), problems);
+                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision, kind, embedding)),
+                problems);
     }
 
     /**
@@ -372,6 +380,47 @@ final class SidecarParser {
                 return Optional.empty();
             }
             return Optional.of(new ChatTemplate(system.orElse(""), prefix.orElse(""), postfix.orElse("")));
+        }
+
+        Sidecar.Vision vision(JsonNode v) {
+            if (v == null || v.isNull()) {
+                return Sidecar.Vision.NONE;
+            }
+            if (!v.isObject()) {
+                problems.add(Problem.error(file, "vision", "expected a map such as {encoder: x.rknn, max_images: 1},"
+                        + " got " + describe(v)));
+                return Sidecar.Vision.NONE;
+            }
+            Map<String, JsonNode> k = keys(v, "vision.", VISION_KEYS);
+            OptionalInt width = OptionalInt.empty();
+            OptionalInt height = OptionalInt.empty();
+            JsonNode size = k.get("image_size");
+            if (size != null && !size.isNull()) {
+                Matcher m = IMAGE_SIZE.matcher(size.asText());
+                if (!size.isValueNode() || !m.matches()) {
+                    problems.add(Problem.error(file, "vision.image_size", "expected a size such as 448 or 448x448,"
+                            + " got " + describe(size)));
+                } else {
+                    int w = Integer.parseInt(m.group(1));
+                    int h = m.group(2) == null ? w : Integer.parseInt(m.group(2));
+                    if (w < 16 || h < 16 || w > 4096 || h > 4096) {
+                        problems.add(Problem.error(file, "vision.image_size", "must be between 16 and 4096 a side,"
+                                + " got " + size.asText()));
+                    } else {
+                        width = OptionalInt.of(w);
+                        height = OptionalInt.of(h);
+                    }
+                }
+            }
+            return new Sidecar.Vision(text("vision.encoder", k.get("encoder")).filter(s -> !s.isBlank()),
+                    bool("vision.enabled", k.get("enabled")),
+                    text("vision.image_start", k.get("image_start")),
+                    text("vision.image_end", k.get("image_end")),
+                    text("vision.image_content", k.get("image_content")),
+                    width, height,
+                    integer("vision.image_tokens", k.get("image_tokens"), 1, 65_536, false),
+                    integer("vision.max_images", k.get("max_images"), 1, 64, false),
+                    integer("vision.base_domain_id", k.get("base_domain_id"), 0, 15, false));
         }
 
         /** The {@code embedding:} map (how an embedding model's vectors are made). */

@@ -4,14 +4,14 @@ import java.util.List;
 
 /**
  * The conversation a slot's KV cache holds, as message keys ({@link MessageKeys}): the system
- * prompt, the history messages trimmed off its start (their count and a digest, so a request with
- * the same full history still matches), and the messages it holds in order, assistant replies as
- * they were generated.
+ * prompt, the history messages left out to fit the context (which, and a digest of them, so a request with
+ * the same full history still matches), and the messages it holds in order, assistant replies as they were
+ * generated. Immutable: the worker publishes it, {@link ContextFit} reads it from the request's thread.
  *
  * @param tokens the cache size in tokens by our bookkeeping (checked against rkllm_get_kv_cache_size)
  * @param tools the tools set on the handle when the conversation was cached (empty string for none)
  */
-record CachedConversation(String systemPrompt, int droppedCount, String droppedDigest, List<String> turns,
+record CachedConversation(String systemPrompt, Trim trim, String leftOutDigest, List<String> turns,
                           int tokens, String tools) {
 
     CachedConversation {
@@ -20,10 +20,28 @@ record CachedConversation(String systemPrompt, int droppedCount, String droppedD
 
     /** Whether the request's history (all messages before its new ones) is exactly what this cache holds. */
     boolean holds(String system, List<String> history, String requestTools) {
-        if (!systemPrompt.equals(system) || !tools.equals(requestTools) || history.size() != droppedCount + turns.size()) {
+        if (!systemPrompt.equals(system) || !tools.equals(requestTools)
+                || history.size() != trim.count() + turns.size() || !trim.appliesTo(history.size())) {
             return false;
         }
-        return MessageKeys.digest(history.subList(0, droppedCount)).equals(droppedDigest)
-                && history.subList(droppedCount, history.size()).equals(turns);
+        return MessageKeys.digest(trim.leftOut(history)).equals(leftOutDigest) && trim.kept(history).equals(turns);
+    }
+
+    /**
+     * Whether the request is this conversation, edited or regenerated after what was left out of it: the same
+     * system prompt, the same messages left out and the same pinned question, so the same trim applies.
+     */
+    boolean sharesLeftOut(String system, List<String> history) {
+        int pinned = trim.pinTo() - trim.pinFrom();
+        return trim.count() > 0 && systemPrompt.equals(system) && trim.appliesTo(history.size())
+                && turns.size() >= pinned
+                && MessageKeys.digest(trim.leftOut(history)).equals(leftOutDigest)
+                && history.subList(trim.pinFrom(), trim.pinTo()).equals(turns.subList(0, pinned));
+    }
+
+    /** Only what {@link #sharesLeftOut} needs: the system prompt, the trim, the digest, the pinned question. */
+    CachedConversation trimOnly() {
+        return new CachedConversation(systemPrompt, trim, leftOutDigest,
+                turns.subList(0, Math.min(turns.size(), trim.pinTo() - trim.pinFrom())), 0, "");
     }
 }

@@ -9,10 +9,14 @@ import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
+import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import io.rkllm.server.pipeline.tasks.TaskDetector;
 import io.rkllm.server.pipeline.tasks.TaskKind;
+import io.rkllm.server.pipeline.vision.ImageDecoder;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,14 +35,27 @@ public final class ChatPipeline {
     private final TaskDetector tasks;
     private final RagStep rag;
     private final ContextFit contextFit;
+    private final VisionStep vision;
+    private final ThinkingControl thinkingControl;
+    private final ContextFit.CacheView caches;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
+        this(models, estimator, config, models::cachedConversations);
+    }
+
+    /** With {@code caches} telling what the models' KV caches hold (tests give their own). */
+    ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config, ContextFit.CacheView caches) {
         this.models = models;
         this.estimator = estimator;
         this.config = config;
         this.tasks = new TaskDetector(config.tasks().prefixes());
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
-        this.contextFit = new ContextFit(estimator);
+        this.contextFit = new ContextFit(estimator, config.cache().enabled(), config.cache().trimTo());
+        this.caches = caches;
+        this.thinkingControl = new ThinkingControl(config.runtime().thinkingFlag(), models.runtimeAbi());
+        this.vision = new VisionStep(models, new ImageDecoder(new ImageDecoder.Limits(
+                config.vision().maxMegapixels() * 1_000_000L, ImageDecoder.Limits.DEFAULT.maxSide())),
+                config.vision().textModelImages().equals("refuse"));
     }
 
     public PreparedChat prepare(ChatRequest request) {
@@ -64,24 +81,31 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-RAG", rag.summary()));
         }
         Conversation conversation = ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
+        VisionStep.Result pictures = vision.apply(model, conversation, task.isPresent());
+        conversation = pictures.conversation();
+        notes.addAll(pictures.notes());
+        Optional<AnswerContract> contract = task.isPresent() ? Optional.empty() : AnswerContract.of(request);
+        if (contract.isPresent()) {
+            conversation = conversation.withGuidance(contract.get().guidance());
+        }
         if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
             throw new FailureException(Failure.InvalidRequest.of("tools", "the model '" + model.id()
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)"));
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
-        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve);
-        if (!ContextFit.leavesRoomForAnswer(fit.promptEstimate(), context)) {
+        ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
+                task.isPresent() ? ContextFit.Held.NOTHING : caches.held(model), pictures.input().tokensPerImage());
+        if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
                     + " length is " + context + " tokens, but the request needs about " + estimate + " tokens"
                     + " (plus room for the answer), even with earlier turns left out. Shorten the message or use a"
                     + " model with a longer context."));
         }
-        if (fit.droppedMessages() > 0) {
-            notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.droppedMessages()
-                    + " earliest messages left out"));
+        if (fit.trim().count() > 0) {
+            notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.trim().note()));
         }
-        int room = ContextFit.room(fit.promptEstimate(), context);
+        int room = fit.room(context);
         int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
         Optional<Sampling> sampling = Optional.empty();
         boolean perRun = models.runtime().perRunSampling();
@@ -99,17 +123,51 @@ public final class ChatPipeline {
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens, sampling,
-                scanner, fit.promptEstimate(), fit.droppedMessages(), reserve, task, List.copyOf(notes));
+        boolean thinkingFlag = thinkingControl.runtimeFlag(model, format, thinking.enabled());
+        return new PreparedChat(request, model, format, conversation, thinking.enabled(), thinkingFlag, maxTokens,
+                sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes),
+                pictures.input());
+    }
+
+    /**
+     * The estimated token count of the whole prompt the model would see for {@code request}: system prompt,
+     * template, tools, the conversation (and the guidance of a JSON or tool contract), as one full resend with
+     * nothing left out. Nothing is loaded or run; an unknown model is {@link Failure.ModelNotFound}.
+     */
+    public int promptTokens(ChatRequest request) {
+        ModelDescriptor model = models.forRequest(request.model());
+        ThinkingDecision thinking = ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
+        Conversation conversation = ConversationBuilder.of(model, request.messages(), thinking, Optional.empty());
+        Optional<AnswerContract> contract = AnswerContract.of(request);
+        if (contract.isPresent()) {
+            conversation = conversation.withGuidance(contract.get().guidance());
+        }
+        return contextFit.estimate(model, PromptFormat.of(model), conversation, request.toolsJson());
     }
 
     /**
      * Loads the model if needed and takes a place in its queue; the run starts when the route calls
-     * {@link ChatRun#start()}. A task configured to be answered without inference gets its answer here.
+     * {@link Run#start()}. A request with a contract (JSON, a tool call) gets a run that checks its answer. A task configured to be answered without inference gets its answer here.
      *
      * @throws FailureException when the model cannot be loaded or its queue is full
      */
-    public ChatRun reserve(PreparedChat chat) {
+    public Run reserve(PreparedChat chat) {
+        ChatRun run = reserveRun(chat);
+        return chat.contract().<Run>map(c -> new CheckedRun(this, chat, c, run)).orElse(run);
+    }
+
+    /**
+     * The second attempt at an answer that did not meet its contract: the same request with the answer given and
+     * {@code correction} as a new turn, which the cache policy sends on top of the cached conversation.
+     */
+    Run retry(PreparedChat first, String reply, List<ToolCallRecord> replyCalls, String correction) {
+        List<ChatMessage> messages = new ArrayList<>(first.request().messages());
+        messages.add(new ChatMessage(Role.ASSISTANT, reply, replyCalls, Optional.empty()));
+        messages.add(ChatMessage.of(Role.USER, correction));
+        return reserveRun(prepare(first.request().withMessages(messages)));
+    }
+
+    private ChatRun reserveRun(PreparedChat chat) {
         Optional<String> derived = derivedTaskAnswer(chat);
         if (derived.isPresent()) {
             return ChatRun.answered(chat, derived.get());
@@ -117,10 +175,16 @@ public final class ChatPipeline {
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
             LoadedModel<ModelCacheState> loaded = models.acquire(chat.model());
+            if (!chat.vision().isEmpty()) {
+                // the encoder is loaded now: its input size is known for certain
+                loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
+                        digest -> models.embeddingCached(chat.model(), digest)));
+            }
             try {
                 Reservation place = loaded.worker().reserve(priority);
                 ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(), estimator,
-                        config.cache().enabled(), config.cache().verify());
+                        config.cache().enabled(), config.cache().verify(),
+                        config.vision().cachePolicy().equals("incremental"));
                 return new ChatRun(chat, place, planner, config.timeouts(), config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's run, from its place in the queue to its last step: the route {@link #start()}s it when it is
@@ -25,7 +27,9 @@ import java.util.Optional;
  * until the answer is finished or failed, and closes it, which cancels what has not ended. One thread reads it;
  * any thread may {@link #cancel}.
  */
-public final class ChatRun implements AutoCloseable {
+public final class ChatRun implements Run {
+    private static final Logger LOG = LoggerFactory.getLogger(ChatRun.class);
+
     /** What the route writes next. */
     public sealed interface Step {
         /** Classified output to send now. */
@@ -36,8 +40,23 @@ public final class ChatRun implements AutoCloseable {
         record KeepAlive() implements Step {
         }
 
-        /** The answer is complete. */
-        record Finished(String finishReason, Usage usage) implements Step {
+        /**
+         * The answer is complete.
+         *
+         * @param check how the answer met the request's contract (JSON, a tool call), when it had one:
+         *              {@code valid}, {@code repaired}, {@code retried}, {@code retried_repaired}
+         * @param incomplete why the answer is not whole although the runtime ended it (finish reason
+         *                   {@code length}): {@link IncompleteAnswer#NOTE}
+         */
+        record Finished(String finishReason, Usage usage, Optional<String> check, Optional<String> incomplete)
+                implements Step {
+            public Finished(String finishReason, Usage usage) {
+                this(finishReason, usage, Optional.empty());
+            }
+
+            public Finished(String finishReason, Usage usage, Optional<String> check) {
+                this(finishReason, usage, check, Optional.empty());
+            }
         }
 
         /** The generation failed; the failure is for the client. */
@@ -62,6 +81,10 @@ public final class ChatRun implements AutoCloseable {
     private long queueMillis;
     private int tokens;
     private int tokensAtStop = -1;
+    /** Tokens generated when the last reasoning text came: the reasoning's share of the completion. */
+    private int reasoningTokens;
+    private final IncompleteAnswer completeness = new IncompleteAnswer();
+    private int toolCalls;
     private boolean done;
     private boolean watchdogFired;
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
@@ -90,11 +113,13 @@ public final class ChatRun implements AutoCloseable {
         return run;
     }
 
+    @Override
     public PreparedChat chat() {
         return chat;
     }
 
     /** Queues the run in its reserved place: the worker may take it at once. Nothing for a known answer. */
+    @Override
     public synchronized void start() {
         if (place == null || generation != null || cancelledBeforeStart != null) {
             return;
@@ -102,6 +127,7 @@ public final class ChatRun implements AutoCloseable {
         generation = place.submit(planner, chat.maxTokens());
     }
 
+    @Override
     public void cancel(CancelReason reason) {
         Generation g;
         synchronized (this) {
@@ -131,7 +157,7 @@ public final class ChatRun implements AutoCloseable {
         return generation;
     }
 
-    /** Why the generation was cancelled, if it was (for metrics). */
+    @Override
     public Optional<CancelReason> cancelReason() {
         synchronized (this) {
             if (cancelledBeforeStart != null) {
@@ -141,16 +167,17 @@ public final class ChatRun implements AutoCloseable {
         return generation == null ? Optional.empty() : generation.cancelReason();
     }
 
-    /** The stop string that ended the answer, if one did. */
+    @Override
     public Optional<String> matchedStop() {
         return Optional.ofNullable(scanner.matchedStop());
     }
 
+    @Override
     public boolean isDone() {
         return done && pending.isEmpty();
     }
 
-    /** The next step, waiting at most {@code keepAlive} before answering {@link Step.KeepAlive}. */
+    @Override
     public Step next(Duration keepAlive) throws InterruptedException {
         while (pending.isEmpty()) {
             if (done) {
@@ -197,6 +224,9 @@ public final class ChatRun implements AutoCloseable {
                     return;
                 }
                 List<OutputEvent> out = scanner.feed(text.text());
+                if (out.stream().anyMatch(e -> e instanceof OutputEvent.Reasoning)) {
+                    reasoningTokens = tokens;
+                }
                 if (scanner.stopped()) {
                     tokensAtStop = tokens;
                     cancel(CancelReason.STOP_STRING);
@@ -239,15 +269,29 @@ public final class ChatRun implements AutoCloseable {
         }
     }
 
-    private void emit(List<OutputEvent> out) {
+    private void emit(List<OutputEvent> events) {
+        List<OutputEvent> out = chat.request().parallelToolCalls() ? events : oneToolCall(events);
         if (out.isEmpty()) {
             return;
         }
+        completeness.observe(out);
         if (holdsTaskOutput()) {
             heldTaskOutput.addAll(out);
         } else {
             pending.add(new Step.Output(out));
         }
+    }
+
+    /** With parallel_tool_calls false, the answer's first tool call and no other. */
+    private List<OutputEvent> oneToolCall(List<OutputEvent> events) {
+        List<OutputEvent> kept = new ArrayList<>(events.size());
+        for (OutputEvent e : events) {
+            if (e instanceof OutputEvent.ToolCall && toolCalls++ > 0) {
+                continue;
+            }
+            kept.add(e);
+        }
+        return kept;
     }
 
     private String taskContent() {
@@ -268,9 +312,17 @@ public final class ChatRun implements AutoCloseable {
             reason = "tool_calls";
         } else if (done.reason() == StopReason.LENGTH) {
             reason = "length";
+        } else if (done.reason() == StopReason.END && completeness.isReasoningOnly()) {
+            reason = "length";
+            LOG.warn("model {}: the answer ended after its reasoning with no content (enable_thinking={}); sent as"
+                    + " finish_reason length. Runtime 1.3.0 is reported to end thinking runs at </think>:"
+                    + " runtime.thinking_flag auto avoids it for models with a chat template; 1.2.3 is not affected",
+                    chat.model().id(), chat.thinkingFlag());
         } else {
             reason = "stop";
         }
+        Optional<String> incomplete = reason.equals("length") && done.reason() == StopReason.END
+                ? Optional.of(IncompleteAnswer.NOTE) : Optional.empty();
         RunStats perf = done.stats();
         int completion;
         if (tokensAtStop >= 0) {
@@ -284,7 +336,8 @@ public final class ChatRun implements AutoCloseable {
         int reused = done.reusedTokens();
         long ttft = firstTokenAt == 0 ? -1 : (firstTokenAt - submittedAt) / 1_000_000;
         return new Step.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
-                perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft));
+                perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft,
+                Math.min(reasoningTokens, completion)), Optional.empty(), incomplete);
     }
 
     /** The failure as the client should read it: what happened, with the limit that was reached. */

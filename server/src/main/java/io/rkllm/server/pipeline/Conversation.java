@@ -2,6 +2,7 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,8 +33,19 @@ public record Conversation(String systemPrompt, List<ChatMessage> history, List<
         return newMessages.getLast().role() == Role.TOOL ? "tool" : "user";
     }
 
-    /** The same conversation with the first {@code dropped} history messages left out. */
-    public Conversation withoutFirst(int dropped) {
-        return new Conversation(systemPrompt, history.subList(dropped, history.size()), newMessages, newMessageKeys);
+    /**
+     * The same conversation with {@code guidance} added to the newest message; the cache still remembers the
+     * message as the client sent it (the client sends it back that way).
+     */
+    public Conversation withGuidance(String guidance) {
+        List<ChatMessage> fresh = new ArrayList<>(newMessages);
+        ChatMessage last = fresh.getLast();
+        fresh.set(fresh.size() - 1, last.withContent(last.content() + "\n\n" + guidance));
+        return new Conversation(systemPrompt, history, fresh, newMessageKeys);
+    }
+
+    /** The same conversation with the history messages {@code trim} leaves out left out. */
+    public Conversation trimmed(Trim trim) {
+        return new Conversation(systemPrompt, trim.kept(history), newMessages, newMessageKeys);
     }
 }

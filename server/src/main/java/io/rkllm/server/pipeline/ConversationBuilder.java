@@ -33,7 +33,8 @@ final class ConversationBuilder {
                 turns.add(new ChatMessage(Role.ASSISTANT, MessageKeys.assistantText(m.content()), m.toolCalls(),
                         m.toolCallId()));
             } else if (m.role() == Role.USER) {
-                turns.add(new ChatMessage(Role.USER, MessageKeys.userText(m.content()), List.of(), Optional.empty()));
+                turns.add(new ChatMessage(Role.USER, MessageKeys.userText(m.content()), List.of(), Optional.empty(),
+                        m.images()));
             } else {
                 turns.add(m);
             }
@@ -53,12 +54,13 @@ final class ConversationBuilder {
         ChatMessage last = fresh.getLast();
         if (last.role() == Role.USER && thinking.strippedPrompt().isPresent()) {
             fresh.set(fresh.size() - 1, new ChatMessage(Role.USER, thinking.strippedPrompt().get(), List.of(),
-                    Optional.empty()));
+                    Optional.empty(), last.images()));
         }
         String systemPrompt = system.isEmpty() ? model.defaultSystemPrompt().orElse("") : system.toString();
         List<String> keys = new ArrayList<>(MessageKeys.keys(fresh));
         rewrittenQuestion.ifPresent(q -> keys.set(keys.size() - 1,
-                MessageKeys.key(new ChatMessage(Role.USER, MessageKeys.userText(q), List.of(), Optional.empty()))));
+                MessageKeys.key(new ChatMessage(Role.USER, MessageKeys.userText(q), List.of(), Optional.empty(),
+                        fresh.getLast().images()))));
         return new Conversation(systemPrompt, turns.subList(0, firstNew), fresh, keys);
     }
 }

@@ -2,6 +2,7 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.engine.KvCacheHandle;
 import io.rkllm.server.engine.RunOutcome;
+import io.rkllm.server.engine.RunImage;
 import io.rkllm.server.engine.RunPlanner;
 import io.rkllm.server.engine.RunRequest;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -18,40 +19,60 @@ import org.slf4j.LoggerFactory;
  *   <li>A request whose history is exactly what a slot's cache holds sends only its new user/tool
  *       messages with keep_history=1 (after checking the bookkeeping against the runtime's cache size).</li>
  *   <li>Otherwise the slot is cleared (keeping the system prompt's entries when it is unchanged) and the
- *       whole conversation, trimmed to fit, is sent flattened as one turn with keep_history=1.</li>
+ *       whole conversation, with the trim {@link ContextFit} decided, is sent flattened as one turn with
+ *       keep_history=1. A cache that holds the conversation under another trim is not reused: the client was
+ *       told which messages the model sees, and the planner keeps to that.</li>
  *   <li>Background tasks run with keep_history=0 next to whatever a slot holds: the runtime sees the
  *       cached context, and drops the task's own tokens afterwards, so the chat's cache survives.</li>
  * </ul>
  * The slot: the one holding the conversation, else an empty one, else the least recently used.
+ *
+ * <p>Pictures (a vision model): by default ({@code vision.cache_policy: resend}) a run that shows a picture is
+ * always a full resend with keep_history=0, and the slot then holds only the system prompt; so a follow-up in a
+ * picture chat is sent whole again, the picture's embedding from the cache (no encoder run), because whether the
+ * runtime keeps image tokens in its KV cache across turns is not proven. With {@code incremental} such runs keep
+ * their history like text, and follow-ups send only the new message.
  */
 final class ConversationPlanner implements RunPlanner {
     private static final Logger LOG = LoggerFactory.getLogger(ConversationPlanner.class);
     static final String TOOL_RESPONSE_TAG = "tool_response";
 
-    private enum Mode { INCREMENTAL, FULL, TASK, UNCACHED }
+    private enum Mode { INCREMENTAL, FULL, TASK, UNCACHED, PICTURES_ONCE }
 
     private final PreparedChat chat;
     private final ModelCacheState cache;
     private final TokenEstimator estimator;
     private final boolean cacheEnabled;
     private final boolean verify;
+    private final boolean incrementalPictures;
 
     // decided in plan(), used in finished(); both run on the worker thread
     private SlotState slot;
     private Mode mode;
     private int cacheBefore;
     private List<String> heldKeys = List.of();
-    private int droppedCount;
-    private String droppedDigest = "";
+    private Trim trim = Trim.NONE;
+    private String leftOutDigest = "";
     private String sentText = "";
+    private boolean pictures;
 
     ConversationPlanner(PreparedChat chat, ModelCacheState cache, TokenEstimator estimator, boolean cacheEnabled,
                         boolean verify) {
+        this(chat, cache, estimator, cacheEnabled, verify, false);
+    }
+
+    /**
+     * @param incrementalPictures runs with pictures keep their history and follow-ups are incremental
+     *                            ({@code vision.cache_policy: incremental})
+     */
+    ConversationPlanner(PreparedChat chat, ModelCacheState cache, TokenEstimator estimator, boolean cacheEnabled,
+                        boolean verify, boolean incrementalPictures) {
         this.chat = chat;
         this.cache = cache;
         this.estimator = estimator;
         this.cacheEnabled = cacheEnabled;
         this.verify = verify;
+        this.incrementalPictures = incrementalPictures;
     }
 
     @Override
@@ -81,21 +102,26 @@ final class ConversationPlanner implements RunPlanner {
             slot.conversation(null);
             return full(index, template, false, 0);
         }
-        if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)) {
+        // the trim was decided (and told to the client) when the request was prepared: keep to it
+        int newPictures = VisionInput.count(c.newMessages());
+        if (!toolsChanged && held.isPresent() && held.get().holds(system, history, tools)
+                && held.get().trim().equals(chat.trim()) && (newPictures == 0 || incrementalPictures)) {
             CachedConversation conversation = held.get();
             String prompt = PromptFlattener.incremental(c.newMessages());
-            int needed = estimator.estimate(chat.model().id(), prompt) + 16 + chat.reserveTokens();
-            boolean fits = conversation.tokens() + needed <= chat.model().contextLength();
+            boolean fits = ContextFit.incrementFits(conversation.tokens(), estimator.estimate(chat.model().id(),
+                    prompt) + newPictures * chat.vision().tokensPerImage(), chat.reserveTokens(),
+                    chat.model().contextLength());
             boolean verified = !verify || model.kvCacheSize().orElse(conversation.tokens()) == conversation.tokens();
             if (fits && verified) {
                 mode = Mode.INCREMENTAL;
                 cacheBefore = conversation.tokens();
-                droppedCount = conversation.droppedCount();
-                droppedDigest = conversation.droppedDigest();
+                trim = conversation.trim();
+                leftOutDigest = conversation.leftOutDigest();
                 heldKeys = concat(conversation.turns(), c.newMessageKeys());
                 sentText = prompt;
-                return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinking(), true,
-                        chat.sampling()), cacheBefore);
+                pictures = newPictures > 0;
+                return new RunPlan(index, new RunRequest(c.newRole(), prompt, chat.thinkingFlag(), true,
+                        chat.sampling(), chat.vision().runImages(c.newMessages())), cacheBefore);
             }
             LOG.debug("cache of {} not reused: {}", chat.model().id(), fits ? "size check failed" : "context full");
         }
@@ -117,18 +143,33 @@ final class ConversationPlanner implements RunPlanner {
             slot.conversation(null);
             return;
         }
-        if (mode == Mode.FULL || mode == Mode.UNCACHED) {
+        if ((mode == Mode.FULL || mode == Mode.UNCACHED) && !pictures) {
+            // a picture's tokens are no text: they would teach the estimator a wrong ratio
             estimator.calibrate(chat.model().id(), sentText, f.stats().prefillTokens());
+        }
+        if (mode == Mode.PICTURES_ONCE && !f.aborted()) {
+            // keep_history=0: the cache is back to what it held before, the system prompt (or nothing)
+            slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), Trim.NONE,
+                    MessageKeys.digest(List.of()), List.of(), cacheBefore, chat.request().toolsJson().orElse("")));
+            return;
         }
         if (mode == Mode.UNCACHED || f.aborted()) {
             // an aborted run may have cached tokens nobody saw: start clean next time
             slot.conversation(null);
             return;
         }
-        List<String> turns = concat(heldKeys, List.of(MessageKeys.generated(generatedText, chat.scanner())));
+        String answer = MessageKeys.generated(generatedText, chat.scanner());
+        if (IncompleteAnswer.isReasoningOnly(answer, generatedText)) {
+            // runtime 1.3.0 ends thinking runs at </think>, and the next run on that cache stops early: start clean
+            slot.conversation(null);
+            return;
+        }
+        List<String> turns = concat(heldKeys, List.of(answer));
         int tokens = cacheBefore + f.stats().prefillTokens() + f.stats().generateTokens();
-        slot.conversation(new CachedConversation(chat.conversation().systemPrompt(), droppedCount, droppedDigest,
-                turns, tokens, chat.request().toolsJson().orElse("")));
+        CachedConversation held = new CachedConversation(chat.conversation().systemPrompt(), trim, leftOutDigest,
+                turns, tokens, chat.request().toolsJson().orElse(""));
+        slot.conversation(held);
+        cache.remember(held);
     }
 
     private RunPlan planTask(int index, KvCacheHandle model, Optional<PromptFormat.RuntimeTemplate> template,
@@ -151,19 +192,29 @@ final class ConversationPlanner implements RunPlanner {
     private RunPlan full(int index, Optional<PromptFormat.RuntimeTemplate> template, boolean keepHistory,
                          int kept) {
         Conversation c = chat.conversation();
-        int dropped = chat.droppedMessages();
-        Conversation trimmed = c.withoutFirst(dropped);
+        trim = chat.trim();
+        Conversation trimmed = c.trimmed(trim);
         boolean systemInPrompt = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
         String prompt = (systemInPrompt && !c.systemPrompt().isEmpty() ? c.systemPrompt() + "\n\n" : "")
                 + PromptFlattener.flatten(trimmed);
         String systemPart = kept > 0 ? "" : template.map(PromptFormat.RuntimeTemplate::systemPrompt).orElse("");
-        sentText = systemPart + template.map(t -> t.promptPrefix() + prompt + t.promptPostfix()).orElse(prompt);
+        // with tools the runtime prefills its own system part (the tools and its instructions around them), whose
+        // text we do not know: such a run would teach the estimator a far too small ratio
+        boolean knownText = kept > 0 || chat.request().toolsJson().isEmpty();
+        sentText = !knownText ? ""
+                : systemPart + template.map(t -> t.promptPrefix() + prompt + t.promptPostfix()).orElse(prompt);
         cacheBefore = kept;
         List<String> all = MessageKeys.keys(c.history());
-        droppedCount = dropped;
-        droppedDigest = MessageKeys.digest(all.subList(0, dropped));
-        heldKeys = concat(all.subList(dropped, all.size()), c.newMessageKeys());
-        return new RunPlan(index, new RunRequest("user", prompt, chat.thinking(), keepHistory, chat.sampling()),
+        leftOutDigest = MessageKeys.digest(trim.leftOut(all));
+        heldKeys = concat(trim.kept(all), c.newMessageKeys());
+        List<RunImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
+        pictures = !images.isEmpty();
+        boolean keep = keepHistory;
+        if (pictures && keepHistory && !incrementalPictures) {
+            mode = Mode.PICTURES_ONCE;
+            keep = false;
+        }
+        return new RunPlan(index, new RunRequest("user", prompt, chat.thinkingFlag(), keep, chat.sampling(), images),
                 kept);
     }
 
@@ -248,8 +299,8 @@ final class ConversationPlanner implements RunPlanner {
         return given.get().startsWith("user:") ? given.get() + "|" + prefix : given.get();
     }
 
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a.size() + b.size());
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a.size() + b.size());
         all.addAll(a);
         all.addAll(b);
         return all;

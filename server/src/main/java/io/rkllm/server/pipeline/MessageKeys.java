@@ -5,6 +5,7 @@ import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.output.ThinkStripper;
+import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -12,6 +13,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -30,12 +32,37 @@ final class MessageKeys {
 
     static String key(ChatMessage message) {
         return switch (message.role()) {
-            case USER -> "U:" + userText(message.content());
+            case USER -> "U:" + userText(message.content()) + pictures(message);
             case TOOL -> "T:" + message.content().strip();
             case SYSTEM -> "S:" + message.content().strip();
             case ASSISTANT -> assistant(assistantText(message.content()), message.toolCalls().stream()
                     .map(c -> new OutputEvent.ToolCall(0, c.id(), c.name(), c.argumentsJson())).toList());
         };
+    }
+
+    /** The pictures a user message shows the model, by digest: another picture is another message. */
+    private static String pictures(ChatMessage message) {
+        StringBuilder s = new StringBuilder();
+        for (ChatImage image : message.images()) {
+            s.append('\u0003').append(image.digest());
+        }
+        return s.toString();
+    }
+
+    /**
+     * The key of a new message the pipeline rewrote (a RAG question, remembered as the client will send it back),
+     * after the vision step changed it: {@code placeholders} put before its text, its text passed through
+     * {@code defuse}, its pictures those of {@code after}.
+     */
+    static String rewritten(String key, ChatMessage before, ChatMessage after, String placeholders,
+                            UnaryOperator<String> defuse) {
+        String head = key.substring(0, 2);
+        String body = key.substring(2);
+        String old = pictures(before);
+        if (body.endsWith(old)) {
+            body = body.substring(0, body.length() - old.length());
+        }
+        return head + placeholders + defuse.apply(body) + pictures(after);
     }
 
     static List<String> keys(List<ChatMessage> messages) {

@@ -3,10 +3,17 @@ package io.rkllm.server.pipeline;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The pipeline's state of one loaded model: one {@link SlotState} per handle. Worker thread only. */
+/**
+ * The pipeline's state of one loaded model: one {@link SlotState} per handle, and the trims of recent
+ * conversations. Written on the worker thread only; {@link #held()} is read by requests being prepared.
+ */
 public final class ModelCacheState {
+    /** Trims remembered for conversations that lost their slot: a few recent chats are enough. */
+    static final int REMEMBERED_TRIMS = 16;
+
     private final List<SlotState> slots = new ArrayList<>();
     private long tick;
+    private volatile List<CachedConversation> remembered = List.of();
 
     public ModelCacheState(int slots) {
         for (int i = 0; i < slots; i++) {
@@ -16,6 +23,35 @@ public final class ModelCacheState {
 
     SlotState slot(int index) {
         return slots.get(index);
+    }
+
+    /** What the slots' caches hold now, and the trims remembered (immutable records, published by the worker). */
+    ContextFit.Held held() {
+        List<CachedConversation> inSlots = new ArrayList<>(slots.size());
+        for (SlotState slot : slots) {
+            slot.conversation().ifPresent(inSlots::add);
+        }
+        return new ContextFit.Held(inSlots, remembered);
+    }
+
+    /**
+     * Remembers which messages a conversation left out, so that when it comes back after another chat took its
+     * slot it is resent with the same messages left out, not trimmed again from scratch (the model would forget
+     * more than it had, for no reason but the switch). Only the trim is kept, not the conversation.
+     */
+    void remember(CachedConversation conversation) {
+        if (conversation.trim().count() == 0) {
+            return;
+        }
+        CachedConversation trimOnly = conversation.trimOnly();
+        List<CachedConversation> next = new ArrayList<>(REMEMBERED_TRIMS);
+        next.add(trimOnly);
+        for (CachedConversation r : remembered) {
+            if (next.size() < REMEMBERED_TRIMS && !r.equals(trimOnly)) {
+                next.add(r);
+            }
+        }
+        remembered = List.copyOf(next);
     }
 
     int size() {

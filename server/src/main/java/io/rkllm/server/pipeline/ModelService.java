@@ -3,6 +3,7 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
@@ -10,11 +11,13 @@ import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,32 +34,56 @@ public final class ModelService {
     private final long memoryBytes;
     private final RuntimeInfo runtime;
     private final int embeddingQueue;
+    private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
 
     /**
      * @param slotsSetting {@code cache.slots}: a number or {@code auto}
      * @param memoryBytes the machine's memory, for {@code cache.slots: auto}
+     */
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes) {
+        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, DEFAULT_EMBEDDING_QUEUE);
+    }
+
+    /**
+     * @param vision how vision models load: their encoder's cores, and whether they share the NPU
+     */
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes, ServerConfig.Vision vision) {
+        this(catalog, registry, slotsSetting, memoryBytes, vision, DEFAULT_EMBEDDING_QUEUE);
+    }
+
+    /**
      * @param embeddingQueue requests that may wait for an embedding model ({@code embeddings.max_waiting})
      */
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
                         long memoryBytes, int embeddingQueue) {
+        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, embeddingQueue);
+    }
+
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
         this.catalog = catalog;
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
         this.embeddingQueue = embeddingQueue;
         this.runtime = registry.runtimeInfo();
-    }
-
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
-                        long memoryBytes) {
-        this(catalog, registry, slotsSetting, memoryBytes, 1024);
+        this.vision = vision;
     }
 
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig config) {
         this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
-                config.embeddings().maxWaiting());
+                config.vision(), config.embeddings().maxWaiting());
     }
+
+    /** The built-in {@code embeddings.max_waiting}, for services made without a configuration (tests, tools). */
+    static final int DEFAULT_EMBEDDING_QUEUE = 1024;
+
+    /** The built-in vision settings, for services made without a configuration (tests, tools). */
+    static final ServerConfig.Vision DEFAULT_VISION = new ServerConfig.Vision("refuse", false, Duration.ofSeconds(10),
+            20, 100, 128, "resend", false, "all");
 
     public List<ModelDescriptor> all() {
         return catalog.all();
@@ -141,6 +168,16 @@ public final class ModelService {
         return registry.loadedModels().stream().map(ModelService::status).toList();
     }
 
+    /** A vision model's encoder, when the model is loaded: the picture size it takes and its tokens per picture. */
+    public Optional<EncoderInfo> encoder(ModelDescriptor model) {
+        return registry.find(model.id()).flatMap(LoadedModel::encoder);
+    }
+
+    /** Whether the model's embedding of that picture is cached (its encoder need not run for it). */
+    boolean embeddingCached(ModelDescriptor model, String digest) {
+        return registry.embeddings().contains(model.id(), digest);
+    }
+
     /** Loads the model (waiting for it); {@link Failure.LoadFailed} when it cannot be. */
     public void load(ModelDescriptor model) {
         acquire(model);
@@ -169,6 +206,11 @@ public final class ModelService {
         }
     }
 
+    /** What the model's KV caches hold now; nothing when it is not loaded. */
+    ContextFit.Held cachedConversations(ModelDescriptor model) {
+        return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
+    }
+
     LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
@@ -181,9 +223,12 @@ public final class ModelService {
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
-            int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes);
+            int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model, memoryBytes);
+            Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
+                    v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
+                    ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
-                    ModelMemory.perHandle(model.sizeBytes()), model.isEmbedding() ? embeddingQueue : 0);
+                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad);
         });
     }
 

@@ -12,17 +12,38 @@ import java.util.Optional;
  * A request that passed validation, ready to queue: the model, the conversation, and every
  * decision already taken (thinking, token limit, sampling, output parsing).
  *
+ * @param thinking whether the request runs with thinking
+ * @param thinkingFlag the runtime's {@code enable_thinking} for it ({@link ThinkingControl}): thinking may be
+ *                     switched by the chat template alone
  * @param sampling this request's sampling when the runtime takes it per run (1.3)
  * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
- * @param droppedMessages history messages trimmed off the start so that the conversation fits
+ * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param task the Open WebUI background task this request is, if any
+ * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
  * @param notes response headers that tell the client what was done differently than asked
+ * @param vision the pictures the model sees (a vision model), ready for the run
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
-                           Conversation conversation, boolean thinking, int maxTokens, Optional<Sampling> sampling,
-                           ScannerOptions scanner, int promptEstimate, int droppedMessages, int reserveTokens,
-                           Optional<TaskKind> task, List<Header> notes) {
+                           Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
+                           Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
+                           int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
+                           List<Header> notes, VisionInput vision) {
+
+    /** A chat without pictures. */
+    public PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
+                        Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
+                        Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
+                        int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
+                        List<Header> notes) {
+        this(request, model, format, conversation, thinking, thinkingFlag, maxTokens, sampling, scanner,
+                promptEstimate, trim, reserveTokens, task, contract, notes, VisionInput.NONE);
+    }
+
+    /** How many history messages the model does not see. */
+    public int droppedMessages() {
+        return trim.count();
+    }
 
     /** A response header carrying a note. */
     public record Header(String name, String value) {

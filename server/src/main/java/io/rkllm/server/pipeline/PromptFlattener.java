@@ -18,21 +18,27 @@ public final class PromptFlattener {
     public static String flatten(Conversation conversation) {
         StringBuilder out = new StringBuilder();
         for (ChatMessage m : conversation.history()) {
-            appendTurn(out, m);
+            out.append(turn(m));
         }
         List<ChatMessage> fresh = conversation.newMessages();
         if (out.isEmpty() && fresh.size() == 1 && fresh.getFirst().role() == Role.USER) {
             return fresh.getFirst().content();
         }
+        return out.append(newPart(fresh)).toString().stripTrailing();
+    }
+
+    /** The new messages' part of a flattened prompt that has earlier turns before it. */
+    static String newPart(List<ChatMessage> fresh) {
+        StringBuilder out = new StringBuilder();
         for (int i = 0; i < fresh.size(); i++) {
             ChatMessage m = fresh.get(i);
             if (i == fresh.size() - 1 && m.role() == Role.USER) {
                 out.append("User: ").append(m.content());
             } else {
-                appendTurn(out, m);
+                out.append(turn(m));
             }
         }
-        return out.toString().stripTrailing();
+        return out.toString();
     }
 
     /** The text of new messages sent on top of a cached conversation (role user or tool). */
@@ -50,7 +56,9 @@ public final class PromptFlattener {
         return out.toString();
     }
 
-    private static void appendTurn(StringBuilder out, ChatMessage m) {
+    /** One earlier turn as a flattened prompt writes it. */
+    static String turn(ChatMessage m) {
+        StringBuilder out = new StringBuilder();
         switch (m.role()) {
             case USER -> out.append("User: ").append(m.content()).append("\n\n");
             case ASSISTANT -> {
@@ -65,5 +73,6 @@ public final class PromptFlattener {
             case TOOL -> out.append("Tool result: ").append(m.content()).append("\n\n");
             case SYSTEM -> out.append("System: ").append(m.content()).append("\n\n");
         }
+        return out.toString();
     }
 }

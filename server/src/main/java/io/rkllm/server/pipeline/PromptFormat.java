@@ -38,9 +38,10 @@ public record PromptFormat(String systemBlock, String prefix, String postfix, St
                     thinks && model.family().startsWith("qwen3") ? QWEN3.thinkingOffSuffix : ""));
         }
         String family = model.family().toLowerCase(Locale.ROOT);
-        if (family.startsWith("qwen3")) {
+        if (family.startsWith("qwen3") && !family.startsWith("qwen3-vl")) {
             return Optional.of(QWEN3);
         }
+        // Qwen3-VL instruct models use plain ChatML: no think block to close
         if (family.startsWith("qwen") || family.startsWith("minicpm") || family.startsWith("internlm")) {
             return Optional.of(CHATML);
         }

@@ -77,7 +77,7 @@ final class RagStep {
         for (int i = 0; i < messages.size(); i++) {
             ChatMessage m = messages.get(i);
             if (i == messages.size() - 1) {
-                rewritten.add(new ChatMessage(Role.USER, result.userText(), List.of(), Optional.empty()));
+                rewritten.add(new ChatMessage(Role.USER, result.userText(), List.of(), Optional.empty(), m.images()));
             } else if (m.role() == Role.SYSTEM && result.systemText() != null && isFirstSystem(messages, i)) {
                 rewritten.add(new ChatMessage(Role.SYSTEM, result.systemText(), List.of(), Optional.empty()));
             } else {

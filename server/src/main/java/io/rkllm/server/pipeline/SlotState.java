@@ -4,12 +4,13 @@ import java.util.Optional;
 
 /**
  * What the pipeline knows about one handle (slot): the chat template and tools last set on it and
- * the conversation its KV cache holds. Read and written only on the model's worker thread.
+ * the conversation its KV cache holds. Written only on the model's worker thread; the conversation is also read
+ * by requests being prepared (to decide what to trim), so it is published through a volatile field.
  */
 final class SlotState {
     private PromptFormat.RuntimeTemplate template;
     private String tools;
-    private CachedConversation conversation;
+    private volatile CachedConversation conversation;
     private long lastUsed;
     private String conversationKey = "";
 

@@ -20,6 +20,32 @@ public final class TokenEstimator {
         return estimate(text, ratio(model));
     }
 
+    /** The estimate of a text of that size: the same as {@link #estimate(String, String)} of the text. */
+    int estimate(String model, Size size) {
+        return (int) Math.ceil(size.ascii() / ratio(model)) + (int) size.other();
+    }
+
+    /**
+     * What the estimate is made of: ASCII characters and other code points. Sizes add up the way texts
+     * concatenate, so the estimate of many ways to join the same pieces costs one pass over the pieces.
+     */
+    record Size(long ascii, long other) {
+        static final Size ZERO = new Size(0, 0);
+
+        static Size of(String text) {
+            int[] counts = count(text);
+            return new Size(counts[0], counts[1]);
+        }
+
+        Size plus(Size more) {
+            return new Size(ascii + more.ascii, other + more.other);
+        }
+
+        Size minus(Size less) {
+            return new Size(ascii - less.ascii, other - less.other);
+        }
+    }
+
     public double ratio(String model) {
         return ratios.getOrDefault(model, INITIAL_ASCII_CHARS_PER_TOKEN);
     }

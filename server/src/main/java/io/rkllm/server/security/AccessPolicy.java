@@ -14,13 +14,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs before every route: CORS headers and preflights (answered without a key), then the API key.
- * {@code /health} is always public; the model lists ({@code GET /v1/models[/{id}]}, Ollama's {@code GET
+ * {@code /health} and {@code /} (a client's "is it running" probe) are always public; the model lists ({@code GET /v1/models[/{id}]}, Ollama's {@code GET
  * /api/tags} and {@code /api/version}) when configured; everything else, {@code /metrics} and routes added
  * later included, needs a key once keys are configured.
  */
 public final class AccessPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(AccessPolicy.class);
-    private static final Set<String> HEALTH = Set.of("/health", "/v1/health");
+    private static final Set<String> HEALTH = Set.of("/health", "/v1/health", "/");
     private static final Pattern MODELS = Pattern.compile("/(v1/)?models(/[^/]+)?/?|/api/tags|/api/version");
     private static final String BEARER = "bearer ";
 
@@ -86,7 +86,7 @@ public final class AccessPolicy {
     }
 
     private boolean isPublic(Context ctx) {
-        if (ctx.method() != HandlerType.GET) {
+        if (ctx.method() != HandlerType.GET && ctx.method() != HandlerType.HEAD) {
             return false;
         }
         String path = ctx.path();

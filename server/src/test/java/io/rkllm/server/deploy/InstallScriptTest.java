@@ -85,6 +85,7 @@ class InstallScriptTest {
         Repo.Result removed = install(root, "--uninstall");
         assertThat(removed.code()).as(removed.output()).isZero();
         assertThat(removed.output()).contains("remove     " + jar).contains("kept");
+        assertThat(removed.output()).as("--root creates no user, so none is kept").doesNotContain("user rkllm", "userdel");
         assertThat(jar).doesNotExist();
         assertThat(launcher).doesNotExist();
         assertThat(unit).doesNotExist();
@@ -123,6 +124,6 @@ class InstallScriptTest {
         Repo.Result r = Repo.run("bash", Repo.file("scripts/install.sh").toString(), "--root",
                 dir.resolve("root").toString(), "--force", "--jar", dir.resolve("missing.jar").toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.output()).contains("no server jar at", "./mvnw -B package");
+        assertThat(r.output()).contains("no server jar at", "scripts/build package");
     }
 }

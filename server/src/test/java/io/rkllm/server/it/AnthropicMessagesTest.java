@@ -184,8 +184,8 @@ class AnthropicMessagesTest {
             assertError(post(server, messages("hi", "\"model\":\"nope\"").replace("\"model\":\"m\",", "")),
                     404, "not_found_error", "nope");
             assertError(post(server, "{\"model\":"), 400, "invalid_request_error", "JSON");
-            assertError(post(server, messages("hi", "\"stream\":true,\"tools\":[{\"name\":\"x\",\"input_schema\":{}}]")),
-                    400, "invalid_request_error", "tool");
+            assertError(post(server, messages("hi", "\"stream\":true,\"tools\":[{\"name\":\"x\"}]")),
+                    400, "invalid_request_error", "input_schema");
             assertError(post(server, "{\"model\":\"m\",\"max_tokens\":9,\"messages\":[{\"role\":\"user\",\"content\":"
                     + "[{\"type\":\"image\",\"source\":{}}]}]}"), 400, "invalid_request_error", "image");
 

@@ -260,7 +260,7 @@ class OllamaApiTest {
             assertThat(unknown.json().fieldNames()).toIterable().containsExactly("error");
             assertThat(unknown.json().get("error").asText()).contains("nope");
 
-            for (String bad : List.of("{\"model\":", chat("hi", "\"format\":\"json\""),
+            for (String bad : List.of("{\"model\":", chat("hi", "\"format\":42"),
                     chat("hi", "\"options\":{\"temperature\":\"hot\"}"),
                     "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"?\",\"images\":[\"iVBO\"]}]}")) {
                 TestServer.Reply reply = server.postForReply("/api/chat", bad);

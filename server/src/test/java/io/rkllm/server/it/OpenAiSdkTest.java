@@ -188,4 +188,37 @@ class OpenAiSdkTest {
             client.close();
         }
     }
+
+    /** What {@code chat.completions.parse} with a schema does in the Python SDK: the Java SDK derives it from a class. */
+    public static final class City {
+        public String city;
+        public long population;
+    }
+
+    @Test
+    void structuredOutputFromAClass() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            OpenAIClient client = client(server);
+            var params = ChatCompletionCreateParams.builder().model("m")
+                    .addUserMessage("[[json:trailing_comma]] Describe Paris.").responseFormat(City.class).build();
+            var completion = client.chat().completions().create(params);
+            City city = completion.choices().getFirst().message().content().orElseThrow();
+            assertThat(city.city).isEqualTo("sim");
+            assertThat(server.runs("m").getLast().get("prompt").asText()).contains("\"population\"");
+            client.close();
+        }
+    }
+
+    @Test
+    void reasoningTokensOfAThinkingModel() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of("thinking", "1")).sidecar("m",
+                "family: qwen3\n").start()) {
+            OpenAIClient client = client(server);
+            ChatCompletion completion = client.chat().completions().create(chat("Why is the sky blue?").build());
+            var details = completion.usage().orElseThrow().completionTokensDetails().orElseThrow();
+            assertThat(details.reasoningTokens().orElseThrow()).isPositive()
+                    .isLessThan(completion.usage().orElseThrow().completionTokens());
+            client.close();
+        }
+    }
 }

@@ -123,6 +123,21 @@ class RoutesTest {
     }
 
     @Test
+    void theRootAnswersClientsThatProbeItLikeOllama() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("security.api_keys", "k").start()) {
+            TestServer.Reply root = server.getForReply("/");
+            assertThat(root.status()).as("public, like /health").isEqualTo(200);
+            assertThat(root.header("Content-Type")).startsWith("text/plain");
+            assertThat(root.body()).isEqualTo("Ollama is running");
+            try (Response head = server.client().newCall(new Request.Builder().url(server.url("/")).head().build())
+                    .execute()) {
+                assertThat(head.code()).isEqualTo(200);
+            }
+            assertThat(server.getForReply("/v1/models/m/nothing").status()).isEqualTo(401);
+        }
+    }
+
+    @Test
     void healthIsOkWhenServing() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
             TestServer.Reply health = server.getForReply("/health");

@@ -9,10 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A raw SSE body split into events, with the contract's invariants checked byte by byte. */
-record SseEvents(String raw, List<String> data, int keepAlives) {
+record SseEvents(String raw, List<String> data, int keepAlives, List<String> comments) {
 
     static SseEvents parse(String raw) {
         List<String> data = new ArrayList<>();
+        List<String> comments = new ArrayList<>();
         int keepAlives = 0;
         assertThat(raw).as("every event ends with a blank line").endsWith("\n\n");
         for (String event : raw.substring(0, raw.length() - 2).split("\n\n", -1)) {
@@ -20,10 +21,14 @@ record SseEvents(String raw, List<String> data, int keepAlives) {
                 keepAlives++;
                 continue;
             }
+            if (event.startsWith(": ") && !event.contains("\n")) {
+                comments.add(event.substring(2)); // other comments: notes clients skip (the output check)
+                continue;
+            }
             assertThat(event).as("an event is exactly one data line").startsWith("data: ").doesNotContain("\n");
             data.add(event.substring("data: ".length()));
         }
-        return new SseEvents(raw, data, keepAlives);
+        return new SseEvents(raw, data, keepAlives, comments);
     }
 
     List<JsonNode> chunks() {

@@ -44,6 +44,7 @@ public final class TestServer implements AutoCloseable {
         private final Map<String, Map<String, String>> models = new LinkedHashMap<>();
         private final Map<String, String> sidecars = new LinkedHashMap<>();
         private final Map<String, String> flags = new LinkedHashMap<>();
+        private final Map<String, Map<String, String>> encoders = new LinkedHashMap<>();
 
         Builder(Path dir) {
             this.dir = dir;
@@ -57,6 +58,15 @@ public final class TestServer implements AutoCloseable {
         /** A simulated model in its own folder; keys of the sim model file override the zero-delay defaults. */
         public Builder model(String id, Map<String, String> keys) {
             models.put(id, keys);
+            return this;
+        }
+
+        /**
+         * A simulated image encoder beside model {@code id} (a vision model; its tags come from its name's family or
+         * its sidecar); keys of the encoder file override the zero-delay defaults.
+         */
+        public Builder encoder(String id, Map<String, String> keys) {
+            encoders.put(id, keys);
             return this;
         }
 
@@ -82,7 +92,14 @@ public final class TestServer implements AutoCloseable {
             // one KV cache per model unless a test asks for more (the default, auto, depends on the RAM)
             all.put("cache.slots", "1");
             all.putAll(flags);
-            return new TestServer(LocalServer.start(dir, abi, files, sidecars, all));
+            Map<String, Map<String, String>> encoderFiles = new LinkedHashMap<>();
+            for (var e : encoders.entrySet()) {
+                Map<String, String> keys = new LinkedHashMap<>();
+                keys.put("time_scale", "0");
+                keys.putAll(e.getValue());
+                encoderFiles.put(e.getKey(), keys);
+            }
+            return new TestServer(LocalServer.start(dir, abi, files, encoderFiles, sidecars, all));
         }
     }
 
@@ -131,6 +148,11 @@ public final class TestServer implements AutoCloseable {
     /** Every trace line the simulated runtime wrote for a model, in order. */
     public List<JsonNode> trace(String model) {
         return server.trace(model);
+    }
+
+    /** Every trace line of a model's simulated image encoder, in order. */
+    public List<JsonNode> encoderTrace(String model) {
+        return server.encoderTrace(model);
     }
 
     public List<JsonNode> runs(String model) {

@@ -85,6 +85,31 @@ class LogSafetyTest {
         }
     }
 
+    @Test
+    void theAccessLineOfARefusedRequestNamesTheError() throws Exception {
+        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+        Logger access = context.getLogger("access");
+        ListAppender<ILoggingEvent> captured = new ListAppender<>();
+        captured.setContext(context);
+        captured.start();
+        access.addAppender(captured);
+        access.setLevel(Level.INFO);
+        access.setAdditive(false);
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).set("logging.access_log", "true").start()) {
+            send(server, "POST", "/v1/chat/completions", Map.of(), "{\"model\":\"m\",\"messages\":[]}");
+            send(server, "POST", "/v1/chat/completions", Map.of(), "{\"model\":\"nope\",\"messages\":"
+                    + "[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        } finally {
+            access.detachAppender(captured);
+            access.setLevel(null);
+            access.setAdditive(true);
+        }
+        assertThat(captured.list).map(ILoggingEvent::getFormattedMessage)
+                .anySatisfy(line -> assertThat(line).contains("POST /v1/chat/completions 400 ", " error="))
+                .anySatisfy(line -> assertThat(line).contains("POST /v1/chat/completions 404 ",
+                        " error=model_not_found"));
+    }
+
     private static void send(TestServer server, String method, String path, Map<String, String> headers, String body)
             throws Exception {
         Map<String, String> h = new java.util.LinkedHashMap<>(headers);

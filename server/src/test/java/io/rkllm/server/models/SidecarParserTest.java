@@ -56,9 +56,11 @@ class SidecarParserTest {
                   prompt_postfix: "<|im_end|>\\n<|im_start|>assistant\\n"
                 default_system_prompt: You are a concise assistant.
                 aliases: [qwen-small, Fast Qwen]
+                memory_mb: 2300
                 """);
         assertThat(parsed.errors()).isEmpty();
         Sidecar s = parsed.sidecar().orElseThrow();
+        assertThat(s.memoryMb()).hasValue(2300);
         assertThat(s.name()).contains("Qwen3 1.7B (NPU)");
         assertThat(s.family()).contains("qwen3");
         assertThat(s.contextLength()).hasValue(8192);

@@ -16,6 +16,8 @@ import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
+import io.rkllm.server.pipeline.request.ToolCallRecord;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,7 +56,7 @@ final class PlannerBench implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        java.util.Map<String, String> all = new java.util.LinkedHashMap<>(flags);
+        Map<String, String> all = new LinkedHashMap<>(flags);
         all.put("models.dir", dir.resolve("models").toString());
         all.put("cache.slots", Integer.toString(slotCount));
         config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
@@ -62,14 +65,20 @@ final class PlannerBench implements AutoCloseable {
                 new Sampling(1, 0.9, 0.8, 1.1, 0, 0))), new RegistrySettings(1, 8, Duration.ZERO,
                 Duration.ofSeconds(1)), Clock.systemUTC(), load -> new ModelCacheState(load.slots()), new ModelRegistry.Listener() {
                 });
-        pipeline = new ChatPipeline(new ModelService(discovery.catalog(), registry, config.cache().slots(),
-                16L << 30), estimator, config);
         slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
         state = new ModelCacheState(slotCount);
+        pipeline = new ChatPipeline(new ModelService(discovery.catalog(), registry, config.cache().slots(),
+                16L << 30), estimator, config, model -> state.held());
     }
 
     /** One request's decision and its run: what the planner sent, and on which slot. */
-    record Turn(PreparedChat chat, RunPlanner.RunPlan plan, List<String> calls) {
+    record Turn(PreparedChat chat, RunPlanner.RunPlan plan, List<String> calls, int prefilled) {
+        /** What a perfect cache would prefill: the new messages only (and the system prompt on an empty slot). */
+        int minimum() {
+            return (plan.reusedTokens() == 0 ? FakeSlot.SYSTEM_TOKENS : 0)
+                    + Math.max(1, PromptFlattener.incremental(chat.conversation().newMessages()).length() / 4);
+        }
+
         String prompt() {
             return plan.request().prompt();
         }
@@ -96,7 +105,7 @@ final class PlannerBench implements AutoCloseable {
         int generated = Math.max(1, answer.length() / 4);
         slot.ran(plan, prefilled, generated);
         planner.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer);
-        return new Turn(chat, plan, calls);
+        return new Turn(chat, plan, calls, prefilled);
     }
 
     static ChatRequest request(ChatMessage... messages) {
@@ -104,8 +113,76 @@ final class PlannerBench implements AutoCloseable {
     }
 
     static ChatRequest request(Optional<String> conversationKey, ChatMessage... messages) {
-        return new ChatRequest(MODEL, List.of(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
-                List.of(), Optional.empty(), false, Optional.empty(), conversationKey, false);
+        return request(conversationKey, Optional.empty(), List.of(messages));
+    }
+
+    static ChatRequest request(Optional<String> conversationKey, Optional<String> tools, List<ChatMessage> messages) {
+        return new ChatRequest(MODEL, List.copyOf(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
+                List.of(), tools, ToolChoice.AUTO, true, Optional.empty(), Optional.empty(), conversationKey, false);
+    }
+
+    /** A client's copy of one conversation, as Open WebUI keeps it: every turn sends all of it. */
+    final class Chat {
+        final List<ChatMessage> messages = new ArrayList<>();
+        private final Optional<String> key;
+        private final Optional<String> tools;
+
+        Chat(String system, Optional<String> key, Optional<String> tools) {
+            this.key = key;
+            this.tools = tools;
+            messages.add(system(system));
+        }
+
+        /** Sends a user message; the model answers {@code answer}, which goes into the history. */
+        Turn say(String text, String answer) {
+            messages.add(user(text));
+            return answer(answer);
+        }
+
+        /** Sends the client's messages as they are; the answer goes into the history as the client shows it. */
+        Turn answer(String answer) {
+            Turn t = turn(request(key, tools, messages), answer);
+            messages.add(assistant(MessageKeys.assistantText(answer)));
+            return t;
+        }
+
+        /** Sends tool results; the model answers with a call of {@code tool}, which goes into the history. */
+        Turn toolResult(String result, String tool) {
+            messages.add(new ChatMessage(Role.TOOL, result, List.of(), Optional.of("call")));
+            return callTool(tool);
+        }
+
+        /** Sends the client's messages; the model calls {@code tool}, and the call goes into the history. */
+        Turn callTool(String tool) {
+            String args = "{\"step\": " + messages.size() + "}";
+            Turn t = turn(request(key, tools, messages), "<tool_call>\n{\"name\": \"" + tool + "\", \"arguments\": "
+                    + args + "}\n</tool_call>");
+            messages.add(new ChatMessage(Role.ASSISTANT, "", List.of(new ToolCallRecord("call", tool, args)),
+                    Optional.empty()));
+            return t;
+        }
+
+        /** Replaces the text of the user message number {@code index} (0 = the first). */
+        void editUser(int index, String text) {
+            int seen = 0;
+            for (int i = 0; i < messages.size(); i++) {
+                if (messages.get(i).role() == Role.USER && seen++ == index) {
+                    messages.set(i, user(text));
+                    return;
+                }
+            }
+            throw new IllegalArgumentException("no user message " + index);
+        }
+
+        /** Removes the last answer and its question (Open WebUI before regenerating), returning the question. */
+        String dropLastExchange() {
+            messages.removeLast();
+            return messages.removeLast().content();
+        }
+    }
+
+    Chat chat(String system) {
+        return new Chat(system, Optional.empty(), Optional.empty());
     }
 
     static ChatMessage system(String text) {

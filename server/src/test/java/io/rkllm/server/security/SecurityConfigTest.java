@@ -30,7 +30,7 @@ class SecurityConfigTest {
         assertThat(c.security().apiKeys()).isEmpty();
         assertThat(c.security().publicModels()).isTrue();
         assertThat(c.security().corsOrigins()).isEmpty();
-        assertThat(c.limits().maxBodyMb()).isEqualTo(16);
+        assertThat(c.limits().maxBodyMb()).isEqualTo(32);
         assertThat(c.limits().maxMessages()).isEqualTo(1024);
         assertThat(c.limits().maxTokens()).isEqualTo(32768);
         assertThat(c.server().host()).isEqualTo("127.0.0.1");

@@ -8,12 +8,22 @@ import java.util.OptionalInt;
  * A validated request, free of JSON: what the pipeline needs to answer it.
  *
  * @param legacyCompletion a /v1/completions request: {@code messages} holds the prompt as one user message
- * @param toolsJson the OpenAI {@code tools} array as JSON, when tools are offered
+ * @param toolsJson the OpenAI {@code tools} array as JSON, when tools are offered (none with tool_choice none)
+ * @param toolChoice whether the answer must call a tool ({@link ToolChoice#AUTO} when tools are optional)
+ * @param parallelToolCalls more than one tool call per answer allowed
+ * @param format the structure the answer's content must have, when the client asked for one
  * @param thinking an explicit thinking on/off from the request, if any
  * @param conversationKey a client-provided conversation identity (chat id header, user, prompt_cache_key)
  */
 public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
                           OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
-                          Optional<String> toolsJson, boolean toolChoiceNone, Optional<Boolean> thinking,
-                          Optional<String> conversationKey, boolean legacyCompletion) {
+                          Optional<String> toolsJson, ToolChoice toolChoice, boolean parallelToolCalls,
+                          Optional<OutputFormat> format, Optional<Boolean> thinking, Optional<String> conversationKey,
+                          boolean legacyCompletion) {
+
+    /** The same request with other messages (a retry that adds turns to the conversation). */
+    public ChatRequest withMessages(List<ChatMessage> value) {
+        return new ChatRequest(model, List.copyOf(value), stream, includeUsage, maxTokens, sampling, stop, toolsJson,
+                toolChoice, parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
+    }
 }

@@ -93,6 +93,7 @@ public final class ArchiveTraining {
         Simulation simulation = Simulation.inTempDirectory();
         RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation), environment);
         ServerApp app = ServerApp.start(loaded.config(), runtime,
+                RuntimeLoader.rknn(loaded.config().runtime(), Optional.of(simulation), environment),
                 new ModelDiscovery().discover(simulation.models()).catalog());
         try {
             List<String> unexpected = run(app.port());

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -33,21 +34,31 @@ public final class BenchCommand {
 
     /**
      * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
-     * session; {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N]
-     * [--chunk-chars N] [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle.
-     * Without --url against a server started here on the simulated runtime.
+     * session; {@code bench long-chat [--url URL] [--model ID] [--turns N] [config flags]}: one chat that
+     * outgrows the context; {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
+     * without --url once per picture cache policy (resend, incremental, and no embedding cache);
+     * {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]
+     * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
+     * server started here on the simulated runtime.
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
-        if (!kind.equals("conversations") && !kind.equals("embeddings")) {
-            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID], or bench "
-                    + "embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]");
+        if (kind.equals("images")) {
+            return images(line, loader);
         }
+        if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
+            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID],"
+                    + " bench long-chat [--url URL] [--model ID] [--turns N], bench images [--url URL] [--model ID],"
+                    + " or bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]");
+        }
+        boolean longChat = kind.equals("long-chat");
         boolean embeddings = kind.equals("embeddings");
         Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
         String url = options.remove("url");
-        String model = options.getOrDefault("model", embeddings ? "qwen3-embedding-0.6b-sim" : "qwen3-1.7b-sim");
+        String model = options.getOrDefault("model", longChat ? "qwen2.5-0.5b-sim"
+                : embeddings ? "qwen3-embedding-0.6b-sim" : "qwen3-1.7b-sim");
         options.remove("model");
+        int turns = longChat ? turns(options.remove("turns")) : 0;
         String chatModel = embeddings ? options.getOrDefault("chat-model", "qwen3-1.7b-sim") : null;
         options.remove("chat-model");
         int chunks = embeddings ? count(options.remove("chunks"), 200, "--chunks") : 0;
@@ -67,7 +78,8 @@ public final class BenchCommand {
                 simulation = Simulation.inTempDirectory();
                 RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
                         environment);
-                app = ServerApp.start(loaded.config(), runtime, new ModelDiscovery().discover(simulation.models()).catalog());
+                app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(loaded.config().runtime(),
+                        Optional.of(simulation), environment), new ModelDiscovery().discover(simulation.models()).catalog());
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
             }
@@ -79,11 +91,16 @@ public final class BenchCommand {
                         + " and " + chatModel + " " + line.configFlags(), result));
                 return result.failed() == 0 ? OK : FAILED;
             }
-            var bench = new ConversationBench(URI.create(url), model, out);
-            var result = bench.run();
-            out.println();
-            out.println(ConversationBench.markdown(
-                    "cache " + line.configFlags(), result));
+            if (longChat) {
+                var result = new LongChatBench(URI.create(url), model, out).run(
+                        LongChatScript.generate(turns, LongChatScript.SEED));
+                out.println();
+                out.println(LongChatBench.markdown(model + ", " + turns + " turns, " + line.configFlags(), result));
+            } else {
+                var result = new ConversationBench(URI.create(url), model, out).run();
+                out.println();
+                out.println(ConversationBench.markdown("cache " + line.configFlags(), result));
+            }
             return OK;
         } catch (IOException e) {
             err.println("rkllm-server bench: " + e.getMessage());
@@ -114,5 +131,75 @@ public final class BenchCommand {
             // reported below
         }
         throw new ConfigException(option + ": expected a whole number of at least 2, got '" + value + "'");
+    }
+
+    private int images(CommandLine line, ConfigLoader loader) {
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        String url = options.remove("url");
+        String model = options.getOrDefault("model", "qwen3-vl-2b-sim");
+        options.remove("model");
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        try {
+            if (url != null) {
+                List<ImageBench.Turn> turns = new ImageBench(URI.create(url), model, out).run(196);
+                out.println();
+                out.println(ImageBench.markdown(url, turns));
+                return OK;
+            }
+            Map<String, Map<String, String>> policies = new LinkedHashMap<>();
+            policies.put("vision.cache_policy=resend (default)", Map.of("vision.cache_policy", "resend"));
+            policies.put("vision.cache_policy=incremental", Map.of("vision.cache_policy", "incremental"));
+            policies.put("vision.cache_mb=0 (no embedding cache)", Map.of("vision.cache_mb", "0"));
+            StringBuilder tables = new StringBuilder();
+            for (var policy : policies.entrySet()) {
+                Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
+                flags.putAll(policy.getValue());
+                flags.put("runtime.simulate", "true");
+                flags.putIfAbsent("server.port", "0");
+                flags.putIfAbsent("logging.access_log", "false");
+                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
+                try (Simulation simulation = Simulation.inTempDirectory()) {
+                    RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
+                            environment);
+                    ServerApp app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(
+                            loaded.config().runtime(), Optional.of(simulation), environment),
+                            new ModelDiscovery().discover(simulation.models()).catalog());
+                    try {
+                        out.println("bench: " + policy.getKey());
+                        List<ImageBench.Turn> turns = new ImageBench(URI.create("http://127.0.0.1:" + app.port()),
+                                model, out).run(196);
+                        tables.append(ImageBench.markdown(policy.getKey(), turns)).append('\n');
+                    } finally {
+                        app.stop(Duration.ofSeconds(5));
+                    }
+                }
+            }
+            out.println();
+            out.print(tables);
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        }
+    }
+
+    private static int turns(String value) {
+        if (value == null) {
+            return 40;
+        }
+        try {
+            int turns = Integer.parseInt(value);
+            if (turns >= 1 && turns <= 1000) {
+                return turns;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("--turns: a number from 1 to 1000, got '" + value + "'");
     }
 }

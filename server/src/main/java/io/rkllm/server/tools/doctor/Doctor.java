@@ -5,6 +5,10 @@ import io.rkllm.ffm.LibraryIdentity;
 import io.rkllm.ffm.LibraryLocator;
 import io.rkllm.ffm.RkllmException;
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.ffm.rknn.RknnFunction;
+import io.rkllm.ffm.rknn.RknnRuntime;
+import io.rkllm.server.app.RknnLibrary;
+import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigException;
@@ -14,6 +18,7 @@ import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.models.Problem;
+import io.rkllm.server.pipeline.PromptFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -135,7 +140,9 @@ public final class Doctor {
         List<Check> checks = new ArrayList<>();
         boolean simulated = sim.isPresent();
 
-        checks.add(library(config.runtime(), sim));
+        Library library = library(config.runtime(), sim);
+        checks.add(library.check());
+        checks.add(CpuCheck.check(roots.resolve("/proc/cpuinfo"), library.file(), library.version()));
 
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
         NpuChecks npu = new NpuChecks(roots, new Accounts(roots.etc()));
@@ -147,9 +154,14 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        Path modelsDir = sim.isPresent() && !loaded.explicitKeys().contains("models.dir")
-                ? sim.get().models() : config.models().dir();
-        checks.addAll(models(modelsDir, sim.isPresent() && !loaded.explicitKeys().contains("models.dir")));
+        boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
+        Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
+        DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
+        checks.add(rknn(config.runtime(), sim, discovery.models().stream().filter(ModelDescriptor::seesImages)
+                .map(ModelDescriptor::id).toList()));
+        checks.addAll(models(discovery, modelsDir, simulatedModels));
+        thinkingOn130(library.version(), discovery.models(), config.runtime().thinkingFlag())
+                .map(c -> simulated ? c.notBlocking("simulated runtime") : c).ifPresent(checks::add);
         checks.add(port(config.server()));
         // the jar this runs from is the installed service's, when run as `rkllm-server doctor`
         new ArchiveCheck(roots).check(ServerJar.file()).ifPresent(checks::add);
@@ -172,21 +184,28 @@ public final class Doctor {
         return Check.ok("java", "Java " + version + " (" + where + ")");
     }
 
-    private Check library(ServerConfig.Runtime runtime, Optional<Simulation> sim) {
+    /** The library's check, and the file and release when one was identified (not the simulated one's file). */
+    private record Library(Check check, Optional<Path> file, Optional<String> version) {
+        Library(Check check) {
+            this(check, Optional.empty(), Optional.empty());
+        }
+    }
+
+    private Library library(ServerConfig.Runtime runtime, Optional<Simulation> sim) {
         Optional<Abi> forced;
         try {
             forced = Abi.parseChoice(runtime.abi());
         } catch (IllegalArgumentException e) {
-            return Check.fail("library", e.getMessage(), "set runtime.abi to auto, 1.2 or 1.3");
+            return new Library(Check.fail("library", e.getMessage(), "set runtime.abi to auto, 1.2 or 1.3"));
         }
         Path library;
         if (sim.isPresent()) {
             Abi abi = forced.orElse(Abi.V1_3);
             Optional<Path> bundled = sim.get().library(abi);
             if (bundled.isEmpty()) {
-                return Check.fail("library", "this jar has no simulated runtime built for "
+                return new Library(Check.fail("library", "this jar has no simulated runtime built for "
                         + System.getProperty("os.arch"), "build the jar on this kind of machine (./mvnw -B verify),"
-                        + " or run without --simulate");
+                        + " or run without --simulate"));
             }
             library = bundled.get();
         } else {
@@ -198,11 +217,11 @@ public final class Doctor {
                 String install = "install librkllmrt.so from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/"
                         + "aarch64/librkllmrt.so, release 1.2.1-1.2.3 or 1.3.0): `sudo install -m 0644 librkllmrt.so"
                         + " /usr/lib/`";
-                return configured.isPresent()
+                return new Library(configured.isPresent()
                         ? Check.fail("library", "runtime.library " + configured.get() + " does not exist",
                                 install + ", or correct runtime.library (--library PATH)")
                         : Check.fail("library", LibraryLocator.LIBRARY_NAME + " not found in "
-                                + locator.searchPath(), install + " (or set --library PATH; --simulate needs none)");
+                                + locator.searchPath(), install + " (or set --library PATH; --simulate needs none)"));
             }
             library = found.get();
         }
@@ -210,32 +229,87 @@ public final class Doctor {
         try {
             opened = RkllmRuntime.open(library, forced);
         } catch (RkllmException e) {
-            return Check.fail("library", e.getMessage(), forced.isEmpty()
+            return new Library(Check.fail("library", e.getMessage(), forced.isEmpty()
                     ? "force the ABI: --abi 1.2 for runtime 1.2.1-1.2.3, --abi 1.3 for 1.3.0 (or runtime.abi in the"
                             + " config file, RKLLM_RUNTIME_ABI); docs/runtime-abi.md"
-                    : "install runtime 1.2.1-1.2.3 or 1.3.0 from airockchip/rknn-llm, matching --abi");
+                    : "install runtime 1.2.1-1.2.3 or 1.3.0 from airockchip/rknn-llm, matching --abi"));
         } catch (RuntimeException e) {
-            return Check.fail("library", "cannot load " + library + ": " + e.getMessage(),
-                    "the file must be the aarch64 librkllmrt.so from airockchip/rknn-llm");
+            return new Library(Check.fail("library", "cannot load " + library + ": " + e.getMessage(),
+                    "the file must be the aarch64 librkllmrt.so from airockchip/rknn-llm"));
         }
         LibraryIdentity identity = opened.identity();
-        String what = (sim.isPresent() ? "simulated runtime (bundled) " : "") + library + ": runtime "
-                + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
-                + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
+        // the simulated runtime's file hash is no official release's: the evidence would call it unknown
+        String what = sim.isPresent()
+                ? "the simulated runtime " + identity.version().orElse("") + " bundled in the jar, ABI "
+                        + opened.abi().label() + (forced.isPresent() ? " (forced)" : "") + ", " + library
+                : library + ": runtime " + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
+                        + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
+        Optional<Path> file = sim.isPresent() ? Optional.empty() : Optional.of(library);
         if (forced.isPresent() && identity.abi().isPresent() && identity.abi().get() != forced.get()) {
-            return Check.warn("library", what, "the file looks like ABI " + identity.abi().get().label()
-                    + ": remove the forced runtime.abi (--abi) unless you are sure");
+            return new Library(Check.warn("library", what, "the file looks like ABI " + identity.abi().get().label()
+                    + ": remove the forced runtime.abi (--abi) unless you are sure"), file, identity.version());
         }
-        return Check.ok("library", what);
+        return new Library(Check.ok("library", what), file, identity.version());
     }
 
-    private static List<Check> models(Path dir, boolean simulatedModels) {
-        DiscoveryResult discovery = new ModelDiscovery().discover(dir);
+    /** The RKNN runtime, which runs the image encoders of vision models; only they need it. */
+    private Check rknn(ServerConfig.Runtime runtime, Optional<Simulation> sim, List<String> visionModels) {
+        RknnLibrary rknn = RuntimeLoader.rknn(runtime, sim, environment);
+        String install = "install librknnrt.so from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/aarch64/"
+                + "librknnrt.so): `sudo install -m 0644 librknnrt.so /usr/lib/`, or set runtime.rknn_library";
+        if (rknn.path().isEmpty()) {
+            return visionModels.isEmpty()
+                    ? Check.info("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: only vision models need it")
+                    : Check.warn("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: the vision models "
+                            + visionModels + " cannot load their image encoders", install);
+        }
+        Path path = rknn.path().get();
+        try {
+            RknnRuntime opened = rknn.get();
+            String cores = opened.supports(RknnFunction.SET_CORE_MASK) ? "" : " (no rknn_set_core_mask: encoders run"
+                    + " on the default core; set vision.encoder_cores: auto)";
+            return Check.ok("rknn", (sim.isPresent() ? "simulated RKNN runtime (bundled) " : "RKNN runtime ") + path
+                    + " for image encoders" + cores + (visionModels.isEmpty() ? "" : "; vision models: "
+                    + String.join(", ", visionModels)));
+        } catch (RuntimeException e) {
+            return (visionModels.isEmpty() ? Check.warn("rknn", "cannot load " + path + ": " + e.getMessage(),
+                    install) : Check.fail("rknn", "cannot load " + path + ": " + e.getMessage() + "; the vision"
+                    + " models " + visionModels + " cannot load", install));
+        }
+    }
+
+
+    /**
+     * Runtime 1.3.0 with thinking models: the release is reported to end thinking answers at {@code </think>}
+     * (docs/runtime-abi.md). The server works around it for models it has a chat template for; 1.2.3 is the
+     * release known to work.
+     */
+    static Optional<Check> thinkingOn130(Optional<String> version, List<ModelDescriptor> models, String thinkingFlag) {
+        List<String> thinking = models.stream().filter(m -> m.capabilities().thinking()).map(ModelDescriptor::id)
+                .toList();
+        if (version.filter("1.3.0"::equals).isEmpty() || thinking.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> flagOnly = models.stream().filter(m -> m.capabilities().thinking())
+                .filter(m -> PromptFormat.of(m).isEmpty()).map(ModelDescriptor::id).toList();
+        String how = thinkingFlag.equals("always") ? "runtime.thinking_flag is always: every thinking answer may"
+                + " come back empty" : flagOnly.isEmpty() ? "the server switches thinking through their chat"
+                + " templates instead of the runtime's flag, which avoids it as far as is known"
+                : "the server has no chat template for " + flagOnly + ", which can only think through the runtime's"
+                        + " flag: their thinking answers may come back empty (reported as finish_reason length)";
+        return Optional.of(Check.warn("runtime", "runtime 1.3.0 with thinking models " + thinking + ": 1.3.0 is"
+                + " reported to end thinking answers at </think>; " + how, "runtime 1.2.3 is the known-good release"
+                + " (airockchip/rknn-llm tag release-v1.2.3, ABI 1.2); re-convert models with the toolkit of the"
+                + " runtime you use (docs/runtime-abi.md)"));
+    }
+
+    private static List<Check> models(DiscoveryResult discovery, Path dir, boolean simulatedModels) {
         List<Check> checks = new ArrayList<>();
         String where = simulatedModels ? "simulated models" : dir.toString();
         for (ModelDescriptor m : discovery.models()) {
             checks.add(Check.ok("model", m.id() + ": context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
+                    + m.vision().map(v -> ", vision (" + v.encoder().getFileName() + ")").orElse("")
                     + ", " + (m.sizeBytes() >= 1 << 20 ? (m.sizeBytes() >> 20) + " MiB" : m.sizeBytes() + " bytes")
                     + ", " + m.file()));
         }

@@ -72,13 +72,13 @@ public final class FuzzCases {
         String model = model(r);
         String say = "[[say:fuzz " + Integer.toHexString(r.nextInt()) + "]]";
         ObjectNode body = NODES.objectNode();
-        return switch (r.nextInt(12)) {
+        return switch (r.nextInt(14)) {
             case 0 -> {
                 body.put("model", model);
                 body.putArray("messages").addObject().put("role", "user").put("content", say);
                 yield Map.entry("/v1/chat/completions", body);
             }
-            case 10 -> {
+            case 11 -> {
                 body.put("model", model);
                 body.putArray("input").add(say).add("second text");
                 body.put("encoding_format", r.nextBoolean() ? "float" : "base64");
@@ -86,7 +86,7 @@ public final class FuzzCases {
                 body.put("input_type", "query");
                 yield Map.entry("/v1/embeddings", body);
             }
-            case 11 -> {
+            case 12 -> {
                 body.put("model", model);
                 body.put("input", say);
                 body.put("truncate", true);
@@ -182,6 +182,30 @@ public final class FuzzCases {
             case 8 -> {
                 body.put("model", model);
                 yield Map.entry("/api/show", body);
+            }
+            case 9 -> {
+                body.put("model", model);
+                body.put("instructions", "Be brief.");
+                ArrayNode input = body.putArray("input");
+                input.addObject().put("role", "user").putArray("content").addObject().put("type", "input_text")
+                        .put("text", "What is the weather in Paris?");
+                input.addObject().put("type", "function_call").put("call_id", "call_1").put("name", "get_weather")
+                        .put("arguments", "{\"city\":\"Paris\"}");
+                input.addObject().put("type", "function_call_output").put("call_id", "call_1")
+                        .put("output", "sunny, 21 C");
+                input.addObject().put("role", "user").put("content", say);
+                body.put("stream", r.nextBoolean());
+                body.put("store", r.nextBoolean());
+                body.put("max_output_tokens", 1 + r.nextInt(12));
+                body.putObject("reasoning").put("effort", "low");
+                body.putObject("text").putObject("format").put("type", "text");
+                yield Map.entry(r.nextBoolean() ? "/v1/responses" : "/responses", body);
+            }
+            case 10 -> {
+                body.put("model", model);
+                body.put("system", "Be brief.");
+                body.putArray("messages").addObject().put("role", "user").put("content", say);
+                yield Map.entry("/v1/messages/count_tokens", body);
             }
             default -> {
                 body.put("model", model);
@@ -674,7 +698,8 @@ public final class FuzzCases {
         String path = pick(r, "/v1/models", "/models", "/v1/models/" + id, "/models/" + id, "/v1/models/" + id + "/load",
                 "/v1/models/" + id + "/unload", "/models/" + id + "/load", "/health", "/v1/health", "/", "/v1",
                 "/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/tags", "/api/chat", "/api/generate",
-                "/api/version", "/api/show", "/api/ps", "/v1/messages", "/metrics", "/v1/models/" + id + "/load/x",
+                "/api/version", "/api/show", "/api/ps", "/v1/messages", "/v1/messages/count_tokens", "/v1/responses",
+                "/v1/responses/" + id, "/metrics", "/v1/models/" + id + "/load/x",
                 "/health?x=" + id, "/v1/models?limit=-1", "//v1//models", "/v1/./models", "/V1/MODELS",
                 "/v1/chat/completions/", "/v1/models/" + id + "/unload?force=1");
         Map<String, String> h = new LinkedHashMap<>();

@@ -21,11 +21,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Sends {@link FuzzCases} to a server and checks every answer: a 4xx with an OpenAI-shaped JSON
  * error, or a 2xx that is a complete, well-formed answer (JSON, or an SSE stream ending in
- * {@code [DONE]} without an error event); never a 5xx, never silence beyond the per-request timeout.
+ * {@code [DONE]} without an error event; the Anthropic and Responses streams ending with their last event); never a
+ * 5xx, never silence beyond the per-request timeout. One error
+ * may end a stream that started well: a request for JSON or a tool call whose answer failed the check twice
+ * ({@code invalid_output}, documented in api.md: the content is held until it is checked, after the 200).
  * Then the server must still be healthy, with an empty queue, and answer a normal request.
  */
 public final class Fuzzer {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** How the error of an answer that failed its JSON or tool check begins (the one error a good stream may end in). */
+    static final String INVALID_OUTPUT_MESSAGE = "the model did not produce a valid answer";
 
     /** What to run. {@code apiKey} is sent on most requests when the server needs one. */
     public record Options(String host, int port, long seed, int cases, int firstCase, Duration timeout, int concurrency,
@@ -164,13 +169,18 @@ public final class Fuzzer {
             return null;
         }
         if (type != null && type.startsWith("text/event-stream")) {
-            return api == Api.ANTHROPIC ? anthropicSse(body) : sse(body);
+            String route = c.path().contains("?") ? c.path().substring(0, c.path().indexOf('?')) : c.path();
+            return api == Api.ANTHROPIC ? anthropicSse(body)
+                    : route.equals("/v1/responses") || route.equals("/responses") ? responsesSse(body) : sse(body);
         }
         if (type != null && type.startsWith("application/x-ndjson")) {
             return ndjson(body);
         }
         if (c.path().startsWith("/metrics") && type != null && type.startsWith("text/plain")) {
             return null; // Prometheus' text exposition
+        }
+        if (c.path().replaceFirst("[?#].*", "").equals("/") && type != null && type.startsWith("text/plain")) {
+            return body.equals("Ollama is running") ? null : "GET / answered " + abbreviate(response.body());
         }
         if (type == null || !type.startsWith("application/json")) {
             return status + " with Content-Type " + type;
@@ -180,7 +190,8 @@ public final class Fuzzer {
             if (node == null || !node.isObject()) {
                 return "a 2xx body that is not a JSON object";
             }
-            if (node.has("error")) {
+            // "error": null is part of a Responses API response object
+            if (node.hasNonNull("error")) {
                 return "an error inside a 2xx: " + abbreviate(response.body());
             }
             return null;
@@ -198,7 +209,8 @@ public final class Fuzzer {
             if (p.equals("any")) {
                 return ANY;
             }
-            return p.startsWith("/api/") ? OLLAMA : p.equals("/v1/messages") ? ANTHROPIC : OPENAI;
+            return p.startsWith("/api/") ? OLLAMA
+                    : p.equals("/v1/messages") || p.startsWith("/v1/messages/") ? ANTHROPIC : OPENAI;
         }
     }
 
@@ -234,6 +246,9 @@ public final class Fuzzer {
         for (String line : lines) {
             try {
                 JsonNode node = JSON.readTree(line);
+                if (node.has("error") && node.path("error").asText().startsWith(INVALID_OUTPUT_MESSAGE)) {
+                    return null;
+                }
                 if (node.has("error")) {
                     return "an error line in the stream: " + line;
                 }
@@ -251,12 +266,48 @@ public final class Fuzzer {
 
     /** Anthropic's stream: {@code event:} and {@code data:} lines, ending with message_stop, no error event. */
     static String anthropicSse(String body) {
-        if (body.contains("event: error")) {
+        if (body.contains("event: error") && !body.contains(INVALID_OUTPUT_MESSAGE)) {
             return "an error event in the stream: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
         }
         String trimmed = body.strip();
         return trimmed.contains("event: message_stop") && trimmed.endsWith("}") ? null
                 : "the stream does not end with message_stop: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The Responses API's stream: named events whose data carries the same type and consecutive sequence numbers,
+     * ending with response.completed or response.incomplete (or response.failed for a failed structured answer).
+     */
+    static String responsesSse(String body) {
+        if (!body.endsWith("\n\n")) {
+            return "the stream does not end with a blank line";
+        }
+        String last = null;
+        int expected = 0;
+        for (String event : body.substring(0, body.length() - 2).split("\n\n", -1)) {
+            if (event.startsWith(":")) {
+                continue;
+            }
+            String[] lines = event.split("\n");
+            if (lines.length != 2 || !lines[0].startsWith("event: ") || !lines[1].startsWith("data: ")) {
+                return "an SSE event that is not one event: and one data: line: "
+                        + abbreviate(event.getBytes(StandardCharsets.UTF_8));
+            }
+            try {
+                JsonNode node = JSON.readTree(lines[1].substring(6));
+                last = lines[0].substring(7);
+                if (!node.path("type").asText().equals(last) || node.path("sequence_number").asInt(-1) != expected++) {
+                    return "an event whose type or sequence_number is wrong: " + lines[1];
+                }
+            } catch (IOException e) {
+                return "an event whose data is not JSON: " + lines[1];
+            }
+        }
+        if ("response.failed".equals(last) && body.contains("\"code\":\"invalid_output\"")) {
+            return null;
+        }
+        return "response.completed".equals(last) || "response.incomplete".equals(last) ? null
+                : "the stream does not end with response.completed: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
     }
 
     static String openAiError(String body) {
@@ -289,6 +340,9 @@ public final class Fuzzer {
         }
         if (data.isEmpty() || !data.getLast().equals("[DONE]")) {
             String last = data.isEmpty() ? "" : data.getLast();
+            if (last.contains("\"code\":\"invalid_output\"")) {
+                return null;
+            }
             return "the stream does not end with [DONE]" + (last.contains("\"error\"") ? " but with an error: " + last : "");
         }
         for (String d : data.subList(0, data.size() - 1)) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.SimulatedRuntime;
+import io.rkllm.server.app.RknnLibrary;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.TemporaryDirectory;
 import io.rkllm.server.config.ConfigLoader;
@@ -60,11 +61,28 @@ public final class LocalServer implements AutoCloseable {
      */
     public static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
                                     Map<String, String> sidecars, Map<String, String> flags) {
-        return start(dir, abi, models, sidecars, flags, false);
+        return start(dir, abi, models, Map.of(), sidecars, flags, false);
+    }
+
+    /**
+     * The same with image encoders: {@code encoders} maps a model id to the keys of a simulated encoder file
+     * ({@code #rknn-sim 1}; name and trace filled in), written beside the model's file, which makes it a vision
+     * model.
+     */
+    public static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
+                                    Map<String, Map<String, String>> encoders, Map<String, String> sidecars,
+                                    Map<String, String> flags) {
+        return start(dir, abi, models, encoders, sidecars, flags, false);
     }
 
     private static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
                                      Map<String, String> sidecars, Map<String, String> flags, boolean ownsDirectory) {
+        return start(dir, abi, models, Map.of(), sidecars, flags, ownsDirectory);
+    }
+
+    private static LocalServer start(Path dir, Abi abi, Map<String, Map<String, String>> models,
+                                     Map<String, Map<String, String>> encoders, Map<String, String> sidecars,
+                                     Map<String, String> flags, boolean ownsDirectory) {
         try {
             Path modelsDir = Files.createDirectories(dir.resolve("models"));
             for (var m : models.entrySet()) {
@@ -76,6 +94,15 @@ public final class LocalServer implements AutoCloseable {
                 StringBuilder text = new StringBuilder("#rkllm-sim 1\n");
                 keys.forEach((k, v) -> text.append(k).append(": ").append(v).append('\n'));
                 Files.writeString(folder.resolve(m.getKey() + ".rkllm"), text);
+                if (encoders.containsKey(m.getKey())) {
+                    Map<String, String> enc = new LinkedHashMap<>();
+                    enc.put("name", m.getKey() + " vision");
+                    enc.put("trace", encoderTrace(dir, m.getKey()).toString());
+                    enc.putAll(encoders.get(m.getKey()));
+                    StringBuilder encoder = new StringBuilder("#rknn-sim 1\n");
+                    enc.forEach((k, v) -> encoder.append(k).append(": ").append(v).append('\n'));
+                    Files.writeString(folder.resolve(m.getKey() + "_vision.rknn"), encoder);
+                }
                 if (sidecars.containsKey(m.getKey())) {
                     Files.writeString(folder.resolve("model.yaml"), sidecars.get(m.getKey()));
                 }
@@ -93,11 +120,13 @@ public final class LocalServer implements AutoCloseable {
             all.remove("runtime.simulate");
             ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
             RkllmRuntime runtime = RkllmRuntime.open(library, Optional.of(abi));
+            RknnLibrary rknn = new RknnLibrary(SimulatedRuntime.extractRknn(dir.resolve("lib")),
+                    "no simulated RKNN runtime for " + System.getProperty("os.arch") + " in this build");
             DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
             if (discovery.hasErrors()) {
                 throw new IllegalStateException("model discovery failed: " + discovery.errors());
             }
-            return new LocalServer(dir, ServerApp.start(config, runtime, discovery.catalog()), ownsDirectory);
+            return new LocalServer(dir, ServerApp.start(config, runtime, rknn, discovery.catalog()), ownsDirectory);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -105,6 +134,15 @@ public final class LocalServer implements AutoCloseable {
 
     private static Path trace(Path dir, String model) {
         return dir.resolve(model + ".trace.jsonl");
+    }
+
+    private static Path encoderTrace(Path dir, String model) {
+        return dir.resolve(model + ".encoder.trace.jsonl");
+    }
+
+    /** Every trace line of a model's simulated image encoder, in order. */
+    public List<JsonNode> encoderTrace(String model) {
+        return readTrace(encoderTrace(dir, model));
     }
 
     public int port() {

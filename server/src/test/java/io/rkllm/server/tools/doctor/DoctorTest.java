@@ -117,6 +117,23 @@ class DoctorTest {
         assertThat(r.only("clock").message()).contains("rknpu_ondemand", "1000 MHz");
         assertThat(r.only("port").message()).contains(freePort + " is free");
         assertThat(r.text()).contains("[ok  ] driver", "Nothing blocks serving").doesNotContain("fix:");
+        assertThat(r.only("rknn").message()).contains("only vision models need it");
+    }
+
+    @Test
+    void simulateWinsOverTheModelsDirectoryOfTheInstalledConfiguration() throws IOException {
+        // the package's /etc configuration names /var/lib/rkllm-server/models, which holds no model here
+        Path config = Files.writeString(dir.resolve("rkllm-server.yaml"), "models:\n  dir: "
+                + dir.resolve("no-models") + "\n");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Doctor doctor = new Doctor(SystemRoots.under(machine), Map.of(), dir, () -> new Simulation(dir.resolve("sim")),
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        Doctor.Request request = new Doctor.Request(Optional.of(config), false,
+                Map.of("runtime.simulate", "true", "server.port", Integer.toString(freePort)), Map.of());
+
+        assertThat(doctor.run(request)).as(bytes.toString(StandardCharsets.UTF_8)).isEqualTo(Doctor.OK);
+        assertThat(doctor.checks(request).stream().filter(c -> c.topic().equals("model")).map(Check::message))
+                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim"));
     }
 
     @Test
@@ -124,12 +141,16 @@ class DoctorTest {
         Report r = doctor(Map.of("runtime.simulate", "true"));
 
         assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
-        assertThat(r.only("library").message()).contains("simulated runtime", "ABI 1.3");
+        assertThat(r.only("library").message()).contains("simulated runtime", "ABI 1.3")
+                .doesNotContain("unknown file hash");
         assertThat(r.only("driver").status()).isEqualTo(Check.Status.INFO);
         assertThat(r.only("driver").message()).contains("not needed with --simulate");
         assertThat(r.only("device").status()).isEqualTo(Check.Status.INFO);
         assertThat(r.checks().stream().filter(c -> c.topic().equals("model")).map(Check::message))
-                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim", "context 4096"));
+                .anySatisfy(m -> assertThat(m).contains("qwen3-1.7b-sim", "context 4096"))
+                .anySatisfy(m -> assertThat(m).contains("qwen3-vl-2b-sim", "vision (qwen3-vl-2b-sim_vision_rk3588.rknn)"));
+        assertThat(r.only("rknn").status()).isEqualTo(Check.Status.OK);
+        assertThat(r.only("rknn").message()).contains("simulated RKNN runtime", "librknnrt.so", "qwen3-vl-2b-sim");
     }
 
     @Test
@@ -257,6 +278,28 @@ class DoctorTest {
             assertThat(r.only("port").message()).contains("in use");
             assertThat(r.only("port").fix().orElseThrow()).contains("server.port");
         }
+    }
+
+    @Test
+    void runtime130WithAThinkingModelNamesTheKnownGoodRelease() throws IOException {
+        board("0.9.8", "rw-rw----", true);
+        Files.createDirectories(machine.resolve("proc"));
+        Files.writeString(machine.resolve("proc/cpuinfo"), CpuCheckTest.RK3588);
+        Path runtime13 = SimulatedRuntime.extract(Abi.V1_3, dir.resolve("lib13")).orElseThrow();
+        Report r = doctor(Map.of("runtime.library", runtime13.toString(), "models.dir", models.toString()));
+
+        assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
+        assertThat(r.only("library").message()).contains("runtime 1.3.0");
+        assertThat(r.only("cpu").message()).contains("4x Cortex-A55 + 4x Cortex-A76", "SVE no");
+        Check runtime = r.only("runtime");
+        assertThat(runtime.status()).isEqualTo(Check.Status.WARN);
+        assertThat(runtime.message()).contains("qwen3-1.7b-rk3588-w8a8", "</think>", "chat templates");
+        assertThat(runtime.fix().orElseThrow()).contains("1.2.3 is the known-good release");
+
+        Report flag = doctor(Map.of("runtime.library", runtime13.toString(), "models.dir", models.toString(),
+                "runtime.thinking_flag", "always"));
+        assertThat(flag.only("runtime").message()).contains("may come back empty");
+        assertThat(doctor(installed()).checks()).noneMatch(c -> c.topic().equals("runtime"));
     }
 
     @Test
