@@ -106,6 +106,17 @@ class EmbeddingsApiTest {
     }
 
     @Test
+    void aNulInATextIsLeftOutInsteadOfEndingThePrompt() throws Exception {
+        try (TestServer server = server().start()) {
+            List<float[]> vectors = vectors(server.postForReply("/v1/embeddings",
+                    body("[\"Hello\\u0000 there\", \"Hello there\", \"\\u0000\"]", "")));
+            assertThat(vectors.get(0)).isEqualTo(vectors.get(1));
+            assertThat(server.runs("e")).extracting(r -> r.get("prefilled_text").asText())
+                    .containsExactly("Hello there<|endoftext|>", "Hello there<|endoftext|>", "<|endoftext|>");
+        }
+    }
+
+    @Test
     void oneTextGivesTheLastRowOfTheTextAndItsEndMarkerNormalised() throws Exception {
         try (TestServer server = server().start()) {
             TestServer.Reply reply = server.postForReply("/v1/embeddings", body("\"Hello there\"", ""));

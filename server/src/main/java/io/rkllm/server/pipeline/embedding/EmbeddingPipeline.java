@@ -54,7 +54,9 @@ public final class EmbeddingPipeline {
         List<String> prompts = new ArrayList<>(request.inputs().size());
         int truncated = 0;
         for (int i = 0; i < request.inputs().size(); i++) {
-            String text = request.inputs().get(i);
+            // the runtime takes C strings: a NUL would end the prompt there, losing the text and the end-of-text
+            // marker after it (a prompt of nothing has no hidden states at all)
+            String text = request.inputs().get(i).replace("\0", "");
             String prompt = prefix + text + suffix;
             if (prompt.isEmpty()) {
                 throw invalid("input", "input " + i + " is empty (the model has no end-of-text marker to embed)");
