@@ -26,6 +26,12 @@ final class HelpText {
                   rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [options]
                                                       replay one chat that outgrows the context: prefill, messages
                                                       left out, time to first token (docs/performance.md)
+                  rkllm-server bench images [--url URL] [--model ID] [options]
+                                                      replay a picture chat per picture cache policy: encoder runs,
+                                                      prefill, time to first token (docs/performance.md)
+                  rkllm-server bench embeddings [--url URL] [--model ID] [options]
+                                                      upload a 200-chunk document as Open WebUI does, with a chat
+                                                      in the middle: failures, overhead, the chat's first token
                   rkllm-server fuzz [--url URL] [--cases N] [--seed S]
                                                       send malformed and mutated requests, check every answer
                   rkllm-server soak [--url URL --model ID] [--requests N] [--clients C]

@@ -13,6 +13,7 @@ import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.pipeline.PromptFormat;
@@ -168,7 +169,7 @@ public final class Main {
         for (ModelDescriptor m : discovery.models()) {
             out.println("  " + m.id() + "  context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
-                    + (m.seesImages() ? ", vision" : "")
+                    + (m.seesImages() ? ", vision" : "") + (m.isEmbedding() ? ", embedding" : "")
                     + "  " + m.file());
         }
         if (discovery.models().isEmpty()) {
@@ -245,7 +246,11 @@ public final class Main {
             if (!m.aliases().isEmpty()) {
                 out.println("    aliases " + String.join(", ", m.aliases()));
             }
-            int slots = SlotCount.resolve(config.cache().slots(), m.sizeBytes(), memory);
+            if (m.embedding().isPresent()) {
+                out.println("    serving: " + embeddingSummary(m));
+                continue;
+            }
+            int slots = SlotCount.resolve(config.cache().slots(), m, memory);
             out.println("    serving: " + slots + (slots == 1 ? " KV cache slot" : " KV cache slots")
                     + " (cache.slots " + config.cache().slots() + "), "
                     + (PromptFormat.of(m).isPresent()
@@ -259,6 +264,19 @@ public final class Main {
             out.println("  (none)");
         }
         return discovery.hasErrors() ? FAILED : OK;
+    }
+
+    /** How an embedding model's vectors are made, in one line. */
+    private static String embeddingSummary(ModelDescriptor m) {
+        EmbeddingSettings e = m.embedding().orElseThrow();
+        String framing = e.framing() == EmbeddingSettings.Framing.RAW
+                ? "the text" + (e.endOfText().isEmpty() ? "" : " + " + e.endOfText()) + " without a chat template"
+                : "the text as a user turn in the chat template";
+        return "embeddings of " + framing + ", " + e.pooling().label() + "-token pooling"
+                + (e.pooling() == EmbeddingSettings.Pooling.MEAN ? " (mean of every token)" : "")
+                + (e.normalize() ? ", L2-normalised" : "") + (e.matryoshka() ? ", dimensions may be shortened" : "")
+                + ", inputs up to " + e.inputLimit(m.contextLength()) + " tokens"
+                + (e.queryPrefix().isEmpty() ? "" : ", queries prefixed");
     }
 
     /** With --simulate, a models.dir from the file or the environment gives way to the simulated models: say so. */

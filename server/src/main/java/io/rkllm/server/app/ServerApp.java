@@ -10,8 +10,12 @@ import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ModelCacheState;
+import io.rkllm.server.pipeline.ModelMemory;
 import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.pipeline.TokenEstimator;
+import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,19 +42,24 @@ public final class ServerApp implements AutoCloseable {
     /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
+        long maxMemory = ModelMemory.limit(config.models().maxMemory(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")));
         ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
                 new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
                         config.models().idleUnload(), config.models().loadTimeout(), config.runtime().eosGuard(),
                         config.models().memoryCheck(), config.models().memoryBudgetMb(),
-                        (long) config.vision().cacheMb() << 20), Clock.systemUTC(),
+                        (long) config.vision().cacheMb() << 20, maxMemory), Clock.systemUTC(),
                 load -> new ModelCacheState(load.slots()), metrics.engine());
-        ModelService models = new ModelService(catalog, registry, config.cache(), config.vision());
+        ModelService models = new ModelService(catalog, registry, config);
         metrics.bind(models::loaded);
-        ChatPipeline pipeline = new ChatPipeline(models, new TokenEstimator(), config);
+        TokenEstimator estimator = new TokenEstimator();
+        ChatPipeline pipeline = new ChatPipeline(models, estimator, config);
+        EmbeddingPipeline embeddings = new EmbeddingPipeline(models, estimator, config);
         AtomicBoolean stopping = new AtomicBoolean();
         HttpServer http;
         try {
-            http = new HttpServer(config, pipeline, models, () -> stopping.get() ? "shutting down" : null, metrics);
+            http = new HttpServer(config, pipeline, embeddings, models,
+                    () -> stopping.get() ? "shutting down" : null, metrics);
         } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
             registry.shutdown(Duration.ZERO);
             metrics.close();

@@ -5,10 +5,13 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Checks value ranges after binding; each failure names the key. */
 final class ConfigValidator {
     private static final Set<String> STRATEGIES = Set.of("derive", "model");
+    /** {@code models.max_memory}: auto, or a number of bytes with an optional binary suffix. */
+    static final Pattern MEMORY = Pattern.compile("(?i)auto|\\d{1,15}\\s*[kmgt]?b?");
     private static final Set<String> SWITCHES = Set.of("auto", "on", "off", "true", "false");
     private static final Set<String> THINKING_FLAGS = Set.of("auto", "always", "never");
     private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
@@ -30,10 +33,15 @@ final class ConfigValidator {
         require(SWITCHES.contains(c.runtime().eosGuard()), "runtime.eos_guard",
                 "must be one of " + SWITCHES + ", got '" + c.runtime().eosGuard() + "'");
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        require(MEMORY.matcher(c.models().maxMemory()).matches(), "models.max_memory",
+                "must be auto, 0 (no limit) or a size such as 6G or 4096M, got '" + c.models().maxMemory() + "'");
         require(SWITCHES.contains(c.models().memoryCheck()), "models.memory_check",
                 "must be one of " + SWITCHES + ", got '" + c.models().memoryCheck() + "'");
         require(c.models().memoryBudgetMb() >= 0, "models.memory_budget_mb",
                 "must not be negative (0 = the memory the machine has available)");
+        require(c.embeddings().maxWaiting() >= 1, "embeddings.max_waiting", "must be at least 1");
+        positive(c.embeddings().waitTimeout(), "embeddings.wait_timeout");
+        require(c.embeddings().maxInputs() >= 1, "embeddings.max_inputs", "must be at least 1");
         positive(c.models().loadTimeout(), "models.load_timeout");
         notNegative(c.models().idleUnload(), "models.idle_unload");
         require(c.queue().maxWaiting() >= 0, "queue.max_waiting", "must not be negative");

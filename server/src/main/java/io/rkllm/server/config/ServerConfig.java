@@ -10,7 +10,7 @@ import java.util.List;
  * environment, then the command line, and passed down. Nothing reads the environment later.
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
-                           Generation generation, Cache cache, Tasks tasks, RagOptions rag,
+                           Generation generation, Cache cache, Tasks tasks, RagOptions rag, Embeddings embeddings,
                            Logging logging, Metrics metrics, Security security, Limits limits, Vision vision) {
 
     /**
@@ -39,15 +39,22 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
     }
 
     /**
-     * Where models are, how many stay loaded, and how their memory is checked before a load.
+     * Where models are, how many stay loaded, and how their memory is checked before a load. Both memory settings
+     * count a model by the same estimate (memory_mb of its model.yaml, else 1.3 times its file, per loaded handle);
+     * {@code maxMemory} is how much may stay loaded on any runtime, {@code memoryCheck} whether one more
+     * {@code rkllm_init} is safe now (runtime 1.3 crashes instead of failing).
      *
-     * @param memoryCheck   check that a model fits in memory before {@code rkllm_init}: {@code auto} (on for
-     *                      runtime 1.3, whose failed init crashes the process), {@code on} or {@code off}
-     * @param memoryBudgetMb memory the loaded models may take together, in MB; 0 = what the machine has
-     *                      available when the model loads ({@code MemAvailable})
+     * @param maxLoaded      models loaded at once (a chat model and an embedding model are two)
+     * @param maxMemory      what the loaded models may keep together: {@code auto} (60% of the RAM), {@code 0} (no
+     *                       limit), or a size such as {@code 6G} or {@code 4096M}; a model that would go beyond it
+     *                       loads in place of others
+     * @param memoryCheck    check that a model fits in memory before {@code rkllm_init}: {@code auto} (on for
+     *                       runtime 1.3, whose failed init crashes the process), {@code on} or {@code off}
+     * @param memoryBudgetMb memory the loaded models may take together, in MB, for that check; 0 = what the machine
+     *                       has available when the model loads ({@code MemAvailable})
      */
-    public record Models(Path dir, int maxLoaded, Duration idleUnload, Duration loadTimeout, String memoryCheck,
-                         int memoryBudgetMb) {
+    public record Models(Path dir, int maxLoaded, String maxMemory, Duration idleUnload, Duration loadTimeout,
+                         String memoryCheck, int memoryBudgetMb) {
     }
 
     /** The per-model FIFO queue. */
@@ -85,6 +92,17 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      */
     public record Tasks(List<String> prefixes, String title, String tags, String followUps,
                         String queries, String autocomplete, String other, int maxTokens, String model) {
+    }
+
+    /**
+     * Embedding models ({@code POST /v1/embeddings}, {@code /api/embed}).
+     *
+     * @param maxWaiting requests that may wait per embedding model: Open WebUI sends a document's chunks all at
+     *                   once, one request each
+     * @param waitTimeout longest wait in the queue before a 503
+     * @param maxInputs most texts in one request
+     */
+    public record Embeddings(int maxWaiting, Duration waitTimeout, int maxInputs) {
     }
 
     /** Log output. */

@@ -28,6 +28,8 @@ final class GenerationJob extends Job {
     private final RunPlanner planner;
     private final int maxTokens;
     private final long queuedAt = System.nanoTime();
+    /** This generation's place before the embeddings on the NPU, from its queueing to its end. */
+    private volatile NpuTurns.Ticket turn;
 
     GenerationJob(ModelWorker worker, Priority priority, long sequence, RunPlanner planner, int maxTokens) {
         super(1 + priority.ordinal(), sequence);
@@ -38,25 +40,48 @@ final class GenerationJob extends Job {
         this.generation = new Generation(g -> worker.dequeue(this));
     }
 
+    /** Set before the job enters the queue. */
+    void holdTurn(NpuTurns.Ticket ticket) {
+        turn = ticket;
+    }
+
+    /** The job left the queue for good or its run ended: embeddings may have the NPU again. */
+    void releaseTurn() {
+        NpuTurns.Ticket ticket = turn;
+        if (ticket != null) {
+            ticket.close();
+        }
+    }
+
     @Override
     void execute(Slots slots) {
-        worker.taken(this);
-        if (generation.control().isAborted()) {
-            return;
-        }
-        worker.running(this);
         try {
-            run(slots);
+            worker.taken(this);
+            if (generation.control().isAborted()) {
+                return;
+            }
+            worker.running(this);
+            try {
+                run(slots);
+            } finally {
+                worker.running(null);
+            }
         } finally {
-            worker.running(null);
+            releaseTurn();
         }
     }
 
     @Override
     void fail(String message) {
         worker.taken(this);
+        releaseTurn();
         generation.emit(new GenerationEvent.Failed(generation.cancelReason()
                 .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
+    }
+
+    @Override
+    void cancel(CancelReason reason) {
+        generation.cancel(reason);
     }
 
     private void run(Slots slots) {
@@ -116,14 +141,22 @@ final class GenerationJob extends Job {
         };
         Optional<ImageInput> pictures = images;
         try {
-            // the client left while the pictures were encoded: the language model never runs
-            terminal = cancelledWhileEncoding ? new TokenEvent.Finished(PerfStats.NONE, true)
-                    : worker.npu().generating(() -> pictures.isPresent()
-                            ? model.run(input, pictures.get(), sink, generation.control())
-                            : model.run(input, sink, generation.control()));
+            if (cancelledWhileEncoding) {
+                // the client left while the pictures were encoded: the language model never runs
+                terminal = new TokenEvent.Finished(PerfStats.NONE, true);
+            } else {
+                // an embedding run in progress ends first; none starts while this generation waits or runs
+                worker.turns().awaitGenerationTurn();
+                terminal = worker.npu().generating(() -> pictures.isPresent()
+                        ? model.run(input, pictures.get(), sink, generation.control())
+                        : model.run(input, sink, generation.control()));
+            }
         } catch (RuntimeException e) {
             LOG.error("model {}: run failed", worker.name(), e);
             terminal = new TokenEvent.Failed("the run failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            terminal = new TokenEvent.Failed("interrupted before the run");
         }
         // a run stopped at its end of turn ended as the model meant it to: its cache holds a whole turn
         boolean aborted = terminal instanceof TokenEvent.Finished f && f.aborted() && !endOfTurn.stopped();

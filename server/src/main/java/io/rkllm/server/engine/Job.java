@@ -1,8 +1,9 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.domain.CancelReason;
 
 /** Work for a model's thread, ordered by priority class, then FIFO. */
-abstract sealed class Job implements Comparable<Job> permits GenerationJob, StopJob {
+abstract sealed class Job implements Comparable<Job> permits GenerationJob, EmbeddingJob, StopJob {
     final int priority;
     final long sequence;
 
@@ -16,6 +17,9 @@ abstract sealed class Job implements Comparable<Job> permits GenerationJob, Stop
 
     /** The model is gone before the job could run. */
     abstract void fail(String message);
+
+    /** Cancels the job, queued or running (unload, shutdown). */
+    abstract void cancel(CancelReason reason);
 
     @Override
     public int compareTo(Job other) {

@@ -1,6 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import java.io.IOException;
@@ -85,7 +84,7 @@ public final class MemoryBudget {
      *
      * @throws FailureException {@link Failure.InsufficientMemory}
      */
-    Model load(String model, long needMb, Supplier<Model> init) {
+    <T> T load(String model, long needMb, Supplier<T> init) {
         synchronized (inits) {
             long free = freeMb();
             if (enabled && free != Long.MAX_VALUE && needMb > free) {
@@ -111,7 +110,8 @@ public final class MemoryBudget {
         String budget = budgetMb > 0 ? "models.memory_budget_mb " + budgetMb + " MB, " + held.get() + " MB held"
                 : "what the machine has available, less " + RESERVE_MB + " MB";
         return new Failure.InsufficientMemory(model, neededMb, freeMb, "model " + model + " needs about " + neededMb
-                + " MB (memory_mb in its model.yaml, else 1.3 times its file size, for each cache slot) but only " + freeMb
+                + " MB (memory_mb in its model.yaml, else 1.3 times its file size, for each cache slot; an image"
+                + " encoder 1.3 times its .rknn file) but only " + freeMb
                 + " MB are free for it (" + budget + "). Runtime 1.3.0 crashes the whole server instead of failing"
                 + " when memory runs out (rknn-llm#522), so the load was not attempted: unload another model, free"
                 + " memory, or correct memory_mb in the model's model.yaml");

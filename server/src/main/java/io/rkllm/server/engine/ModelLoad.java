@@ -7,24 +7,40 @@ import java.util.Optional;
 /**
  * What the engine needs to load a model: its id, its file, its context length, the sampling fixed at init
  * (the only sampling on runtime 1.2), how many slots (handles, each with its own KV cache) to create, the
- * memory one handle takes, in MB (stated or estimated by the layer above; {@link MemoryBudget} checks it), and for
- * a vision model its image encoder.
+ * memory one handle takes, in MB (stated or estimated by the layer above; the registry's {@code models.max_memory}
+ * and {@link MemoryBudget} both count it), how many requests may wait for it (0 = the registry's default), and
+ * for a vision model its image encoder.
  */
 public record ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                        Optional<VisionLoad> vision) {
+                        int maxQueued, Optional<VisionLoad> vision) {
 
     public ModelLoad {
         Objects.requireNonNull(vision, "vision");
     }
 
-    /** A text model. */
+    /** A text model with the registry's queue length. */
     public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb) {
-        this(id, file, contextLength, sampling, slots, memoryMb, Optional.empty());
+        this(id, file, contextLength, sampling, slots, memoryMb, 0, Optional.empty());
     }
 
-    /** The memory of all its slots. */
+    /** A model with the registry's queue length. */
+    public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
+                     Optional<VisionLoad> vision) {
+        this(id, file, contextLength, sampling, slots, memoryMb, 0, vision);
+    }
+
+    /** The memory of all its slots and its encoder. */
     public long totalMemoryMb() {
-        return memoryMb * slots;
+        return memoryMb * slots + encoderMb();
+    }
+
+    /** What loading it takes before a second conversation: its first slot and, for a vision model, its encoder. */
+    public long firstLoadMb() {
+        return memoryMb + encoderMb();
+    }
+
+    private long encoderMb() {
+        return vision.map(VisionLoad::memoryMb).orElse(0L);
     }
 
     /** Loaded alone: a vision model that does not share the NPU (vision.co_resident off). */

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ModelRegistry<S> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
+    private static final long MIB = 1L << 20;
 
     /** Loading, unloading and load failures, for metrics. */
     public interface Listener {
@@ -63,6 +65,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final ModelLoader runtime;
     private final int maxLoaded;
     private final int maxQueued;
+    private final long maxMemory;
+    private final NpuTurns turns = new NpuTurns();
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final boolean eosGuard;
@@ -83,6 +87,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         this.runtime = runtime;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
+        this.maxMemory = settings.maxMemoryBytes();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
         this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
@@ -112,9 +117,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     /**
      * The model, loaded (waiting for the load if needed), marked as just used. When no more models may
-     * be loaded, an idle one is unloaded to make room; when all are busy, the least recently used one
-     * finishes the requests it has queued (it takes no new ones) and then gives way, so that no
-     * queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
+     * be loaded (their number, or their memory with this one), an idle one is unloaded to make room; when all
+     * are busy, the least recently used one finishes the requests it has queued (it takes no new ones) and then
+     * gives way, so that no queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
      */
     public LoadedModel acquire(ModelLoad spec) {
         long deadline = System.nanoTime() + loadTimeout.toNanos();
@@ -133,8 +138,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     break;
                 }
                 if (model == null) {
-                    // the first slot loads now; another one only when a conversation needs it, checked then
-                    long need = spec.memoryMb();
+                    // the first slot (and a vision model's encoder) loads now; another slot only when a
+                    // conversation needs it, checked then
+                    long need = spec.firstLoadMb();
                     int limit = room(spec);
                     if (!memory.fits(need + loadingMb(), releasingMb() + heldMb())) {
                         // even with every other model unloaded it would not fit: unload nothing, say so now
@@ -143,7 +149,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                         LOG.warn("not loading: {}", refused.message());
                         throw new FailureException(refused);
                     }
-                    while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())) {
+                    while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())
+                            || !withinMaxMemory(need)) {
                         Optional<LoadedModel<S>> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
@@ -153,7 +160,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                         stop(idle.get(), loaded.size() >= limit ? "switch to " + spec.id()
                                 : "to make room in memory for " + spec.id());
                     }
-                    if (loaded.size() < limit && memory.fits(need + loadingMb(), releasingMb())) {
+                    if (loaded.size() < limit && memory.fits(need + loadingMb(), releasingMb())
+                            && withinMaxMemory(need)) {
                         model = start(spec);
                         loaded.put(spec.id(), model);
                         break;
@@ -168,7 +176,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     throw loadFailed(spec.id(), "waited " + loadTimeout.toSeconds() + " s for room to load model "
-                            + spec.id() + " (models.max_loaded " + maxLoaded + ", every loaded model busy)");
+                            + spec.id() + " (models.max_loaded " + maxLoaded + (maxMemory > 0 ? ", models.max_memory "
+                            + maxMemory / MIB + " MB" : "") + ", every loaded model busy)");
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(this, remaining);
@@ -191,6 +200,15 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return spec.exclusive() || loaded.values().stream().anyMatch(m -> m.load().exclusive()) ? 1 : maxLoaded;
     }
 
+    /**
+     * Whether {@code needMb} more stays within {@code models.max_memory} beside the loaded models (each counted for
+     * what its loaded slots hold, by the same estimate as the memory check). A model alone always fits: whether it
+     * loads at all is the memory check's and the runtime's to say. Holds the lock.
+     */
+    private boolean withinMaxMemory(long needMb) {
+        return maxMemory <= 0 || loaded.isEmpty() || (heldMb() + needMb) * MIB <= maxMemory;
+    }
+
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
     private synchronized void idle(LoadedModel<S> model) {
         if (model.isDraining() && model.isIdle() && loaded.get(model.id()) == model) {
@@ -199,15 +217,31 @@ public final class ModelRegistry<S> implements AutoCloseable {
         notifyAll();
     }
 
-    /** What the loaded models hold, a model still loading its first slot counted with it; holds the lock. */
+    /**
+     * What the loaded models hold, a model still loading its first slot (and encoder) counted with it; holds the
+     * lock.
+     */
     private long heldMb() {
-        return loaded.values().stream().mapToLong(m -> Math.max(m.memoryMb(), m.load().memoryMb())).sum();
+        return loaded.values().stream().mapToLong(m -> Math.max(m.memoryMb(), m.load().firstLoadMb())).sum();
     }
 
     /** What models still loading will take, which the memory reading does not show yet; holds the lock. */
     private long loadingMb() {
         return loaded.values().stream().filter(m -> !m.worker().loaded().isDone())
-                .mapToLong(m -> Math.max(0, m.load().memoryMb() - m.memoryMb())).sum();
+                .mapToLong(m -> Math.max(0, m.load().firstLoadMb() - m.memoryMb())).sum();
+    }
+
+    /**
+     * Before another slot of a loaded model (a second conversation): refused, so the model goes on with the slots
+     * it has, when it would take the loaded models beyond {@code models.max_memory}. Nothing is unloaded for it: a
+     * slot is worth less than another model staying loaded. The memory check follows in its init.
+     */
+    private synchronized void checkAnotherSlot(ModelLoad spec) {
+        if (maxMemory > 0 && (heldMb() + spec.memoryMb()) * MIB > maxMemory) {
+            throw new IllegalStateException("another slot of model " + spec.id() + " (about " + spec.memoryMb()
+                    + " MB) would take the loaded models beyond models.max_memory " + maxMemory / MIB + " MB ("
+                    + heldMb() + " MB held)");
+        }
     }
 
     /** What models being unloaded still hold and will free before the next load; holds the lock. */
@@ -289,9 +323,14 @@ public final class ModelRegistry<S> implements AutoCloseable {
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
         AtomicLong reserved = new AtomicLong();
-        ModelWorker worker = new ModelWorker(spec.id(), maxQueued, spec.slots(), () -> {
+        AtomicInteger handles = new AtomicInteger();
+        ModelWorker worker = new ModelWorker(spec.id(), spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued,
+                spec.slots(), () -> {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
+            if (handles.getAndIncrement() > 0) {
+                checkAnotherSlot(spec);
+            }
             LOG.info("loading model {} from {}", spec.id(), spec.file());
             long t0 = System.nanoTime();
             try {
@@ -311,7 +350,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
-        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec), npu, () -> {
+        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec, reserved), npu, turns, () -> {
             LoadedModel<S> model = self.get();
             if (model != null) {
                 idle(model);
@@ -322,8 +361,11 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return self.get();
     }
 
-    /** Loads a vision model's image encoder, on its worker thread. */
-    private ImageStep encoderStep(ModelLoad spec) {
+    /**
+     * Loads a vision model's image encoder, on its worker thread, under the memory check like a slot (an encoder's
+     * memory taken unchecked could leave too little for the next {@code rkllm_init}); {@code reserved} counts it.
+     */
+    private ImageStep encoderStep(ModelLoad spec, AtomicLong reserved) {
         VisionLoad vision = spec.vision().orElseThrow();
         LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
         long t0 = System.nanoTime();
@@ -331,7 +373,10 @@ public final class ModelRegistry<S> implements AutoCloseable {
             if (!Files.isReadable(vision.encoder())) {
                 throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
             }
-            ImageEncoding encoder = runtime.loadEncoder(spec);
+            long encoderMb = vision.memoryMb();
+            ImageEncoding encoder = memory.load(spec.id() + " (its image encoder)", encoderMb,
+                    () -> runtime.loadEncoder(spec));
+            reserved.addAndGet(encoderMb);
             EncoderInfo info = encoder.info();
             LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
                     spec.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
@@ -340,6 +385,9 @@ public final class ModelRegistry<S> implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
             listener.loadFailed(spec.id(), e.getMessage());
+            if (e instanceof FailureException refused) {
+                throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
+            }
             throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
         }
     }

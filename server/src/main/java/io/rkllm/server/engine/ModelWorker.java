@@ -31,9 +31,10 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
     private final EosWatch eos;
+    private final NpuTurns turns;
     private volatile boolean closing;
     private volatile boolean busy;
-    private volatile GenerationJob running;
+    private volatile Job running;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
     private final NpuLock npu;
@@ -50,25 +51,31 @@ public final class ModelWorker implements AutoCloseable {
 
     /** The same, with the model's end-of-turn watch (runtime 1.3's EOS fault). */
     public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, EosWatch eos) {
-        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), onIdle, eos);
+        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), new NpuTurns(), onIdle, eos);
     }
 
     /**
      * The same for a model that may have an image encoder: {@code vision} loads it (after the first slot, as
-     * Rockchip's demo does) or gives null; every run takes {@code npu}.
+     * Rockchip's demo does) or gives null; every run takes {@code npu}, and waits its turn in {@code turns} (the
+     * order of generations and embeddings on the NPU); both are shared by the registry's workers.
      */
     ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Supplier<ImageStep> vision,
-                NpuLock npu, Runnable onIdle, EosWatch eos) {
+                NpuLock npu, NpuTurns turns, Runnable onIdle, EosWatch eos) {
         this.eos = eos;
         this.name = name;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
         this.npu = npu;
+        this.turns = turns;
         Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader, vision));
     }
 
     public String name() {
         return name;
+    }
+
+    NpuTurns turns() {
+        return turns;
     }
 
     /** Completes once the first slot's {@code rkllm_init} returned, or exceptionally when it failed. */
@@ -133,32 +140,49 @@ public final class ModelWorker implements AutoCloseable {
                         "model " + name + " was unloaded")));
                 return job.generation;
             }
+            // before it can be taken: the worker releases the turn when the job ends
+            job.holdTurn(turns.generationQueued());
             queue.add(job);
         }
-        GenerationJob current = running;
-        if (!job.background && current != null && current.background) {
+        if (!job.background && running instanceof GenerationJob current && current.background) {
             // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
             current.generation.cancel(CancelReason.PREEMPTED);
         }
         return job.generation;
     }
 
+    Embedding enqueue(EmbeddingJob job) {
+        synchronized (queue) {
+            if (stopped.isDone()) {
+                queuedGenerations.decrementAndGet();
+                job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+                        "model " + name + " was unloaded")));
+                return job.embedding;
+            }
+            queue.add(job);
+        }
+        return job.embedding;
+    }
+
     void released() {
         queuedGenerations.decrementAndGet();
     }
 
-    /** A queued generation left the queue (to run, or failed). */
-    void taken(GenerationJob job) {
+    /** A queued job left the queue (to run, or failed). */
+    void taken(Job job) {
         queuedGenerations.decrementAndGet();
     }
 
-    void running(GenerationJob job) {
+    void running(Job job) {
         running = job;
     }
 
-    boolean dequeue(GenerationJob job) {
+    boolean dequeue(Job job) {
         if (queue.remove(job)) {
             queuedGenerations.decrementAndGet();
+            if (job instanceof GenerationJob generation) {
+                generation.releaseTurn();
+            }
             return true;
         }
         return false;
@@ -169,18 +193,16 @@ public final class ModelWorker implements AutoCloseable {
     public void close() {
         closing = true;
         for (Job job : queue.toArray(Job[]::new)) {
-            if (job instanceof GenerationJob g) {
-                g.generation.cancel(CancelReason.UNLOADED);
-            }
+            job.cancel(CancelReason.UNLOADED);
         }
         queue.add(new StopJob(sequence.getAndIncrement()));
     }
 
-    /** Cancels the generation running now, if any (shutdown deadline, forced unload). */
+    /** Cancels the job running now, if any (shutdown deadline, forced unload). */
     void cancelRunning(CancelReason reason) {
-        GenerationJob job = running;
+        Job job = running;
         if (job != null) {
-            job.generation.cancel(reason);
+            job.cancel(reason);
         }
     }
 

@@ -28,6 +28,15 @@ public final class Reservation {
         return worker.enqueue(new GenerationJob(worker, priority, place, planner, maxTokens));
     }
 
+    /** Queues an embedding request: its prompts run one after the other on the model's handle. */
+    public synchronized Embedding submit(EmbeddingWork work) {
+        if (used) {
+            throw new IllegalStateException("reservation already used");
+        }
+        used = true;
+        return worker.enqueue(new EmbeddingJob(worker, priority, place, work));
+    }
+
     /** Gives the place back when the work will never be submitted; nothing once it was. */
     public synchronized void release() {
         if (!used) {

@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.domain.CancelReason;
 
 /** Ends the model's thread once everything queued before it has run. */
 final class StopJob extends Job {
@@ -13,5 +14,9 @@ final class StopJob extends Job {
 
     @Override
     void fail(String message) {
+    }
+
+    @Override
+    void cancel(CancelReason reason) {
     }
 }

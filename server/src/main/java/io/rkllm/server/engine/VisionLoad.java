@@ -12,9 +12,10 @@ import java.util.Objects;
  * @param cores the encoder's NPU cores ({@code vision.encoder_cores}: all, auto, 0, 1, 2, 0_1, 0_1_2)
  * @param baseDomainId the NPU memory domain the language model starts in
  * @param exclusive the model takes the NPU alone: others are unloaded before it loads, and it before them
+ * @param memoryMb what the loaded encoder takes, in MB (estimated by the layer above; checked like a slot)
  */
 public record VisionLoad(Path encoder, String imageStart, String imageEnd, String imageContent, String cores,
-                         int baseDomainId, boolean exclusive) {
+                         int baseDomainId, boolean exclusive, long memoryMb) {
 
     public VisionLoad {
         Objects.requireNonNull(encoder, "encoder");

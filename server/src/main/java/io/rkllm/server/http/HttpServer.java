@@ -10,6 +10,7 @@ import io.javalin.http.HttpResponseException;
 import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.ChatRequestParser;
+import io.rkllm.server.api.EmbeddingRequestParser;
 import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.Json;
 import io.rkllm.server.api.OllamaRequestParser;
@@ -21,6 +22,7 @@ import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
 import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
@@ -44,8 +46,8 @@ public final class HttpServer implements AutoCloseable {
     private final ObjectMapper mapper = Json.mapper();
     private final ErrorBodies errors = new ErrorBodies(mapper);
 
-    public HttpServer(ServerConfig config, ChatPipeline pipeline, ModelService modelService,
-                      Supplier<String> notReadyReason, Metrics metrics) {
+    public HttpServer(ServerConfig config, ChatPipeline pipeline, EmbeddingPipeline embeddingPipeline,
+                      ModelService modelService, Supplier<String> notReadyReason, Metrics metrics) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
         ChatRequestParser parser = new ChatRequestParser(mapper, limits,
@@ -62,6 +64,8 @@ public final class HttpServer implements AutoCloseable {
                 errors);
         var responses = new ResponsesHandler(driver, new ResponsesRequestParser(parser, limits),
                 new ResponseStore(config.limits().storedResponses()), mapper);
+        var embeddings = new EmbeddingsHandler(embeddingPipeline, modelService, new EmbeddingRequestParser(parser),
+                mapper, metrics);
         var models = new ModelsHandler(modelService, mapper);
         var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
@@ -101,6 +105,7 @@ public final class HttpServer implements AutoCloseable {
             for (String prefix : new String[] {"/v1", ""}) {
                 c.routes.post(prefix + "/chat/completions", openAi::chat);
                 c.routes.post(prefix + "/completions", openAi::completions);
+                c.routes.post(prefix + "/embeddings", embeddings::openAi);
                 c.routes.post(prefix + "/responses", responses::create);
                 c.routes.get(prefix + "/responses/{id}", responses::get);
                 c.routes.delete(prefix + "/responses/{id}", responses::delete);
@@ -115,6 +120,8 @@ public final class HttpServer implements AutoCloseable {
             c.routes.post("/api/show", ollama::show);
             c.routes.post("/api/chat", ollama::chat);
             c.routes.post("/api/generate", ollama::generate);
+            c.routes.post("/api/embed", embeddings::ollamaEmbed);
+            c.routes.post("/api/embeddings", embeddings::ollamaEmbeddings);
             c.routes.post("/v1/messages", anthropic::messages);
             c.routes.post("/v1/messages/count_tokens", anthropic::countTokens);
             if (metrics.enabled()) {

@@ -56,7 +56,10 @@ final class ModelsHandler {
         ObjectNode caps = node.putObject("capabilities");
         caps.put("thinking", model.capabilities().thinking());
         caps.put("tools", model.capabilities().tools());
+        caps.put("chat", !model.isEmbedding());
         caps.put("vision", model.seesImages());
+        caps.put("embedding", model.isEmbedding());
+        model.embedding().filter(e -> e.dimensions() > 0).ifPresent(e -> node.put("dimensions", e.dimensions()));
         ArrayNode aliases = node.putArray("aliases");
         model.aliases().forEach(aliases::add);
         return node;

@@ -68,6 +68,7 @@ final class OllamaHandler {
             m.put("size", model.sizeBytes());
             m.put("digest", OllamaModels.digest(model));
             m.set("details", OllamaModels.details(mapper, model));
+            OllamaModels.capabilities(model).forEach(m.putArray("capabilities")::add);
         }
         json(c, root);
     }
@@ -113,17 +114,9 @@ final class OllamaHandler {
         info.put("general.architecture", model.family());
         info.put("general.basename", model.id());
         info.put(model.family() + ".context_length", model.contextLength());
-        ArrayNode caps = root.putArray("capabilities");
-        caps.add("completion");
-        if (model.capabilities().tools()) {
-            caps.add("tools");
-        }
-        if (model.seesImages()) {
-            caps.add("vision");
-        }
-        if (model.capabilities().thinking()) {
-            caps.add("thinking");
-        }
+        model.embedding().filter(e -> e.dimensions() > 0)
+                .ifPresent(e -> info.put(model.family() + ".embedding_length", e.dimensions()));
+        OllamaModels.capabilities(model).forEach(root.putArray("capabilities")::add);
         root.put("modified_at", model.modified().toString());
         json(c, root);
     }

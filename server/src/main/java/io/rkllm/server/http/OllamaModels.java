@@ -6,7 +6,9 @@ import io.rkllm.server.models.ModelDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,6 +44,28 @@ final class OllamaModels {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * What Ollama's clients read in {@code capabilities} ({@code /api/tags}, {@code /api/show}), in Ollama's order:
+     * a chat model has {@code completion}, then {@code tools}, {@code vision} and {@code thinking} as it can; an
+     * embedding model has only {@code embedding}. The same facts as {@code /v1/models}' capabilities object.
+     */
+    static List<String> capabilities(ModelDescriptor model) {
+        if (model.isEmbedding()) {
+            return List.of("embedding");
+        }
+        List<String> caps = new ArrayList<>(List.of("completion"));
+        if (model.capabilities().tools()) {
+            caps.add("tools");
+        }
+        if (model.seesImages()) {
+            caps.add("vision");
+        }
+        if (model.capabilities().thinking()) {
+            caps.add("thinking");
+        }
+        return caps;
     }
 
     static ObjectNode details(ObjectMapper mapper, ModelDescriptor model) {

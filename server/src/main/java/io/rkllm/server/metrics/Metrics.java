@@ -36,6 +36,7 @@ public final class Metrics implements AutoCloseable {
     private final GenerationMetrics generations;
     private final ModelMetrics models;
     private final AbortMetrics aborts;
+    private final EmbeddingMetrics embeddings;
     private final VisionMetrics vision;
     private final MeterRegistry registry;
     /** Bound at the first scrape: see {@link #bindJvmMetrics()}. */
@@ -49,6 +50,7 @@ public final class Metrics implements AutoCloseable {
         this.generations = new GenerationMetrics(registry, queue);
         this.models = new ModelMetrics(registry);
         this.aborts = new AbortMetrics(registry);
+        this.embeddings = new EmbeddingMetrics(registry, queue);
         this.vision = new VisionMetrics(registry);
         this.registry = registry;
         if (prometheus != null) {
@@ -105,6 +107,10 @@ public final class Metrics implements AutoCloseable {
 
     public AbortMetrics aborts() {
         return aborts;
+    }
+
+    public EmbeddingMetrics embeddings() {
+        return embeddings;
     }
 
     public VisionMetrics vision() {

@@ -2,6 +2,7 @@ package io.rkllm.server.models;
 
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -14,10 +15,11 @@ import java.util.regex.Pattern;
  * @param thinkingStartsOpen the family's chat template opens {@code <think>} itself
  * @param sampling           sampling defaults
  * @param thinkingSampling   overrides of {@code sampling} for requests that run with thinking on
+ * @param embedding          present for a family of embedding models: how their vectors are made
  */
 public record FamilyProfile(String name, String family, Pattern match, Capabilities capabilities,
                             boolean thinkingStartsOpen, SamplingDefaults sampling,
-                            SamplingDefaults thinkingSampling) {
+                            SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
 
     public FamilyProfile {
         Objects.requireNonNull(name, "name");
@@ -26,6 +28,13 @@ public record FamilyProfile(String name, String family, Pattern match, Capabilit
         Objects.requireNonNull(capabilities, "capabilities");
         Objects.requireNonNull(sampling, "sampling");
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
+        Objects.requireNonNull(embedding, "embedding");
+    }
+
+    /** A family of chat models. */
+    public FamilyProfile(String name, String family, Pattern match, Capabilities capabilities,
+                         boolean thinkingStartsOpen, SamplingDefaults sampling, SamplingDefaults thinkingSampling) {
+        this(name, family, match, capabilities, thinkingStartsOpen, sampling, thinkingSampling, Optional.empty());
     }
 
     /** True when the pattern occurs in the lower-cased name. */

@@ -16,6 +16,16 @@ import java.util.regex.Pattern;
  */
 public final class FamilyProfiles {
 
+    /**
+     * Qwen3-Embedding's reference recipe (its model card and sentence-transformers configuration): the text
+     * followed by {@code <|endoftext|>}, no chat template, the last token's row, L2-normalised; queries get a
+     * one-line task instruction, documents nothing; trained for shortened vectors (MRL) and 32k-token inputs.
+     */
+    static final EmbeddingSettings QWEN3_EMBEDDING = new EmbeddingSettings(EmbeddingSettings.Pooling.LAST, true,
+            EmbeddingSettings.Framing.RAW, "<|endoftext|>",
+            "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery: ", "", 0,
+            true, 32_768);
+
     /** Family of models that match no profile. */
     public static final String GENERIC = "generic";
 
@@ -46,6 +56,10 @@ public final class FamilyProfiles {
         SamplingDefaults qwen3Thinking = SamplingDefaults.of(0.6, 0.95, 20, 1.1, 0.0, 0.0);
         SamplingDefaults qwen2 = SamplingDefaults.of(0.7, 0.8, 20, 1.05, 0.0, 0.0);
         List<FamilyProfile> table = List.of(
+                // before every Qwen3 chat profile: "Qwen3-Embedding-0.6B" names a Qwen3 too
+                new FamilyProfile("qwen3-embedding", "qwen3", Pattern.compile("qwen[-_. ]?3(?!\\d).*embed"),
+                        Capabilities.none(), false, SamplingDefaults.none(), SamplingDefaults.none(),
+                        Optional.of(QWEN3_EMBEDDING)),
                 profile("deepseek-r1", "deepseek-r1", "deepseek[-_. ]?r1|r1[-_. ]?distill",
                         new Capabilities(true, false), true, SamplingDefaults.of(0.6, 0.95, 40, 1.1, 0.0, 0.0)),
                 profile("qwen3-thinking", "qwen3", "qwen[-_. ]?3(?!\\d).*thinking",

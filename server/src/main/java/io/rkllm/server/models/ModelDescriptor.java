@@ -33,13 +33,14 @@ import java.util.OptionalInt;
  * @param memoryMb            what one loaded copy of the model takes, in MB, when the sidecar says
  *                            ({@code memory_mb}); the server estimates it from the file size otherwise
  * @param vision              the image encoder and its settings, for a vision-language model
+ * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
                               SamplingDefaults thinkingSampling, OptionalInt memoryMb,
-                              Optional<VisionSpec> vision) {
+                              Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -65,6 +66,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(thinkingSampling, "thinkingSampling");
         Objects.requireNonNull(memoryMb, "memoryMb");
         Objects.requireNonNull(vision, "vision");
+        Objects.requireNonNull(embedding, "embedding");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -76,7 +78,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         }
     }
 
-    /** A text model without a stated memory need. */
+    /** A chat model without a stated memory need. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                            Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
@@ -95,7 +97,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
                 defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
     }
 
-    /** A text model. */
+    /** A chat model that reads no pictures. */
     public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                            int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                            Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
@@ -104,6 +106,36 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
                 defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
                 Optional.empty());
+    }
+
+    /** A chat model, with or without an image encoder. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, OptionalInt memoryMb, Optional<VisionSpec> vision) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
+                vision, Optional.empty());
+    }
+
+    /** A chat model or, with {@code embedding}, an embedding model, without a stated memory need. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty(),
+                Optional.empty(), embedding);
+    }
+
+    public ModelKind kind() {
+        return embedding.isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT;
+    }
+
+    public boolean isEmbedding() {
+        return embedding.isPresent();
     }
 
     /** The model reads pictures: it has an image encoder. */
@@ -115,7 +147,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
     public ModelDescriptor withAliases(List<String> value) {
         return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
                 chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                vision);
+                vision, embedding);
     }
 
     /**

@@ -208,7 +208,20 @@ public final class ModelDiscovery {
             }
         }
 
-        Capabilities caps = new Capabilities(
+        ModelKind kind = sidecar.kind().orElse(profile.embedding().isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT);
+        Optional<EmbeddingSettings> embedding = Optional.empty();
+        if (kind == ModelKind.EMBEDDING) {
+            embedding = Optional.of(sidecar.embedding().applyTo(profile.embedding()
+                    .orElse(EmbeddingSettings.generic())));
+            if (sidecar.thinking().orElse(false) || sidecar.tools().orElse(false)) {
+                warnings.add(Problem.warning(sidecar.path(), "capabilities", "ignored: an embedding model neither "
+                        + "thinks nor calls tools"));
+            }
+        } else if (!sidecar.embedding().isEmpty()) {
+            warnings.add(Problem.warning(sidecar.path(), "embedding", "ignored: this is a chat model (set kind: "
+                    + "embedding if it is an embedding model)"));
+        }
+        Capabilities caps = kind == ModelKind.EMBEDDING ? Capabilities.none() : new Capabilities(
                 sidecar.thinking().orElse(profile.capabilities().thinking()),
                 sidecar.tools().orElse(profile.capabilities().tools()));
         boolean startsOpen = sidecar.thinkingStartsOpen().orElse(profile.thinkingStartsOpen());
@@ -269,16 +282,20 @@ public final class ModelDiscovery {
         }
 
         String displayName = sidecar.name().orElse(c.rawName());
-        Optional<VisionSpec> vision;
-        try {
-            vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
-        } catch (VisionDiscovery.Refused e) {
-            errors.add(e.problem());
-            return Optional.empty();
+        Optional<VisionSpec> vision = Optional.empty();
+        if (embedding.isEmpty()) {
+            try {
+                vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
+            } catch (VisionDiscovery.Refused e) {
+                errors.add(e.problem());
+                return Optional.empty();
+            }
+        } else if (!sidecar.vision().equals(Sidecar.Vision.NONE)) {
+            warnings.add(Problem.warning(sidecar.path(), "vision", "ignored: an embedding model reads no pictures"));
         }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding));
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {

@@ -46,6 +46,10 @@ final class SidecarParser {
             "frequency_penalty", "presence_penalty", "max_tokens");
     static final List<String> CAPABILITY_KEYS = List.of("thinking", "tools");
     static final List<String> TEMPLATE_KEYS = List.of("system_prompt", "prompt_prefix", "prompt_postfix");
+    static final List<String> EMBEDDING_KEYS = List.of("pooling", "normalize", "framing", "end_of_text",
+            "query_prefix", "document_prefix", "dimensions", "matryoshka", "max_input_tokens");
+    /** Widest vector a sidecar may announce (the widest embedding models have 4096 to 8192 dimensions). */
+    static final int MAX_DIMENSIONS = 65_536;
     static final List<String> VISION_KEYS = List.of("encoder", "enabled", "image_start", "image_end",
             "image_content", "image_size", "image_tokens", "max_images", "base_domain_id");
     private static final Pattern IMAGE_SIZE = Pattern.compile("\\s*(\\d{1,5})\\s*(?:[xX]\\s*(\\d{1,5})\\s*)?");
@@ -53,8 +57,8 @@ final class SidecarParser {
 
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
-                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling", "memory_mb",
-                "vision"));
+                "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling",
+                "memory_mb", "vision", "kind", "embedding"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -152,12 +156,21 @@ final class SidecarParser {
         List<String> aliases = f.aliases(top.get("aliases"));
         OptionalInt memoryMb = f.integer("memory_mb", top.get("memory_mb"), 1, MAX_MEMORY_MB, false);
         Sidecar.Vision vision = f.vision(top.get("vision"));
+        Optional<ModelKind> kind = f.text("kind", top.get("kind")).flatMap(k -> {
+            Optional<ModelKind> parsed = ModelKind.parse(k);
+            if (parsed.isEmpty()) {
+                problems.add(Problem.error(file, "kind", "expected chat or embedding, got \"" + k + "\""));
+            }
+            return parsed;
+        });
+        EmbeddingOverrides embedding = f.embedding(top.get("embedding"));
 
         if (problems.stream().anyMatch(Problem::isError)) {
             return new Parsed(Optional.empty(), problems);
         }
         return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision)), problems);
+                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision, kind, embedding)),
+                problems);
     }
 
     /**
@@ -408,6 +421,42 @@ final class SidecarParser {
                     integer("vision.image_tokens", k.get("image_tokens"), 1, 65_536, false),
                     integer("vision.max_images", k.get("max_images"), 1, 64, false),
                     integer("vision.base_domain_id", k.get("base_domain_id"), 0, 15, false));
+        }
+
+        /** The {@code embedding:} map (how an embedding model's vectors are made). */
+        EmbeddingOverrides embedding(JsonNode v) {
+            if (v == null || v.isNull()) {
+                return EmbeddingOverrides.none();
+            }
+            if (!v.isObject()) {
+                problems.add(Problem.error(file, "embedding",
+                        "expected a map such as {pooling: last, framing: raw}, got " + describe(v)));
+                return EmbeddingOverrides.none();
+            }
+            Map<String, JsonNode> e = keys(v, "embedding.", EMBEDDING_KEYS);
+            Optional<EmbeddingSettings.Pooling> pooling = text("embedding.pooling", e.get("pooling")).flatMap(p -> {
+                Optional<EmbeddingSettings.Pooling> parsed = EmbeddingSettings.Pooling.parse(p);
+                if (parsed.isEmpty()) {
+                    problems.add(Problem.error(file, "embedding.pooling", "expected last or mean, got \"" + p
+                            + "\""));
+                }
+                return parsed;
+            });
+            Optional<EmbeddingSettings.Framing> framing = text("embedding.framing", e.get("framing")).flatMap(p -> {
+                Optional<EmbeddingSettings.Framing> parsed = EmbeddingSettings.Framing.parse(p);
+                if (parsed.isEmpty()) {
+                    problems.add(Problem.error(file, "embedding.framing", "expected raw or template, got \"" + p
+                            + "\""));
+                }
+                return parsed;
+            });
+            return new EmbeddingOverrides(pooling, bool("embedding.normalize", e.get("normalize")), framing,
+                    text("embedding.end_of_text", e.get("end_of_text")),
+                    text("embedding.query_prefix", e.get("query_prefix")),
+                    text("embedding.document_prefix", e.get("document_prefix")),
+                    integer("embedding.dimensions", e.get("dimensions"), 1, MAX_DIMENSIONS, false),
+                    bool("embedding.matryoshka", e.get("matryoshka")),
+                    integer("embedding.max_input_tokens", e.get("max_input_tokens"), 1, MAX_CONTEXT_LENGTH, true));
         }
 
         List<String> aliases(JsonNode v) {

@@ -71,7 +71,15 @@ final class VisionDiscovery {
         return Optional.of(new VisionSpec(encoder.get(), tags.get().get(0), tags.get().get(1), tags.get().get(2),
                 v.imageWidth().orElse(profile.imageSize()), v.imageHeight().orElse(profile.imageSize()),
                 v.imageTokens().orElse(profile.imageTokens()), v.maxImages().orElse(profile.maxImages()),
-                v.baseDomainId().orElse(VisionProfiles.DEFAULT_BASE_DOMAIN), profile.name()));
+                v.baseDomainId().orElse(VisionProfiles.DEFAULT_BASE_DOMAIN), profile.name(), size(encoder.get())));
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException | SecurityException e) {
+            return 0;
+        }
     }
 
     private static Optional<Path> encoder(Path model, boolean inOwnFolder, Sidecar sidecar, List<Problem> warnings)

@@ -21,9 +21,11 @@ import java.util.Objects;
  *                     Rockchip's demo uses 1 beside an encoder)
  * @param profile the vision profile whose defaults apply ({@code qwen-vl}, {@code internvl}, ... or
  *                {@code generic})
+ * @param encoderBytes the encoder file's size (0 when it could not be read), for the estimate of its memory
  */
 public record VisionSpec(Path encoder, String imageStart, String imageEnd, String imageContent, int imageWidth,
-                         int imageHeight, int imageTokens, int maxImages, int baseDomainId, String profile) {
+                         int imageHeight, int imageTokens, int maxImages, int baseDomainId, String profile,
+                         long encoderBytes) {
 
     public VisionSpec {
         Objects.requireNonNull(encoder, "encoder");

@@ -7,11 +7,14 @@ import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.Priority;
+import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelKind;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,6 +33,7 @@ public final class ModelService {
     private final String slotsSetting;
     private final long memoryBytes;
     private final RuntimeInfo runtime;
+    private final int embeddingQueue;
     private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
 
@@ -39,7 +43,7 @@ public final class ModelService {
      */
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
                         long memoryBytes) {
-        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION);
+        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, DEFAULT_EMBEDDING_QUEUE);
     }
 
     /**
@@ -47,22 +51,35 @@ public final class ModelService {
      */
     public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision) {
+        this(catalog, registry, slotsSetting, memoryBytes, vision, DEFAULT_EMBEDDING_QUEUE);
+    }
+
+    /**
+     * @param embeddingQueue requests that may wait for an embedding model ({@code embeddings.max_waiting})
+     */
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes, int embeddingQueue) {
+        this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, embeddingQueue);
+    }
+
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+                        long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
         this.catalog = catalog;
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
+        this.embeddingQueue = embeddingQueue;
         this.runtime = registry.runtimeInfo();
         this.vision = vision;
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache) {
-        this(catalog, registry, cache, DEFAULT_VISION);
+    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig config) {
+        this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
+                config.vision(), config.embeddings().maxWaiting());
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig.Cache cache,
-                        ServerConfig.Vision vision) {
-        this(catalog, registry, cache.slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")), vision);
-    }
+    /** The built-in {@code embeddings.max_waiting}, for services made without a configuration (tests, tools). */
+    static final int DEFAULT_EMBEDDING_QUEUE = 1024;
 
     /** The built-in vision settings, for services made without a configuration (tests, tools). */
     static final ServerConfig.Vision DEFAULT_VISION = new ServerConfig.Vision("refuse", false, Duration.ofSeconds(10),
@@ -97,18 +114,48 @@ public final class ModelService {
         });
     }
 
-    /** The model a request names; with none named, the only model, or else a loaded one. */
+    /**
+     * The chat model a request names; with none named, the only chat model, or else a loaded one. An embedding
+     * model is refused: it cannot chat.
+     */
     public ModelDescriptor forRequest(String name) {
+        return forKind(name, ModelKind.CHAT);
+    }
+
+    /** The embedding model a request names, the same way; a chat model is refused. */
+    public ModelDescriptor forEmbedding(String name) {
+        return forKind(name, ModelKind.EMBEDDING);
+    }
+
+    private ModelDescriptor forKind(String name, ModelKind kind) {
         if (!name.isBlank()) {
-            return find(name);
+            ModelDescriptor model = find(name);
+            if (model.kind() != kind) {
+                throw new FailureException(new Failure.InvalidRequest("model", "model_not_supported",
+                        wrongKind(model)));
+            }
+            return model;
         }
-        List<ModelDescriptor> all = catalog.all();
+        List<ModelDescriptor> all = catalog.all().stream().filter(m -> m.kind() == kind).toList();
         if (all.size() == 1) {
             return all.getFirst();
         }
-        return registry.loadedModels().stream().findFirst().flatMap(m -> catalog.resolve(m.id()))
+        return registry.loadedModels().stream().flatMap(m -> catalog.resolve(m.id()).stream())
+                .filter(m -> m.kind() == kind).findFirst()
                 .orElseThrow(() -> new FailureException(Failure.InvalidRequest.of("model",
-                        "'model' is required: one of " + ids())));
+                        "'model' is required: one of " + all.stream().map(ModelDescriptor::id).toList())));
+    }
+
+    private String wrongKind(ModelDescriptor model) {
+        List<String> others = catalog.all().stream().filter(m -> m.kind() != model.kind())
+                .map(ModelDescriptor::id).toList();
+        if (model.isEmbedding()) {
+            return "The model '" + model.id() + "' is an embedding model: it turns text into vectors (POST "
+                    + "/v1/embeddings, /api/embed) and cannot chat or complete text."
+                    + (others.isEmpty() ? "" : " Chat models: " + others + ".");
+        }
+        return "The model '" + model.id() + "' is a chat model and makes no embeddings; use an embedding model "
+                + (others.isEmpty() ? "(none is installed: see docs/embeddings.md)." : others + ".");
     }
 
     /** The model's state in the engine; empty when it is not loaded. */
@@ -141,6 +188,24 @@ public final class ModelService {
         return registry.unload(model.id(), "requested");
     }
 
+    /**
+     * Loads the model if needed and takes a place in its queue; when the model gives way to another one between
+     * the two, it is loaded again.
+     *
+     * @throws FailureException when the model cannot be loaded or its queue is full
+     */
+    public Reservation reserve(ModelDescriptor model, Priority priority) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return acquire(model).worker().reserve(priority);
+            } catch (FailureException e) {
+                if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** What the model's KV caches hold now; nothing when it is not loaded. */
     ContextFit.Held cachedConversations(ModelDescriptor model) {
         return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
@@ -150,15 +215,20 @@ public final class ModelService {
         return registry.acquire(loadOf(model));
     }
 
-    /** The engine's view of a model: its file, context, init sampling (the only sampling on 1.2) and slots. */
+    /**
+     * The engine's view of a model: its file, context, init sampling (the only sampling on 1.2), slots, memory
+     * and queue. An embedding model has one slot (each run starts from an empty cache: there is nothing to keep)
+     * and a queue long enough for a document's chunks sent all at once.
+     */
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
+            int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
-                    v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident()));
-            return new ModelLoad(id, model.file(), model.contextLength(), sampling,
-                    SlotCount.resolve(slotsSetting, model.sizeBytes(), memoryBytes), MemoryEstimate.perHandleMb(model),
-                    visionLoad);
+                    v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
+                    ModelMemory.encoderMb(v)));
+            return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
+                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad);
         });
     }
 

@@ -18,7 +18,8 @@ public final class CorsPolicy {
     /** The Stainless-generated SDKs send a family of these (x-stainless-os, -lang, -retry-count...). */
     static final String STAINLESS_PREFIX = "x-stainless-";
     /** Response headers a browser script may read. */
-    static final String EXPOSED_HEADERS = "x-request-id, retry-after, x-rkllm-context-trimmed, x-rkllm-sampling";
+    static final String EXPOSED_HEADERS = "x-request-id, retry-after, x-rkllm-context-trimmed, x-rkllm-sampling,"
+            + " x-rkllm-truncated";
     static final String METHODS = "GET, POST, OPTIONS";
 
     private final Set<String> origins;

@@ -14,6 +14,8 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
+import com.openai.models.embeddings.CreateEmbeddingResponse;
+import com.openai.models.embeddings.EmbeddingCreateParams;
 import com.openai.models.models.Model;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -146,6 +148,43 @@ class OpenAiSdkTest {
                 }
             }).isInstanceOf(OpenAIException.class).hasMessageContaining("the model failed while generating");
             assertThat(received).isNotEmpty();
+            client.close();
+        }
+    }
+
+    @Test
+    void embeddingsInTheSdksDefaultEncodingAndAsFloats() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).model("e", EmbeddingsApiTest.EMBEDDING)
+                .sidecar("e", EmbeddingsApiTest.SIDECAR).start()) {
+            OpenAIClient client = client(server);
+            List<float[]> expected = EmbeddingsApiTest.vectors(server.postForReply("/v1/embeddings",
+                    EmbeddingsApiTest.body("[\"first chunk\", \"second chunk\"]", "")));
+            for (EmbeddingCreateParams.EncodingFormat format : new EmbeddingCreateParams.EncodingFormat[] {null,
+                    EmbeddingCreateParams.EncodingFormat.FLOAT, EmbeddingCreateParams.EncodingFormat.BASE64}) {
+                EmbeddingCreateParams.Builder params = EmbeddingCreateParams.builder().model("e")
+                        .inputOfArrayOfStrings(List.of("first chunk", "second chunk"));
+                if (format != null) {
+                    params.encodingFormat(format);
+                }
+                CreateEmbeddingResponse response = client.embeddings().create(params.build());
+                assertThat(response.model()).isEqualTo("e");
+                assertThat(response.data()).hasSize(2);
+                for (int i = 0; i < 2; i++) {
+                    assertThat(response.data().get(i).index()).isEqualTo(i);
+                    List<Float> vector = response.data().get(i).embedding();
+                    assertThat(vector).as("format %s, input %d", format, i).hasSize(EmbeddingsApiTest.WIDTH);
+                    for (int k = 0; k < vector.size(); k++) {
+                        assertThat(vector.get(k)).isEqualTo(expected.get(i)[k]);
+                    }
+                }
+                assertThat(response.usage().promptTokens()).isEqualTo(response.usage().totalTokens()).isPositive();
+            }
+            CreateEmbeddingResponse shortened = client.embeddings().create(EmbeddingCreateParams.builder().model("e")
+                    .input("first chunk").dimensions(8).build());
+            assertThat(shortened.data().getFirst().embedding()).hasSize(8);
+            assertThatThrownBy(() -> client.embeddings().create(EmbeddingCreateParams.builder().model("m")
+                    .input("hi").build())).isInstanceOf(BadRequestException.class)
+                    .hasMessageContaining("is a chat model");
             client.close();
         }
     }

@@ -16,6 +16,8 @@ class FamilyProfilesTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
             "Qwen3-1.7B-RK3588-w8a8, qwen3",
+            "Qwen3-Embedding-0.6B-rk3588-w8a8, qwen3-embedding",
+            "qwen3_embedding_0.6b.rkllm, qwen3-embedding",
             "qwen3-1.7b_w8a8_rk3588.rkllm, qwen3",
             "DeepSeek-R1-Distill-Qwen-1.5B, deepseek-r1",
             "deepseek-r1-distill-llama-8b, deepseek-r1",
@@ -78,9 +80,10 @@ class FamilyProfilesTest {
     }
 
     @Test
-    void everyProfileSetsAllSixSamplingValues() {
+    void everyChatProfileSetsAllSixSamplingValues() {
         List<FamilyProfile> all = new ArrayList<>(profiles.all());
         all.add(profiles.generic());
+        all.removeIf(p -> p.embedding().isPresent());
         for (FamilyProfile p : all) {
             SamplingDefaults s = p.sampling();
             assertThat(List.of(s.temperature().isPresent(), s.topP().isPresent(), s.topK().isPresent(),
@@ -88,6 +91,22 @@ class FamilyProfilesTest {
                     .as(p.name()).containsOnly(true);
             assertThat(s.maxTokens()).as(p.name()).isEmpty();
         }
+    }
+
+    @Test
+    void qwen3EmbeddingFollowsTheReferenceRecipe() {
+        EmbeddingSettings e = profiles.detect("Qwen3-Embedding-0.6B").embedding().orElseThrow();
+        assertThat(e.pooling()).isEqualTo(EmbeddingSettings.Pooling.LAST);
+        assertThat(e.normalize()).isTrue();
+        assertThat(e.framing()).isEqualTo(EmbeddingSettings.Framing.RAW);
+        assertThat(e.endOfText()).isEqualTo("<|endoftext|>");
+        assertThat(e.queryPrefix()).startsWith("Instruct: ").endsWith("\nQuery: ");
+        assertThat(e.documentPrefix()).isEmpty();
+        assertThat(e.matryoshka()).isTrue();
+        assertThat(e.inputLimit(4096)).isEqualTo(4096);
+        assertThat(profiles.detect("Qwen3-1.7B").embedding()).isEmpty();
+        assertThat(profiles.byName("qwen3-embedding")).get().extracting(FamilyProfile::name)
+                .isEqualTo("qwen3-embedding");
     }
 
     @Test

@@ -516,4 +516,42 @@ class ModelDiscoveryTest {
         assertThat(catalog.resolve("THINKER")).get().extracting(ModelDescriptor::id).isEqualTo("qwen3-1.7b");
         assertThat(catalog.resolve("gemma")).get().extracting(ModelDescriptor::id).isEqualTo("gemma-3-1b");
     }
+
+    @Test
+    void anEmbeddingModelIsRecognisedByItsNameOrItsSidecar() throws IOException {
+        model("Qwen3-Embedding-0.6B-rk3588/q.rkllm");
+        model("my-embedder/m.rkllm");
+        write("my-embedder/model.yaml", "kind: embedding\nembedding:\n  end_of_text: \"</s>\"\n  pooling: mean\n");
+        model("Qwen3-1.7B/c.rkllm");
+
+        DiscoveryResult result = discover();
+
+        assertThat(result.warnings()).isEmpty();
+        ModelDescriptor qwen = result.catalog().resolve("qwen3-embedding-0.6b-rk3588").orElseThrow();
+        assertThat(qwen.kind()).isEqualTo(ModelKind.EMBEDDING);
+        assertThat(qwen.capabilities()).isEqualTo(Capabilities.none());
+        assertThat(qwen.embedding().orElseThrow().endOfText()).isEqualTo("<|endoftext|>");
+        ModelDescriptor mine = result.catalog().resolve("my-embedder").orElseThrow();
+        assertThat(mine.embedding().orElseThrow()).isEqualTo(new EmbeddingSettings(EmbeddingSettings.Pooling.MEAN,
+                true, EmbeddingSettings.Framing.RAW, "</s>", "", "", 0, false, 0));
+        assertThat(result.catalog().resolve("qwen3-1.7b").orElseThrow().kind()).isEqualTo(ModelKind.CHAT);
+    }
+
+    @Test
+    void embeddingKeysOnAChatModelAndCapabilitiesOnAnEmbeddingModelAreWarnedAbout() throws IOException {
+        model("Qwen3-1.7B/c.rkllm");
+        write("Qwen3-1.7B/model.yaml", "embedding:\n  pooling: mean\n");
+        model("Qwen3-Embedding-0.6B/e.rkllm");
+        write("Qwen3-Embedding-0.6B/model.yaml", "capabilities:\n  tools: true\n");
+
+        DiscoveryResult result = discover();
+
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.warnings()).extracting(p -> p.key().orElse("")).containsExactlyInAnyOrder("embedding",
+                "capabilities");
+        assertThat(result.catalog().resolve("qwen3-embedding-0.6b").orElseThrow().capabilities().tools()).isFalse();
+        // kind: chat turns a name that looks like an embedding model back into a chat model
+        write("Qwen3-Embedding-0.6B/model.yaml", "kind: chat\n");
+        assertThat(discover().catalog().resolve("qwen3-embedding-0.6b").orElseThrow().isEmbedding()).isFalse();
+    }
 }

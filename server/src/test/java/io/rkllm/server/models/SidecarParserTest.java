@@ -284,4 +284,48 @@ class SidecarParserTest {
         assertThat(SidecarParser.closest("top_pp", SidecarParser.TOP_KEYS)).contains("top_p");
         assertThat(SidecarParser.closest("something", SidecarParser.TOP_KEYS)).isEqualTo(Optional.empty());
     }
+
+    @Test
+    void readsTheEmbeddingKeys() throws IOException {
+        SidecarParser.Parsed parsed = parse("""
+                kind: embedding
+                embedding:
+                  pooling: mean
+                  normalize: false
+                  framing: template
+                  end_of_text: "</s>"
+                  query_prefix: "query: "
+                  document_prefix: "passage: "
+                  dimensions: 768
+                  matryoshka: true
+                  max_input_tokens: 2k
+                """);
+        assertThat(parsed.problems()).isEmpty();
+        Sidecar s = parsed.sidecar().orElseThrow();
+        assertThat(s.kind()).contains(ModelKind.EMBEDDING);
+        EmbeddingSettings e = s.embedding().applyTo(EmbeddingSettings.generic());
+        assertThat(e).isEqualTo(new EmbeddingSettings(EmbeddingSettings.Pooling.MEAN, false,
+                EmbeddingSettings.Framing.TEMPLATE, "</s>", "query: ", "passage: ", 768, true, 2048));
+        // a key left out keeps the profile's value
+        assertThat(parse("embedding:\n  pooling: last\n").sidecar().orElseThrow().embedding()
+                .applyTo(e).normalize()).isFalse();
+    }
+
+    @Test
+    void badEmbeddingValuesAreErrorsNamingTheKey() throws IOException {
+        SidecarParser.Parsed parsed = parse("""
+                kind: reranker
+                embedding:
+                  pooling: cls
+                  framing: chat
+                  dimensions: 0
+                  normalise: true
+                """);
+        assertThat(parsed.sidecar()).isEmpty();
+        assertThat(keys(parsed.errors())).containsExactlyInAnyOrder("kind", "embedding.pooling", "embedding.framing",
+                "embedding.dimensions");
+        assertThat(keys(parsed.warnings())).containsExactly("embedding.normalise");
+        assertThat(parsed.warnings().getFirst().message()).contains("did you mean 'embedding.normalize'");
+        assertThat(keys(parse("embedding: last\n").errors())).containsExactly("embedding");
+    }
 }

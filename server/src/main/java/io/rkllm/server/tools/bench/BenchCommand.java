@@ -36,24 +36,33 @@ public final class BenchCommand {
      * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
      * session; {@code bench long-chat [--url URL] [--model ID] [--turns N] [config flags]}: one chat that
      * outgrows the context; {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
-     * without --url once per picture cache policy (resend, incremental, and no embedding cache). Without --url
-     * against a server started here on the simulated runtime.
+     * without --url once per picture cache policy (resend, incremental, and no embedding cache);
+     * {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]
+     * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
+     * server started here on the simulated runtime.
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
         if (kind.equals("images")) {
             return images(line, loader);
         }
-        if (!kind.equals("conversations") && !kind.equals("long-chat")) {
+        if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
             throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID],"
-                    + " bench long-chat [--url URL] [--model ID] [--turns N], or bench images [--url URL] [--model ID]");
+                    + " bench long-chat [--url URL] [--model ID] [--turns N], bench images [--url URL] [--model ID],"
+                    + " or bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]");
         }
         boolean longChat = kind.equals("long-chat");
+        boolean embeddings = kind.equals("embeddings");
         Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
         String url = options.remove("url");
-        String model = options.getOrDefault("model", longChat ? "qwen2.5-0.5b-sim" : "qwen3-1.7b-sim");
+        String model = options.getOrDefault("model", longChat ? "qwen2.5-0.5b-sim"
+                : embeddings ? "qwen3-embedding-0.6b-sim" : "qwen3-1.7b-sim");
         options.remove("model");
-        int turns = turns(options.remove("turns"));
+        int turns = longChat ? turns(options.remove("turns")) : 0;
+        String chatModel = embeddings ? options.getOrDefault("chat-model", "qwen3-1.7b-sim") : null;
+        options.remove("chat-model");
+        int chunks = embeddings ? count(options.remove("chunks"), 200, "--chunks") : 0;
+        int chunkChars = embeddings ? count(options.remove("chunk-chars"), 1000, "--chunk-chars") : 0;
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
         }
@@ -73,6 +82,14 @@ public final class BenchCommand {
                         Optional.of(simulation), environment), new ModelDiscovery().discover(simulation.models()).catalog());
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
+            }
+            if (embeddings) {
+                var bench = new EmbeddingBench(URI.create(url), model, chatModel, chunks, chunkChars, out);
+                var result = bench.run();
+                out.println();
+                out.println(EmbeddingBench.markdown(chunks + " chunks of " + chunkChars + " characters, " + model
+                        + " and " + chatModel + " " + line.configFlags(), result));
+                return result.failed() == 0 ? OK : FAILED;
             }
             if (longChat) {
                 var result = new LongChatBench(URI.create(url), model, out).run(
@@ -99,6 +116,21 @@ public final class BenchCommand {
                 simulation.close();
             }
         }
+    }
+
+    private static int count(String value, int otherwise, String option) {
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 2) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(option + ": expected a whole number of at least 2, got '" + value + "'");
     }
 
     private int images(CommandLine line, ConfigLoader loader) {

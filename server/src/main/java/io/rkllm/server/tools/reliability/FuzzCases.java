@@ -72,11 +72,25 @@ public final class FuzzCases {
         String model = model(r);
         String say = "[[say:fuzz " + Integer.toHexString(r.nextInt()) + "]]";
         ObjectNode body = NODES.objectNode();
-        return switch (r.nextInt(12)) {
+        return switch (r.nextInt(14)) {
             case 0 -> {
                 body.put("model", model);
                 body.putArray("messages").addObject().put("role", "user").put("content", say);
                 yield Map.entry("/v1/chat/completions", body);
+            }
+            case 11 -> {
+                body.put("model", model);
+                body.putArray("input").add(say).add("second text");
+                body.put("encoding_format", r.nextBoolean() ? "float" : "base64");
+                body.put("dimensions", 8);
+                body.put("input_type", "query");
+                yield Map.entry("/v1/embeddings", body);
+            }
+            case 12 -> {
+                body.put("model", model);
+                body.put("input", say);
+                body.put("truncate", true);
+                yield Map.entry(r.nextBoolean() ? "/api/embed" : "/api/embeddings", body);
             }
             case 1 -> {
                 body.put("model", model);

@@ -50,12 +50,14 @@ public final class ReliabilityCommands {
                 flags.putIfAbsent("models.max_loaded", "2");
                 local = LocalServer.startInTemporaryDirectory("rkllm-fuzz-", Abi.V1_3, Map.of(
                                 "qwen3-1.7b-sim", Map.of("thinking", "1", "time_scale", "0"),
-                                "small-sim", Map.of("reply_tokens", "12", "time_scale", "0")),
-                        Map.of("qwen3-1.7b-sim", "family: qwen3\ncapabilities: {thinking: true, tools: true}\n"),
+                                "small-sim", Map.of("reply_tokens", "12", "time_scale", "0"),
+                                "embed-sim", Map.of("kind", "embedding", "embd_size", "8", "time_scale", "0")),
+                        Map.of("qwen3-1.7b-sim", "family: qwen3\ncapabilities: {thinking: true, tools: true}\n",
+                                "embed-sim", "kind: embedding\nfamily: qwen3-embedding\n"),
                         flags);
                 host = "127.0.0.1";
                 port = local.port();
-                models = List.of("qwen3-1.7b-sim", "small-sim");
+                models = List.of("qwen3-1.7b-sim", "small-sim", "embed-sim");
                 String keys = flags.get("security.api_keys");
                 if (key == null && keys != null) {
                     key = keys.split(",")[0].strip();

@@ -28,11 +28,13 @@ class FuzzTest {
                 .model("qwen3-1.7b-sim", Map.of("thinking", "1"))
                 .sidecar("qwen3-1.7b-sim", "family: qwen3\ncapabilities: {thinking: true, tools: true}\naliases: [qwen3]\n")
                 .model("small-sim", Map.of("reply_tokens", "12"))
+                .model("embed-sim", Map.of("kind", "embedding", "embd_size", "8"))
+                .sidecar("embed-sim", "kind: embedding\nfamily: qwen3-embedding\n")
                 .set("limits.max_body_mb", "1")
                 .set("models.max_loaded", "1")
                 .start()) {
             Fuzzer.Result result = new Fuzzer(new Fuzzer.Options("127.0.0.1", server.port(), SEED, CASES, 0,
-                    Duration.ofSeconds(20), 1, List.of("qwen3-1.7b-sim", "small-sim"), null, 1_200_000)).run();
+                    Duration.ofSeconds(20), 1, List.of("qwen3-1.7b-sim", "small-sim", "embed-sim"), null, 1_200_000)).run();
             System.out.println("fuzz: " + result.summary());
             result.failures().stream().limit(30).forEach(f -> System.out.println("  " + f));
             assertThat(result.failures()).isEmpty();

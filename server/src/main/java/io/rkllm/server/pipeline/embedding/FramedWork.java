@@ -1,0 +1,53 @@
+package io.rkllm.server.pipeline.embedding;
+
+import io.rkllm.server.engine.EmbeddingWork;
+import io.rkllm.server.engine.KvCacheHandle;
+import io.rkllm.server.models.EmbeddingSettings;
+import io.rkllm.server.models.ModelDescriptor;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * A prepared request as the engine runs it: the handle gets the chat template the framing needs and an empty
+ * KV cache, then each prompt's rows are pooled, shortened and normalised on the worker thread.
+ */
+final class FramedWork implements EmbeddingWork {
+    private final ModelDescriptor model;
+    private final EmbeddingSettings settings;
+    private final List<String> prompts;
+    private final OptionalInt dimensions;
+
+    FramedWork(PreparedEmbedding prepared) {
+        this.model = prepared.model();
+        this.settings = prepared.model().embedding().orElseThrow();
+        this.prompts = prepared.prompts();
+        this.dimensions = prepared.dimensions();
+    }
+
+    @Override
+    public void prepare(KvCacheHandle slot) {
+        if (settings.framing() == EmbeddingSettings.Framing.RAW) {
+            // the text alone: no system block, no turn markers around it
+            slot.setChatTemplate("", "", "");
+        } else {
+            model.chatTemplate().ifPresent(t -> slot.setChatTemplate(t.systemPrompt().replace("{system}", ""),
+                    t.promptPrefix(), t.promptPostfix()));
+        }
+        // keep_history=0 runs leave the cache as they found it, and a run sees what the cache holds
+        slot.clearKvCache(false);
+    }
+
+    @Override
+    public List<String> prompts() {
+        return prompts;
+    }
+
+    @Override
+    public float[] pool(int width, List<float[]> rows) {
+        float[] vector = Vectors.pool(settings.pooling(), rows);
+        if (dimensions.isPresent()) {
+            return Vectors.normalize(Vectors.shorten(vector, dimensions.getAsInt()));
+        }
+        return settings.normalize() ? Vectors.normalize(vector) : vector;
+    }
+}
