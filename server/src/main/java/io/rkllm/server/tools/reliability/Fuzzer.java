@@ -128,11 +128,14 @@ public final class Fuzzer {
      * request waited for it: the documented answer, possible only when cases run concurrently.
      */
     static boolean displaced(RawHttp.Response response) {
-        if (response.status() != 503 || response.header("retry-after") == null) {
-            return false;
-        }
         String body = response.text();
-        return body.contains("\"model_unloaded\"") || body.contains("\"model_unloading\"");
+        boolean unloaded = body.contains("\"model_unloaded\"") || body.contains("\"model_unloading\"")
+                // Ollama's and Anthropic's shapes carry the message only
+                || body.contains("was unloaded before the request could run") || body.contains("is being unloaded");
+        if (response.status() == 200) {
+            return unloaded; // the same, after a stream had started (its error event)
+        }
+        return response.status() == 503 && response.header("retry-after") != null && unloaded;
     }
 
     /** Null when the answer keeps the contract, else what is wrong with it. */
