@@ -18,11 +18,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Either way the model is named in one warning, with the likely cause and the fix, the first time it shows:
  * when the guard stops a run, or on 1.3 when an answer runs to the end of the context without a limit of its own,
- * or when {@value #STREAK} answers in a row end at their limit. Used on the model's worker thread only.
+ * or when {@value #STREAK} answers in a row end at a limit of at least {@value #TELLING_LIMIT} tokens. Used on the model's worker thread only.
  */
 public final class EosWatch {
     private static final Logger LOG = LoggerFactory.getLogger(EosWatch.class);
     static final int STREAK = 3;
+    /**
+     * A request limit below this says nothing about the EOS: a short limit (a task's, a probe's) is reached by
+     * healthy answers too.
+     */
+    static final int TELLING_LIMIT = 256;
 
     private final String model;
     private final boolean guard;
@@ -78,10 +83,11 @@ public final class EosWatch {
      *
      * @param run its state
      * @param reason how it ended, as reported to the reader
-     * @param requestLimit the request set a token limit of its own (else the run filled the context or the
+     * @param requestLimit the token limit the request set, 0 for none (the run then filled the context or the
      *                     runtime's limit)
      */
-    void ended(Run run, StopReason reason, boolean requestLimit) {
+    void ended(Run run, StopReason reason, int maxTokens) {
+        boolean requestLimit = maxTokens > 0;
         if (run.stopped()) {
             warnOnce("model {}: the runtime went on after the answer's end-of-turn token (a special token, then more"
                     + " text): it did not recognise the model's EOS. Runtime 1.3.0 misreads the EOS id of models"
@@ -90,7 +96,7 @@ public final class EosWatch {
                     + " to use runtime 1.2.3", model);
         } else if (reason == StopReason.END) {
             limitStreak = 0;
-        } else if (reason == StopReason.LENGTH && abi13) {
+        } else if (reason == StopReason.LENGTH && abi13 && (!requestLimit || maxTokens >= TELLING_LIMIT)) {
             limitStreak++;
             if (!requestLimit || limitStreak >= STREAK) {
                 warnOnce("model {}: " + (requestLimit ? STREAK + " answers in a row ran to their token limit"

@@ -168,7 +168,7 @@ final class GenerationJob extends Job {
         finish(plan, outcome, generated.toString());
         GenerationEvent end = end(terminal, aborted, limitHit[0], plan.reusedTokens(), model.params());
         if (end instanceof GenerationEvent.Done done) {
-            worker.eos().ended(endOfTurn, done.reason(), maxTokens > 0);
+            worker.eos().ended(endOfTurn, done.reason(), maxTokens);
         }
         generation.emit(end);
     }
