@@ -27,10 +27,10 @@ for abi in 1.2 1.3; do
   cp "$out/librkllmrt-$abi.so" "$resources/"
 done
 # The simulated RKNN runtime (librknnrt.so 2.3.x, one ABI) for image encoders: its own sources plus the
-# RKLLM simulator's string, JSON, trace and clock helpers (compiled with that header's ABI macro set,
+# RKLLM simulator's string, JSON, trace, clock and key-file helpers (compiled with that header's ABI macro set,
 # which nothing of them depends on).
 rknn_sources=("$src"/rknn_sim/*.c "$src"/sim/strbuf.c "$src"/sim/json.c "$src"/sim/tokenizer.c "$src"/sim/trace.c
-              "$src"/sim/clock.c)
+              "$src"/sim/clock.c "$src"/sim/keyfile.c)
 rknn_flags=(-DRKLLM_ABI_MINOR=3 -I"$src" -I"$src/sim")
 "$cc" "${cflags[@]}" "${rknn_flags[@]}" -shared -o "$out/librknnrt.so" "${rknn_sources[@]}" -lpthread -lm
 "$cc" -std=gnu11 -O0 -Wall -Werror -I"$src" -o "$out/layout-table-rknn" "$src/layout_table_rknn.c"

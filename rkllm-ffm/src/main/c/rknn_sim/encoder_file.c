@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "strbuf.h"
 
 #define MAX_ELEMENTS (64L * 1024 * 1024)
@@ -68,24 +69,6 @@ const char* enc_format_name(rknn_tensor_format fmt) {
     }
 }
 
-static int parse_int(const char* s, int* out) {
-    char* end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno || v < -2147483647L || v > 2147483647L) return -1;
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_double(const char* s, double* out) {
-    char* end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno) return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_faults(const char* spec, EncoderFaults* out, char* err, size_t errlen) {
     EncoderFaults f;
     faults_none(&f);
@@ -99,11 +82,11 @@ static int parse_faults(const char* spec, EncoderFaults* out, char* err, size_t 
         } else if (strcmp(item, "run_error") == 0) {
             f.run_error = 1;
         } else if (strncmp(item, "run_error_after=", 16) == 0) {
-            rc = parse_int(item + 16, &f.run_error_after) || f.run_error_after < 0 ? -1 : 0;
+            rc = sim_parse_int(item + 16, &f.run_error_after) || f.run_error_after < 0 ? -1 : 0;
         } else if (strncmp(item, "slow_run=", 9) == 0) {
-            rc = parse_double(item + 9, &f.slow_run) || f.slow_run < 0 ? -1 : 0;
+            rc = sim_parse_double(item + 9, &f.slow_run) || f.slow_run < 0 ? -1 : 0;
         } else if (strncmp(item, "max_contexts=", 13) == 0) {
-            rc = parse_int(item + 13, &f.max_contexts) || f.max_contexts < 0 ? -1 : 0;
+            rc = sim_parse_int(item + 13, &f.max_contexts) || f.max_contexts < 0 ? -1 : 0;
         } else {
             rc = -1;
         }
@@ -148,11 +131,11 @@ static int apply_key(EncoderConfig* cfg, const char* key, char* value, char* err
             return 0;
         }
     } else if (strcmp(key, "input_width") == 0) {
-        rc = parse_int(value, &cfg->width) || cfg->width <= 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->width) || cfg->width <= 0 ? -1 : 0;
     } else if (strcmp(key, "input_height") == 0) {
-        rc = parse_int(value, &cfg->height) || cfg->height <= 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->height) || cfg->height <= 0 ? -1 : 0;
     } else if (strcmp(key, "input_channels") == 0) {
-        rc = parse_int(value, &cfg->channels) || cfg->channels <= 0 || cfg->channels > 4 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->channels) || cfg->channels <= 0 || cfg->channels > 4 ? -1 : 0;
     } else if (strcmp(key, "input_format") == 0) {
         if (strcmp(value, "NHWC") == 0) cfg->input_format = RKNN_TENSOR_NHWC;
         else if (strcmp(value, "NCHW") == 0) cfg->input_format = RKNN_TENSOR_NCHW;
@@ -163,24 +146,24 @@ static int apply_key(EncoderConfig* cfg, const char* key, char* value, char* err
         rc = parse_type(value, &cfg->output_type) ||
                      (cfg->output_type != RKNN_TENSOR_FLOAT16 && cfg->output_type != RKNN_TENSOR_FLOAT32) ? -1 : 0;
     } else if (strcmp(key, "image_tokens") == 0) {
-        rc = parse_int(value, &cfg->image_tokens) || cfg->image_tokens <= 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->image_tokens) || cfg->image_tokens <= 0 ? -1 : 0;
     } else if (strcmp(key, "embed_dim") == 0) {
-        rc = parse_int(value, &cfg->embed_dim) || cfg->embed_dim <= 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->embed_dim) || cfg->embed_dim <= 0 ? -1 : 0;
     } else if (strcmp(key, "outputs") == 0) {
-        rc = parse_int(value, &cfg->outputs) || cfg->outputs < 1 || cfg->outputs > 16 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->outputs) || cfg->outputs < 1 || cfg->outputs > 16 ? -1 : 0;
     } else if (strcmp(key, "output_dims") == 0) {
-        rc = parse_int(value, &cfg->output_dims) || (cfg->output_dims != 2 && cfg->output_dims != 3) ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->output_dims) || (cfg->output_dims != 2 && cfg->output_dims != 3) ? -1 : 0;
     } else if (strcmp(key, "encode_ms") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->encode_ms = rc ? cfg->encode_ms : d;
     } else if (strcmp(key, "init_ms") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->init_ms = rc ? cfg->init_ms : d;
     } else if (strcmp(key, "memory_mb") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->memory_mb = rc ? cfg->memory_mb : d;
     } else if (strcmp(key, "time_scale") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->time_scale = rc ? cfg->time_scale : d;
     } else {
         fprintf(stderr, "W RKNN: rknn-sim: ignoring unknown model key '%s'\n", key);
@@ -190,85 +173,37 @@ static int apply_key(EncoderConfig* cfg, const char* key, char* value, char* err
     return rc;
 }
 
-static void strip(const char** s, const char** e) {
-    while (*s < *e && (**s == ' ' || **s == '\t')) (*s)++;
-    while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+static int apply_key_fn(void* cfg, const char* key, char* value, char* err, size_t errlen) {
+    return apply_key(cfg, key, value, err, errlen);
 }
 
 int enc_config_parse(EncoderConfig* cfg, const char* text, size_t len, const char* origin, char* err, size_t errlen) {
     err[0] = '\0';
-    const char* end = text + len;
-    const char* nl = memchr(text, '\n', len);
-    const char* fe = nl ? nl : end;
-    while (fe > text && fe[-1] == '\r') fe--;
-    if ((size_t)(fe - text) != strlen(RKNN_SIM_MODEL_MAGIC) || memcmp(text, RKNN_SIM_MODEL_MAGIC, (size_t)(fe - text))) {
+    int rc = sim_keyfile_parse(text, len, RKNN_SIM_MODEL_MAGIC, origin, false, apply_key_fn, cfg, err, errlen);
+    if (rc == -2) {
         snprintf(err, errlen, "%s is not a simulated encoder: its first line must be \"%s\"", origin,
                  RKNN_SIM_MODEL_MAGIC);
         return -2;
     }
-    int line_no = 1;
-    for (const char* p = nl ? nl + 1 : end; p < end;) {
-        line_no++;
-        const char* le = memchr(p, '\n', (size_t)(end - p));
-        if (!le) le = end;
-        const char* s = p;
-        const char* e = le;
-        p = le < end ? le + 1 : end;
-        strip(&s, &e);
-        if (s == e || *s == '#') continue;
-        const char* colon = memchr(s, ':', (size_t)(e - s));
-        if (!colon) {
-            snprintf(err, errlen, "%s:%d: expected 'key: value'", origin, line_no);
-            return -1;
-        }
-        const char* ks = s;
-        const char* ke = colon;
-        strip(&ks, &ke);
-        const char* vs = colon + 1;
-        const char* ve = e;
-        strip(&vs, &ve);
-        if (ve - vs >= 2 && *vs == '"' && ve[-1] == '"') {
-            vs++;
-            ve--;
-        }
-        char* key = sim_strndup(ks, (size_t)(ke - ks));
-        char lerr[256] = "";
-        int rc = apply_key(cfg, key, sim_strndup(vs, (size_t)(ve - vs)), lerr, sizeof lerr);
-        free(key);
-        if (rc) {
-            snprintf(err, errlen, "%s:%d: %s", origin, line_no, lerr);
-            return -1;
-        }
-    }
+    if (rc) return rc;
     if ((long)cfg->width * cfg->height * cfg->channels > MAX_ELEMENTS ||
         (long)cfg->image_tokens * cfg->embed_dim > MAX_ELEMENTS) {
         snprintf(err, errlen, "%s: tensors larger than the simulator allows (%ld elements)", origin, MAX_ELEMENTS);
         return -1;
     }
-    if (!cfg->name) {
-        const char* base = strrchr(origin, '/');
-        base = base ? base + 1 : origin;
-        const char* dot = strrchr(base, '.');
-        cfg->name = sim_strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
-    }
+    if (!cfg->name) cfg->name = sim_file_stem(origin);
     return 0;
 }
 
 int enc_config_load(EncoderConfig* cfg, const char* path, char* err, size_t errlen) {
-    FILE* f = fopen(path, "rb");
-    if (!f) {
+    size_t len;
+    char* text = sim_read_file(path, &len);
+    if (!text) {
         snprintf(err, errlen, "failed to open rknn model file %s: %s", path, strerror(errno));
         return -1;
     }
-    StrBuf text;
-    sb_init(&text);
-    sb_append(&text, "");
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_append_n(&text, chunk, n);
-    fclose(f);
-    int rc = enc_config_parse(cfg, sb_cstr(&text), text.len, path, err, errlen);
-    sb_free(&text);
+    int rc = enc_config_parse(cfg, text, len, path, err, errlen);
+    free(text);
     return rc;
 }
 
@@ -283,7 +218,7 @@ int enc_config_apply_env(EncoderConfig* cfg, char* err, size_t errlen) {
     if (!ts || !*ts) ts = getenv("RKLLM_SIM_TIME_SCALE");
     if (ts && *ts) {
         double d;
-        if (parse_double(ts, &d) || d < 0) {
+        if (sim_parse_double(ts, &d) || d < 0) {
             snprintf(err, errlen, "bad time scale '%s'", ts);
             return -1;
         }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "strbuf.h"
 
 #define DEFAULT_SYSTEM "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
@@ -61,24 +62,6 @@ void sim_config_free(SimConfig* cfg) {
     memset(cfg, 0, sizeof(*cfg));
 }
 
-static int parse_double(const char* s, double* out) {
-    char* end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno) return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char* s, int* out) {
-    char* end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno || v < -2147483647L || v > 2147483647L) return -1;
-    *out = (int)v;
-    return 0;
-}
-
 int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen) {
     SimFaults f;
     faults_none(&f);
@@ -105,19 +88,19 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
         } else if (strcmp(item, "hidden_then_generate") == 0) {
             f.hidden_then_generate = 1;
         } else if (strncmp(item, "error_after=", 12) == 0) {
-            if (parse_int(item + 12, &f.error_after) || f.error_after < 0) {
+            if (sim_parse_int(item + 12, &f.error_after) || f.error_after < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (error_after=N, N >= 0)", item);
                 rc = -1;
                 break;
             }
         } else if (strncmp(item, "max_handles=", 12) == 0) {
-            if (parse_int(item + 12, &f.max_handles) || f.max_handles < 0) {
+            if (sim_parse_int(item + 12, &f.max_handles) || f.max_handles < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (max_handles=N, N >= 0)", item);
                 rc = -1;
                 break;
             }
         } else if (strncmp(item, "slow_prefill=", 13) == 0) {
-            if (parse_double(item + 13, &f.slow_prefill) || f.slow_prefill < 0) {
+            if (sim_parse_double(item + 13, &f.slow_prefill) || f.slow_prefill < 0) {
                 snprintf(err, errlen, "bad fault value '%s' (slow_prefill=F, F >= 0)", item);
                 rc = -1;
                 break;
@@ -138,25 +121,6 @@ int sim_faults_parse(const char* spec, SimFaults* out, char* err, size_t errlen)
 }
 
 /* Decodes \n, \t, \r, \\ and \" escapes; other backslashes are kept literally. */
-static char* unescape(const char* s, size_t len) {
-    StrBuf sb;
-    sb_init(&sb);
-    sb_append(&sb, "");
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '\\' && i + 1 < len) {
-            char c = s[i + 1];
-            const char* rep = c == 'n' ? "\n" : c == 't' ? "\t" : c == 'r' ? "\r" : c == '\\' ? "\\" : c == '"' ? "\"" : NULL;
-            if (rep) {
-                sb_append(&sb, rep);
-                i++;
-                continue;
-            }
-        }
-        sb_append_char(&sb, s[i]);
-    }
-    return sb_steal(&sb);
-}
-
 static void set_str(char** field, char* value) {
     free(*field);
     *field = value;
@@ -195,35 +159,35 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
         else if (strcmp(value, "embedding") == 0) cfg->kind = SIM_KIND_EMBEDDING;
         else rc = -1;
     } else if (strcmp(key, "embd_size") == 0) {
-        rc = parse_int(value, &cfg->embd_size) || cfg->embd_size <= 0 || cfg->embd_size > 65536 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->embd_size) || cfg->embd_size <= 0 || cfg->embd_size > 65536 ? -1 : 0;
     } else if (strcmp(key, "run_overhead_ms") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->run_overhead_ms = rc ? cfg->run_overhead_ms : d;
     } else if (strcmp(key, "max_context_limit") == 0) {
-        rc = parse_int(value, &cfg->max_context_limit) || cfg->max_context_limit <= 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->max_context_limit) || cfg->max_context_limit <= 0 ? -1 : 0;
     } else if (strcmp(key, "reply_tokens") == 0) {
-        rc = parse_int(value, &cfg->reply_tokens) || cfg->reply_tokens < 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->reply_tokens) || cfg->reply_tokens < 0 ? -1 : 0;
     } else if (strcmp(key, "image_embed_dim") == 0) {
-        rc = parse_int(value, &cfg->image_embed_dim) || cfg->image_embed_dim < 0 ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->image_embed_dim) || cfg->image_embed_dim < 0 ? -1 : 0;
     } else if (strcmp(key, "thinking") == 0) {
-        rc = parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
+        rc = sim_parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
     } else if (strcmp(key, "prefill_tps") == 0) {
-        rc = parse_double(value, &d) || d <= 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d <= 0 ? -1 : 0;
         cfg->prefill_tps = rc ? cfg->prefill_tps : d;
     } else if (strcmp(key, "decode_tps") == 0) {
-        rc = parse_double(value, &d) || d <= 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d <= 0 ? -1 : 0;
         cfg->decode_tps = rc ? cfg->decode_tps : d;
     } else if (strcmp(key, "init_ms") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->init_ms = rc ? cfg->init_ms : d;
     } else if (strcmp(key, "memory_mb") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->memory_mb = rc ? cfg->memory_mb : d;
     } else if (strcmp(key, "time_scale") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->time_scale = rc ? cfg->time_scale : d;
     } else if (strcmp(key, "npu_budget_mb") == 0) {
-        rc = parse_double(value, &d) || d < 0 ? -1 : 0;
+        rc = sim_parse_double(value, &d) || d < 0 ? -1 : 0;
         cfg->npu_budget_mb = rc ? cfg->npu_budget_mb : d;
     } else {
         fprintf(stderr, "W rkllm-sim: ignoring unknown model key '%s'\n", key);
@@ -233,79 +197,25 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
     return rc;
 }
 
-static char* default_name(const char* path) {
-    const char* base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char* dot = strrchr(base, '.');
-    return sim_strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
-}
-
-static void strip(const char** s, const char** e) {
-    while (*s < *e && (**s == ' ' || **s == '\t')) (*s)++;
-    while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+static int apply_key_fn(void* cfg, const char* key, char* value, char* err, size_t errlen) {
+    return apply_key(cfg, key, value, err, errlen);
 }
 
 int sim_config_load(SimConfig* cfg, const char* path, char* err, size_t errlen) {
     err[0] = '\0';
-    FILE* f = fopen(path, "rb");
-    if (!f) {
+    size_t len;
+    char* text = sim_read_file(path, &len);
+    if (!text) {
         snprintf(err, errlen, "failed to open model file %s: %s", path, strerror(errno));
         return -1;
     }
-    StrBuf text;
-    sb_init(&text);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_append_n(&text, chunk, n);
-    fclose(f);
-
-    const char* p = sb_cstr(&text);
-    const char* end = p + text.len;
-    const char* nl = memchr(p, '\n', (size_t)(end - p));
-    const char* first_end = nl ? nl : end;
-    const char* fs = p;
-    const char* fe = first_end;
-    while (fe > fs && fe[-1] == '\r') fe--;
-    if ((size_t)(fe - fs) != strlen(SIM_MODEL_MAGIC) || memcmp(fs, SIM_MODEL_MAGIC, (size_t)(fe - fs)) != 0) {
+    int rc = sim_keyfile_parse(text, len, SIM_MODEL_MAGIC, path, true, apply_key_fn, cfg, err, errlen);
+    free(text);
+    if (rc == -2) {
         snprintf(err, errlen, "%s is not a simulated model: its first line must be \"%s\"", path, SIM_MODEL_MAGIC);
-        sb_free(&text);
         return -1;
     }
-    int line_no = 1;
-    int rc = 0;
-    for (p = nl ? nl + 1 : end; p < end && rc == 0;) {
-        line_no++;
-        const char* le = memchr(p, '\n', (size_t)(end - p));
-        if (!le) le = end;
-        const char* s = p;
-        const char* e = le;
-        p = le < end ? le + 1 : end;
-        strip(&s, &e);
-        if (s == e || *s == '#') continue;
-        const char* colon = memchr(s, ':', (size_t)(e - s));
-        if (!colon) {
-            snprintf(err, errlen, "%s:%d: expected 'key: value'", path, line_no);
-            rc = -1;
-            break;
-        }
-        const char* ks = s;
-        const char* ke = colon;
-        strip(&ks, &ke);
-        const char* vs = colon + 1;
-        const char* ve = e;
-        strip(&vs, &ve);
-        if (ve - vs >= 2 && *vs == '"' && ve[-1] == '"') {
-            vs++;
-            ve--;
-        }
-        char* key = sim_strndup(ks, (size_t)(ke - ks));
-        char lerr[256] = "";
-        rc = apply_key(cfg, key, unescape(vs, (size_t)(ve - vs)), lerr, sizeof lerr);
-        if (rc) snprintf(err, errlen, "%s:%d: %s", path, line_no, lerr);
-        free(key);
-    }
-    sb_free(&text);
-    if (rc == 0 && !cfg->name) cfg->name = default_name(path);
+    if (rc == 0 && !cfg->name) cfg->name = sim_file_stem(path);
     if (rc == 0) resolve_kind_defaults(cfg);
     return rc;
 }
@@ -314,7 +224,7 @@ int sim_config_apply_env(SimConfig* cfg, char* err, size_t errlen) {
     const char* ts = getenv("RKLLM_SIM_TIME_SCALE");
     if (ts && *ts) {
         double d;
-        if (parse_double(ts, &d) || d < 0) {
+        if (sim_parse_double(ts, &d) || d < 0) {
             snprintf(err, errlen, "bad RKLLM_SIM_TIME_SCALE '%s'", ts);
             return -1;
         }
@@ -328,7 +238,7 @@ int sim_config_apply_env(SimConfig* cfg, char* err, size_t errlen) {
     const char* budget = getenv("RKLLM_SIM_NPU_BUDGET_MB");
     if (budget && *budget) {
         double d;
-        if (parse_double(budget, &d) || d < 0) {
+        if (sim_parse_double(budget, &d) || d < 0) {
             snprintf(err, errlen, "bad RKLLM_SIM_NPU_BUDGET_MB '%s'", budget);
             return -1;
         }
