@@ -30,7 +30,7 @@ final class EmbeddingJob extends Job {
         super(1 + priority.ordinal(), sequence);
         this.worker = worker;
         this.work = work;
-        this.embedding = new Embedding(e -> worker.dequeue(this));
+        this.embedding = new Embedding(() -> worker.dequeue(this));
     }
 
     @Override

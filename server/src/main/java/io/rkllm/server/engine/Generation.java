@@ -1,61 +1,10 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.RunControl;
-import io.rkllm.server.domain.CancelReason;
-import io.rkllm.server.domain.Failure;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
+import java.util.function.BooleanSupplier;
 
-/**
- * A caller's handle on one queued or running generation: its events, and cancellation from any
- * thread. Cancelling a queued generation removes it from the queue; cancelling a running one
- * aborts the native run (never waiting on the worker).
- */
-public final class Generation {
-    private final BlockingQueue<GenerationEvent> events = new LinkedBlockingQueue<>();
-    private final RunControl control = new RunControl();
-    private final AtomicReference<CancelReason> cancelReason = new AtomicReference<>();
-    private final Predicate<Generation> dequeue;
-
-    Generation(Predicate<Generation> dequeue) {
-        this.dequeue = dequeue;
-    }
-
-    /** The next event, or null after {@code timeout} without one. */
-    public GenerationEvent poll(Duration timeout) throws InterruptedException {
-        return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    public GenerationEvent take() throws InterruptedException {
-        return events.take();
-    }
-
-    /** Cancels once; later calls keep the first reason. */
-    public void cancel(CancelReason reason) {
-        if (!cancelReason.compareAndSet(null, reason)) {
-            return;
-        }
-        if (dequeue.test(this)) {
-            emit(new GenerationEvent.Failed(new Failure.Cancelled(reason, reason.description())));
-        } else {
-            control.abort();
-        }
-    }
-
-    public Optional<CancelReason> cancelReason() {
-        return Optional.ofNullable(cancelReason.get());
-    }
-
-    RunControl control() {
-        return control;
-    }
-
-    void emit(GenerationEvent event) {
-        events.add(event);
+/** A caller's handle on one queued or running generation (see {@link JobHandle}). */
+public final class Generation extends JobHandle<GenerationEvent> {
+    Generation(BooleanSupplier dequeue) {
+        super(dequeue, GenerationEvent.Failed::new);
     }
 }

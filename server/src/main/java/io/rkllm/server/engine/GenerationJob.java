@@ -37,7 +37,7 @@ final class GenerationJob extends Job {
         this.planner = planner;
         this.maxTokens = maxTokens;
         this.background = priority == Priority.BACKGROUND;
-        this.generation = new Generation(g -> worker.dequeue(this));
+        this.generation = new Generation(() -> worker.dequeue(this));
     }
 
     /** Set before the job enters the queue. */
