@@ -365,14 +365,7 @@ public final class ChatRequestParser {
         if (choice == null) {
             return Optional.empty();
         }
-        if (!(choice instanceof ToolChoice.Auto) && tools.isEmpty()) {
-            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
-        }
-        if (choice instanceof ToolChoice.Function fn && !Tools.names(tools.orElseThrow()).contains(fn.name())) {
-            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
-                    + "', which is not among the tools " + Tools.names(tools.get()));
-        }
-        return Optional.of(choice);
+        return Optional.of(Tools.offered(choice, tools));
     }
 
     List<ChatMessage> messages(ArrayNode array) {

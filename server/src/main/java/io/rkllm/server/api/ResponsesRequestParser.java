@@ -308,14 +308,7 @@ public final class ResponsesRequestParser {
             throw ApiException.invalid("tool_choice", "'tool_choice' must be none, auto, required or"
                     + " {\"type\": \"function\", \"name\": ...} (hosted tools and allowed_tools are not supported)");
         }
-        if (!(choice instanceof ToolChoice.Auto) && tools.isEmpty()) {
-            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
-        }
-        if (choice instanceof ToolChoice.Function fn && !Tools.names(tools.orElseThrow()).contains(fn.name())) {
-            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
-                    + "', which is not among the tools " + Tools.names(tools.get()));
-        }
-        return Optional.of(choice);
+        return Optional.of(Tools.offered(choice, tools));
     }
 
     /** {@code text.format}: text (nothing to enforce), json_object, or json_schema with its name and schema. */

@@ -26,6 +26,18 @@ final class Tools {
         return names;
     }
 
+    /** {@code choice}, checked against the tools offered: forcing a call needs tools, a named one must be there. */
+    static ToolChoice offered(ToolChoice choice, Optional<String> toolsJson) {
+        if (!(choice instanceof ToolChoice.Auto) && toolsJson.isEmpty()) {
+            throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
+        }
+        if (choice instanceof ToolChoice.Function fn && !names(toolsJson.orElseThrow()).contains(fn.name())) {
+            throw ApiException.invalid("tool_choice", "tool_choice names the function '" + fn.name()
+                    + "', which is not among the tools " + names(toolsJson.get()));
+        }
+        return choice;
+    }
+
     /** The tools to offer for {@code choice}: only the named function when one is forced, else all. */
     static Optional<String> only(Optional<String> toolsJson, ToolChoice choice) {
         if (toolsJson.isEmpty() || !(choice instanceof ToolChoice.Function fn)) {
