@@ -508,7 +508,8 @@ static void test_tools(void) {
     Collector c;
     run_simple(h, "What does get_weather say for Paris?", 1, &c);
     c.text[c.len] = 0;
-    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"sim\"}}\n</tool_call>") == 0,
+    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"sim\", \"unit\": \"sim\"}}\n"
+                         "</tool_call>") == 0,
           "tool call: %s", c.text);
     run_simple(h, "And what time is it now?", 1, &c);
     c.text[c.len] = 0;

@@ -113,15 +113,24 @@ static void think_block(Rng* r, StrBuf* out) {
     sb_append(out, ".\n</think>\n\n");
 }
 
+/* A call of the tool with arguments that fill its parameters schema, as a model trained for function calling
+ * writes them (every property and every required one); without a schema, its first property or nothing. */
 static void tool_call(const SimTool* t, StrBuf* out) {
     sb_append(out, "<tool_call>\n{\"name\": ");
     json_append_string(out, t->name, strlen(t->name));
-    sb_append(out, ", \"arguments\": {");
-    if (t->first_property) {
+    sb_append(out, ", \"arguments\": ");
+    JsonValue* schema = t->parameters ? json_parse(t->parameters, NULL, 0) : NULL;
+    if (schema) {
+        sim_schema_instance(schema, 0, out);
+        json_free(schema);
+    } else if (t->first_property) {
+        sb_append_char(out, '{');
         json_append_string(out, t->first_property, strlen(t->first_property));
-        sb_append(out, ": \"sim\"");
+        sb_append(out, ": \"sim\"}");
+    } else {
+        sb_append(out, "{}");
     }
-    sb_append(out, "}}\n</tool_call>");
+    sb_append(out, "}\n</tool_call>");
 }
 
 static void tool_answer(const char* result, StrBuf* out) {

@@ -55,12 +55,12 @@ sealed interface AnswerContract {
         }
     }
 
-    /** A call of one of the tools ({@code names}), or of the named one. */
-    record ToolCall(Optional<String> name, List<String> names) implements AnswerContract {
+    /** A call of one of the tools, or of the named one, with arguments valid against its parameters schema. */
+    record ToolCall(Optional<String> name, ToolSchemas tools) implements AnswerContract {
         @Override
         public String guidance() {
             return name.map(n -> "Answer by calling the function " + n + " now.")
-                    .orElse("Answer by calling one of the functions (" + String.join(", ", names) + ") now.");
+                    .orElse("Answer by calling one of the functions (" + String.join(", ", tools.names()) + ") now.");
         }
 
         @Override
@@ -74,6 +74,12 @@ sealed interface AnswerContract {
             }
             if (name.isPresent() && calls.stream().noneMatch(c -> c.name().equals(name.get()))) {
                 return Verdict.failed("it did not call " + name.get());
+            }
+            for (OutputEvent.ToolCall call : calls) {
+                Optional<String> problem = tools.problem(call.name(), call.argumentsJson());
+                if (problem.isPresent()) {
+                    return Verdict.failed(problem.get());
+                }
             }
             return new Verdict(true, false, "", "");
         }
@@ -107,8 +113,9 @@ sealed interface AnswerContract {
         return switch (request.toolChoice()) {
             case ToolChoice.Auto a -> Optional.empty();
             case ToolChoice.Required r -> Optional.of(new ToolCall(Optional.empty(),
-                    ToolNames.of(request.toolsJson().get())));
-            case ToolChoice.Function f -> Optional.of(new ToolCall(Optional.of(f.name()), List.of(f.name())));
+                    ToolSchemas.of(request.toolsJson().get())));
+            case ToolChoice.Function f -> Optional.of(new ToolCall(Optional.of(f.name()),
+                    ToolSchemas.of(request.toolsJson().get())));
         };
     }
 }

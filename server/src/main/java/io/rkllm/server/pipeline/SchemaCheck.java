@@ -53,6 +53,15 @@ final class SchemaCheck {
         }
     }
 
+    /** The check of a schema a client may have written loosely (a tool's parameters), if it is usable. */
+    static Optional<SchemaCheck> tryOf(String schemaJson) {
+        try {
+            return Optional.of(of(schemaJson, "tools"));
+        } catch (FailureException e) {
+            return Optional.empty();
+        }
+    }
+
     /** The first few violations of {@code value}, as a sentence; empty when it is valid. */
     Optional<String> violations(JsonNode value) {
         List<Error> errors = schema.validate(value);

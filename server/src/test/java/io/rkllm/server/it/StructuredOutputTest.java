@@ -227,6 +227,25 @@ class StructuredOutputTest {
     }
 
     @Test
+    void aForcedCallWhoseArgumentsBreakTheToolsSchemaIsAskedForOnceMore() throws Exception {
+        try (TestServer server = server(Map.of())) {
+            String named = TOOLS + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}";
+            TestServer.Reply reply = server.postForReply("/v1/chat/completions", chat("[[json:invalid]] Hi.", named));
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            JsonNode arguments = TestServer.JSON.readTree(reply.json()
+                    .at("/choices/0/message/tool_calls/0/function/arguments").asText());
+            assertThat(arguments.get("city").isTextual()).isTrue();
+            assertThat(reply.header("X-RKLLM-Output-Check")).isEqualTo("retried");
+            assertThat(server.runs("m").getLast().get("prompt").asText())
+                    .contains("its arguments for get_weather did not conform to the function's parameters schema");
+
+            TestServer.Reply never = server.postForReply("/v1/chat/completions", chat("[[json:invalid,invalid]] Hi.",
+                    named));
+            ChatCompletionsTest.assertError(never, 422, "invalid_output");
+        }
+    }
+
+    @Test
     void withParallelToolCallsOffOnlyTheFirstCallIsReturned() throws Exception {
         try (TestServer server = server(Map.of())) {
             String two = "[[say:<tool_call>\\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\\n"
