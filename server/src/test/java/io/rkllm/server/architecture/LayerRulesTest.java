@@ -78,6 +78,15 @@ class LayerRulesTest {
     }
 
     @Test
+    void eachApiFamilyIsItsOwnFolder() {
+        // a family uses the shared HTTP core and the shared parsing (api), never another family
+        slices().matching("io.rkllm.server.http.(*)..").should().notDependOnEachOther().check(classes);
+        noClasses().that().resideInAnyPackage("io.rkllm.server.api..", "io.rkllm.server.security..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.http..")
+                .check(classes);
+    }
+
+    @Test
     void thePipelineKnowsNoHttpNoWireFormatAndNoNativeType() {
         noClasses().that().resideInAPackage("io.rkllm.server.pipeline..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "jakarta.servlet..",

@@ -1,12 +1,15 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.ErrorShape;
+import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ChatRun;
@@ -35,10 +38,10 @@ final class AnthropicHandler {
     private final AnthropicRequestParser parser;
     private final ChatPipeline pipeline;
     private final ObjectMapper mapper;
-    private final ErrorBodies errors;
+    private final ErrorShape errors;
 
     AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ChatPipeline pipeline, ObjectMapper mapper,
-                     ErrorBodies errors) {
+                     ErrorShape errors) {
         this.driver = driver;
         this.parser = parser;
         this.pipeline = pipeline;
@@ -48,7 +51,7 @@ final class AnthropicHandler {
 
     void messages(Context c) throws Exception {
         ChatRequest request = parser.parse(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER)));
+                ConversationHeader.of(c));
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
         driver.run(c, request, started -> {
             String model = request.model().isBlank() ? started.modelId() : request.model();
@@ -299,7 +302,7 @@ final class AnthropicHandler {
 
         @Override
         public byte[] failed(ApiException error) {
-            return sse("error", errors.anthropic(error));
+            return sse("error", errors.body(error));
         }
 
         /** Closes the open block of another type and starts one of {@code type}; nothing if it is open. */

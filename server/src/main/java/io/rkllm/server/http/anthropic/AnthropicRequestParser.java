@@ -1,9 +1,16 @@
-package io.rkllm.server.api;
+package io.rkllm.server.http.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.ImageSources;
+import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.Schemas;
+import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -30,10 +37,10 @@ import java.util.OptionalInt;
  * dropped.
  */
 public final class AnthropicRequestParser {
-    private final ChatRequestParser common;
+    private final CommonFields common;
     private final RequestLimits limits;
 
-    public AnthropicRequestParser(ChatRequestParser common, RequestLimits limits) {
+    public AnthropicRequestParser(CommonFields common, RequestLimits limits) {
         this.common = common;
         this.limits = limits;
     }
@@ -345,6 +352,6 @@ public final class AnthropicRequestParser {
         if (chatIdHeader.isEmpty() && user.isPresent()) {
             return Optional.of("user:" + user.get());
         }
-        return ChatRequestParser.conversationKey(f, chatIdHeader);
+        return CommonFields.conversationKey(f, chatIdHeader);
     }
 }
