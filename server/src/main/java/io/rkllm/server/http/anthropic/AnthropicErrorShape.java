@@ -19,8 +19,20 @@ final class AnthropicErrorShape implements ErrorShape {
         root.put("type", "error");
         ObjectNode error = root.putObject("error");
         error.put("type", type(e));
-        error.put("message", e.getMessage());
+        error.put("message", message(e));
         return root;
+    }
+
+    /**
+     * The message, in Anthropic's own words where clients read them: a prompt over the context is "prompt is too
+     * long: N tokens > M maximum", which agents (Claude Code) recognise to compact their conversation.
+     */
+    static String message(ApiException e) {
+        if (e.code().filter("context_length_exceeded"::equals).isPresent()
+                && e.extra().get("n_prompt_tokens") instanceof Integer n && e.extra().get("n_ctx") instanceof Integer ctx) {
+            return "prompt is too long: " + n + " tokens > " + ctx + " maximum. " + e.getMessage();
+        }
+        return e.getMessage();
     }
 
     /** Anthropic's error types, by status. */

@@ -59,8 +59,9 @@ final class AnthropicHandler {
             if (request.stream()) {
                 driver.stream(c, started, new Events(id, model, thinking));
             } else {
+                boolean contextFull = started.chat().answerBudgetCut();
                 driver.collect(c, started, answer -> c.status(200).contentType("application/json").result(
-                        mapper.writeValueAsBytes(message(id, model, answer, thinking))));
+                        mapper.writeValueAsBytes(message(id, model, answer, thinking, contextFull))));
             }
         });
     }
@@ -73,14 +74,14 @@ final class AnthropicHandler {
         c.status(200).contentType("application/json").result(mapper.writeValueAsBytes(root));
     }
 
-    private ObjectNode message(String id, String model, Answer answer, boolean thinking) {
+    private ObjectNode message(String id, String model, Answer answer, boolean thinking, boolean contextFull) {
         ObjectNode root = mapper.createObjectNode();
         root.put("id", id);
         root.put("type", "message");
         root.put("role", "assistant");
         root.put("model", model);
         root.set("content", blocks(answer, thinking));
-        stopReason(root, answer.finishReason(), answer.matchedStop());
+        stopReason(root, answer.finishReason(), answer.matchedStop(), contextFull);
         root.set("usage", usage(answer.usage()));
         return root;
     }
@@ -159,14 +160,15 @@ final class AnthropicHandler {
 
     /**
      * stop_reason and stop_sequence: end_turn, max_tokens, tool_use, or stop_sequence with the string that
-     * matched.
+     * matched; model_context_window_exceeded when the answer stopped because the context was full before the
+     * client's max_tokens ({@code contextFull}: the limit was cut to what the context held after the prompt).
      */
-    private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop) {
+    private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop, boolean contextFull) {
         if (finishReason.equals("tool_calls")) {
             node.put("stop_reason", "tool_use");
             node.putNull("stop_sequence");
         } else if (finishReason.equals("length")) {
-            node.put("stop_reason", "max_tokens");
+            node.put("stop_reason", contextFull ? "model_context_window_exceeded" : "max_tokens");
             node.putNull("stop_sequence");
         } else if (stop.isPresent()) {
             node.put("stop_reason", "stop_sequence");
@@ -293,7 +295,8 @@ final class AnthropicHandler {
                 out.add(close());
             }
             ObjectNode root = event("message_delta");
-            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop());
+            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop(),
+                    started.chat().answerBudgetCut());
             root.set("usage", usage(f.usage()));
             out.add(sse("message_delta", root));
             out.add(sse("message_stop", event("message_stop")));

@@ -188,8 +188,11 @@ public final class AnthropicRequestParser {
         return switch (role) {
             case "user" -> userMessages(content, where + ".content", intake);
             case "assistant" -> List.of(assistantMessage(content, where + ".content"));
-            default -> throw ApiException.invalid(where + ".role", "unknown role '" + role
-                    + "' (use user or assistant; the system prompt goes in 'system')");
+            // Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07): system text at
+            // its place in the conversation, so that the system prompt, and the cache of everything before it, stay
+            case "system" -> List.of(ChatMessage.of(Role.SYSTEM, text(content, where + ".content")));
+            default -> throw ApiException.invalid(where + ".role", "messages: Unexpected role \"" + role
+                    + "\". Allowed roles are \"user\", \"assistant\" and \"system\"");
         };
     }
 
