@@ -12,8 +12,8 @@ Headers that carry secrets (authorization, x-api-key, cookie) are recorded as "<
 (the record keeps both): a way to see what a client does with another error wording, e.g. whether its own
 fallback fires, before the server is changed.
 
---fold-system-messages turns every {"role": "system"} entry of an Anthropic request's "messages" into a user
-turn before it is forwarded (the record keeps what the client sent): a way to see the rest of a session of a
+--fold-system-messages turns every {"role": "system"} entry of an Anthropic request's "messages" (/v1/messages)
+into a user turn before it is forwarded (the record keeps what the client sent): a way to see the rest of a session of a
 client that sends them, before the server accepts them.
 
 --flatten-tools turns every "namespace" tool of a Responses request (/v1/responses) into its member functions
@@ -102,7 +102,7 @@ def make_handler(upstream, outdir, counter, rewrites, fold, flatten):
                 counter["n"] += 1
                 seq = counter["n"]
             sent = body
-            if fold and body:
+            if fold and body and urllib.parse.urlsplit(self.path).path.endswith("/messages"):
                 sent = fold_system_messages(sent)
             if flatten and body and urllib.parse.urlsplit(self.path).path.endswith("/responses"):
                 sent = flatten_tools(sent)
