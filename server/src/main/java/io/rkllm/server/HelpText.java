@@ -20,6 +20,11 @@ final class HelpText {
                   rkllm-server doctor [options]       check what serving needs (Java, runtime library and ABI, NPU
                                                       driver and device, models, config, port), with fixes;
                                                       --user NAME: the service user to check (default rkllm)
+                  rkllm-server launch claude|codex|opencode|continue [--model ID] [--url URL] [--key KEY]
+                                     [--dry-run] [-- ARGS]
+                                                      start an installed coding agent against the running server
+                                                      (base URL, model, telemetry off; nothing written outside a
+                                                      temporary directory); prints what it set (docs/agents.md)
                   rkllm-server bench conversations [--url URL] [--model ID] [options]
                                                       replay an Open WebUI session and report the KV cache's use;
                                                       without --url against a simulated server started here

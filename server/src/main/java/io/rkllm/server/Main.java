@@ -22,6 +22,7 @@ import io.rkllm.server.tools.archive.ArchiveTraining;
 import io.rkllm.server.tools.bench.BenchCommand;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.tools.doctor.SystemRoots;
+import io.rkllm.server.tools.launch.LaunchCommand;
 import io.rkllm.server.tools.reliability.ReliabilityCommands;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,13 @@ public final class Main {
     }
 
     int run(String[] args) {
+        // launch passes everything after "--" to the agent it starts, untouched
+        List<String> passed = List.of();
+        int separator = List.of(args).indexOf("--");
+        if (args.length > 0 && args[0].equals("launch") && separator > 0) {
+            passed = List.of(args).subList(separator + 1, args.length);
+            args = Arrays.copyOf(args, separator);
+        }
         CommandLine line;
         try {
             line = CommandLine.parse(args);
@@ -86,6 +95,7 @@ public final class Main {
                 case "models" -> models(load(line, loader));
                 case "doctor" -> doctor(line);
                 case "cds-archive" -> cdsArchive(line, loader);
+                case "launch" -> launch(line, loader, passed);
                 default -> serve(load(line, loader));
             };
         } catch (ConfigException e) {
@@ -207,6 +217,25 @@ public final class Main {
             Thread.currentThread().interrupt();
         }
         return OK;
+    }
+
+    /** {@code launch CLIENT [--model M] [--url U] [--key K] [--dry-run] [-- ARGS]}: an agent against the server. */
+    private int launch(CommandLine line, ConfigLoader loader, List<String> passed) {
+        if (line.arguments().size() != 1) {
+            err.println("rkllm-server launch: name one client: claude, codex, opencode or continue"
+                    + " (rkllm-server launch claude [--model ID] [-- ARGS])");
+            return BAD_CONFIG;
+        }
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        Optional<String> model = Optional.ofNullable(options.remove("model"));
+        Optional<String> url = Optional.ofNullable(options.remove("url"));
+        Optional<String> key = Optional.ofNullable(options.remove("key"));
+        boolean dryRun = Boolean.parseBoolean(options.remove("dry-run"));
+        CommandLine rest = new CommandLine(line.command(), line.configFile(), line.configFlags(), options,
+                List.of(), false, false);
+        ServerConfig config = load(rest, loader).config();
+        return new LaunchCommand(environment, out, err).run(new LaunchCommand.Request(line.arguments().getFirst(),
+                model, url, key, dryRun, passed), config);
     }
 
     private int doctor(CommandLine line) {
