@@ -1068,7 +1068,7 @@ static void test_hidden_layer(void) {
     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\","     \
     "\"minimum\":0},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2}},"         \
     "\"required\":[\"name\",\"age\"]}"
-#define PERSON "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"
+#define PERSON "{\"name\": \"sim\", \"age\": 1, \"tags\": [\"sim\", \"sim2\"]}"
 
 static int text_is(Collector* c, const char* expected) {
     c->text[c->len] = 0;
@@ -1085,9 +1085,9 @@ static void test_json(void) {
     } cases[] = {
         {"[[json]]", PERSON},
         {"[[json:valid]]", PERSON},
-        {"[[json:invalid]]", "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"},
-        {"[[json:trailing_comma]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"],}"},
-        {"[[json:unclosed]]", "{\"name\": \"sim\", \"age\": 0, \"tags\": [\"sim\", \"sim2\"]"},
+        {"[[json:invalid]]", "{\"age\": 1, \"tags\": [\"sim\", \"sim2\"]}"},
+        {"[[json:trailing_comma]]", "{\"name\": \"sim\", \"age\": 1, \"tags\": [\"sim\", \"sim2\"],}"},
+        {"[[json:unclosed]]", "{\"name\": \"sim\", \"age\": 1, \"tags\": [\"sim\", \"sim2\"]"},
         {"[[json:fenced]]", "```json\n" PERSON "\n```"},
         {"[[json:wrapped]]", "Sure, here it is:\n\n" PERSON "\n\nI hope this helps."},
     };
@@ -1124,6 +1124,44 @@ static void test_json(void) {
                0, c);
     CHECK(text_is(c, "{\"color\": \"red\", \"when\": \"2025-01-01\", \"note\": \"sim\", \"ok\": true, \"score\": 0.5}"),
           "pydantic-style schema: '%s'", c->text);
+    /* tuples (2020-12 prefixItems, draft 7 items lists), allOf merged into one object, a schema that is a $ref */
+    static const struct {
+        const char* schema;
+        const char* expected;
+    } shapes[] = {
+        {"{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},"
+         "{\"type\":\"string\"},{\"type\":\"boolean\"}],\"items\":false,\"minItems\":3,\"maxItems\":3}},"
+         "\"required\":[\"t\"]}",
+         "{\"t\": [1.5, \"sim2\", true]}"},
+        {"{\"type\":\"array\",\"items\":[{\"type\":\"integer\"},{\"type\":\"string\"}],\"additionalItems\":false}",
+         "[1, \"sim2\"]"},
+        {"{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},"
+         "{\"$ref\":\"#/$defs/B\"}],\"$defs\":{\"B\":{\"type\":\"object\",\"properties\":{\"b\":{\"type\":"
+         "\"integer\"},\"a\":{\"type\":\"string\"}},\"required\":[\"b\",\"c\",\"a\"]}}}",
+         "{\"a\": \"sim\", \"b\": 1, \"c\": \"sim\"}"},
+        {"{\"$ref\":\"#/definitions/P\",\"definitions\":{\"P\":{\"type\":\"object\",\"properties\":{\"ok\":"
+         "{\"type\":\"boolean\"}},\"required\":[\"ok\"]}}}",
+         "{\"ok\": true}"},
+        /* numbers: the bounds in both drafts' forms, a range narrower than the steps, multipleOf, digits kept */
+        {"{\"type\":\"object\",\"properties\":{\"big\":{\"type\":\"number\",\"minimum\":1234567.25,\"maximum\":"
+         "1234568},\"narrow\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":0.1},\"five\":{"
+         "\"type\":\"integer\",\"minimum\":12,\"multipleOf\":5},\"tenth\":{\"type\":\"number\",\"minimum\":0.25,"
+         "\"maximum\":0.35,\"multipleOf\":0.1},\"old\":{\"type\":\"integer\",\"minimum\":5,\"exclusiveMinimum\":"
+         "true},\"half\":{\"type\":\"integer\",\"minimum\":2.5,\"maximum\":3},\"plain\":{\"type\":\"integer\","
+         "\"minimum\":-9007199254740991,\"maximum\":9007199254740991},\"above\":{\"type\":\"number\","
+         "\"exclusiveMinimum\":0}}}",
+         "{\"big\": 1234567.25, \"narrow\": 0.05, \"five\": 15, \"tenth\": 0.3, \"old\": 6, \"half\": 3, "
+         "\"plain\": 1, \"above\": 1.5}"},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        snprintf(prompt, sizeof prompt, "Schema: %s [[json]]", shapes[i].schema);
+        run_simple(h, prompt, 0, c);
+        CHECK(text_is(c, shapes[i].expected), "shape %zu: '%s'", i, c->text);
+    }
+    run_simple(h, "Schema: {\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":"
+                  "\"object\",\"properties\":{\"b\":{\"type\":\"string\"}},\"required\":[\"b\"]}]} [[json:invalid]]",
+               0, c);
+    CHECK(text_is(c, "[\"not an object\"]"), "allOf, invalid: '%s'", c->text);
     /* the schema in the system part (a guided system prompt), the directive in the user message */
     rkllm_set_chat_template(h, "<|im_start|>system\nReply with JSON matching {\"type\":\"array\",\"items\":"
                                "{\"type\":\"integer\"},\"minItems\":3}<|im_end|>\n",
@@ -1138,7 +1176,7 @@ static void test_json(void) {
     init_handle(&h, model_file("json_seq", "time_scale: 0\nreply_tokens: 7\n"), 4096, -1);
     snprintf(prompt, sizeof prompt, "Schema: " PERSON_SCHEMA " [[json:invalid,valid]]");
     run_simple(h, prompt, 1, c);
-    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "attempt 1 invalid");
+    CHECK(text_is(c, "{\"age\": 1, \"tags\": [\"sim\", \"sim2\"]}"), "attempt 1 invalid");
     run_simple(h, "That is missing \"name\". Reply with the corrected JSON only.", 1, c);
     CHECK(text_is(c, PERSON), "the retry (no directive, same conversation) is valid: '%s'", c->text);
     run_simple(h, "Thanks!", 1, c);
@@ -1146,11 +1184,11 @@ static void test_json(void) {
     /* a retry that resends the whole conversation carries the directive again: next outcome, then the list restarts */
     rkllm_clear_kv_cache(h, 0, NULL, NULL);
     run_simple(h, prompt, 0, c);
-    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "first attempt again invalid");
+    CHECK(text_is(c, "{\"age\": 1, \"tags\": [\"sim\", \"sim2\"]}"), "first attempt again invalid");
     run_simple(h, prompt, 0, c);
     CHECK(text_is(c, PERSON), "resent: valid");
     run_simple(h, prompt, 0, c);
-    CHECK(text_is(c, "{\"age\": 0, \"tags\": [\"sim\", \"sim2\"]}"), "a new request: the list restarts");
+    CHECK(text_is(c, "{\"age\": 1, \"tags\": [\"sim\", \"sim2\"]}"), "a new request: the list restarts");
     run_simple(h, "x [[json:nonsense]]", 0, c);
     CHECK(c->perf.generate_tokens == 7 && !memchr(c->text, '{', c->len), "unknown outcome: prose");
     rkllm_destroy(h);
@@ -1177,6 +1215,57 @@ static void test_json(void) {
     rkllm_destroy(h);
     free(c);
     CHECK(trace_lines_with("\"json\":\"trailing_comma\"") == 1, "the outcome is traced");
+}
+
+/* ---------- structured output asked for by client libraries, with the schema in the prompt ---------- */
+
+/* Vercel AI SDK 4 (generateObject, mode "json"): the schema is appended to the system message (injectJsonInstruction). */
+#define AI_SDK_SYSTEM                                                                                            \
+    "<|im_start|>system\nYou extract people.\n\nJSON schema:\n{\"type\":\"object\",\"properties\":{\"name\":{\"type\":" \
+    "\"string\"},\"age\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":120},\"kind\":{\"type\":\"string\",\"enum\":" \
+    "[\"cat\",\"dog\"]},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2}},\"required\":"    \
+    "[\"name\",\"age\",\"kind\",\"tags\"],\"additionalProperties\":false,\"$schema\":"                                \
+    "\"http://json-schema.org/draft-07/schema#\"}\nYou MUST answer with a JSON object that matches the JSON schema "    \
+    "above.<|im_end|>\n"
+/* LangChain.js StructuredOutputParser.getFormatInstructions(), as a prompt template leaves it (the example's braces
+ * doubled), in the user message. */
+#define LANGCHAIN_PROMPT                                                                                         \
+    "Answer the user query.\nYou must format your output as a JSON value that adheres to a given \"JSON Schema\" "  \
+    "instance.\n\n\"JSON Schema\" is a declarative language that allows you to annotate and validate JSON "         \
+    "documents.\n\nFor example, the example \"JSON Schema\" instance {{\"properties\": {{\"foo\": {{\"description\": " \
+    "\"a list of test words\", \"type\": \"array\", \"items\": {{\"type\": \"string\"}}}}}}, \"required\": "         \
+    "[\"foo\"]}}\nwould match an object with one required property, \"foo\". The \"type\" property specifies "       \
+    "\"foo\" must be an \"array\", and the \"description\" property semantically describes it as \"a list of test "  \
+    "words\". The items within \"foo\" must be strings.\nThus, the object {{\"foo\": [\"bar\", \"baz\"]}} is a "    \
+    "well-formatted instance of this example \"JSON Schema\". The object {{\"properties\": {{\"foo\": [\"bar\", "   \
+    "\"baz\"]}}}} is not well-formatted.\n\nYour output will be parsed and type-checked according to the provided " \
+    "schema instance, so make sure all fields in your output match the schema exactly and there are no trailing "  \
+    "commas!\n\nHere is the JSON Schema instance your output must adhere to. Include the enclosing markdown "        \
+    "codeblock:\n```json\n{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","       \
+    "\"properties\":{\"city\":{\"type\":\"string\"},\"days\":{\"type\":\"integer\",\"minimum\":1}},\"required\":"      \
+    "[\"city\",\"days\"],\"additionalProperties\":false}\n```\n\nPlan a trip."
+
+static void test_json_client_prompts(void) {
+    LLMHandle h = NULL;
+    init_handle(&h, model_file("json_clients", "time_scale: 0\nreply_tokens: 9\n"), 4096, -1);
+    Collector* c = calloc(1, sizeof(Collector));
+    /* the server's json_object guidance in the user message, the schema in the system part */
+    rkllm_set_chat_template(h, AI_SDK_SYSTEM, "<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n");
+    run_simple(h, "Make up a person.\n\nAnswer with a single JSON object and nothing else: no prose, no code fence.", 0,
+               c);
+    CHECK(text_is(c, "{\"name\": \"sim\", \"age\": 1, \"kind\": \"cat\", \"tags\": [\"sim\", \"sim2\"]}"),
+          "AI SDK's schema in the system part: '%s'", c->text);
+    run_simple(h, "Make up a person. [[json:invalid]]", 0, c);
+    CHECK(text_is(c, "{\"age\": 1, \"kind\": \"cat\", \"tags\": [\"sim\", \"sim2\"]}"), "the directive still decides");
+    rkllm_clear_kv_cache(h, 0, NULL, NULL);
+    rkllm_set_chat_template(h, "", "<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n");
+    /* LangChain's instructions: the last schema (not the example), also without any server guidance */
+    run_simple(h, LANGCHAIN_PROMPT, 0, c);
+    CHECK(text_is(c, "{\"city\": \"sim\", \"days\": 1}"), "LangChain's format instructions: '%s'", c->text);
+    run_simple(h, "What is a JSON schema, in one sentence?", 0, c);
+    CHECK(c->perf.generate_tokens == 9 && !memchr(c->text, '{', c->len), "the words without a schema: prose");
+    rkllm_destroy(h);
+    free(c);
 }
 
 /* ---------- the faults of runtime 1.3.0 (none of them in the 1.2 build) ---------- */
@@ -1404,6 +1493,7 @@ int main(int argc, char** argv) {
     test_async();
     test_hidden_layer();
     test_json();
+    test_json_client_prompts();
     test_think_finish();
     test_no_eos();
     test_npu_budget();

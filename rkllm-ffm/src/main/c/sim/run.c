@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clock.h"
 #include "hidden.h"
 #include "json.h"
 #include "prompt_cache.h"
+#include "schema.h"
 #include "strbuf.h"
 #include "textgen.h"
 #include "tokenizer.h"
@@ -313,9 +315,18 @@ static void run_generate(RunCtx* c, const SimGenRequest* g, const GenFaults* gf,
  * takes the next outcome of its list when it is the list last seen and not used up, else the first. A run
  * without a directive that continues the cache of a [[json]] run (the client's retry as a new turn) takes the
  * next one while the list lasts. */
-/* The prompt asks for JSON the way structured-output servers do: "JSON Schema" (with the schema) or "JSON object". */
+/* The prompt asks for JSON the way structured-output servers and client libraries do: a schema it carries and the
+ * words "JSON schema" in any case (a server's guidance, LangChain's format instructions: "JSON Schema" in
+ * JavaScript, "JSON schema" in Python), or "single JSON object" (a server's json_object guidance). */
 static bool asks_for_json(const char* prompt) {
-    return prompt && (strstr(prompt, "JSON Schema") || strstr(prompt, "single JSON object"));
+    if (!prompt) return false;
+    if (strstr(prompt, "single JSON object")) return true;
+    bool words = false;
+    for (const char* p = prompt; *p && !words; p++) words = strncasecmp(p, "JSON schema", 11) == 0;
+    JsonValue* root = NULL;
+    bool schema = words && sim_schema_find(prompt, &root) != NULL;
+    json_free(root);
+    return schema;
 }
 
 static int json_outcome_for_run(SimHandle* h, const char* prompt, int cache_before, unsigned epoch,

@@ -1,6 +1,7 @@
 /* JSON Schema support of the [[json]] directive: see schema.h. */
 #include "schema.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,14 @@ static const char* const JSON_TYPES[] = {"object", "array", "string", "integer",
 static int is_schema(const JsonValue* v) {
     if (!v || v->type != JV_OBJECT) return 0;
     if (json_get(v, "$schema") || json_get(v, "properties")) return 1;
+    /* a schema made of others: {"$ref": "#/$defs/Person", "$defs": ...} (zod), {"allOf": [...]} */
+    static const char* const composed[] = {"allOf", "anyOf", "oneOf"};
+    for (size_t i = 0; i < sizeof composed / sizeof composed[0]; i++) {
+        const JsonValue* parts = json_get(v, composed[i]);
+        if (parts && parts->type == JV_ARRAY && parts->n && parts->items[0]->type == JV_OBJECT) return 1;
+    }
+    const JsonValue* ref = json_get(v, "$ref");
+    if (ref && ref->type == JV_STRING && ref->str[0] == '#') return 1;
     const JsonValue* t = json_get(v, "type");
     if (!t || t->type != JV_STRING) return 0;
     for (size_t i = 0; i < sizeof JSON_TYPES / sizeof JSON_TYPES[0]; i++) {
@@ -133,59 +142,173 @@ static void write_string(const Gen* g, const JsonValue* s, int salt) {
     sb_free(&v);
 }
 
-static void write_number(const Gen* g, const JsonValue* s, int integer, int salt) {
-    double lo, hi, v = integer ? 1 : 1.5;
-    if (number_of(s, "minimum", &lo)) v = lo;
-    else if (number_of(s, "exclusiveMinimum", &lo)) v = integer ? lo + 1 : lo + 0.5;
-    v += salt;
-    if (number_of(s, "maximum", &hi) && v > hi) v = hi;
-    if (number_of(s, "exclusiveMaximum", &hi) && v >= hi) v = integer ? hi - 1 : hi - 0.5;
-    if (integer) sb_printf(g->out, "%lld", (long long)v);
-    else sb_printf(g->out, "%g", v);
+/* A bound of a number: draft 6 on gives exclusiveMinimum/exclusiveMaximum as numbers, draft 4 and OpenAPI 3.0 as a
+ * boolean beside minimum/maximum. The stricter one counts when there are both. */
+typedef struct {
+    int set;
+    double v;
+    int exclusive;
+} Bound;
+
+static Bound bound(const JsonValue* s, const char* key, const char* exclusive_key, int lower) {
+    Bound b = {0, 0, 0};
+    double x;
+    const JsonValue* flag = json_get(s, exclusive_key);
+    if (number_of(s, key, &x)) b = (Bound){1, x, flag && flag->type == JV_BOOL && flag->boolean};
+    if (number_of(s, exclusive_key, &x) && (!b.set || (lower ? x >= b.v : x <= b.v))) b = (Bound){1, x, 1};
+    return b;
 }
 
+static int below(Bound lo, double v) {
+    return lo.set && (v < lo.v || (lo.exclusive && v <= lo.v));
+}
+
+static int above(Bound hi, double v) {
+    return hi.set && (v > hi.v || (hi.exclusive && v >= hi.v));
+}
+
+/* The shortest of %.15g and %.17g that keeps v inside its bounds (15 digits write 0.3 for 3 x 0.1, as a person
+ * would; 17 are exact). */
+static void append_number(StrBuf* out, double v, Bound lo, Bound hi) {
+    char text[40];
+    snprintf(text, sizeof text, "%.15g", v);
+    double back = strtod(text, NULL);
+    if (below(lo, back) || above(hi, back)) snprintf(text, sizeof text, "%.17g", v);
+    sb_append(out, text);
+}
+
+static void write_number(const Gen* g, const JsonValue* s, int integer, int salt) {
+    Bound lo = bound(s, "minimum", "exclusiveMinimum", 1), hi = bound(s, "maximum", "exclusiveMaximum", 0);
+    double v = integer ? 1 : 1.5, m; /* what a model writes when nothing says otherwise */
+    if (below(lo, v)) v = integer ? (lo.exclusive ? floor(lo.v) + 1 : ceil(lo.v)) : (lo.exclusive ? lo.v + 0.5 : lo.v);
+    v += salt;
+    if (above(hi, v)) {
+        v = integer ? (hi.exclusive ? ceil(hi.v) - 1 : floor(hi.v)) : (hi.exclusive ? hi.v - 0.5 : hi.v);
+    }
+    if (!integer && below(lo, v)) v = (lo.v + hi.v) / 2; /* a range narrower than the steps above */
+    if (number_of(s, "multipleOf", &m) && m > 0) {
+        double k = ceil(v / m - 1e-9);
+        if (below(lo, k * m)) k++;
+        if (above(hi, k * m)) k = ceil(v / m - 1e-9) - 1;
+        v = k * m;
+    }
+    if (integer && fabs(v) < 9e18) sb_printf(g->out, "%lld", (long long)llround(v));
+    else append_number(g->out, v, lo, hi);
+}
+
+/* An array of max(minItems, 1) items, or of one item per tuple place (prefixItems, or draft 7's items list), at most
+ * maxItems; item k past the tuple places follows items (additionalItems beside a draft 7 tuple). */
 static void write_array(const Gen* g, const JsonValue* s, int depth) {
+    const JsonValue* items = json_get(s, "items");
+    const JsonValue* tuple = json_get(s, "prefixItems");
+    const JsonValue* rest = items;
+    if (!tuple || tuple->type != JV_ARRAY) {
+        tuple = items && items->type == JV_ARRAY ? items : NULL;
+        if (tuple) rest = json_get(s, "additionalItems");
+    }
+    int places = tuple ? (int)tuple->n : 0;
     double min_items = 1, max_items = -1;
     number_of(s, "minItems", &min_items);
     number_of(s, "maxItems", &max_items);
-    int count = min_items > 1 ? (int)min_items : 1;
+    int count = places > 0 ? places : 1;
+    if (min_items > count) count = (int)min_items;
     if (max_items >= 0 && max_items < count) count = (int)max_items;
-    const JsonValue* items = json_get(s, "items");
+    if (tuple && rest && rest->type == JV_BOOL && !rest->boolean && count > places) count = places;
     sb_append_char(g->out, '[');
     for (int k = 0; k < count; k++) {
+        const JsonValue* item = k < places ? tuple->items[k] : rest;
         if (k) sb_append(g->out, ", ");
-        write_value(g, items && items->type == JV_OBJECT ? items : NULL, k, depth + 1);
+        write_value(g, item && item->type == JV_OBJECT ? item : NULL, k, depth + 1);
     }
     sb_append_char(g->out, ']');
 }
 
-/* An object with every property (and every required name), leaving out skip and giving retype a value of the
- * wrong type. */
+#define MAX_PARTS 16
+
+/* The schemas one object must meet at once: the schema and the parts of its allOf (and of theirs), $refs resolved. */
+typedef struct {
+    const JsonValue* items[MAX_PARTS];
+    int n;
+} Parts;
+
+static void collect_parts(const Gen* g, const JsonValue* s, Parts* parts, int depth) {
+    s = resolve(g, s);
+    if (!s || s->type != JV_OBJECT || parts->n == MAX_PARTS || depth > MAX_DEPTH) return;
+    parts->items[parts->n++] = s;
+    const JsonValue* all = json_get(s, "allOf");
+    for (size_t i = 0; all && all->type == JV_ARRAY && i < all->n; i++) {
+        collect_parts(g, all->items[i], parts, depth + 1);
+    }
+}
+
+/* An allOf whose parts describe an object: one object meets them all (an intersection of object types). */
+static int object_parts(const Gen* g, const JsonValue* s) {
+    Parts parts = {{0}, 0};
+    collect_parts(g, s, &parts, 0);
+    for (int j = 0; j < parts.n; j++) {
+        const char* t = type_of(parts.items[j]);
+        if (t && strcmp(t, "object") == 0) return 1;
+    }
+    return 0;
+}
+
+/* Whether one of parts[0..upto) has the property key. */
+static int has_property(const Parts* parts, int upto, const char* key) {
+    for (int j = 0; j < upto; j++) {
+        if (json_get(json_get(parts->items[j], "properties"), key)) return 1;
+    }
+    return 0;
+}
+
+/* Whether list[0..upto) names name. */
+static int listed(const JsonValue* list, size_t upto, const char* name) {
+    for (size_t i = 0; list && list->type == JV_ARRAY && i < upto && i < list->n; i++) {
+        if (list->items[i]->type == JV_STRING && strcmp(list->items[i]->str, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* An object with every property and every required name of the schema and its allOf parts (each key once),
+ * leaving out skip and giving retype a value of the wrong type. */
 static void write_object(const Gen* g, const JsonValue* s, int depth, const char* skip, const char* retype) {
-    const JsonValue* props = json_get(s, "properties");
-    const JsonValue* required = json_get(s, "required");
+    Parts parts = {{0}, 0};
+    collect_parts(g, s, &parts, 0);
     int count = 0;
     sb_append_char(g->out, '{');
-    for (size_t i = 0; props && props->type == JV_OBJECT && i < props->n; i++) {
-        const char* key = props->keys[i];
-        if (skip && strcmp(key, skip) == 0) continue;
-        if (count++) sb_append(g->out, ", ");
-        json_append_string(g->out, key, strlen(key));
-        sb_append(g->out, ": ");
-        if (retype && strcmp(key, retype) == 0) {
-            const JsonValue* ps = resolve(g, props->items[i]);
-            const char* t = ps ? type_of(ps) : NULL;
-            sb_append(g->out, t && strcmp(t, "string") == 0 ? "42" : "\"wrong type\"");
-        } else {
-            write_value(g, props->items[i], 0, depth + 1);
+    for (int j = 0; j < parts.n; j++) {
+        const JsonValue* props = json_get(parts.items[j], "properties");
+        for (size_t i = 0; props && props->type == JV_OBJECT && i < props->n; i++) {
+            const char* key = props->keys[i];
+            if ((skip && strcmp(key, skip) == 0) || has_property(&parts, j, key)) continue;
+            if (count++) sb_append(g->out, ", ");
+            json_append_string(g->out, key, strlen(key));
+            sb_append(g->out, ": ");
+            if (retype && strcmp(key, retype) == 0) {
+                const JsonValue* ps = resolve(g, props->items[i]);
+                const char* t = ps ? type_of(ps) : NULL;
+                sb_append(g->out, t && strcmp(t, "string") == 0 ? "42" : "\"wrong type\"");
+            } else {
+                write_value(g, props->items[i], 0, depth + 1);
+            }
         }
     }
-    for (size_t i = 0; required && required->type == JV_ARRAY && i < required->n; i++) {
-        const JsonValue* name = required->items[i];
-        if (name->type != JV_STRING || json_get(props, name->str) || (skip && strcmp(name->str, skip) == 0)) continue;
-        if (count++) sb_append(g->out, ", ");
-        json_append_string(g->out, name->str, strlen(name->str));
-        sb_append(g->out, ": \"sim\"");
+    for (int j = 0; j < parts.n; j++) {
+        const JsonValue* required = json_get(parts.items[j], "required");
+        for (size_t i = 0; required && required->type == JV_ARRAY && i < required->n; i++) {
+            const JsonValue* name = required->items[i];
+            if (name->type != JV_STRING || has_property(&parts, parts.n, name->str) ||
+                (skip && strcmp(name->str, skip) == 0) || listed(required, i, name->str)) {
+                continue;
+            }
+            int earlier = 0;
+            for (int k = 0; k < j && !earlier; k++) {
+                earlier = listed(json_get(parts.items[k], "required"), (size_t)-1, name->str);
+            }
+            if (earlier) continue;
+            if (count++) sb_append(g->out, ", ");
+            json_append_string(g->out, name->str, strlen(name->str));
+            sb_append(g->out, ": \"sim\"");
+        }
     }
     sb_append_char(g->out, '}');
 }
@@ -204,6 +327,10 @@ static void write_value(const Gen* g, const JsonValue* s, int salt, int depth) {
     }
     if (e && e->type == JV_ARRAY && e->n) {
         json_append_value(g->out, e->items[(size_t)salt % e->n]);
+        return;
+    }
+    if (json_get(s, "allOf") && object_parts(g, s)) {
+        write_object(g, s, depth, NULL, NULL);
         return;
     }
     static const char* const alternatives[] = {"anyOf", "oneOf", "allOf"};

@@ -10,8 +10,8 @@
 #include "json.h"
 #include "strbuf.h"
 
-/* The last JSON Schema in text: a JSON object with "$schema", "properties" or a JSON type as "type", or such an
- * object under a wrapper key ("json_schema", "schema", "format", "parameters", "input_schema"). NULL when there
+/* The last JSON Schema in text: a JSON object with "$schema", "properties", a JSON type as "type", a local "$ref" or
+ * an "allOf"/"anyOf"/"oneOf" of objects, or such an object under a wrapper key ("json_schema", "schema", "format", "parameters", "input_schema"). NULL when there
  * is none; otherwise *root gets the parsed object holding it (to free with json_free). */
 SIM_HIDDEN const JsonValue* sim_schema_find(const char* text, JsonValue** root);
 

@@ -21,6 +21,19 @@ class StructuredOutputTest {
     private static final String SCHEMA = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
             + "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":7}},\"required\":[\"city\",\"days\"]}";
 
+    /** A person as zod describes it: bounds, an enum, a nested object, a nullable, a tuple. */
+    private static final String PERSON = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+            + "\"age\":{\"type\":\"integer\",\"minimum\":18,\"maximum\":120},\"height\":{\"type\":\"number\","
+            + "\"exclusiveMinimum\":0},\"kind\":{\"type\":\"string\",\"enum\":[\"cat\",\"dog\"]},\"tags\":{\"type\":"
+            + "\"array\",\"items\":{\"type\":\"string\"},\"minItems\":2},\"address\":{\"type\":\"object\","
+            + "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]},\"active\":{\"type\":"
+            + "\"boolean\"},\"nickname\":{\"type\":[\"string\",\"null\"]},\"position\":{\"type\":\"array\","
+            + "\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"integer\"}],\"items\":false}},\"required\":"
+            + "[\"name\",\"age\",\"height\",\"kind\",\"tags\",\"address\",\"active\",\"nickname\",\"position\"]}";
+    /** What the server adds to the newest message for {@code response_format: json_object}. */
+    private static final String JSON_OBJECT_GUIDANCE = "\n\nAnswer with a single JSON object and nothing else: no prose,"
+            + " no code fence.";
+
     @TempDir
     Path dir;
 
@@ -77,6 +90,63 @@ class StructuredOutputTest {
             assertThat(JSON.readTree(answer(model, "Tell me.\n\nAnswer with a single JSON object and nothing else."))
                     .isObject()).isTrue();
             assertThat(answer(model, "Describe JSON in one sentence.")).doesNotContain("{");
+        }
+    }
+
+    private static void assertPerson(JsonNode person) {
+        assertThat(person.get("name").isTextual()).isTrue();
+        assertThat(person.get("age").isInt()).isTrue();
+        assertThat(person.get("age").asInt()).isBetween(18, 120);
+        assertThat(person.get("height").isNumber()).isTrue();
+        assertThat(person.get("height").asDouble()).isPositive();
+        assertThat(person.get("kind").asText()).isIn("cat", "dog");
+        assertThat(person.get("tags").size()).isGreaterThanOrEqualTo(2);
+        assertThat(person.get("address").get("city").isTextual()).isTrue();
+        assertThat(person.get("active").isBoolean()).isTrue();
+        assertThat(person.has("nickname")).isTrue();
+        assertThat(person.get("position").size()).isEqualTo(2);
+        assertThat(person.get("position").get(0).isNumber()).isTrue();
+        assertThat(person.get("position").get(1).isInt()).isTrue();
+    }
+
+    /**
+     * Vercel AI SDK 4's generateObject in "json" mode appends the schema to the system message, between its own words
+     * ("JSON schema:" and "You MUST answer with a JSON object that matches the JSON schema above."), and asks for
+     * json_object, for which the server adds its sentence to the user message.
+     */
+    @ParameterizedTest
+    @EnumSource(Abi.class)
+    void theSchemaInTheSystemPartAsTheAiSdkPutsItIsFilled(Abi abi) throws JsonProcessingException {
+        RkllmRuntime runtime = Sim.runtime(abi);
+        try (Model model = runtime.load(Sim.params(runtime, Sim.model(dir, "m", Map.of()), 2048))) {
+            model.setChatTemplate("<|im_start|>system\nYou extract people.\n\nJSON schema:\n" + PERSON + "\nYou MUST"
+                    + " answer with a JSON object that matches the JSON schema above.<|im_end|>\n", "<|im_start|>user\n",
+                    "<|im_end|>\n<|im_start|>assistant\n");
+            assertPerson(JSON.readTree(answer(model, "Alice lives in Lyon." + JSON_OBJECT_GUIDANCE)));
+            assertThat(JSON.readTree(answer(model, "Alice lives in Lyon. [[json:invalid]]")).has("name"))
+                    .as("the directive still decides").isFalse();
+        }
+    }
+
+    /**
+     * LangChain's StructuredOutputParser.getFormatInstructions(), which users put into the prompt of a
+     * withStructuredOutput(schema, {method: "jsonMode"}) chain: an example schema first, then the real one in a code
+     * fence. The real one is filled, with or without the server's sentence.
+     */
+    @ParameterizedTest
+    @EnumSource(Abi.class)
+    void langChainsFormatInstructionsAreFilledWithTheRealSchemaNotTheExample(Abi abi) throws JsonProcessingException {
+        RkllmRuntime runtime = Sim.runtime(abi);
+        try (Model model = runtime.load(Sim.params(runtime, Sim.model(dir, "m", Map.of()), 4096))) {
+            String instructions = "You must format your output as a JSON value that adheres to a given \"JSON Schema\""
+                    + " instance.\n\n\"JSON Schema\" is a declarative language that allows you to annotate and validate"
+                    + " JSON documents.\n\nFor example, the example \"JSON Schema\" instance {{\"properties\": {{\"foo\":"
+                    + " {{\"description\": \"a list of test words\", \"type\": \"array\", \"items\": {{\"type\":"
+                    + " \"string\"}}}}}}, \"required\": [\"foo\"]}}\nwould match an object with one required property,"
+                    + " \"foo\". [...]\n\nHere is the JSON Schema instance your output must adhere to. Include the enclosing"
+                    + " markdown codeblock:\n```json\n" + PERSON + "\n```\n";
+            assertPerson(JSON.readTree(answer(model, instructions + "\nAlice lives in Lyon.")));
+            assertPerson(JSON.readTree(answer(model, instructions + "\nAlice lives in Lyon." + JSON_OBJECT_GUIDANCE)));
         }
     }
 }
