@@ -1,6 +1,9 @@
 package io.rkllm.server.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.output.ScannerOptions;
@@ -122,11 +125,34 @@ final class MessageKeys {
         return key.toString();
     }
 
+    /**
+     * Arguments as one canonical text: compact, object keys sorted. Clients send a call's arguments back in their
+     * own key order (Claude Code does), and that is still the call the model made.
+     */
     private static String compact(String json) {
         try {
-            return JSON.readTree(json).toString();
+            return sorted(JSON.readTree(json)).toString();
         } catch (Exception e) {
             return json.strip();
         }
+    }
+
+    private static JsonNode sorted(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode out = JSON.createObjectNode();
+            List<String> names = new ArrayList<>();
+            node.fieldNames().forEachRemaining(names::add);
+            names.sort(null);
+            for (String name : names) {
+                out.set(name, sorted(node.get(name)));
+            }
+            return out;
+        }
+        if (node.isArray()) {
+            ArrayNode out = JSON.createArrayNode();
+            node.forEach(item -> out.add(sorted(item)));
+            return out;
+        }
+        return node;
     }
 }

@@ -148,6 +148,35 @@ class AgentLoopTest {
     }
 
     @Test
+    void aToolCallSentBackWithItsArgumentsInAnotherOrderIsStillTheCachedTurn() throws Exception {
+        String tools = "[{\"name\":\"Bash\",\"input_schema\":{\"type\":\"object\",\"properties\":{"
+                + "\"command\":{\"type\":\"string\"},\"timeout\":{\"type\":\"integer\"},"
+                + "\"description\":{\"type\":\"string\"}},\"required\":[\"command\",\"timeout\",\"description\"]}}]";
+        try (TestServer server = start()) {
+            String ask = "[{\"role\":\"user\",\"content\":\"Use Bash to list the files.\"}]";
+            JsonNode call = server.postForReply("/v1/messages", request("3bb", tools, ask)).json();
+            JsonNode use = call.at("/content/0");
+            assertThat(use.get("type").asText()).isEqualTo("tool_use");
+            assertThat(use.get("input").size()).isEqualTo(3);
+            // as Claude Code sends it back: its own key order
+            ObjectNode reordered = TestServer.JSON.createObjectNode();
+            List<String> names = new ArrayList<>();
+            use.get("input").fieldNames().forEachRemaining(names::add);
+            java.util.Collections.reverse(names);
+            names.forEach(n -> reordered.set(n, use.get("input").get(n)));
+            ObjectNode back = use.deepCopy();
+            back.set("input", reordered);
+            String followUp = "[{\"role\":\"user\",\"content\":\"Use Bash to list the files.\"},"
+                    + "{\"role\":\"assistant\",\"content\":[" + back + "]},{\"role\":\"user\",\"content\":"
+                    + "[{\"type\":\"tool_result\",\"tool_use_id\":\"" + use.get("id").asText() + "\",\"content\":"
+                    + "\"a.txt\"}]}]";
+            JsonNode done = server.postForReply("/v1/messages", request("3bb", tools, followUp)).json();
+            assertThat(done.at("/usage/cache_read_input_tokens").asInt()).isPositive();
+            assertThat(server.runs("m").getLast().get("prefilled_text").asText()).doesNotContain("list the files");
+        }
+    }
+
+    @Test
     void maxTokensIsACeilingNotAReservation() throws Exception {
         try (TestServer server = start()) {
             Agent agent = new Agent(server);
