@@ -7,6 +7,7 @@ import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -94,7 +95,7 @@ public final class ChatPipeline {
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
         ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
-                task.isPresent() ? ContextFit.Held.NOTHING : caches.held(model), pictures.input().tokensPerImage());
+                task.isPresent() ? CacheContents.NOTHING : caches.held(model), pictures.input().tokensPerImage());
         if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"

@@ -1,5 +1,7 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.cache.Trim;
 import io.rkllm.server.engine.KvCacheHandle;
 import io.rkllm.server.engine.RunOutcome;
 import io.rkllm.server.engine.RunImage;

@@ -1,5 +1,7 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.cache.CachedConversation;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,12 +28,12 @@ public final class ModelCacheState {
     }
 
     /** What the slots' caches hold now, and the trims remembered (immutable records, published by the worker). */
-    ContextFit.Held held() {
+    CacheContents held() {
         List<CachedConversation> inSlots = new ArrayList<>(slots.size());
         for (SlotState slot : slots) {
             slot.conversation().ifPresent(inSlots::add);
         }
-        return new ContextFit.Held(inSlots, remembered);
+        return new CacheContents(inSlots, remembered);
     }
 
     /**

@@ -12,6 +12,7 @@ import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.VisionLoad;
+import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
@@ -207,8 +208,8 @@ public final class ModelService {
     }
 
     /** What the model's KV caches hold now; nothing when it is not loaded. */
-    ContextFit.Held cachedConversations(ModelDescriptor model) {
-        return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
+    CacheContents cachedConversations(ModelDescriptor model) {
+        return registry.find(model.id()).map(m -> m.state().held()).orElse(CacheContents.NOTHING);
     }
 
     LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {

@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.cache.CachedConversation;
 import java.util.Optional;
 
 /**
