@@ -1,8 +1,9 @@
 package io.rkllm.server.app;
 
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.backend.rkllm.RkllmBackend;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelLoader;
+import io.rkllm.server.engine.Backends;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
 import io.rkllm.server.http.HttpServer;
@@ -41,12 +42,17 @@ public final class ServerApp implements AutoCloseable {
 
     /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
+        return start(config, Backends.of(new RkllmBackend(runtime, rknn, config.runtime().eosGuard())), catalog);
+    }
+
+    /** A server whose models run on {@code backends}, each model on the one that runs its file. */
+    public static ServerApp start(ServerConfig config, Backends backends, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
         long maxMemory = ModelMemory.limit(config.models().maxMemory(),
                 SlotCount.systemMemory(Path.of("/proc/meminfo")));
-        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
+        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(backends,
                 new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
-                        config.models().idleUnload(), config.models().loadTimeout(), config.runtime().eosGuard(),
+                        config.models().idleUnload(), config.models().loadTimeout(),
                         config.models().memoryCheck(), config.models().memoryBudgetMb(),
                         (long) config.vision().cacheMb() << 20, maxMemory), Clock.systemUTC(),
                 load -> new ModelCacheState(load.slots()), metrics.engine());

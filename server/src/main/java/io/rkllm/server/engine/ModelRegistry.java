@@ -1,6 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
@@ -25,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,14 +62,13 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
     }
 
-    private final ModelLoader runtime;
+    private final Backends backends;
     private final int maxLoaded;
     private final int maxQueued;
     private final long maxMemory;
     private final NpuTurns turns = new NpuTurns();
     private final Duration idleUnload;
     private final Duration loadTimeout;
-    private final boolean eosGuard;
     private final Clock clock;
     private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
@@ -82,16 +81,21 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final EmbeddingCache embeddings;
     private boolean closed;
 
-    public ModelRegistry(ModelLoader runtime, RegistrySettings settings, Clock clock,
+    /**
+     * @param backends the engines models load with, chosen per model file
+     * @param stateFactory the pipeline's state of a model, made when it starts loading
+     */
+    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock,
                          Function<ModelLoad, S> stateFactory, Listener listener) {
-        this.runtime = runtime;
+        this.backends = backends;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
         this.maxMemory = settings.maxMemoryBytes();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
-        this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
-        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), runtime.runtime().abi()),
+        // auto: on when any backend's failed load takes the process down (RKLLM runtime 1.3)
+        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), backends.available().stream()
+                .anyMatch(b -> b.info().loadFailureIsFatal())),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.stateFactory = stateFactory;
@@ -110,9 +114,18 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return embeddings;
     }
 
-    /** The runtime's ABI, whether it samples per run, and its default sampling. */
-    public RuntimeInfo runtimeInfo() {
-        return runtime.runtime();
+    /**
+     * The runtime a model file loads with: its name and ABI, whether it samples per run, its default sampling.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when no available backend runs it
+     */
+    public RuntimeInfo runtimeFor(String id, Path file) {
+        return backends.forModel(id, file).info();
+    }
+
+    /** The runtime of the first available backend, for {@code /health}; empty when there is none. */
+    public Optional<RuntimeInfo> primaryRuntime() {
+        return backends.primary().map(Backend::info);
     }
 
     /**
@@ -122,6 +135,8 @@ public final class ModelRegistry<S> implements AutoCloseable {
      * gives way, so that no queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
      */
     public LoadedModel acquire(ModelLoad spec) {
+        // a model no available backend runs fails now, before any other model gives way to it
+        backends.forModel(spec.id(), spec.file());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
         LoadedModel<S> model;
         synchronized (this) {
@@ -318,14 +333,41 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     private LoadedModel<S> start(ModelLoad spec) {
+        Backend backend = backends.forModel(spec.id(), spec.file());
         Instant started = clock.instant();
         stopping.removeIf(m -> m.released().isDone());
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
         AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
         AtomicLong reserved = new AtomicLong();
-        AtomicInteger handles = new AtomicInteger();
-        ModelWorker worker = new ModelWorker(spec.id(), spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued,
-                spec.slots(), () -> {
+        Loading loading = new Loading(spec, freed, reserved);
+        ModelWorker worker = new ModelWorker(spec.id(), backend.info().name(),
+                spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued, () -> backend.load(spec, loading), turns, () -> {
+            LoadedModel<S> model = self.get();
+            if (model != null) {
+                idle(model);
+            }
+        });
+        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
+        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
+        return self.get();
+    }
+
+    /** The load policy around one model's native loads, on its worker thread. */
+    private final class Loading implements LoadContext {
+        private final ModelLoad spec;
+        private final List<CompletableFuture<Void>> freed;
+        /** What its loads hold, counted free again when the worker stops. */
+        private final AtomicLong reserved;
+        private final AtomicInteger handles = new AtomicInteger();
+
+        Loading(ModelLoad spec, List<CompletableFuture<Void>> freed, AtomicLong reserved) {
+            this.spec = spec;
+            this.freed = freed;
+            this.reserved = reserved;
+        }
+
+        @Override
+        public <T> T loadSlot(Supplier<T> init) {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
             if (handles.getAndIncrement() > 0) {
@@ -339,56 +381,59 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = memory.load(spec.id(), spec.memoryMb(), () -> runtime.load(spec));
+                T handle = memory.load(spec.id(), spec.memoryMb(), init);
                 reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
-                return model;
+                return handle;
             } catch (RuntimeException e) {
                 LOG.warn("model {} failed to load: {}", spec.id(), e.getMessage());
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
-        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec, reserved), npu, turns, () -> {
-            LoadedModel<S> model = self.get();
-            if (model != null) {
-                idle(model);
-            }
-        }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
-        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
-        return self.get();
-    }
+        }
 
-    /**
-     * Loads a vision model's image encoder, on its worker thread, under the memory check like a slot (an encoder's
-     * memory taken unchecked could leave too little for the next {@code rkllm_init}); {@code reserved} counts it.
-     */
-    private ImageStep encoderStep(ModelLoad spec, AtomicLong reserved) {
-        VisionLoad vision = spec.vision().orElseThrow();
-        LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
-        long t0 = System.nanoTime();
-        try {
-            if (!Files.isReadable(vision.encoder())) {
-                throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+        /**
+         * Loads a vision model's image encoder under the memory check like a slot (an encoder's memory taken
+         * unchecked could leave too little for the next load).
+         */
+        @Override
+        public <T> T loadEncoder(Supplier<T> init) {
+            VisionLoad vision = spec.vision().orElseThrow(() -> new IllegalStateException("model " + spec.id()
+                    + " has no image encoder"));
+            LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
+            try {
+                if (!Files.isReadable(vision.encoder())) {
+                    throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+                }
+                long encoderMb = vision.memoryMb();
+                T encoder = memory.load(spec.id() + " (its image encoder)", encoderMb, init);
+                reserved.addAndGet(encoderMb);
+                return encoder;
+            } catch (RuntimeException e) {
+                LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
+                listener.loadFailed(spec.id(), e.getMessage());
+                if (e instanceof FailureException refused) {
+                    throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
+                }
+                throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
             }
-            long encoderMb = vision.memoryMb();
-            ImageEncoding encoder = memory.load(spec.id() + " (its image encoder)", encoderMb,
-                    () -> runtime.loadEncoder(spec));
-            reserved.addAndGet(encoderMb);
-            EncoderInfo info = encoder.info();
-            LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
-                    spec.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
-                    info.imageTokens(), info.embeddingWidth());
-            return new ImageStep(spec.id(), encoder, embeddings, npu, listener);
-        } catch (RuntimeException e) {
-            LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
-            listener.loadFailed(spec.id(), e.getMessage());
-            if (e instanceof FailureException refused) {
-                throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
-            }
-            throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
+        }
+
+        @Override
+        public NpuLock npu() {
+            return npu;
+        }
+
+        @Override
+        public EmbeddingCache pictures() {
+            return embeddings;
+        }
+
+        @Override
+        public Listener listener() {
+            return listener;
         }
     }
 

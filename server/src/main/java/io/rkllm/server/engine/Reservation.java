@@ -34,7 +34,7 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new EmbeddingJob(worker, priority, place, work));
+        return worker.enqueue(new EmbeddingJob(worker, priority, place, work, worker.runtime()));
     }
 
     /** Gives the place back when the work will never be submitted; nothing once it was. */

@@ -109,7 +109,7 @@ public final class ChatPipeline {
         int room = fit.room(context);
         int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
         Optional<Sampling> sampling = Optional.empty();
-        boolean perRun = models.runtime().perRunSampling();
+        boolean perRun = models.runtime(model).perRunSampling();
         if (perRun) {
             sampling = Optional.of(SamplingChoice.of(models.loadOf(model).sampling(),
                     model.samplingFor(thinking.enabled()), request.sampling()));

@@ -33,7 +33,6 @@ public final class ModelService {
     private final ModelRegistry<ModelCacheState> registry;
     private final String slotsSetting;
     private final long memoryBytes;
-    private final RuntimeInfo runtime;
     private final int embeddingQueue;
     private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
@@ -70,7 +69,6 @@ public final class ModelService {
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
         this.embeddingQueue = embeddingQueue;
-        this.runtime = registry.runtimeInfo();
         this.vision = vision;
     }
 
@@ -90,13 +88,18 @@ public final class ModelService {
         return catalog.all();
     }
 
-    /** The runtime's ABI, for /health. */
+    /** The ABI of the first available engine's runtime, for /health; empty when none is available. */
     public String runtimeAbi() {
-        return runtime.abi();
+        return registry.primaryRuntime().map(RuntimeInfo::abi).orElse("");
     }
 
-    RuntimeInfo runtime() {
-        return runtime;
+    /**
+     * What the runtime that runs {@code model} does: sampling per run or fixed at load, its defaults.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when no available engine runs the model
+     */
+    RuntimeInfo runtime(ModelDescriptor model) {
+        return registry.runtimeFor(model.id(), model.file());
     }
 
     /** The model of that id, alias or unambiguous prefix, if any. */
@@ -223,7 +226,8 @@ public final class ModelService {
      */
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
-            Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
+            Sampling sampling = SamplingChoice.of(runtime(model).defaultSampling(), model.sampling(),
+                    SamplingOverrides.NONE);
             int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),

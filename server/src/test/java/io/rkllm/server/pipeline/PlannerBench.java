@@ -2,7 +2,11 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelLoader;
+import io.rkllm.server.engine.Backend;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.Backends;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
 import io.rkllm.server.engine.RunOutcome;
@@ -61,8 +65,7 @@ final class PlannerBench implements AutoCloseable {
         all.put("cache.slots", Integer.toString(slotCount));
         config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
         DiscoveryResult discovery = new ModelDiscovery().discover(config.models().dir());
-        registry = new ModelRegistry<>(ModelLoader.describing(new RuntimeInfo("1.3", true,
-                new Sampling(1, 0.9, 0.8, 1.1, 0, 0))), new RegistrySettings(1, 8, Duration.ZERO,
+        registry = new ModelRegistry<>(Backends.of(new DescribingBackend()), new RegistrySettings(1, 8, Duration.ZERO,
                 Duration.ofSeconds(1)), Clock.systemUTC(), load -> new ModelCacheState(load.slots()), new ModelRegistry.Listener() {
                 });
         slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
@@ -200,5 +203,23 @@ final class PlannerBench implements AutoCloseable {
     @Override
     public void close() {
         registry.shutdown(Duration.ZERO);
+    }
+
+    /** A runtime 1.3 that describes itself but loads nothing: the bench never runs a model. */
+    private static final class DescribingBackend implements Backend {
+        @Override
+        public RuntimeInfo info() {
+            return new RuntimeInfo("RKLLM runtime", "1.3", true, new Sampling(1, 0.9, 0.8, 1.1, 0, 0), true);
+        }
+
+        @Override
+        public List<String> formats() {
+            return List.of(".rkllm");
+        }
+
+        @Override
+        public BackendModel load(ModelLoad load, LoadContext context) {
+            throw new IllegalStateException("this runtime loads no models");
+        }
     }
 }

@@ -1,7 +1,8 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RkllmFunction;
+import io.rkllm.server.engine.KvCacheHandle;
 import java.util.OptionalInt;
 
 /** A native handle as the cache policy sees it. */

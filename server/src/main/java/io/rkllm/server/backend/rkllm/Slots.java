@@ -1,6 +1,7 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
+import io.rkllm.server.engine.KvCacheHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -78,6 +79,18 @@ final class Slots {
 
     List<Model> loadedHandles() {
         return List.copyOf(handles);
+    }
+
+    /** Destroys every loaded handle ({@code rkllm_destroy}), on the worker thread; logs what fails. */
+    void destroyAll() {
+        for (Model handle : handles) {
+            try {
+                handle.close();
+            } catch (Throwable t) {
+                LOG.error("rkllm_destroy failed", t);
+            }
+        }
+        handles.clear();
     }
 
     /** A slot that could not be loaded: the run is planned again on the slots there are. */

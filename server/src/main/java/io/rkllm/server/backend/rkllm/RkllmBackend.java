@@ -1,0 +1,66 @@
+package io.rkllm.server.backend.rkllm;
+
+import io.rkllm.ffm.Abi;
+import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.ffm.rknn.RknnRuntime;
+import io.rkllm.server.engine.Backend;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.RegistrySettings;
+import io.rkllm.server.engine.RuntimeInfo;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Rockchip's RKLLM runtime ({@code librkllmrt.so}, ABI 1.2 or 1.3) behind the engine seam: {@code .rkllm} models,
+ * each slot a handle with its own KV cache, and vision models' image encoders on the RKNN runtime
+ * ({@code librknnrt.so}). Everything that knows the binding's types, or the runtime's faults, is in this package.
+ */
+public final class RkllmBackend implements Backend {
+    /** The runtime as messages name it. */
+    public static final String NAME = "RKLLM runtime";
+
+    private final RkllmRuntime runtime;
+    private final Supplier<RknnRuntime> rknn;
+    private final boolean eosGuard;
+    private final RuntimeInfo info;
+
+    /**
+     * @param rknn the RKNN runtime for vision models' encoders, opened when the first one loads (it throws, with the
+     *             reason, when there is none)
+     * @param eosGuard {@code runtime.eos_guard}: auto (on for runtime 1.3, whose EOS fault it guards), on or off
+     */
+    public RkllmBackend(RkllmRuntime runtime, Supplier<RknnRuntime> rknn, String eosGuard) {
+        this.runtime = runtime;
+        this.rknn = rknn;
+        boolean abi13 = runtime.abi() == Abi.V1_3;
+        this.eosGuard = RegistrySettings.on(eosGuard, abi13);
+        // runtime 1.3.0 crashes the process when an init runs out of memory (rknn-llm#522)
+        this.info = new RuntimeInfo(NAME, runtime.abi().label(), runtime.abi().perRunSampling(),
+                NativeTypes.sampling(runtime.defaultParams().sampling()), abi13);
+    }
+
+    /** Without an RKNN runtime: vision models fail to load, saying so. */
+    public RkllmBackend(RkllmRuntime runtime, String eosGuard) {
+        this(runtime, () -> {
+            throw new IllegalStateException("no RKNN runtime (librknnrt.so) was given to run image encoders");
+        }, eosGuard);
+    }
+
+    @Override
+    public RuntimeInfo info() {
+        return info;
+    }
+
+    @Override
+    public List<String> formats() {
+        return List.of(".rkllm");
+    }
+
+    @Override
+    public BackendModel load(ModelLoad load, LoadContext context) {
+        return RkllmModel.load(runtime, rknn, load, context,
+                new EosWatch(load.id(), eosGuard, runtime.abi() == Abi.V1_3));
+    }
+}
