@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.cache.CacheContents;
 import java.util.Optional;
 
 /**
@@ -16,7 +17,10 @@ public interface BackendModel extends AutoCloseable {
      * @param maxTokens the request's limit, 0 for none
      * @param cancellation aborts the run when it fires (before the run: it never starts)
      */
-    RunEnd generate(RunPlanner planner, int maxTokens, TokenSink sink, Cancellation cancellation);
+    RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation);
+
+    /** What its slots hold now, in the words every backend keeps them in; from any thread. */
+    CacheContents held();
 
     /** Readies the model for embedding runs: the template the texts are framed in, an empty cache. */
     void readyForEmbeddings(Optional<PromptTemplate> template);

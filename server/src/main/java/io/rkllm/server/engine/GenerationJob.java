@@ -13,16 +13,16 @@ final class GenerationJob extends Job {
     final Generation generation;
     final boolean background;
     private final ModelWorker worker;
-    private final RunPlanner planner;
+    private final ChatPrompt prompt;
     private final int maxTokens;
     private final long queuedAt = System.nanoTime();
     /** This generation's place before the embeddings on the NPU, from its queueing to its end. */
     private volatile NpuTurns.Ticket turn;
 
-    GenerationJob(ModelWorker worker, Priority priority, long sequence, RunPlanner planner, int maxTokens) {
+    GenerationJob(ModelWorker worker, Priority priority, long sequence, ChatPrompt prompt, int maxTokens) {
         super(1 + priority.ordinal(), sequence);
         this.worker = worker;
-        this.planner = planner;
+        this.prompt = prompt;
         this.maxTokens = maxTokens;
         this.background = priority == Priority.BACKGROUND;
         this.generation = new Generation(() -> worker.dequeue(this));
@@ -82,7 +82,7 @@ final class GenerationJob extends Job {
             generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("interrupted before the run")));
             return;
         }
-        RunEnd end = model.generate(planner, maxTokens,
+        RunEnd end = model.generate(prompt, maxTokens,
                 (text, tokens) -> generation.emit(new GenerationEvent.Text(text, tokens)), generation.cancellation());
         generation.emit(switch (end) {
             case RunEnd.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
@@ -98,6 +98,7 @@ final class GenerationJob extends Job {
                 return new GenerationEvent.Failed(new Failure.Cancelled(reason.get(), reason.get().description()));
             }
         }
-        return new GenerationEvent.Done(end.reason(), end.stats(), end.reusedTokens());
+        return new GenerationEvent.Done(end.reason(), end.stats(), end.reusedTokens(), end.prefilledText(),
+                end.runtimeSettings());
     }
 }

@@ -23,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,10 +31,9 @@ import org.slf4j.LoggerFactory;
  * The loaded models: loads on first use, switches models when more are requested than may stay
  * loaded (the least recently used idle one goes first), unloads after an idle time. Requests for a
  * model that is loading wait for it; a failed load is reported to every waiter.
- *
- * @param <S> the pipeline's state of each loaded model
+
  */
-public final class ModelRegistry<S> implements AutoCloseable {
+public final class ModelRegistry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
     private static final long MIB = 1L << 20;
 
@@ -70,23 +68,18 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
-    private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
-    private final Map<String, LoadedModel<S>> loaded = new LinkedHashMap<>();
+    private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
     /** Models being stopped: a new model loads only once their NPU memory is free. */
-    private final List<LoadedModel<S>> stopping = new ArrayList<>();
+    private final List<LoadedModel> stopping = new ArrayList<>();
     private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
     private final NpuLock npu = new NpuLock();
     private final EmbeddingCache embeddings;
     private boolean closed;
 
-    /**
-     * @param backends the engines models load with, chosen per model file
-     * @param stateFactory the pipeline's state of a model, made when it starts loading
-     */
-    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock,
-                         Function<ModelLoad, S> stateFactory, Listener listener) {
+    /** @param backends the engines models load with, chosen per model file */
+    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock, Listener listener) {
         this.backends = backends;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
@@ -98,7 +91,6 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 .anyMatch(b -> b.info().loadFailureIsFatal())),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
-        this.stateFactory = stateFactory;
         this.listener = listener;
         this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
@@ -138,7 +130,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         // a model no available backend runs fails now, before any other model gives way to it
         backends.forModel(spec.id(), spec.file());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
-        LoadedModel<S> model;
+        LoadedModel model;
         synchronized (this) {
             while (true) {
                 if (closed) {
@@ -166,7 +158,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     }
                     while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())
                             || !withinMaxMemory(need)) {
-                        Optional<LoadedModel<S>> idle = loaded.values().stream()
+                        Optional<LoadedModel> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
                         if (idle.isEmpty()) {
@@ -225,7 +217,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
-    private synchronized void idle(LoadedModel<S> model) {
+    private synchronized void idle(LoadedModel model) {
         if (model.isDraining() && model.isIdle() && loaded.get(model.id()) == model) {
             stop(model, "switch");
         }
@@ -266,7 +258,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
-    private void stop(LoadedModel<S> model, String why) {
+    private void stop(LoadedModel model, String why) {
         loaded.remove(model.id());
         stopping.add(model);
         LOG.info("unloading model {} ({})", model.id(), why);
@@ -276,7 +268,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     /** Unloads the model if loaded; running work ends first, queued work is cancelled. */
     public boolean unload(String id, String why) {
-        LoadedModel<S> model;
+        LoadedModel model;
         synchronized (this) {
             model = loaded.remove(id);
         }
@@ -290,28 +282,28 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return true;
     }
 
-    public synchronized Optional<LoadedModel<S>> find(String id) {
+    public synchronized Optional<LoadedModel> find(String id) {
         return Optional.ofNullable(loaded.get(id));
     }
 
-    public synchronized List<LoadedModel<S>> loadedModels() {
+    public synchronized List<LoadedModel> loadedModels() {
         return List.copyOf(loaded.values());
     }
 
     /** Stops every model: waiting work is cancelled, running generations get {@code grace} to end, then abort. */
     public void shutdown(Duration grace) {
-        List<LoadedModel<S>> all;
+        List<LoadedModel> all;
         synchronized (this) {
             closed = true;
             all = new ArrayList<>(loaded.values());
             loaded.clear();
         }
         reaper.shutdownNow();
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             model.worker().close();
         }
         long deadline = System.nanoTime() + grace.toNanos();
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             try {
                 model.worker().stopped().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
@@ -322,7 +314,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 LOG.warn("model {} stopped with an error", model.id(), e);
             }
         }
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             model.worker().stopped().join();
         }
     }
@@ -332,23 +324,23 @@ public final class ModelRegistry<S> implements AutoCloseable {
         shutdown(Duration.ofSeconds(10));
     }
 
-    private LoadedModel<S> start(ModelLoad spec) {
+    private LoadedModel start(ModelLoad spec) {
         Backend backend = backends.forModel(spec.id(), spec.file());
         Instant started = clock.instant();
         stopping.removeIf(m -> m.released().isDone());
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
-        AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
+        AtomicReference<LoadedModel> self = new AtomicReference<>();
         AtomicLong reserved = new AtomicLong();
         Loading loading = new Loading(spec, freed, reserved);
         ModelWorker worker = new ModelWorker(spec.id(), backend.info().name(),
                 spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued, () -> backend.load(spec, loading), turns, () -> {
-            LoadedModel<S> model = self.get();
+            LoadedModel model = self.get();
             if (model != null) {
                 idle(model);
             }
         });
         CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
+        self.set(new LoadedModel(spec, worker, started, reserved, released));
         return self.get();
     }
 
@@ -437,7 +429,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
     }
 
-    private void awaitLoaded(LoadedModel<S> model) {
+    private void awaitLoaded(LoadedModel model) {
         try {
             model.worker().loaded().get(loadTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -466,13 +458,13 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private void unloadIdle() {
         try {
             Instant cutoff = clock.instant().minus(idleUnload);
-            List<LoadedModel<S>> idle;
+            List<LoadedModel> idle;
             synchronized (this) {
                 idle = loaded.values().stream()
                         .filter(m -> m.isReady() && m.isIdle() && m.lastUsed().isBefore(cutoff)).toList();
                 idle.forEach(m -> loaded.remove(m.id()));
             }
-            for (LoadedModel<S> model : idle) {
+            for (LoadedModel model : idle) {
                 String why = "idle for " + idleUnload.toSeconds() + " s";
                 model.worker().close();
                 model.worker().stopped().join();

@@ -3,6 +3,7 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.cache.CacheContents;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
@@ -36,6 +37,8 @@ public final class ModelWorker implements AutoCloseable {
     private volatile Job running;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
+    /** The loaded model, published for {@link #held()}; null until it has loaded. */
+    private volatile BackendModel model;
 
     /**
      * Starts the worker thread, which begins by loading the model with {@code loader} (its backend's load: the first
@@ -72,6 +75,12 @@ public final class ModelWorker implements AutoCloseable {
     /** The image encoder, once loaded (vision models only). */
     public Optional<EncoderInfo> encoder() {
         return Optional.ofNullable(encoder);
+    }
+
+    /** What the model's caches hold now; nothing while it loads. */
+    public CacheContents held() {
+        BackendModel loadedModel = model;
+        return loadedModel == null ? CacheContents.NOTHING : loadedModel.held();
     }
 
     /** Slots loaded so far. */
@@ -199,6 +208,7 @@ public final class ModelWorker implements AutoCloseable {
         }
         loadedSlots = model.loadedSlots();
         encoder = model.encoder().orElse(null);
+        this.model = model;
         loaded.complete(null);
         notifyIdle();
         try {

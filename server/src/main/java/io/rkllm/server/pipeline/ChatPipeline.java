@@ -37,7 +37,6 @@ public final class ChatPipeline {
     private final RagStep rag;
     private final ContextFit contextFit;
     private final VisionStep vision;
-    private final ThinkingControl thinkingControl;
     private final ContextFit.CacheView caches;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
@@ -53,7 +52,6 @@ public final class ChatPipeline {
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
         this.contextFit = new ContextFit(estimator, config.cache().enabled(), config.cache().trimTo());
         this.caches = caches;
-        this.thinkingControl = new ThinkingControl(config.runtime().thinkingFlag(), models.runtimeAbi());
         this.vision = new VisionStep(models, new ImageDecoder(new ImageDecoder.Limits(
                 config.vision().maxMegapixels() * 1_000_000L, ImageDecoder.Limits.DEFAULT.maxSide())),
                 config.vision().textModelImages().equals("refuse"));
@@ -124,8 +122,7 @@ public final class ChatPipeline {
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
-        boolean thinkingFlag = thinkingControl.runtimeFlag(model, format, thinking.enabled());
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), thinkingFlag, maxTokens,
+        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens,
                 sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes),
                 pictures.input());
     }
@@ -175,7 +172,7 @@ public final class ChatPipeline {
         }
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
-            LoadedModel<ModelCacheState> loaded = models.acquire(chat.model());
+            LoadedModel loaded = models.acquire(chat.model());
             if (!chat.vision().isEmpty()) {
                 // the encoder is loaded now: its input size is known for certain
                 loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
@@ -183,10 +180,8 @@ public final class ChatPipeline {
             }
             try {
                 Reservation place = loaded.worker().reserve(priority);
-                ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(), estimator,
-                        config.cache().enabled(), config.cache().verify(),
-                        config.vision().cachePolicy().equals("incremental"));
-                return new ChatRun(chat, place, planner, config.timeouts(), config.queue().waitTimeout());
+                return new ChatRun(chat, place, RunPrompt.of(chat, estimator), estimator, config.timeouts(),
+                        config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again
                 if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {

@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class ModelService {
     private final ModelCatalog catalog;
-    private final ModelRegistry<ModelCacheState> registry;
+    private final ModelRegistry registry;
     private final String slotsSetting;
     private final long memoryBytes;
     private final int embeddingQueue;
@@ -41,7 +41,7 @@ public final class ModelService {
      * @param slotsSetting {@code cache.slots}: a number or {@code auto}
      * @param memoryBytes the machine's memory, for {@code cache.slots: auto}
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes) {
         this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, DEFAULT_EMBEDDING_QUEUE);
     }
@@ -49,7 +49,7 @@ public final class ModelService {
     /**
      * @param vision how vision models load: their encoder's cores, and whether they share the NPU
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision) {
         this(catalog, registry, slotsSetting, memoryBytes, vision, DEFAULT_EMBEDDING_QUEUE);
     }
@@ -57,12 +57,12 @@ public final class ModelService {
     /**
      * @param embeddingQueue requests that may wait for an embedding model ({@code embeddings.max_waiting})
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, int embeddingQueue) {
         this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, embeddingQueue);
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
         this.catalog = catalog;
         this.registry = registry;
@@ -72,7 +72,7 @@ public final class ModelService {
         this.vision = vision;
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig config) {
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, ServerConfig config) {
         this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
                 config.vision(), config.embeddings().maxWaiting());
     }
@@ -212,10 +212,10 @@ public final class ModelService {
 
     /** What the model's KV caches hold now; nothing when it is not loaded. */
     CacheContents cachedConversations(ModelDescriptor model) {
-        return registry.find(model.id()).map(m -> m.state().held()).orElse(CacheContents.NOTHING);
+        return registry.find(model.id()).map(LoadedModel::held).orElse(CacheContents.NOTHING);
     }
 
-    LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
+    LoadedModel acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
 
@@ -233,7 +233,8 @@ public final class ModelService {
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
-                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad);
+                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
+                    model.family());
         });
     }
 
@@ -241,7 +242,7 @@ public final class ModelService {
         return catalog.all().stream().map(ModelDescriptor::id).toList();
     }
 
-    private static ModelStatus status(LoadedModel<?> m) {
+    private static ModelStatus status(LoadedModel m) {
         return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.lastUsed(),
                 m.worker().loadedSlots());
     }

@@ -2,11 +2,10 @@ package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RkllmFunction;
-import io.rkllm.server.engine.KvCacheHandle;
 import java.util.OptionalInt;
 
 /** A native handle as the cache policy sees it. */
-record FfmSlot(Model model) implements KvCacheHandle {
+record FfmSlot(Model model) implements RkllmSlot {
 
     @Override
     public void clearKvCache(boolean keepSystemPrompt) {

@@ -9,7 +9,6 @@ import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.SamplingParams;
 import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.RunRequest;
 import io.rkllm.server.engine.RunStats;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.VisionLoad;

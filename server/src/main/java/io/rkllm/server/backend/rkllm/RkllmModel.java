@@ -13,6 +13,7 @@ import io.rkllm.ffm.TokenEvent;
 import io.rkllm.ffm.rknn.RknnRuntime;
 import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Cancellation;
+import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.EmbedResult;
 import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadContext;
@@ -20,11 +21,11 @@ import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.NpuLock;
 import io.rkllm.server.engine.PromptTemplate;
 import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.RunOutcome;
-import io.rkllm.server.engine.RunPlanner;
+import io.rkllm.server.engine.RunStats;
 import io.rkllm.server.engine.StopReason;
 import io.rkllm.server.engine.TokenSink;
 import io.rkllm.server.engine.VisionLoad;
+import io.rkllm.server.engine.cache.CacheContents;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -33,10 +34,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One loaded {@code .rkllm} model on its worker thread: its slots (handles, each with its own KV cache), a vision
- * model's image step, and its end-of-turn watch (runtime 1.3's EOS fault). A run: the cache policy prepares a slot,
- * a multimodal run's pictures become embeddings, {@code rkllm_run} streams its text (shared with other models' runs
- * on the NPU, never beside an encoder run), and the policy records what the slot holds afterwards.
+ * One loaded {@code .rkllm} model on its worker thread: its slots (handles, each with its own KV cache) and what
+ * they hold ({@link ConversationCache}), a vision model's image step, and its end-of-turn watch (runtime 1.3's EOS
+ * fault). A run: the cache policy prepares a slot, a multimodal run's pictures become embeddings, {@code rkllm_run}
+ * streams its text (shared with other models' runs on the NPU, never beside an encoder run), and what the slot
+ * holds afterwards is recorded.
  */
 final class RkllmModel implements BackendModel {
     private static final Logger LOG = LoggerFactory.getLogger(RkllmModel.class);
@@ -46,10 +48,12 @@ final class RkllmModel implements BackendModel {
     private final ImageStep vision;
     private final EosWatch eos;
     private final NpuLock npu;
+    private final ConversationCache cache;
 
-    private RkllmModel(String id, Slots slots, ImageStep vision, EosWatch eos, NpuLock npu) {
+    private RkllmModel(String id, Slots slots, ImageStep vision, EosWatch eos, NpuLock npu, ConversationCache cache) {
         this.id = id;
         this.slots = slots;
+        this.cache = cache;
         this.vision = vision;
         this.eos = eos;
         this.npu = npu;
@@ -60,7 +64,7 @@ final class RkllmModel implements BackendModel {
      * as Rockchip's demo does); a vision model without its encoder is broken, so its failure fails the whole load.
      */
     static RkllmModel load(RkllmRuntime runtime, Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context,
-                           EosWatch eos) {
+                           EosWatch eos, ConversationCache cache) {
         Slots slots = new Slots(load.id(), load.slots(), () -> context.loadSlot(
                 () -> runtime.load(NativeTypes.params(runtime.defaultParams(), load))));
         ImageStep vision = null;
@@ -72,7 +76,7 @@ final class RkllmModel implements BackendModel {
                 throw e;
             }
         }
-        return new RkllmModel(load.id(), slots, vision, eos, context.npu());
+        return new RkllmModel(load.id(), slots, vision, eos, context.npu(), cache);
     }
 
     private static ImageStep imageStep(Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context) {
@@ -97,11 +101,16 @@ final class RkllmModel implements BackendModel {
     }
 
     @Override
-    public RunEnd generate(RunPlanner planner, int maxTokens, TokenSink out, Cancellation cancellation) {
-        RunPlanner.RunPlan plan;
+    public CacheContents held() {
+        return cache.held();
+    }
+
+    @Override
+    public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink out, Cancellation cancellation) {
+        ConversationCache.Planned plan;
         Model model;
         try {
-            plan = plan(planner);
+            plan = plan(prompt);
             model = slots.get(plan.slot());
         } catch (RuntimeException e) {
             LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
@@ -119,7 +128,7 @@ final class RkllmModel implements BackendModel {
                         ready.encoder()));
                 case ImageStep.Result.Cancelled c -> cancelledWhileEncoding = true;
                 case ImageStep.Result.Failed failed -> {
-                    finish(planner, plan, new RunOutcome.Failed(failed.message()), "");
+                    finish(plan, new RunOutcome.Failed(failed.message()), "");
                     return new RunEnd.Failed(failed.message());
                 }
             }
@@ -169,11 +178,12 @@ final class RkllmModel implements BackendModel {
             case TokenEvent.Failed f -> new RunOutcome.Failed(f.message());
             case TokenEvent.Text t -> throw new IllegalStateException("text is not terminal");
         };
-        finish(planner, plan, outcome, generated.toString());
+        Optional<String> prefilled = finish(plan, outcome, generated.toString());
+        String settings = "enable_thinking=" + plan.request().enableThinking();
         RunEnd end = switch (terminal) {
             case TokenEvent.Failed failed -> new RunEnd.Failed(failed.message());
             case TokenEvent.Finished finished -> finished(finished.perf(), aborted, limitHit[0], maxTokens,
-                    plan.reusedTokens(), model.params());
+                    plan.reusedTokens(), model.params(), prefilled, settings);
             case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
         };
         if (end instanceof RunEnd.Finished f) {
@@ -182,37 +192,41 @@ final class RkllmModel implements BackendModel {
         return end;
     }
 
-    private void finish(RunPlanner planner, RunPlanner.RunPlan plan, RunOutcome outcome, String generated) {
+    /** Records what the slot holds now; the text prefilled whole, when it is known exactly. */
+    private Optional<String> finish(ConversationCache.Planned plan, RunOutcome outcome, String generated) {
         try {
-            planner.finished(plan, outcome, generated);
+            return cache.finished(plan, outcome, generated);
         } catch (RuntimeException e) {
             LOG.error("model {}: recording the run failed", id, e);
+            return Optional.empty();
         }
     }
 
-    /** The planner's decision; planned again on fewer slots when the one it chose could not be loaded. */
-    private RunPlanner.RunPlan plan(RunPlanner planner) {
+    /** The cache policy's decision; taken again on fewer slots when the one it chose could not be loaded. */
+    private ConversationCache.Planned plan(ChatPrompt prompt) {
         try {
-            return planner.plan(slots.views());
+            return cache.plan(prompt, slots.views());
         } catch (Slots.SlotUnavailableException e) {
-            return planner.plan(slots.views());
+            return cache.plan(prompt, slots.views());
         }
     }
 
     /** Why a run that the runtime finished ended. */
     private static RunEnd.Finished finished(PerfStats perf, boolean aborted, boolean limitHit, int maxTokens,
-                                            int reused, ModelParams params) {
-        var stats = NativeTypes.stats(perf);
+                                            int reused, ModelParams params, Optional<String> prefilled,
+                                            String settings) {
+        RunStats stats = NativeTypes.stats(perf);
         if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
-            return new RunEnd.Finished(StopReason.LENGTH, stats, reused);
+            return new RunEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
         boolean contextFull = reused + perf.prefillTokens() + perf.generateTokens() >= params.maxContextLen();
         boolean runtimeLimit = params.maxNewTokens() > 0 && perf.generateTokens() >= params.maxNewTokens();
         if (!aborted && (contextFull || runtimeLimit)) {
             // the runtime stopped because nothing more fits (or at its own limit), not because the answer ended
-            return new RunEnd.Finished(StopReason.LENGTH, stats, reused);
+            return new RunEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
-        return new RunEnd.Finished(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused);
+        return new RunEnd.Finished(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused, prefilled,
+                settings);
     }
 
     /** An empty KV cache with the framing template: {@code keep_history=0} runs leave it as they found it. */

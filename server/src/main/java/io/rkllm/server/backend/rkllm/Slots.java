@@ -1,7 +1,6 @@
 package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
-import io.rkllm.server.engine.KvCacheHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -60,8 +59,8 @@ final class Slots {
     }
 
     /** The slots as the cache policy sees them: touching one that is not loaded yet loads it. */
-    List<KvCacheHandle> views() {
-        List<KvCacheHandle> views = new ArrayList<>(capacity);
+    List<RkllmSlot> views() {
+        List<RkllmSlot> views = new ArrayList<>(capacity);
         for (int i = 0; i < capacity; i++) {
             views.add(new LazySlot(i));
         }
@@ -100,7 +99,7 @@ final class Slots {
         }
     }
 
-    private final class LazySlot implements KvCacheHandle {
+    private final class LazySlot implements RkllmSlot {
         private final int index;
 
         LazySlot(int index) {
