@@ -15,9 +15,9 @@ import java.util.OptionalInt;
  * the fields used are checked strictly.
  */
 public final class EmbeddingRequestParser {
-    private final ChatRequestParser base;
+    private final CommonFields base;
 
-    public EmbeddingRequestParser(ChatRequestParser base) {
+    public EmbeddingRequestParser(CommonFields base) {
         this.base = base;
     }
 

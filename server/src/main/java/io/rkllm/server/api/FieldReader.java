@@ -6,19 +6,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
 
 /** Typed, null-tolerant access to the fields of a JSON object; a wrong type is a 400 naming the field. */
-final class FieldReader {
+public final class FieldReader {
     private final ObjectNode node;
 
-    FieldReader(ObjectNode node) {
+    public FieldReader(ObjectNode node) {
         this.node = node;
     }
 
-    Optional<JsonNode> raw(String name) {
+    public Optional<JsonNode> raw(String name) {
         JsonNode value = node.get(name);
         return value == null || value.isNull() ? Optional.empty() : Optional.of(value);
     }
 
-    Optional<String> string(String name) {
+    public Optional<String> string(String name) {
         return raw(name).map(v -> {
             if (!v.isTextual()) {
                 throw wrongType(name, "a string");
@@ -27,7 +27,7 @@ final class FieldReader {
         });
     }
 
-    Optional<Boolean> bool(String name) {
+    public Optional<Boolean> bool(String name) {
         return raw(name).map(v -> {
             if (!v.isBoolean()) {
                 throw wrongType(name, "true or false");
@@ -36,7 +36,7 @@ final class FieldReader {
         });
     }
 
-    Optional<Integer> integer(String name) {
+    public Optional<Integer> integer(String name) {
         return raw(name).map(v -> {
             if (!v.isIntegralNumber() && !(v.isNumber() && v.asDouble() == Math.rint(v.asDouble()))) {
                 throw wrongType(name, "an integer");
@@ -48,7 +48,7 @@ final class FieldReader {
         });
     }
 
-    Optional<Long> longValue(String name) {
+    public Optional<Long> longValue(String name) {
         return raw(name).map(v -> {
             if (!v.isIntegralNumber()) {
                 throw wrongType(name, "an integer");
@@ -60,7 +60,7 @@ final class FieldReader {
         });
     }
 
-    Optional<Double> number(String name) {
+    public Optional<Double> number(String name) {
         return raw(name).map(v -> {
             if (!v.isNumber()) {
                 throw wrongType(name, "a number");
@@ -69,7 +69,7 @@ final class FieldReader {
         });
     }
 
-    Optional<ArrayNode> array(String name) {
+    public Optional<ArrayNode> array(String name) {
         return raw(name).map(v -> {
             if (!v.isArray()) {
                 throw wrongType(name, "an array");

@@ -46,16 +46,16 @@ public final class ImageSources {
     }
 
     /** The pictures of one request, counted. */
-    Intake intake() {
+    public Intake intake() {
         return new Intake();
     }
 
     /** Reads the pictures of one request; not shared between requests or threads. */
-    final class Intake {
+    public final class Intake {
         private int count;
 
         /** An image URL: {@code data:image/...;base64,...}, or http(s) when fetching is on. */
-        ChatImage url(String url, String param) {
+        public ChatImage url(String url, String param) {
             String u = url.strip();
             String scheme = u.length() > 5 ? u.substring(0, 5).toLowerCase(Locale.ROOT) : "";
             if (scheme.equals("data:")) {
@@ -84,7 +84,7 @@ public final class ImageSources {
         }
 
         /** Base64 picture data; a data: URL is accepted too (some Ollama clients send one). */
-        ChatImage base64(String data, String param) {
+        public ChatImage base64(String data, String param) {
             if (data.regionMatches(true, 0, "data:", 0, 5)) {
                 return url(data, param);
             }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.rkllm.server.pipeline.request.OutputFormat;
 
 /** A JSON Schema a client sends for structured output, in any API's wrapper. */
-final class Schemas {
+public final class Schemas {
     private Schemas() {
     }
 
@@ -12,7 +12,7 @@ final class Schemas {
      * OpenAI's {@code json_schema} object ({@code name}, {@code schema}, {@code strict}, {@code description}), or
      * the Responses API's {@code text.format} which has the same fields.
      */
-    static OutputFormat format(JsonNode spec, String param) {
+    public static OutputFormat format(JsonNode spec, String param) {
         if (!spec.isObject()) {
             throw ApiException.invalid(param, "'" + param + "' must be an object with 'name' and 'schema'");
         }
@@ -24,7 +24,7 @@ final class Schemas {
     }
 
     /** A bare schema object (Ollama's {@code format}). */
-    static OutputFormat bare(JsonNode schema, String param) {
+    public static OutputFormat bare(JsonNode schema, String param) {
         if (!schema.isObject()) {
             throw ApiException.invalid(param, "'" + param + "' must be \"json\" or a JSON Schema object");
         }

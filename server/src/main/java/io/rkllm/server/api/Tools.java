@@ -12,13 +12,13 @@ import java.util.List;
 import java.util.Optional;
 
 /** The OpenAI {@code tools} array (as the runtime's function calling takes it): names, and narrowing to one. */
-final class Tools {
+public final class Tools {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private Tools() {
     }
 
-    static List<String> names(String toolsJson) {
+    public static List<String> names(String toolsJson) {
         List<String> names = new ArrayList<>();
         for (JsonNode tool : read(toolsJson)) {
             names.add(tool.path("function").path("name").asText());
@@ -27,7 +27,7 @@ final class Tools {
     }
 
     /** {@code choice}, checked against the tools offered: forcing a call needs tools, a named one must be there. */
-    static ToolChoice offered(ToolChoice choice, Optional<String> toolsJson) {
+    public static ToolChoice offered(ToolChoice choice, Optional<String> toolsJson) {
         if (!(choice instanceof ToolChoice.Auto) && toolsJson.isEmpty()) {
             throw ApiException.invalid("tool_choice", "'tool_choice' requires 'tools'");
         }
@@ -39,7 +39,7 @@ final class Tools {
     }
 
     /** The tools to offer for {@code choice}: only the named function when one is forced, else all. */
-    static Optional<String> only(Optional<String> toolsJson, ToolChoice choice) {
+    public static Optional<String> only(Optional<String> toolsJson, ToolChoice choice) {
         if (toolsJson.isEmpty() || !(choice instanceof ToolChoice.Function fn)) {
             return toolsJson;
         }

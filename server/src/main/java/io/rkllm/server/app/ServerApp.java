@@ -72,7 +72,7 @@ public final class ServerApp implements AutoCloseable {
         HttpServer http;
         try {
             http = new HttpServer(config, pipeline, embeddings, models,
-                    () -> stopping.get() ? "shutting down" : null, metrics);
+                    () -> stopping.get() ? "shutting down" : null, metrics, ApiFamilies::all);
         } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
             registry.shutdown(Duration.ZERO);
             metrics.close();

@@ -11,37 +11,37 @@ import org.slf4j.LoggerFactory;
  * One line per request: method, path, status, duration, and for generations the model, tokens
  * and prefill/decode times. Values a client controls are escaped so they cannot break the line.
  */
-final class AccessLog {
+public final class AccessLog {
     private static final Logger LOG = LoggerFactory.getLogger("access");
-    static final String MODEL = "rkllm.model";
-    static final String DETAIL = "rkllm.detail";
-    static final String START = "rkllm.start";
+    public static final String MODEL = "rkllm.model";
+    public static final String DETAIL = "rkllm.detail";
+    public static final String START = "rkllm.start";
 
     private AccessLog() {
     }
 
-    static void record(Context ctx, Usage usage, String finishReason) {
+    public static void record(Context ctx, Usage usage, String finishReason) {
         ctx.attribute(DETAIL, String.format(Locale.ROOT,
                 "prompt=%d cached=%d completion=%d prefill_ms=%.0f decode_ms=%.0f queue_ms=%d ttft_ms=%d finish=%s",
                 usage.promptTokens(), usage.cachedTokens(), usage.completionTokens(), usage.prefillMs(),
                 usage.generateMs(), usage.queueMillis(), usage.timeToFirstTokenMillis(), finishReason));
     }
 
-    static void error(Context ctx, ApiException e) {
+    public static void error(Context ctx, ApiException e) {
         ctx.attribute(DETAIL, "error=" + e.code().orElse(e.type()) + " after the stream started");
     }
 
-    static void disconnected(Context ctx) {
+    public static void disconnected(Context ctx) {
         ctx.attribute(DETAIL, "client disconnected: generation aborted");
     }
 
-    static void log(Context ctx, int status, float millis, boolean enabled) {
+    public static void log(Context ctx, int status, float millis, boolean enabled) {
         if (!enabled) {
             return;
         }
         Object model = ctx.attribute(MODEL);
         Object detail = ctx.attribute(DETAIL);
-        if (detail == null && ctx.attribute(ErrorBodies.WRITTEN) instanceof ApiException e) {
+        if (detail == null && ctx.attribute(ErrorResponses.WRITTEN) instanceof ApiException e) {
             // the status alone (400) does not say which of a dozen checks refused the request
             detail = "error=" + e.code().orElse(e.type());
         }
@@ -51,7 +51,7 @@ final class AccessLog {
     }
 
     /** Control characters, including newlines, become visible escapes. */
-    static String escape(String text) {
+    public static String escape(String text) {
         StringBuilder out = new StringBuilder(text.length());
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

@@ -23,7 +23,7 @@ import org.eclipse.jetty.util.BufferUtil;
  * (probing then stops).
  * Only HTTP/1.x endpoints are probed (one request at a time owns them).
  */
-final class ClientProbe {
+public final class ClientProbe {
     private static final int PROBE_BUFFER = 4096;
 
     private final EndPoint endPoint;
@@ -32,7 +32,7 @@ final class ClientProbe {
     /** The client already sent its next request: nothing more can be learned without reading into it. */
     private boolean pipelined;
 
-    ClientProbe(HttpServletRequest request) {
+    public ClientProbe(HttpServletRequest request) {
         ServletContextRequest jetty = ServletContextRequest.getServletContextRequest(request);
         ConnectionMetaData meta = jetty == null ? null : jetty.getConnectionMetaData();
         HttpVersion version = meta == null ? null : meta.getHttpVersion();
@@ -42,7 +42,7 @@ final class ClientProbe {
     }
 
     /** True once the client has closed its side of the connection (or reset it). Call from the handler's thread. */
-    boolean gone() {
+    public boolean gone() {
         if (gone) {
             return true;
         }

@@ -5,11 +5,11 @@ import io.rkllm.server.domain.Failure;
 import java.util.Map;
 
 /** What each {@link Failure} is on the wire: its status, error type and code, the same for every API. */
-final class FailureStatus {
+public final class FailureStatus {
     private FailureStatus() {
     }
 
-    static ApiException of(Failure failure) {
+    public static ApiException of(Failure failure) {
         String message = failure.message();
         return switch (failure) {
             case Failure.InvalidRequest f -> new ApiException(400, "invalid_request_error", f.code(), f.param(), message,

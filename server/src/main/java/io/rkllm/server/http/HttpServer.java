@@ -6,16 +6,13 @@ import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import io.javalin.router.Endpoint;
 import io.javalin.http.HttpResponseException;
-import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.api.ChatRequestParser;
-import io.rkllm.server.api.EmbeddingRequestParser;
+import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.Json;
-import io.rkllm.server.api.OllamaRequestParser;
 import io.rkllm.server.api.RequestLimits;
-import io.rkllm.server.api.ResponsesRequestParser;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.HttpMetrics;
@@ -27,7 +24,11 @@ import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.component.LifeCycle;
@@ -35,8 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP layer: routes (with and without the /v1 prefix, as llama-server), request ids, the
- * access log, and OpenAI-shaped errors for everything that goes wrong, including unknown routes.
+ * The HTTP layer: the routes each API family declares ({@link ApiFamily}: OpenAI, Responses, Anthropic, Ollama),
+ * health, metrics and Ollama's probe; request ids, access control, the access log; and one error path that writes
+ * every failure in the shape of the family owning the path, OpenAI's for the rest, unknown routes included.
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
@@ -44,29 +46,30 @@ public final class HttpServer implements AutoCloseable {
     private final Javalin app;
     private final AccessPolicy access;
     private final ObjectMapper mapper = Json.mapper();
-    private final ErrorBodies errors = new ErrorBodies(mapper);
+    private final ErrorResponses errors;
 
+    /**
+     * @param familiesOf the API families to serve, built from the shared services (the app chooses them, so that
+     *                   this core knows no family)
+     */
     public HttpServer(ServerConfig config, ChatPipeline pipeline, EmbeddingPipeline embeddingPipeline,
-                      ModelService modelService, Supplier<String> notReadyReason, Metrics metrics) {
+                      ModelService modelService, Supplier<String> notReadyReason, Metrics metrics,
+                      Function<HttpServices, List<ApiFamily>> familiesOf) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
-        ChatRequestParser parser = new ChatRequestParser(mapper, limits,
+        CommonFields fields = new CommonFields(mapper, limits,
                 new ImageSources(ImageSources.Settings.of(config.limits(), config.vision())));
+        var services = new HttpServices(config, pipeline, modelService,
+                new RunDriver(pipeline, config.queue().keepAlive(), metrics),
+                new EmbeddingDriver(embeddingPipeline, modelService, mapper, metrics), fields, limits, mapper);
+        List<ApiFamily> families = familiesOf.apply(services);
+        errors = new ErrorResponses(families, new OpenAiErrorShape(mapper), mapper);
+        Set<String> headers = new HashSet<>();
+        families.forEach(f -> headers.addAll(f.requestHeaders()));
         access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
-                new CorsPolicy(config.security().corsOrigins()));
+                new CorsPolicy(config.security().corsOrigins(), headers));
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
-        var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
-        var openAi = new OpenAiHandler(driver, parser, mapper, errors);
-        var ollama = new OllamaHandler(driver, modelService, new OllamaRequestParser(parser, limits), mapper,
-                config.models().idleUnload());
-        var anthropic = new AnthropicHandler(driver, new AnthropicRequestParser(parser, limits), pipeline, mapper,
-                errors);
-        var responses = new ResponsesHandler(driver, new ResponsesRequestParser(parser, limits),
-                new ResponseStore(config.limits().storedResponses()), mapper);
-        var embeddings = new EmbeddingsHandler(embeddingPipeline, modelService, new EmbeddingRequestParser(parser),
-                mapper, metrics);
-        var models = new ModelsHandler(modelService, mapper);
         var health = new HealthHandler(modelService, mapper, notReadyReason);
         boolean accessLog = config.logging().accessLog();
         app = Javalin.create(c -> {
@@ -76,8 +79,8 @@ public final class HttpServer implements AutoCloseable {
             c.http.maxRequestSize = maxBody;
             c.http.prefer405over404 = true;
             c.jetty.modifyServer(LeanJetty::server);
-            c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server()));
-            c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context()));
+            c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server(errors)));
+            c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context(errors)));
             c.jetty.modifyServer(server -> server.addEventListener(new LifeCycle.Listener() {
                 @Override
                 public void lifeCycleStarted(LifeCycle event) {
@@ -102,28 +105,11 @@ public final class HttpServer implements AutoCloseable {
                     ctx.bodyAsBytes();
                 }
             });
-            for (String prefix : new String[] {"/v1", ""}) {
-                c.routes.post(prefix + "/chat/completions", openAi::chat);
-                c.routes.post(prefix + "/completions", openAi::completions);
-                c.routes.post(prefix + "/embeddings", embeddings::openAi);
-                c.routes.post(prefix + "/responses", responses::create);
-                c.routes.get(prefix + "/responses/{id}", responses::get);
-                c.routes.delete(prefix + "/responses/{id}", responses::delete);
-                c.routes.get(prefix + "/models", models::list);
-                c.routes.get(prefix + "/models/{id}", models::get);
-                c.routes.post(prefix + "/models/{id}/load", models::load);
-                c.routes.post(prefix + "/models/{id}/unload", models::unload);
+            for (ApiFamily family : families) {
+                for (Route route : family.routes()) {
+                    c.routes.addEndpoint(new Endpoint(route.method(), route.path(), route.handler(), Set.of()));
+                }
             }
-            c.routes.get("/api/version", ollama::version);
-            c.routes.get("/api/tags", ollama::tags);
-            c.routes.get("/api/ps", ollama::ps);
-            c.routes.post("/api/show", ollama::show);
-            c.routes.post("/api/chat", ollama::chat);
-            c.routes.post("/api/generate", ollama::generate);
-            c.routes.post("/api/embed", embeddings::ollamaEmbed);
-            c.routes.post("/api/embeddings", embeddings::ollamaEmbeddings);
-            c.routes.post("/v1/messages", anthropic::messages);
-            c.routes.post("/v1/messages/count_tokens", anthropic::countTokens);
             if (metrics.enabled()) {
                 c.routes.get("/metrics", ctx -> {
                     Metrics.Scrape scrape = metrics.scrape(ctx.header("Accept"));
@@ -167,7 +153,7 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    /** Javalin's own answers (a body over the limit, no route, another method) as OpenAI-shaped errors. */
+    /** Javalin's own answers (a body over the limit, no route, another method) as errors of the path's API. */
     private static ApiException javalinError(HttpResponseException e, Context ctx, ServerConfig config) {
         return switch (e.getStatus()) {
             case 413 -> new ApiException(413, "invalid_request_error", "request_too_large", null,
@@ -184,7 +170,7 @@ public final class HttpServer implements AutoCloseable {
 
     private Handler notFound() {
         return ctx -> {
-            if (ctx.attribute(ErrorBodies.WRITTEN) == null) {
+            if (ctx.attribute(ErrorResponses.WRITTEN) == null) {
                 errors.write(ctx, new ApiException(404, "invalid_request_error", "not_found", null,
                         "no route " + ctx.method() + " " + ctx.path(), Map.of(), null));
             }

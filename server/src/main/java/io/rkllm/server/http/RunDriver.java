@@ -27,20 +27,20 @@ import java.util.List;
  * collected {@link Answer}. The APIs only encode. Also the one place that records the access log details
  * and the metrics of a run.
  */
-final class RunDriver {
+public final class RunDriver {
     /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
-    static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    public static final Duration PROBE_EVERY = Duration.ofSeconds(1);
     /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
     static final long PROBE_GAP_NANOS = 50_000_000L;
     /** nginx's "client closed request", for the access log only: nobody receives it. */
     static final int CLIENT_CLOSED = 499;
     /** How an answer met the request's contract (JSON, a tool call): valid, repaired, retried, retried_repaired. */
-    static final String CHECK_HEADER = "X-RKLLM-Output-Check";
+    public static final String CHECK_HEADER = "X-RKLLM-Output-Check";
     /** Why an answer the runtime ended is not whole (runtime 1.3.0's FINISH at </think>). */
-    static final String INCOMPLETE_HEADER = "X-RKLLM-Incomplete";
+    public static final String INCOMPLETE_HEADER = "X-RKLLM-Incomplete";
 
     /** How one API writes a stream; one instance per response, so it may keep state (open blocks). */
-    interface StreamFormat {
+    public interface StreamFormat {
         String contentType();
 
         /** Written as soon as the request is queued (a role chunk, message_start...); may be empty. */
@@ -59,21 +59,21 @@ final class RunDriver {
     }
 
     /** A run that was queued, and when: {@code loadNanos} is what queueing took, loading the model included. */
-    record Started(PreparedChat chat, Run run, long arrivedNanos, long loadNanos) {
-        String modelId() {
+    public record Started(PreparedChat chat, Run run, long arrivedNanos, long loadNanos) {
+        public String modelId() {
             return chat.model().id();
         }
     }
 
     /** Writes a complete non-streaming answer. */
     @FunctionalInterface
-    interface Answerer {
+    public interface Answerer {
         void answer(Answer answer) throws Exception;
     }
 
     /** Writes the answer of one started run. */
     @FunctionalInterface
-    interface Responder {
+    public interface Responder {
         void respond(Started started) throws Exception;
     }
 
@@ -81,7 +81,7 @@ final class RunDriver {
     private final Duration keepAlive;
     private final Metrics metrics;
 
-    RunDriver(ChatPipeline pipeline, Duration keepAlive, Metrics metrics) {
+    public RunDriver(ChatPipeline pipeline, Duration keepAlive, Metrics metrics) {
         this.pipeline = pipeline;
         this.keepAlive = keepAlive;
         this.metrics = metrics;
@@ -91,7 +91,7 @@ final class RunDriver {
      * Prepares {@code request} and reserves its run (a failure is thrown before anything is written), lets
      * {@code responder} start it and write the answer, and cancels the run if the responder left it unfinished.
      */
-    void run(Context ctx, ChatRequest request, Responder responder) throws Exception {
+    public void run(Context ctx, ChatRequest request, Responder responder) throws Exception {
         long arrived = System.nanoTime();
         PreparedChat chat = pipeline.prepare(request);
         ctx.attribute(AccessLog.MODEL, chat.model().id());
@@ -111,7 +111,7 @@ final class RunDriver {
      * that closes its connection is noticed within about a second (a non-blocking read), or a token while
      * tokens arrive, and its generation is cancelled.
      */
-    void stream(Context ctx, Started started, StreamFormat format) throws InterruptedException {
+    public void stream(Context ctx, Started started, StreamFormat format) throws InterruptedException {
         Run run = started.run();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         try {
@@ -179,7 +179,7 @@ final class RunDriver {
      * failed run throws its failure; a client that closed its connection meanwhile gets its run aborted and no
      * answer (status 499 in the access log only).
      */
-    void collect(Context ctx, Started started, Answerer answerer) throws Exception {
+    public void collect(Context ctx, Started started, Answerer answerer) throws Exception {
         Run run = started.run();
         run.start();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));

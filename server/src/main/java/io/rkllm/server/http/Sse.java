@@ -7,20 +7,20 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /** Server-sent events as the APIs write them: {@code data:} lines, named events, comments as heartbeats. */
-final class Sse {
-    static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
-    static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8);
+public final class Sse {
+    public static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+    public static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8);
 
     private Sse() {
     }
 
     /** An unnamed event carrying {@code node} (OpenAI's shape). */
-    static byte[] data(ObjectMapper mapper, ObjectNode node) {
+    public static byte[] data(ObjectMapper mapper, ObjectNode node) {
         return ("data: " + json(mapper, node) + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /** A named event carrying {@code node} (Anthropic's shape). */
-    static byte[] event(ObjectMapper mapper, String name, ObjectNode node) {
+    public static byte[] event(ObjectMapper mapper, String name, ObjectNode node) {
         return ("event: " + name + "\ndata: " + json(mapper, node) + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 

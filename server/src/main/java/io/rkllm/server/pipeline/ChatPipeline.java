@@ -68,7 +68,10 @@ public final class ChatPipeline {
         if (task.isPresent()) {
             requested = requested > 0 ? Math.min(requested, config.tasks().maxTokens()) : config.tasks().maxTokens();
         }
-        int reserve = Math.min(requested > 0 ? requested : config.generation().reservedOutputTokens(), context / 2);
+        // a client's limit is a ceiling, not a reservation: no history is left out to make room for more than the
+        // server's own reserve (agents ask for 32000 tokens whatever the model); the answer gets what is left
+        int reserved = config.generation().reservedOutputTokens();
+        int reserve = Math.min(requested > 0 ? Math.min(requested, reserved) : reserved, context / 2);
         boolean plain = task.isPresent() || request.legacyCompletion();
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())
                 : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
@@ -106,6 +109,10 @@ public final class ChatPipeline {
         }
         int room = fit.room(context);
         int maxTokens = requested <= 0 ? 0 : Math.min(requested, room);
+        if (maxTokens < requested && task.isEmpty()) {
+            notes.add(new PreparedChat.Header(PreparedChat.BUDGET_HEADER, maxTokens + " (max_tokens " + requested
+                    + ": the context holds about " + room + " more tokens after the prompt)"));
+        }
         Optional<Sampling> sampling = Optional.empty();
         boolean perRun = models.runtime(model).perRunSampling();
         if (perRun) {

@@ -180,7 +180,8 @@ final class ContextFit {
     static List<Trim> candidates(List<ChatMessage> history, List<ChatMessage> fresh) {
         List<Trim> trims = new ArrayList<>();
         trims.add(Trim.NONE);
-        boolean toolResults = fresh.getFirst().role() == Role.TOOL;
+        boolean toolResults = fresh.stream().anyMatch(m -> m.role() == Role.TOOL)
+                && fresh.stream().noneMatch(m -> m.role() == Role.USER);
         int lastUser = -1;
         for (int i = 0; i < history.size(); i++) {
             if (history.get(i).role() == Role.USER) {

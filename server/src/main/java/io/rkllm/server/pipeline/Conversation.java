@@ -29,9 +29,15 @@ public record Conversation(String systemPrompt, List<ChatMessage> history, List<
         this(systemPrompt, history, newMessages, MessageKeys.keys(newMessages));
     }
 
-    /** The role of the run that sends the new messages: "tool" when they are tool results. */
+    /** The role of the run that sends the new messages: "tool" when they are tool results (system notes aside). */
     public String newRole() {
-        return newMessages.getLast().role() == Role.TOOL ? "tool" : "user";
+        for (int i = newMessages.size() - 1; i >= 0; i--) {
+            Role role = newMessages.get(i).role();
+            if (role != Role.SYSTEM) {
+                return role == Role.TOOL ? "tool" : "user";
+            }
+        }
+        return "user";
     }
 
     /**

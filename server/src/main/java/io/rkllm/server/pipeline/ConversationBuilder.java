@@ -13,7 +13,9 @@ import java.util.Optional;
 /**
  * A request's messages as the model should see them: the leading system messages joined into the system
  * prompt (or the model's default one), earlier turns normalised as the cache remembers them (think blocks and
- * Open WebUI's reasoning details out of assistant text), and the trailing user or tool messages as new.
+ * Open WebUI's reasoning details out of assistant text), and the trailing user, tool or later system messages as
+ * new. A system message after the first turn stays at its place (it does not change the system prompt, whose cache
+ * would be lost with it).
  */
 final class ConversationBuilder {
     private ConversationBuilder() {
@@ -40,8 +42,8 @@ final class ConversationBuilder {
             }
         }
         int firstNew = turns.size();
-        while (firstNew > 0 && (turns.get(firstNew - 1).role() == Role.USER
-                || turns.get(firstNew - 1).role() == Role.TOOL)) {
+        // system messages after the first turn (agents' reminders) are new text at their place, like the user's
+        while (firstNew > 0 && turns.get(firstNew - 1).role() != Role.ASSISTANT) {
             firstNew--;
         }
         if (firstNew == turns.size()) {

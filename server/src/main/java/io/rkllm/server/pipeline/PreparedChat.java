@@ -39,6 +39,17 @@ public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<
                 promptEstimate, trim, reserveTokens, task, contract, notes, VisionInput.NONE);
     }
 
+    /** Says that the answer's token limit is below the client's, cut to what the context holds after the prompt. */
+    public static final String BUDGET_HEADER = "X-RKLLM-Max-Tokens";
+
+    /**
+     * Whether the answer's limit is below the one the client asked for because the context holds no more after the
+     * prompt: a {@code length} finish then means the context is full, not the client's limit reached.
+     */
+    public boolean answerBudgetCut() {
+        return notes.stream().anyMatch(h -> h.name().equals(BUDGET_HEADER));
+    }
+
     /** How many history messages the model does not see. */
     public int droppedMessages() {
         return trim.count();

@@ -43,7 +43,7 @@ public final class PromptFlattener {
 
     /** The text of new messages sent on top of a cached conversation (role user or tool). */
     public static String incremental(List<ChatMessage> fresh) {
-        if (fresh.size() == 1) {
+        if (fresh.size() == 1 && fresh.getFirst().role() != Role.SYSTEM) {
             return fresh.getFirst().content();
         }
         StringBuilder out = new StringBuilder();
@@ -51,7 +51,8 @@ public final class PromptFlattener {
             if (!out.isEmpty()) {
                 out.append("\n\n");
             }
-            out.append(m.content());
+            // system text inside the turn the runtime frames as the user's, said to be the system's
+            out.append(m.role() == Role.SYSTEM ? "System: " : "").append(m.content());
         }
         return out.toString();
     }

@@ -76,7 +76,7 @@ public final class AccessPolicy {
                         "cross-origin requests from this origin are not allowed (security.cors_origins)", Map.of(), null);
             }
             ctx.header("Access-Control-Allow-Methods", CorsPolicy.METHODS);
-            ctx.header("Access-Control-Allow-Headers", CorsPolicy.allowedOf(ctx.header("Access-Control-Request-Headers")));
+            ctx.header("Access-Control-Allow-Headers", cors.allowedOf(ctx.header("Access-Control-Request-Headers")));
             ctx.header("Access-Control-Max-Age", "600");
         } else {
             ctx.header("Allow", CorsPolicy.METHODS);

@@ -1,6 +1,7 @@
 package io.rkllm.server.security;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -10,11 +11,9 @@ import java.util.Set;
  * same-origin by default; {@code *} allows any origin.
  */
 public final class CorsPolicy {
-    /** The headers OpenAI's and Anthropic's SDKs, Open WebUI and our own extensions send. */
-    static final Set<String> ALLOWED_HEADERS = Set.of("authorization", "content-type", "accept", "accept-language",
-            "x-api-key", "openai-organization", "openai-project", "openai-beta", "x-request-id",
-            "x-openwebui-chat-id", "anthropic-version", "anthropic-beta",
-            "anthropic-dangerous-direct-browser-access");
+    /** The headers every client may send; each API family adds its own SDKs' ({@code ApiFamily.requestHeaders}). */
+    static final Set<String> COMMON_HEADERS = Set.of("authorization", "content-type", "accept", "accept-language",
+            "x-request-id");
     /** The Stainless-generated SDKs send a family of these (x-stainless-os, -lang, -retry-count...). */
     static final String STAINLESS_PREFIX = "x-stainless-";
     /** Response headers a browser script may read. */
@@ -24,9 +23,13 @@ public final class CorsPolicy {
 
     private final Set<String> origins;
     private final boolean any;
+    private final Set<String> allowedHeaders;
 
-    public CorsPolicy(List<String> origins) {
+    public CorsPolicy(List<String> origins, Set<String> apiHeaders) {
         this.any = origins.contains("*");
+        Set<String> headers = new HashSet<>(COMMON_HEADERS);
+        apiHeaders.forEach(h -> headers.add(h.toLowerCase(Locale.ROOT)));
+        this.allowedHeaders = Set.copyOf(headers);
         this.origins = Set.copyOf(origins.stream().map(CorsPolicy::normalise).toList());
     }
 
@@ -40,12 +43,12 @@ public final class CorsPolicy {
     }
 
     /** The requested headers this policy allows, for {@code Access-Control-Allow-Headers}. */
-    static String allowedOf(String requested) {
+    String allowedOf(String requested) {
         List<String> allowed = new ArrayList<>();
         if (requested != null) {
             for (String header : requested.split(",")) {
                 String h = header.strip().toLowerCase(Locale.ROOT);
-                if (!h.isEmpty() && h.length() <= 64 && (ALLOWED_HEADERS.contains(h) || (h.startsWith(STAINLESS_PREFIX)
+                if (!h.isEmpty() && h.length() <= 64 && (allowedHeaders.contains(h) || (h.startsWith(STAINLESS_PREFIX)
                         && h.chars().allMatch(c -> c == '-' || Character.isLetterOrDigit(c))))) {
                     allowed.add(h);
                 }

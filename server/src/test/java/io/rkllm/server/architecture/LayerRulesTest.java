@@ -95,7 +95,6 @@ class LayerRulesTest {
         noClasses().that().resideInAPackage("io.rkllm.server.backend..")
                 .and().resideOutsideOfPackage("io.rkllm.server.backend.rkllm..")
                 .should().dependOnClassesThat().resideInAPackage("io.rkllm.ffm..")
-                .allowEmptyShould(true) // while RKLLM is the only backend
                 .check(classes);
         noClasses().that().resideInAPackage("io.rkllm.server.backend..")
                 .and().resideOutsideOfPackage("io.rkllm.server.backend.llama..")
@@ -117,10 +116,20 @@ class LayerRulesTest {
     }
 
     @Test
+    void eachApiFamilyIsItsOwnFolder() {
+        // a family uses the shared HTTP core and the shared parsing (api), never another family
+        slices().matching("io.rkllm.server.http.(*)..").should().notDependOnEachOther().check(classes);
+        noClasses().that().resideInAnyPackage("io.rkllm.server.api..", "io.rkllm.server.security..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.http..")
+                .check(classes);
+    }
+
+    @Test
     void thePipelineKnowsNoHttpNoWireFormatAndNoNativeType() {
         noClasses().that().resideInAPackage("io.rkllm.server.pipeline..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "jakarta.servlet..",
-                        "org.eclipse.jetty..", "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.ffm..")
+                        "org.eclipse.jetty..", "io.rkllm.server.http..", "io.rkllm.server.api..",
+                        "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama..")
                 .check(classes);
     }
 

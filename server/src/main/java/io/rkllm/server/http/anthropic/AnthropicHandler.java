@@ -1,12 +1,15 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.rkllm.server.api.AnthropicRequestParser;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.ErrorShape;
+import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ChatRun;
@@ -35,10 +38,10 @@ final class AnthropicHandler {
     private final AnthropicRequestParser parser;
     private final ChatPipeline pipeline;
     private final ObjectMapper mapper;
-    private final ErrorBodies errors;
+    private final ErrorShape errors;
 
     AnthropicHandler(RunDriver driver, AnthropicRequestParser parser, ChatPipeline pipeline, ObjectMapper mapper,
-                     ErrorBodies errors) {
+                     ErrorShape errors) {
         this.driver = driver;
         this.parser = parser;
         this.pipeline = pipeline;
@@ -48,7 +51,7 @@ final class AnthropicHandler {
 
     void messages(Context c) throws Exception {
         ChatRequest request = parser.parse(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER)));
+                ConversationHeader.of(c));
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
         driver.run(c, request, started -> {
             String model = request.model().isBlank() ? started.modelId() : request.model();
@@ -56,8 +59,9 @@ final class AnthropicHandler {
             if (request.stream()) {
                 driver.stream(c, started, new Events(id, model, thinking));
             } else {
+                boolean contextFull = started.chat().answerBudgetCut();
                 driver.collect(c, started, answer -> c.status(200).contentType("application/json").result(
-                        mapper.writeValueAsBytes(message(id, model, answer, thinking))));
+                        mapper.writeValueAsBytes(message(id, model, answer, thinking, contextFull))));
             }
         });
     }
@@ -70,14 +74,14 @@ final class AnthropicHandler {
         c.status(200).contentType("application/json").result(mapper.writeValueAsBytes(root));
     }
 
-    private ObjectNode message(String id, String model, Answer answer, boolean thinking) {
+    private ObjectNode message(String id, String model, Answer answer, boolean thinking, boolean contextFull) {
         ObjectNode root = mapper.createObjectNode();
         root.put("id", id);
         root.put("type", "message");
         root.put("role", "assistant");
         root.put("model", model);
         root.set("content", blocks(answer, thinking));
-        stopReason(root, answer.finishReason(), answer.matchedStop());
+        stopReason(root, answer.finishReason(), answer.matchedStop(), contextFull);
         root.set("usage", usage(answer.usage()));
         return root;
     }
@@ -156,14 +160,15 @@ final class AnthropicHandler {
 
     /**
      * stop_reason and stop_sequence: end_turn, max_tokens, tool_use, or stop_sequence with the string that
-     * matched.
+     * matched; model_context_window_exceeded when the answer stopped because the context was full before the
+     * client's max_tokens ({@code contextFull}: the limit was cut to what the context held after the prompt).
      */
-    private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop) {
+    private static void stopReason(ObjectNode node, String finishReason, Optional<String> stop, boolean contextFull) {
         if (finishReason.equals("tool_calls")) {
             node.put("stop_reason", "tool_use");
             node.putNull("stop_sequence");
         } else if (finishReason.equals("length")) {
-            node.put("stop_reason", "max_tokens");
+            node.put("stop_reason", contextFull ? "model_context_window_exceeded" : "max_tokens");
             node.putNull("stop_sequence");
         } else if (stop.isPresent()) {
             node.put("stop_reason", "stop_sequence");
@@ -290,7 +295,8 @@ final class AnthropicHandler {
                 out.add(close());
             }
             ObjectNode root = event("message_delta");
-            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop());
+            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop(),
+                    started.chat().answerBudgetCut());
             root.set("usage", usage(f.usage()));
             out.add(sse("message_delta", root));
             out.add(sse("message_stop", event("message_stop")));
@@ -299,7 +305,7 @@ final class AnthropicHandler {
 
         @Override
         public byte[] failed(ApiException error) {
-            return sse("error", errors.anthropic(error));
+            return sse("error", errors.body(error));
         }
 
         /** Closes the open block of another type and starts one of {@code type}; nothing if it is open. */

@@ -1,15 +1,21 @@
-package io.rkllm.server.api;
+package io.rkllm.server.http.ollama;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.ImageSources;
+import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.Schemas;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
-import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,10 +33,10 @@ import java.util.regex.Pattern;
 public final class OllamaRequestParser {
     private static final Pattern ZERO_DURATION = Pattern.compile("[+-]?(0+(\\.0*)?(ns|us|µs|ms|s|m|h)?)+");
 
-    private final ChatRequestParser common;
+    private final CommonFields common;
     private final RequestLimits limits;
 
-    public OllamaRequestParser(ChatRequestParser common, RequestLimits limits) {
+    public OllamaRequestParser(CommonFields common, RequestLimits limits) {
         this.common = common;
         this.limits = limits;
     }
@@ -94,7 +100,7 @@ public final class OllamaRequestParser {
                 .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages, f.bool("stream").orElse(true), false, numPredict(options),
                 common.sampling(options), common.stop(options), tools, ToolChoice.AUTO, true, format(f), think(f),
-                ChatRequestParser.conversationKey(f, chatIdHeader), false);
+                CommonFields.conversationKey(f, chatIdHeader), false);
     }
 
     /** {@code num_predict}: -1 (infinite) and -2 (fill the context) mean no limit. */

@@ -1,4 +1,4 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.responses;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

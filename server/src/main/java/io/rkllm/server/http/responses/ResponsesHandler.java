@@ -1,12 +1,14 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.responses;
 
+import io.rkllm.server.http.responses.ResponsesRequestParser.ResponsesRequest;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.api.ResponsesRequestParser;
-import io.rkllm.server.api.ResponsesRequestParser.ResponsesRequest;
+import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -42,7 +44,7 @@ final class ResponsesHandler {
 
     void create(Context ctx) throws Exception {
         ResponsesRequest parsed = parser.parse(ctx.bodyAsBytes(),
-                Optional.ofNullable(ctx.header(OpenAiHandler.CHAT_ID_HEADER)), store::item);
+                ConversationHeader.of(ctx), store::item);
         List<ChatMessage> history = parsed.previousResponseId().map(this::previous).orElse(List.of());
         ChatRequest request = parsed.request(history);
         List<ChatMessage> conversation = new ArrayList<>(history);

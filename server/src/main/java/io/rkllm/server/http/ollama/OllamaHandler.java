@@ -1,13 +1,14 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.ollama;
 
+import io.rkllm.server.http.ollama.OllamaRequestParser.OllamaRequest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.api.OllamaRequestParser.OllamaRequest;
-import io.rkllm.server.api.OllamaRequestParser;
+import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.Answer;
@@ -123,12 +124,12 @@ final class OllamaHandler {
 
     void chat(Context c) throws Exception {
         generate(c, parser.parseChat(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER))), true);
+                ConversationHeader.of(c)), true);
     }
 
     void generate(Context c) throws Exception {
         generate(c, parser.parseGenerate(c.bodyAsBytes(),
-                Optional.ofNullable(c.header(OpenAiHandler.CHAT_ID_HEADER))), false);
+                ConversationHeader.of(c)), false);
     }
 
     private void generate(Context ctx, OllamaRequest request, boolean chat) throws Exception {

@@ -1,9 +1,16 @@
-package io.rkllm.server.api;
+package io.rkllm.server.http.responses;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.ImageSources;
+import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.Schemas;
+import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -34,10 +41,10 @@ public final class ResponsesRequestParser {
     /** Fields whose value changes what the model must do, and which this server cannot honour. */
     private static final Set<String> REFUSED_IF_SET = Set.of("conversation", "prompt");
 
-    private final ChatRequestParser common;
+    private final CommonFields common;
     private final RequestLimits limits;
 
-    public ResponsesRequestParser(ChatRequestParser common, RequestLimits limits) {
+    public ResponsesRequestParser(CommonFields common, RequestLimits limits) {
         this.common = common;
         this.limits = limits;
     }
@@ -103,7 +110,7 @@ public final class ResponsesRequestParser {
                 false, maxTokens, common.sampling(f), List.of(),
                 choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
                 choice.orElse(ToolChoice.AUTO), parallel, format, reasoning.thinking(),
-                ChatRequestParser.conversationKey(f, chatIdHeader), false);
+                CommonFields.conversationKey(f, chatIdHeader), false);
         boolean store = f.bool("store").orElse(true);
         Optional<String> previous = f.string("previous_response_id").filter(s -> !s.isBlank());
         ObjectNode echo = echo(f, instructions, maxTokens, responsesTools, parallel, store, previous, reasoning);

@@ -1,9 +1,17 @@
-package io.rkllm.server.api;
+package io.rkllm.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.ImageSources;
+import io.rkllm.server.api.Json;
+import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.http.anthropic.AnthropicRequestParser;
+import io.rkllm.server.http.ollama.OllamaRequestParser;
+import io.rkllm.server.http.openai.ChatRequestParser;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.net.InetSocketAddress;
@@ -18,7 +26,8 @@ class ImagePartsTest {
     static final byte[] PICTURE = {(byte) 0x89, 'P', 'N', 'G', 1, 2, 3, 4};
     static final String B64 = Base64.getEncoder().encodeToString(PICTURE);
 
-    private final ChatRequestParser openai = new ChatRequestParser(Json.mapper(), RequestLimits.DEFAULT);
+    private final CommonFields fields = new CommonFields(Json.mapper(), RequestLimits.DEFAULT);
+    private final ChatRequestParser openai = new ChatRequestParser(fields);
 
     @Test
     void openAiImageUrlPartsInOrder() {
@@ -36,7 +45,7 @@ class ImagePartsTest {
 
     @Test
     void ollamaImagesOnMessagesAndOnGenerate() {
-        OllamaRequestParser ollama = new OllamaRequestParser(openai, RequestLimits.DEFAULT);
+        OllamaRequestParser ollama = new OllamaRequestParser(fields, RequestLimits.DEFAULT);
         ChatRequest chat = ollama.parseChat(bytes("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\","
                 + "\"images\":[\"" + B64 + "\"]}]}"), Optional.empty()).chat().orElseThrow();
         assertThat(chat.messages().getFirst().images().getFirst().data()).isEqualTo(PICTURE);
@@ -47,7 +56,7 @@ class ImagePartsTest {
 
     @Test
     void anthropicBase64ImageBlocks() {
-        AnthropicRequestParser anthropic = new AnthropicRequestParser(openai, RequestLimits.DEFAULT);
+        AnthropicRequestParser anthropic = new AnthropicRequestParser(fields, RequestLimits.DEFAULT);
         ChatRequest r = anthropic.parse(bytes("{\"model\":\"m\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\","
                 + "\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
                 + "\"data\":\"" + B64 + "\"}},{\"type\":\"text\",\"text\":\"Describe\"}]}]}"), Optional.empty());
@@ -82,8 +91,8 @@ class ImagePartsTest {
             assertThatThrownBy(() -> openai.parseChat(bytes(body), Optional.empty()))
                     .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code())
                             .contains("image_url_not_allowed"));
-            ChatRequestParser fetching = new ChatRequestParser(Json.mapper(), RequestLimits.DEFAULT,
-                    new ImageSources(new ImageSources.Settings(1 << 20, 4, true, Duration.ofSeconds(5))));
+            ChatRequestParser fetching = new ChatRequestParser(new CommonFields(Json.mapper(), RequestLimits.DEFAULT,
+                    new ImageSources(new ImageSources.Settings(1 << 20, 4, true, Duration.ofSeconds(5)))));
             assertThat(fetching.parseChat(bytes(body), Optional.empty()).messages().getFirst().images().getFirst()
                     .data()).isEqualTo(PICTURE);
         } finally {
@@ -93,12 +102,12 @@ class ImagePartsTest {
 
     @Test
     void sizeAndCountAreBounded() {
-        ChatRequestParser strict = new ChatRequestParser(Json.mapper(), RequestLimits.DEFAULT,
-                new ImageSources(new ImageSources.Settings(6, 1, false, Duration.ofSeconds(1))));
+        ChatRequestParser strict = new ChatRequestParser(new CommonFields(Json.mapper(), RequestLimits.DEFAULT,
+                new ImageSources(new ImageSources.Settings(6, 1, false, Duration.ofSeconds(1)))));
         assertThatThrownBy(() -> strict.parseChat(bytes(imageMessages(1)), Optional.empty()))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).contains("image_too_large"));
-        ChatRequestParser few = new ChatRequestParser(Json.mapper(), RequestLimits.DEFAULT,
-                new ImageSources(new ImageSources.Settings(1 << 20, 2, false, Duration.ofSeconds(1))));
+        ChatRequestParser few = new ChatRequestParser(new CommonFields(Json.mapper(), RequestLimits.DEFAULT,
+                new ImageSources(new ImageSources.Settings(1 << 20, 2, false, Duration.ofSeconds(1)))));
         assertThat(few.parseChat(bytes(imageMessages(2)), Optional.empty()).messages()).hasSize(2);
         assertThatThrownBy(() -> few.parseChat(bytes(imageMessages(3)), Optional.empty()))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).contains("too_many_images"));

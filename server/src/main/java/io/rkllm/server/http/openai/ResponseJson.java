@@ -1,4 +1,4 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.openai;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;

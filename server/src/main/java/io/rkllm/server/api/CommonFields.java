@@ -24,88 +24,36 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * Turns a chat or legacy completion body into a {@link ChatRequest}. Unknown fields are ignored and
- * explicit nulls mean absent, as real clients need; the types of the fields we use are checked and
- * every problem is a 400 naming the parameter.
+ * The fields every chat-like API shares, read the same way for all of them: the body as a JSON object, the model,
+ * the token limit, sampling, stop strings, the conversation key, and OpenAI-style messages and function tools
+ * (which Ollama's API shares). Unknown fields are ignored and explicit nulls mean absent, as real clients need; the
+ * types of the fields used are checked and every problem is a 400 naming the parameter.
  */
-public final class ChatRequestParser {
+public final class CommonFields {
     private final ObjectMapper mapper;
     private final RequestLimits limits;
     private final ImageSources images;
 
-    public ChatRequestParser(ObjectMapper mapper, RequestLimits limits) {
+    public CommonFields(ObjectMapper mapper, RequestLimits limits) {
         this(mapper, limits, new ImageSources(ImageSources.Settings.DEFAULT));
     }
 
-    public ChatRequestParser(ObjectMapper mapper, RequestLimits limits, ImageSources images) {
+    public CommonFields(ObjectMapper mapper, RequestLimits limits, ImageSources images) {
         this.mapper = mapper;
         this.limits = limits;
         this.images = images;
     }
 
-    /** Where pictures come from, for the other APIs' parsers. */
-    ImageSources images() {
+    public RequestLimits limits() {
+        return limits;
+    }
+
+    /** Where pictures come from. */
+    public ImageSources images() {
         return images;
     }
 
-    public ChatRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
-        ObjectNode root = object(body);
-        FieldReader f = new FieldReader(root);
-        List<ChatMessage> messages = messages(f.array("messages").orElseThrow(
-                () -> ApiException.invalid("messages", "'messages' is required: a non-empty array of messages")));
-        f.integer("n").ifPresent(n -> {
-            if (n != 1) {
-                throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
-            }
-        });
-        refuseWhatCannotBeDone(f);
-        Optional<OutputFormat> format = responseFormat(f);
-        Optional<String> tools = tools(f);
-        Optional<ToolChoice> choice = toolChoice(f, tools);
-        return new ChatRequest(model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
-                maxTokens(f), sampling(f), stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
-                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
-                thinking(f), conversationKey(f, chatIdHeader), false);
-    }
-
-    public ChatRequest parseCompletion(byte[] body) {
-        ObjectNode root = object(body);
-        FieldReader f = new FieldReader(root);
-        JsonNode promptNode = f.raw("prompt").orElseThrow(() -> ApiException.invalid("prompt", "'prompt' is required"));
-        String prompt;
-        if (promptNode.isTextual()) {
-            prompt = promptNode.asText();
-        } else if (promptNode.isArray() && promptNode.size() == 1 && promptNode.get(0).isTextual()) {
-            prompt = promptNode.get(0).asText();
-        } else {
-            throw ApiException.invalid("prompt", "'prompt' must be a string (or an array holding one string)");
-        }
-        f.integer("n").ifPresent(n -> {
-            if (n != 1) {
-                throw ApiException.invalid("n", "only n=1 is supported");
-            }
-        });
-        if (prompt.isEmpty()) {
-            throw ApiException.invalid("prompt", "'prompt' must not be empty");
-        }
-        if (!f.string("suffix").orElse("").isEmpty()) {
-            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
-                    + " served here");
-        }
-        if (f.bool("echo").orElse(false)) {
-            throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
-        }
-        f.integer("best_of").ifPresent(n -> {
-            if (n != 1) {
-                throw ApiException.invalid("best_of", "only best_of=1 is supported");
-            }
-        });
-        return new ChatRequest(model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
-                includeUsage(f), maxTokens(f), sampling(f), stop(f), Optional.empty(), ToolChoice.AUTO, true,
-                responseFormat(f), Optional.of(false), conversationKey(f, Optional.empty()), true);
-    }
-
-    ObjectNode object(byte[] body) {
+    public ObjectNode object(byte[] body) {
         if (body.length == 0) {
             throw ApiException.invalid(null, "the request body is empty: send a JSON object");
         }
@@ -123,22 +71,17 @@ public final class ChatRequestParser {
         return (ObjectNode) node;
     }
 
-    String model(FieldReader f) {
+    public String model(FieldReader f) {
         return f.string("model").orElse("");
     }
 
-    private boolean includeUsage(FieldReader f) {
-        return f.raw("stream_options").filter(JsonNode::isObject)
-                .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
-    }
-
-    OptionalInt maxTokens(FieldReader f) {
+    public OptionalInt maxTokens(FieldReader f) {
         OptionalInt value = maxTokens(f, "max_completion_tokens");
         return value.isPresent() ? value : maxTokens(f, "max_tokens");
     }
 
     /** The token limit in field {@code param}, within the configured ceiling. */
-    OptionalInt maxTokens(FieldReader f, String param) {
+    public OptionalInt maxTokens(FieldReader f, String param) {
         Optional<Integer> value = f.integer(param);
         if (value.isEmpty()) {
             return OptionalInt.empty();
@@ -153,7 +96,7 @@ public final class ChatRequestParser {
         return OptionalInt.of(v);
     }
 
-    SamplingOverrides sampling(FieldReader f) {
+    public SamplingOverrides sampling(FieldReader f) {
         return new SamplingOverrides(
                 range(f, "temperature", 0, 2),
                 range(f, "top_p", 0, 1),
@@ -186,12 +129,12 @@ public final class ChatRequestParser {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 
-    List<String> stop(FieldReader f) {
+    public List<String> stop(FieldReader f) {
         return stop(f, "stop");
     }
 
     /** The stop strings in field {@code name}: a string or an array of strings, bounded by the limits. */
-    List<String> stop(FieldReader f, String name) {
+    public List<String> stop(FieldReader f, String name) {
         Optional<JsonNode> node = f.raw(name);
         if (node.isEmpty()) {
             return List.of();
@@ -223,53 +166,7 @@ public final class ChatRequestParser {
         return List.copyOf(stops);
     }
 
-    private Optional<Boolean> thinking(FieldReader f) {
-        Optional<JsonNode> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject);
-        if (kwargs.isPresent()) {
-            Optional<Boolean> enable = new FieldReader((ObjectNode) kwargs.get()).bool("enable_thinking");
-            if (enable.isPresent()) {
-                return enable;
-            }
-        }
-        Optional<String> effort = f.string("reasoning_effort");
-        if (effort.isPresent()) {
-            String e = effort.get().toLowerCase(Locale.ROOT);
-            return switch (e) {
-                case "none", "minimal" -> Optional.of(false);
-                case "low", "medium", "high" -> Optional.of(true);
-                default -> throw ApiException.invalid("reasoning_effort",
-                        "'reasoning_effort' must be one of none, minimal, low, medium, high");
-            };
-        }
-        Optional<JsonNode> think = f.raw("think");
-        if (think.isPresent() && think.get().isBoolean()) {
-            return Optional.of(think.get().asBoolean());
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * Chat fields whose silent omission would give the client something else than it asked for: the deprecated
-     * {@code functions} (its answers would come as {@code tool_calls}, not {@code function_call}), audio output,
-     * web search. Fields that only tune or annotate (logprobs, store, metadata, service_tier...) are listed in
-     * api.md's deviations instead.
-     */
-    private static void refuseWhatCannotBeDone(FieldReader f) {
-        if (f.array("functions").filter(a -> !a.isEmpty()).isPresent()) {
-            throw ApiException.invalid("functions", "'functions' (deprecated) is not supported: send them as"
-                    + " 'tools' ([{\"type\": \"function\", \"function\": {...}}])");
-        }
-        Optional<JsonNode> modalities = f.raw("modalities");
-        if (f.raw("audio").isPresent() || modalities.isPresent() && modalities.get().toString().contains("audio")) {
-            throw ApiException.invalid(f.raw("audio").isPresent() ? "audio" : "modalities",
-                    "audio output is not supported: the models served here answer in text");
-        }
-        if (f.raw("web_search_options").isPresent()) {
-            throw ApiException.invalid("web_search_options", "web search is not available on this server");
-        }
-    }
-
-    static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
+    public static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
         if (chatIdHeader.isPresent() && !chatIdHeader.get().isBlank()) {
             return Optional.of("chat:" + chatIdHeader.get().trim());
         }
@@ -286,31 +183,7 @@ public final class ChatRequestParser {
         return Optional.empty();
     }
 
-    /** {@code response_format}: text (nothing to enforce), json_object, or json_schema with its schema. */
-    Optional<OutputFormat> responseFormat(FieldReader f) {
-        Optional<JsonNode> format = f.raw("response_format");
-        if (format.isEmpty()) {
-            return Optional.empty();
-        }
-        if (!format.get().isObject()) {
-            throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
-        }
-        FieldReader r = new FieldReader((ObjectNode) format.get());
-        String type = r.string("type").orElse("text");
-        return switch (type) {
-            case "text" -> Optional.empty();
-            case "json_object" -> Optional.of(new OutputFormat.JsonObject());
-            case "json_schema" -> {
-                JsonNode spec = r.raw("json_schema").orElseThrow(() -> ApiException.invalid("response_format",
-                        "response_format json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}"));
-                yield Optional.of(Schemas.format(spec, "response_format.json_schema"));
-            }
-            default -> throw ApiException.invalid("response_format", "response_format type '" + type
-                    + "' is not supported (text, json_object, json_schema)");
-        };
-    }
-
-    Optional<String> tools(FieldReader f) {
+    public Optional<String> tools(FieldReader f) {
         Optional<ArrayNode> tools = f.array("tools");
         if (tools.isEmpty() || tools.get().isEmpty()) {
             return Optional.empty();
@@ -335,44 +208,11 @@ public final class ChatRequestParser {
         return Optional.of(cleaned.toString());
     }
 
-    /**
-     * {@code tool_choice}: empty for "none" (the tools are not offered), else auto, required, or one function
-     * (which must be among the tools).
-     */
-    static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
-        Optional<JsonNode> node = f.raw("tool_choice");
-        if (node.isEmpty()) {
-            return Optional.of(ToolChoice.AUTO);
-        }
-        JsonNode c = node.get();
-        ToolChoice choice;
-        if (c.isTextual()) {
-            choice = switch (c.asText()) {
-                case "none" -> null;
-                case "auto" -> ToolChoice.AUTO;
-                case "required" -> ToolChoice.REQUIRED;
-                default -> throw ApiException.invalid("tool_choice",
-                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
-            };
-        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("function").path("name").asText());
-        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("name").asText());
-        } else {
-            throw ApiException.invalid("tool_choice",
-                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
-        }
-        if (choice == null) {
-            return Optional.empty();
-        }
-        return Optional.of(Tools.offered(choice, tools));
-    }
-
-    List<ChatMessage> messages(ArrayNode array) {
+    public List<ChatMessage> messages(ArrayNode array) {
         return messages(array, images.intake());
     }
 
-    List<ChatMessage> messages(ArrayNode array, ImageSources.Intake intake) {
+    public List<ChatMessage> messages(ArrayNode array, ImageSources.Intake intake) {
         if (array.isEmpty()) {
             throw ApiException.invalid("messages", "'messages' must not be empty");
         }

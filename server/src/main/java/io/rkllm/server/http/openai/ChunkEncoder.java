@@ -1,4 +1,4 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.openai;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;

@@ -1,9 +1,16 @@
-package io.rkllm.server.api;
+package io.rkllm.server.http.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.ImageSources;
+import io.rkllm.server.api.RequestLimits;
+import io.rkllm.server.api.Schemas;
+import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -30,10 +37,10 @@ import java.util.OptionalInt;
  * dropped.
  */
 public final class AnthropicRequestParser {
-    private final ChatRequestParser common;
+    private final CommonFields common;
     private final RequestLimits limits;
 
-    public AnthropicRequestParser(ChatRequestParser common, RequestLimits limits) {
+    public AnthropicRequestParser(CommonFields common, RequestLimits limits) {
         this.common = common;
         this.limits = limits;
     }
@@ -181,8 +188,11 @@ public final class AnthropicRequestParser {
         return switch (role) {
             case "user" -> userMessages(content, where + ".content", intake);
             case "assistant" -> List.of(assistantMessage(content, where + ".content"));
-            default -> throw ApiException.invalid(where + ".role", "unknown role '" + role
-                    + "' (use user or assistant; the system prompt goes in 'system')");
+            // Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07): system text at
+            // its place in the conversation, so that the system prompt, and the cache of everything before it, stay
+            case "system" -> List.of(ChatMessage.of(Role.SYSTEM, text(content, where + ".content")));
+            default -> throw ApiException.invalid(where + ".role", "messages: Unexpected role \"" + role
+                    + "\". Allowed roles are \"user\", \"assistant\" and \"system\"");
         };
     }
 
@@ -345,6 +355,6 @@ public final class AnthropicRequestParser {
         if (chatIdHeader.isEmpty() && user.isPresent()) {
             return Optional.of("user:" + user.get());
         }
-        return ChatRequestParser.conversationKey(f, chatIdHeader);
+        return CommonFields.conversationKey(f, chatIdHeader);
     }
 }

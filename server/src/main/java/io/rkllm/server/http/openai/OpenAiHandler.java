@@ -1,10 +1,13 @@
-package io.rkllm.server.http;
+package io.rkllm.server.http.openai;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
-import io.rkllm.server.api.ChatRequestParser;
+import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.ErrorShape;
+import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -23,7 +26,6 @@ import java.util.UUID;
  * ({@link RunDriver}). The two differ only in their chunks and bodies ({@link Style}).
  */
 final class OpenAiHandler {
-    static final String CHAT_ID_HEADER = "X-OpenWebUI-Chat-Id";
 
     /** What a chat completion and a legacy text completion write differently. */
     private interface Style {
@@ -101,9 +103,9 @@ final class OpenAiHandler {
     private final RunDriver driver;
     private final ChatRequestParser parser;
     private final ObjectMapper mapper;
-    private final ErrorBodies errors;
+    private final ErrorShape errors;
 
-    OpenAiHandler(RunDriver driver, ChatRequestParser parser, ObjectMapper mapper, ErrorBodies errors) {
+    OpenAiHandler(RunDriver driver, ChatRequestParser parser, ObjectMapper mapper, ErrorShape errors) {
         this.driver = driver;
         this.parser = parser;
         this.mapper = mapper;
@@ -111,7 +113,7 @@ final class OpenAiHandler {
     }
 
     void chat(Context ctx) throws Exception {
-        respond(ctx, parser.parseChat(ctx.bodyAsBytes(), Optional.ofNullable(ctx.header(CHAT_ID_HEADER))), CHAT);
+        respond(ctx, parser.parseChat(ctx.bodyAsBytes(), ConversationHeader.of(ctx)), CHAT);
     }
 
     void completions(Context ctx) throws Exception {
@@ -178,7 +180,7 @@ final class OpenAiHandler {
 
         @Override
         public byte[] failed(ApiException error) {
-            return Sse.data(mapper, errors.openAi(error));
+            return Sse.data(mapper, errors.body(error));
         }
     }
 }

@@ -1,0 +1,207 @@
+package io.rkllm.server.http.openai;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.Schemas;
+import io.rkllm.server.api.Tools;
+import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.ToolChoice;
+import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
+import io.rkllm.server.pipeline.request.ToolCallRecord;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * OpenAI's chat completion and legacy completion bodies as a {@link ChatRequest}: the shared fields through
+ * {@link CommonFields}, and what only these two have (n, stream_options, response_format, tool_choice, thinking
+ * switches, the fields refused by name).
+ */
+public final class ChatRequestParser {
+    private final CommonFields common;
+
+    public ChatRequestParser(CommonFields common) {
+        this.common = common;
+    }
+
+    public ChatRequest parseChat(byte[] body, Optional<String> chatIdHeader) {
+        ObjectNode root = common.object(body);
+        FieldReader f = new FieldReader(root);
+        List<ChatMessage> messages = common.messages(f.array("messages").orElseThrow(
+                () -> ApiException.invalid("messages", "'messages' is required: a non-empty array of messages")));
+        f.integer("n").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("n", "only n=1 is supported: the NPU generates one choice at a time");
+            }
+        });
+        refuseWhatCannotBeDone(f);
+        Optional<OutputFormat> format = responseFormat(f);
+        Optional<String> tools = common.tools(f);
+        Optional<ToolChoice> choice = toolChoice(f, tools);
+        return new ChatRequest(common.model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
+                common.maxTokens(f), common.sampling(f), common.stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
+                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
+                thinking(f), CommonFields.conversationKey(f, chatIdHeader), false);
+    }
+
+    public ChatRequest parseCompletion(byte[] body) {
+        ObjectNode root = common.object(body);
+        FieldReader f = new FieldReader(root);
+        JsonNode promptNode = f.raw("prompt").orElseThrow(() -> ApiException.invalid("prompt", "'prompt' is required"));
+        String prompt;
+        if (promptNode.isTextual()) {
+            prompt = promptNode.asText();
+        } else if (promptNode.isArray() && promptNode.size() == 1 && promptNode.get(0).isTextual()) {
+            prompt = promptNode.get(0).asText();
+        } else {
+            throw ApiException.invalid("prompt", "'prompt' must be a string (or an array holding one string)");
+        }
+        f.integer("n").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("n", "only n=1 is supported");
+            }
+        });
+        if (prompt.isEmpty()) {
+            throw ApiException.invalid("prompt", "'prompt' must not be empty");
+        }
+        if (!f.string("suffix").orElse("").isEmpty()) {
+            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
+                    + " served here");
+        }
+        if (f.bool("echo").orElse(false)) {
+            throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
+        }
+        f.integer("best_of").ifPresent(n -> {
+            if (n != 1) {
+                throw ApiException.invalid("best_of", "only best_of=1 is supported");
+            }
+        });
+        return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
+                includeUsage(f), common.maxTokens(f), common.sampling(f), common.stop(f), Optional.empty(), ToolChoice.AUTO, true,
+                responseFormat(f), Optional.of(false), CommonFields.conversationKey(f, Optional.empty()), true);
+    }
+
+    private boolean includeUsage(FieldReader f) {
+        return f.raw("stream_options").filter(JsonNode::isObject)
+                .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
+    }
+
+    private Optional<Boolean> thinking(FieldReader f) {
+        Optional<JsonNode> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject);
+        if (kwargs.isPresent()) {
+            Optional<Boolean> enable = new FieldReader((ObjectNode) kwargs.get()).bool("enable_thinking");
+            if (enable.isPresent()) {
+                return enable;
+            }
+        }
+        Optional<String> effort = f.string("reasoning_effort");
+        if (effort.isPresent()) {
+            String e = effort.get().toLowerCase(Locale.ROOT);
+            return switch (e) {
+                case "none", "minimal" -> Optional.of(false);
+                case "low", "medium", "high" -> Optional.of(true);
+                default -> throw ApiException.invalid("reasoning_effort",
+                        "'reasoning_effort' must be one of none, minimal, low, medium, high");
+            };
+        }
+        Optional<JsonNode> think = f.raw("think");
+        if (think.isPresent() && think.get().isBoolean()) {
+            return Optional.of(think.get().asBoolean());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Chat fields whose silent omission would give the client something else than it asked for: the deprecated
+     * {@code functions} (its answers would come as {@code tool_calls}, not {@code function_call}), audio output,
+     * web search. Fields that only tune or annotate (logprobs, store, metadata, service_tier...) are listed in
+     * api.md's deviations instead.
+     */
+    private static void refuseWhatCannotBeDone(FieldReader f) {
+        if (f.array("functions").filter(a -> !a.isEmpty()).isPresent()) {
+            throw ApiException.invalid("functions", "'functions' (deprecated) is not supported: send them as"
+                    + " 'tools' ([{\"type\": \"function\", \"function\": {...}}])");
+        }
+        Optional<JsonNode> modalities = f.raw("modalities");
+        if (f.raw("audio").isPresent() || modalities.isPresent() && modalities.get().toString().contains("audio")) {
+            throw ApiException.invalid(f.raw("audio").isPresent() ? "audio" : "modalities",
+                    "audio output is not supported: the models served here answer in text");
+        }
+        if (f.raw("web_search_options").isPresent()) {
+            throw ApiException.invalid("web_search_options", "web search is not available on this server");
+        }
+    }
+
+    /** {@code response_format}: text (nothing to enforce), json_object, or json_schema with its schema. */
+    Optional<OutputFormat> responseFormat(FieldReader f) {
+        Optional<JsonNode> format = f.raw("response_format");
+        if (format.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!format.get().isObject()) {
+            throw ApiException.invalid("response_format", "'response_format' must be an object with a 'type'");
+        }
+        FieldReader r = new FieldReader((ObjectNode) format.get());
+        String type = r.string("type").orElse("text");
+        return switch (type) {
+            case "text" -> Optional.empty();
+            case "json_object" -> Optional.of(new OutputFormat.JsonObject());
+            case "json_schema" -> {
+                JsonNode spec = r.raw("json_schema").orElseThrow(() -> ApiException.invalid("response_format",
+                        "response_format json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}"));
+                yield Optional.of(Schemas.format(spec, "response_format.json_schema"));
+            }
+            default -> throw ApiException.invalid("response_format", "response_format type '" + type
+                    + "' is not supported (text, json_object, json_schema)");
+        };
+    }
+
+    /**
+     * {@code tool_choice}: empty for "none" (the tools are not offered), else auto, required, or one function
+     * (which must be among the tools).
+     */
+    static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
+        Optional<JsonNode> node = f.raw("tool_choice");
+        if (node.isEmpty()) {
+            return Optional.of(ToolChoice.AUTO);
+        }
+        JsonNode c = node.get();
+        ToolChoice choice;
+        if (c.isTextual()) {
+            choice = switch (c.asText()) {
+                case "none" -> null;
+                case "auto" -> ToolChoice.AUTO;
+                case "required" -> ToolChoice.REQUIRED;
+                default -> throw ApiException.invalid("tool_choice",
+                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
+            };
+        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("function").path("name").asText());
+        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("name").asText());
+        } else {
+            throw ApiException.invalid("tool_choice",
+                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
+        }
+        if (choice == null) {
+            return Optional.empty();
+        }
+        return Optional.of(Tools.offered(choice, tools));
+    }
+
+}

@@ -1,0 +1,165 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An agent's tool loop over Anthropic's Messages API as Claude Code drives it, on a 4k-context model: system
+ * messages inside {@code messages}, {@code max_tokens: 32000} on every request, long tool results. Every follow-up
+ * prefills only what is new, nothing is left out, and a full context says so in Anthropic's words.
+ */
+class AgentLoopTest {
+    static final int CONTEXT = 4096;
+    static final String TOOLS = "[{\"name\":\"Bash\",\"description\":\"Runs a shell command.\",\"input_schema\":"
+            + "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}}]";
+
+    @TempDir
+    Path dir;
+
+    private TestServer start() {
+        return TestServer.in(dir).model("m", Map.of("max_context_limit", Integer.toString(CONTEXT),
+                        "reply_tokens", "20"))
+                .sidecar("m", "context_length: " + CONTEXT + "\nfamily: qwen2.5\ncapabilities: {tools: true}\n")
+                .start();
+    }
+
+    /** Claude Code's side of the loop: the whole conversation every time, 32000 tokens asked for each answer. */
+    private static final class Agent {
+        private final TestServer server;
+        private final ArrayNode messages = TestServer.JSON.createArrayNode();
+        final List<TestServer.Reply> replies = new ArrayList<>();
+
+        Agent(TestServer server) {
+            this.server = server;
+        }
+
+        JsonNode user(String text) throws Exception {
+            messages.addObject().put("role", "user").put("content", text);
+            return send();
+        }
+
+        void system(String text) {
+            messages.addObject().put("role", "system").put("content", text);
+        }
+
+        JsonNode toolResult(String text) throws Exception {
+            JsonNode last = messages.get(messages.size() - 1);
+            String id = last.path("content").get(last.path("content").size() - 1).path("id").asText();
+            ObjectNode result = messages.addObject().put("role", "user");
+            result.putArray("content").addObject().put("type", "tool_result").put("tool_use_id", id)
+                    .put("content", text);
+            return send();
+        }
+
+        private JsonNode send() throws Exception {
+            ObjectNode body = TestServer.JSON.createObjectNode().put("model", "m").put("max_tokens", 32000);
+            body.putArray("system").addObject().put("type", "text").put("text", "You are a coding agent.");
+            body.set("tools", TestServer.JSON.readTree(TOOLS));
+            body.set("messages", messages);
+            Request request = new Request.Builder().url(server.url("/v1/messages"))
+                    .header("x-api-key", "sk-ant-test").header("anthropic-version", "2023-06-01")
+                    .header("anthropic-beta", "mid-conversation-system-2026-04-07")
+                    .post(RequestBody.create(body.toString(), TestServer.JSON_TYPE)).build();
+            try (Response r = server.client().newCall(request).execute()) {
+                TestServer.Reply reply = new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
+                replies.add(reply);
+                assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+                JsonNode answer = reply.json();
+                ObjectNode assistant = messages.addObject().put("role", "assistant");
+                assistant.set("content", answer.get("content"));
+                return answer;
+            }
+        }
+    }
+
+    @Test
+    void systemMessagesInsideMessagesStayInPlaceAndKeepTheCache() throws Exception {
+        try (TestServer server = start()) {
+            Agent agent = new Agent(server);
+            agent.user("hello");
+            agent.system("Agents available: explorer, planner.");
+            JsonNode call = agent.user("Use Bash to list the files.");
+            assertThat(call.get("stop_reason").asText()).isEqualTo("tool_use");
+            JsonNode second = server.runs("m").getLast();
+            assertThat(second.get("prefilled_text").asText())
+                    .contains("System: Agents available: explorer, planner.")
+                    .contains("Use Bash to list the files.")
+                    .doesNotContain("hello")
+                    .doesNotContain("You are a coding agent.");
+            assertThat(call.at("/usage/cache_read_input_tokens").asInt()).isPositive();
+
+            JsonNode done = agent.toolResult("README.md\nsrc\n");
+            JsonNode third = server.runs("m").getLast();
+            assertThat(third.get("role").asText()).isEqualTo("tool");
+            assertThat(third.get("prefilled_text").asText()).contains("README.md").doesNotContain("Agents available");
+            assertThat(done.at("/usage/cache_read_input_tokens").asInt())
+                    .isEqualTo(second.get("cache_after").asInt());
+        }
+    }
+
+    @Test
+    void maxTokensIsACeilingNotAReservation() throws Exception {
+        try (TestServer server = start()) {
+            Agent agent = new Agent(server);
+            String output = "log line with some words in it\n".repeat(90);
+            for (int round = 0; round < 3; round++) {
+                JsonNode call = agent.user("Use Bash to read part " + round + " of the logs.");
+                assertThat(call.get("stop_reason").asText()).isEqualTo("tool_use");
+                JsonNode answer = agent.toolResult(output + "end of part " + round);
+                assertThat(answer.at("/usage/cache_read_input_tokens").asInt()).as("round %d", round).isPositive();
+            }
+            int prompt = server.runs("m").getLast().get("cache_after").asInt();
+            assertThat(prompt).as("the loop has outgrown half the context").isGreaterThan(CONTEXT / 2);
+            for (TestServer.Reply reply : agent.replies) {
+                assertThat(reply.header("X-RKLLM-Context-Trimmed")).isNull();
+            }
+            String budget = agent.replies.getLast().header("X-RKLLM-Max-Tokens");
+            assertThat(budget).as("the answer's limit is cut, and said so").isNotNull().contains("max_tokens 32000");
+            assertThat(Integer.parseInt(budget.substring(0, budget.indexOf(' ')))).isBetween(16, CONTEXT - prompt);
+            assertThat(server.runs("m").stream().filter(r -> r.get("cache_before").asInt() == 0))
+                    .as("only the first request starts from an empty cache").hasSize(1);
+        }
+    }
+
+    @Test
+    void aFullContextStopsWithModelContextWindowExceeded() throws Exception {
+        try (TestServer server = start()) {
+            Agent agent = new Agent(server);
+            JsonNode answer = agent.user("[[tokens:6000]]");
+            assertThat(answer.get("stop_reason").asText()).isEqualTo("model_context_window_exceeded");
+            assertThat(answer.at("/usage/output_tokens").asInt()).isLessThan(CONTEXT);
+
+            String body = "{\"model\":\"m\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":"
+                    + "\"[[tokens:500]]\"}]}";
+            TestServer.Reply limited = server.postForReply("/v1/messages", body);
+            assertThat(limited.json().get("stop_reason").asText()).as("the client's own limit").isEqualTo("max_tokens");
+            assertThat(limited.header("X-RKLLM-Max-Tokens")).isNull();
+        }
+    }
+
+    @Test
+    void aPromptBeyondTheContextIsAnthropicsPromptTooLong() throws Exception {
+        try (TestServer server = start()) {
+            String body = "{\"model\":\"m\",\"max_tokens\":32000,\"messages\":[{\"role\":\"user\",\"content\":\""
+                    + "word ".repeat(9000) + "\"}]}";
+            TestServer.Reply reply = server.postForReply("/v1/messages", body);
+            assertThat(reply.status()).isEqualTo(400);
+            assertThat(reply.json().get("type").asText()).isEqualTo("error");
+            assertThat(reply.json().at("/error/type").asText()).isEqualTo("invalid_request_error");
+            assertThat(reply.json().at("/error/message").asText())
+                    .matches("prompt is too long: \\d+ tokens > " + CONTEXT + " maximum\\..*");
+        }
+    }
+}
