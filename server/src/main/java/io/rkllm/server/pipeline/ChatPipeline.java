@@ -57,7 +57,8 @@ public final class ChatPipeline {
                 config.vision().textModelImages().equals("refuse"));
     }
 
-    public PreparedChat prepare(ChatRequest request) {
+    public PreparedChat prepare(ChatRequest offered) {
+        ChatRequest request = ToolOrder.canonical(offered);
         Optional<TaskKind> task = tasks.detect(request);
         ModelDescriptor model = models.forRequest(task.isPresent() && !config.tasks().model().isBlank()
                 ? config.tasks().model() : request.model());

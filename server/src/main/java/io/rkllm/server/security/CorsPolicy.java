@@ -18,7 +18,8 @@ public final class CorsPolicy {
     static final String STAINLESS_PREFIX = "x-stainless-";
     /** Response headers a browser script may read. */
     static final String EXPOSED_HEADERS = "x-request-id, retry-after, x-rkllm-context-trimmed, x-rkllm-sampling,"
-            + " x-rkllm-truncated, x-rkllm-rag, x-rkllm-output-check, x-rkllm-incomplete, x-rkllm-images-ignored";
+            + " x-rkllm-truncated, x-rkllm-rag, x-rkllm-output-check, x-rkllm-incomplete, x-rkllm-images-ignored,"
+            + " x-rkllm-max-tokens, x-rkllm-tools-ignored";
     static final String METHODS = "GET, POST, OPTIONS";
 
     private final Set<String> origins;

@@ -109,6 +109,44 @@ class AgentLoopTest {
         }
     }
 
+    private static String request(String billing, String tools, String messages) {
+        return "{\"model\":\"m\",\"max_tokens\":32000,\"system\":[{\"type\":\"text\",\"text\":"
+                + "\"x-anthropic-billing-header: cc_version=2.1.197." + billing + "; cc_entrypoint=cli;\"},"
+                + "{\"type\":\"text\",\"text\":\"You are a coding agent.\"}],\"tools\":" + tools
+                + ",\"messages\":" + messages + "}";
+    }
+
+    @Test
+    void perSessionBillingLinesAndToolOrderDoNotThrowTheCacheAway() throws Exception {
+        String read = "{\"name\":\"Read\",\"input_schema\":{\"type\":\"object\",\"properties\":"
+                + "{\"path\":{\"type\":\"string\"}}}}";
+        String bash = TOOLS.substring(1, TOOLS.length() - 1);
+        try (TestServer server = start()) {
+            String first = "[{\"role\":\"user\",\"content\":\"hello\"}]";
+            JsonNode one = server.postForReply("/v1/messages", request("3bb", "[" + bash + "," + read + "]", first))
+                    .json();
+            // the same conversation goes on with the tools listed the other way round
+            String second = "[{\"role\":\"user\",\"content\":\"hello\"},{\"role\":\"assistant\",\"content\":"
+                    + TestServer.JSON.writeValueAsString(one.at("/content/0/text").asText())
+                    + "},{\"role\":\"user\",\"content\":\"go on\"}]";
+            JsonNode two = server.postForReply("/v1/messages", request("3bb", "[" + read + "," + bash + "]", second))
+                    .json();
+            assertThat(two.at("/usage/cache_read_input_tokens").asInt()).as("tool order").isPositive();
+            assertThat(server.runs("m").getLast().get("prefilled_text").asText()).doesNotContain("hello");
+
+            // another session: another billing line, the same system prompt and tools, whose cache is kept
+            TestServer.Reply other = server.postForReply("/v1/messages",
+                    request("9f1", "[" + bash + "," + read + "]", "[{\"role\":\"user\",\"content\":\"new task\"}]"));
+            assertThat(other.status()).isEqualTo(200);
+            JsonNode clear = server.trace("m").stream().filter(t -> t.get("call").asText().equals("clear_kv_cache"))
+                    .reduce((a, b) -> b).orElseThrow();
+            assertThat(clear.get("keep_system_prompt").asInt()).isEqualTo(1);
+            JsonNode run = server.runs("m").getLast();
+            assertThat(run.get("prefilled_text").asText()).contains("new task").doesNotContain("You are a coding agent")
+                    .doesNotContain("billing");
+        }
+    }
+
     @Test
     void maxTokensIsACeilingNotAReservation() throws Exception {
         try (TestServer server = start()) {

@@ -319,7 +319,8 @@ class ResponsesApiTest {
             OpenAIClient client = client(server);
             Response forced = client.responses().create(withTools().input("[[json:prose]] Hello there.")
                     .toolChoice(ToolChoiceOptions.REQUIRED).build());
-            assertThat(onlyCall(forced).name()).isEqualTo("get_weather");
+            // tools reach the model ordered by name (ToolOrder): the simulated model calls the first
+            assertThat(onlyCall(forced).name()).isEqualTo("get_time");
             assertThat(server.runs("m")).hasSize(2);
             Response named = client.responses().create(withTools().input("Anything")
                     .toolChoice(ToolChoiceFunction.builder().name("get_time").build()).build());
@@ -411,7 +412,7 @@ class ResponsesApiTest {
     void whatCannotBeDoneIsRefusedNamingTheField() throws Exception {
         try (TestServer server = server()) {
             Map<String, String> refused = Map.of(
-                    "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}", "tools[0].type",
+                    "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"shell\"}]}", "tools[0].type",
                     "{\"model\":\"m\",\"input\":\"hi\",\"background\":true}", "background",
                     "{\"model\":\"m\",\"input\":\"hi\",\"conversation\":\"conv_1\"}", "conversation",
                     "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\","
@@ -427,6 +428,45 @@ class ResponsesApiTest {
                 assertThat(reply.json().at("/error/param").asText()).as(e.getKey()).isEqualTo(e.getValue());
             }
             assertThat(server.runs("m")).isEmpty();
+        }
+    }
+
+    @Test
+    void namespaceToolsAreOfferedAndTheirCallsNameTheNamespaceAsCodexSendsThem() throws Exception {
+        try (TestServer server = server()) {
+            String tools = "\"tools\":[{\"type\":\"function\",\"name\":\"exec_command\",\"parameters\":{"
+                    + "\"type\":\"object\",\"properties\":{\"cmd\":{\"type\":\"string\"}}}},"
+                    + "{\"type\":\"namespace\",\"name\":\"multi_agent_v1\",\"description\":\"Sub-agents.\","
+                    + "\"tools\":[{\"type\":\"function\",\"name\":\"close_agent\",\"strict\":false,\"parameters\":{"
+                    + "\"type\":\"object\",\"properties\":{\"target\":{\"type\":\"string\"}},"
+                    + "\"required\":[\"target\"]}}]},"
+                    + "{\"type\":\"web_search\",\"external_web_access\":true}]";
+            TestServer.Reply reply = server.postForReply("/v1/responses", "{\"model\":\"m\",\"input\":"
+                    + "\"Use close_agent on the explorer.\"," + tools + "}");
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            assertThat(reply.header("X-RKLLM-Tools-Ignored")).startsWith("web_search");
+            JsonNode call = reply.json().at("/output/0");
+            assertThat(call.get("type").asText()).isEqualTo("function_call");
+            assertThat(call.get("name").asText()).isEqualTo("close_agent");
+            assertThat(call.get("namespace").asText()).isEqualTo("multi_agent_v1");
+            assertThat(TestServer.JSON.readTree(call.get("arguments").asText()).get("target").isTextual()).isTrue();
+            JsonNode run = server.runs("m").getLast();
+            assertThat(server.trace("m").stream().filter(t -> t.get("call").asText().equals("set_function_tools"))
+                    .reduce((a, b) -> b).orElseThrow().toString()).contains("close_agent").contains("exec_command")
+                    .doesNotContain("web_search");
+            assertThat(run.get("output").asText()).contains("close_agent");
+
+            // the round trip: the call comes back with its namespace, its output as a tool turn
+            TestServer.Reply next = server.postForReply("/v1/responses", "{\"model\":\"m\",\"input\":["
+                    + "{\"role\":\"user\",\"content\":\"Use close_agent on the explorer.\"},"
+                    + "{\"type\":\"function_call\",\"call_id\":\"" + call.get("call_id").asText() + "\","
+                    + "\"name\":\"close_agent\",\"namespace\":\"multi_agent_v1\",\"arguments\":"
+                    + TestServer.JSON.writeValueAsString(call.get("arguments").asText()) + "},"
+                    + "{\"type\":\"function_call_output\",\"call_id\":\"" + call.get("call_id").asText() + "\","
+                    + "\"output\":\"closed\"}]," + tools + "}");
+            assertThat(next.status()).as(next.body()).isEqualTo(200);
+            assertThat(server.runs("m").getLast().get("role").asText()).isEqualTo("tool");
+            assertThat(next.json().at("/usage/input_tokens_details/cached_tokens").asInt()).isPositive();
         }
     }
 

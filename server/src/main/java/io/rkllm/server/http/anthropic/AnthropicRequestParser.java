@@ -67,7 +67,7 @@ public final class AnthropicRequestParser {
         List<ChatMessage> messages = new ArrayList<>();
         Optional<JsonNode> system = f.raw("system");
         if (system.isPresent()) {
-            String text = text(system.get(), "system");
+            String text = withoutBillingLines(text(system.get(), "system"));
             if (!text.isEmpty()) {
                 messages.add(ChatMessage.of(Role.SYSTEM, text));
             }
@@ -90,6 +90,26 @@ public final class AnthropicRequestParser {
                 choice.choice().orElse(ToolChoice.AUTO), choice.parallel(), outputFormat(f),
                 Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
     }
+
+    /**
+     * The system text without Claude Code's {@code x-anthropic-billing-header: cc_version=...; cch=...;} line: it is
+     * for Anthropic's accounting, not for the model, and it changes from session to session (and, in some versions,
+     * from request to request), which would make every conversation's system prompt new to the KV cache.
+     */
+    static String withoutBillingLines(String system) {
+        if (!system.contains(BILLING_PREFIX)) {
+            return system;
+        }
+        StringBuilder kept = new StringBuilder();
+        for (String line : system.split("\n", -1)) {
+            if (!line.startsWith(BILLING_PREFIX)) {
+                kept.append(kept.isEmpty() ? "" : "\n").append(line);
+            }
+        }
+        return kept.toString().strip();
+    }
+
+    private static final String BILLING_PREFIX = "x-anthropic-billing-header:";
 
     /**
      * Anthropic's client tools ({@code name}, {@code description}, {@code input_schema}) as the OpenAI tools JSON

@@ -7,6 +7,7 @@ import io.rkllm.server.api.ApiException;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -78,7 +79,7 @@ final class ResponseObjects {
     }
 
     /** A finished answer's output items: reasoning, then the message (unless the answer is only calls), then calls. */
-    ArrayNode output(Answer answer, boolean reasoningSummary) {
+    ArrayNode output(Answer answer, boolean reasoningSummary, Map<String, String> namespaces) {
         String status = status(answer.finishReason());
         ArrayNode output = mapper.createArrayNode();
         if (!answer.reasoning().isEmpty()) {
@@ -88,7 +89,7 @@ final class ResponseObjects {
             output.add(message(id("msg"), answer.content(), status));
         }
         for (OutputEvent.ToolCall call : answer.toolCalls()) {
-            output.add(functionCall(call, "completed"));
+            output.add(functionCall(call, "completed", namespaces));
         }
         return output;
     }
@@ -141,8 +142,11 @@ final class ResponseObjects {
         return part;
     }
 
-    /** A function call item; its id is the call's with {@code fc_}, its call_id the call's own. */
-    ObjectNode functionCall(OutputEvent.ToolCall call, String status) {
+    /**
+     * A function call item; its id is the call's with {@code fc_}, its call_id the call's own, and the namespace of a
+     * function offered inside a {@code namespace} tool ({@code namespaces}, by function name).
+     */
+    ObjectNode functionCall(OutputEvent.ToolCall call, String status, Map<String, String> namespaces) {
         ObjectNode item = mapper.createObjectNode();
         item.put("id", functionCallId(call));
         item.put("type", "function_call");
@@ -150,6 +154,10 @@ final class ResponseObjects {
         item.put("arguments", status.equals("in_progress") ? "" : call.argumentsJson());
         item.put("call_id", call.id());
         item.put("name", call.name());
+        String namespace = namespaces.get(call.name());
+        if (namespace != null) {
+            item.put("namespace", namespace);
+        }
         return item;
     }
 

@@ -42,6 +42,9 @@ final class ResponsesHandler {
         this.objects = new ResponseObjects(mapper);
     }
 
+    /** Names the hosted tools a request offered that were left out. */
+    static final String TOOLS_IGNORED_HEADER = "X-RKLLM-Tools-Ignored";
+
     void create(Context ctx) throws Exception {
         ResponsesRequest parsed = parser.parse(ctx.bodyAsBytes(),
                 ConversationHeader.of(ctx), store::item);
@@ -51,6 +54,10 @@ final class ResponsesHandler {
         conversation.addAll(parsed.input());
         String id = ResponseObjects.id("resp");
         long created = Instant.now().getEpochSecond();
+        if (!parsed.ignoredTools().isEmpty()) {
+            ctx.header(TOOLS_IGNORED_HEADER, String.join(", ", parsed.ignoredTools())
+                    + ": hosted tools, which nothing runs on this server, left out");
+        }
         driver.run(ctx, request, started -> {
             String model = started.modelId();
             if (request.stream()) {
@@ -59,7 +66,8 @@ final class ResponsesHandler {
                 driver.collect(ctx, started, answer -> {
                     ObjectNode response = objects.response(id, created, model, parsed.echo(),
                             ResponseObjects.status(answer.finishReason()),
-                            objects.output(answer, parsed.reasoningSummary()), answer.usage(), Optional.empty());
+                            objects.output(answer, parsed.reasoningSummary(), parsed.namespaces()), answer.usage(),
+                            Optional.empty());
                     keep(parsed, id, conversation, answer.content(), answer.toolCalls(), response);
                     ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(response));
                 });
@@ -268,12 +276,12 @@ final class ResponsesHandler {
             String itemId = ResponseObjects.functionCallId(call);
             int index = output.size();
             out.add(send(event("response.output_item.added").put("output_index", index)
-                    .set("item", objects.functionCall(call, "in_progress"))));
+                    .set("item", objects.functionCall(call, "in_progress", parsed.namespaces()))));
             out.add(send(event("response.function_call_arguments.delta").put("item_id", itemId)
                     .put("output_index", index).put("delta", call.argumentsJson())));
             out.add(send(event("response.function_call_arguments.done").put("item_id", itemId)
                     .put("output_index", index).put("name", call.name()).put("arguments", call.argumentsJson())));
-            ObjectNode item = objects.functionCall(call, "completed");
+            ObjectNode item = objects.functionCall(call, "completed", parsed.namespaces());
             out.add(send(event("response.output_item.done").put("output_index", index).set("item", item)));
             output.add(item);
         }

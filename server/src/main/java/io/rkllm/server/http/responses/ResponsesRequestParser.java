@@ -19,8 +19,10 @@ import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -61,10 +63,13 @@ public final class ResponsesRequestParser {
      *                         in the reasoning item's {@code summary} (there is no summariser: it is the whole
      *                         reasoning) rather than its {@code content}
      * @param echo the request's settings as the response object repeats them (instructions, tools, text, ...)
+     * @param namespaces the namespace of each function offered inside a {@code namespace} tool, by function name:
+     *                   a call of it names its namespace, as the client expects it back
+     * @param ignoredTools hosted tools left out (nothing runs them here), for the response's note
      */
     public record ResponsesRequest(ChatRequest base, Optional<String> instructions, List<ChatMessage> input,
                                    Optional<String> previousResponseId, boolean store, boolean reasoningSummary,
-                                   ObjectNode echo) {
+                                   ObjectNode echo, Map<String, String> namespaces, List<String> ignoredTools) {
 
         /** The request to run: the instructions, then {@code history} (a previous response's conversation), then the input. */
         public ChatRequest request(List<ChatMessage> history) {
@@ -97,7 +102,9 @@ public final class ResponsesRequestParser {
         Optional<String> instructions = f.string("instructions").filter(s -> !s.isEmpty());
         List<ChatMessage> input = input(f, storedItems);
         ArrayNode responsesTools = JsonNodeFactory.instance.arrayNode();
-        Optional<String> tools = tools(f, responsesTools);
+        Map<String, String> namespaces = new LinkedHashMap<>();
+        List<String> ignoredTools = new ArrayList<>();
+        Optional<String> tools = tools(f, responsesTools, namespaces, ignoredTools);
         Optional<ToolChoice> choice = toolChoice(f, tools);
         Optional<OutputFormat> format = textFormat(f);
         OptionalInt maxTokens = common.maxTokens(f, "max_output_tokens");
@@ -115,7 +122,7 @@ public final class ResponsesRequestParser {
         Optional<String> previous = f.string("previous_response_id").filter(s -> !s.isBlank());
         ObjectNode echo = echo(f, instructions, maxTokens, responsesTools, parallel, store, previous, reasoning);
         return new ResponsesRequest(base, instructions, List.copyOf(input), previous, store,
-                reasoning.summary().isPresent(), echo);
+                reasoning.summary().isPresent(), echo, Map.copyOf(namespaces), List.copyOf(ignoredTools));
     }
 
     /** {@code input}: a string (one user message) or an array of items. */
@@ -259,40 +266,83 @@ public final class ResponsesRequestParser {
     }
 
     /**
-     * The Responses' flat function tools ({@code type, name, description, parameters, strict}) as the OpenAI tools
-     * JSON the runtime takes; {@code echo} gets them as they were given. Hosted tools are refused.
+     * Tools that hosted services run on OpenAI's side: nothing runs them here, and a client that offers one (Codex
+     * offers web_search by default) loses nothing it could have here when it is left out.
      */
-    private Optional<String> tools(FieldReader f, ArrayNode echo) {
+    private static final Set<String> HOSTED_TOOLS = Set.of("web_search", "web_search_preview",
+            "web_search_preview_2025_03_11", "web_search_2025_08_26", "file_search", "code_interpreter",
+            "image_generation", "computer_use_preview", "computer_use", "mcp", "tool_search");
+
+    /**
+     * The Responses' flat function tools ({@code type, name, description, parameters, strict}) and the functions of
+     * {@code namespace} tools (a group of client-run functions, as Codex sends its sub-agent tools: each offered by
+     * its own name, its namespace remembered in {@code namespaces} for the calls) as the OpenAI tools JSON the
+     * runtime takes; {@code echo} gets them as they were given. Hosted tools are left out (named in
+     * {@code ignored}); any other type is refused.
+     */
+    private Optional<String> tools(FieldReader f, ArrayNode echo, Map<String, String> namespaces,
+                                   List<String> ignored) {
         Optional<ArrayNode> tools = f.array("tools");
         if (tools.isEmpty() || tools.get().isEmpty()) {
             return Optional.empty();
-        }
-        if (tools.get().size() > limits.maxTools()) {
-            throw ApiException.invalid("tools", "at most " + limits.maxTools() + " tools are allowed");
         }
         ArrayNode openAi = JsonNodeFactory.instance.arrayNode();
         for (int i = 0; i < tools.get().size(); i++) {
             JsonNode tool = tools.get().get(i);
             String where = "tools[" + i + "]";
             String type = tool.path("type").asText("");
-            if (!type.equals("function")) {
-                throw ApiException.invalid(where + ".type", "tools of type '" + type + "' are not supported here"
-                        + " (only function tools: nothing runs hosted tools on this server)");
-            }
-            if (!tool.path("name").isTextual() || tool.path("name").asText().isBlank()) {
-                throw ApiException.invalid(where + ".name", where + " needs a 'name'");
-            }
-            ObjectNode function = openAi.addObject().put("type", "function").putObject("function");
-            function.put("name", tool.path("name").asText());
-            if (tool.path("description").isTextual()) {
-                function.put("description", tool.path("description").asText());
-            }
-            if (tool.path("parameters").isObject()) {
-                function.set("parameters", tool.path("parameters"));
+            if (HOSTED_TOOLS.contains(type)) {
+                ignored.add(type);
+            } else if (type.equals("namespace")) {
+                String namespace = name(tool, where);
+                JsonNode inner = tool.path("tools");
+                if (!inner.isArray() || inner.isEmpty()) {
+                    throw ApiException.invalid(where + ".tools", "a namespace tool needs 'tools': its functions");
+                }
+                for (int j = 0; j < inner.size(); j++) {
+                    String innerWhere = where + ".tools[" + j + "]";
+                    String innerType = inner.get(j).path("type").asText("");
+                    if (!innerType.equals("function")) {
+                        throw ApiException.invalid(innerWhere + ".type", "Invalid value: '" + innerType
+                                + "'. Supported values inside a namespace here are: 'function'.");
+                    }
+                    String name = function(inner.get(j), innerWhere, openAi);
+                    namespaces.put(name, namespace);
+                }
+            } else if (type.equals("function")) {
+                function(tool, where, openAi);
+            } else {
+                throw ApiException.invalid(where + ".type", "Invalid value: '" + type + "'. Supported values are:"
+                        + " 'function' and 'namespace' (hosted tools such as 'web_search' are left out: nothing runs"
+                        + " them on this server).");
             }
             echo.add(tool);
         }
-        return Optional.of(openAi.toString());
+        if (openAi.size() > limits.maxTools()) {
+            throw ApiException.invalid("tools", "at most " + limits.maxTools() + " tools are allowed");
+        }
+        return openAi.isEmpty() ? Optional.empty() : Optional.of(openAi.toString());
+    }
+
+    private static String name(JsonNode tool, String where) {
+        if (!tool.path("name").isTextual() || tool.path("name").asText().isBlank()) {
+            throw ApiException.invalid(where + ".name", where + " needs a 'name'");
+        }
+        return tool.path("name").asText();
+    }
+
+    /** One function tool as the runtime's OpenAI tool; its name. */
+    private static String function(JsonNode tool, String where, ArrayNode openAi) {
+        String name = name(tool, where);
+        ObjectNode function = openAi.addObject().put("type", "function").putObject("function");
+        function.put("name", name);
+        if (tool.path("description").isTextual()) {
+            function.put("description", tool.path("description").asText());
+        }
+        if (tool.path("parameters").isObject()) {
+            function.set("parameters", tool.path("parameters"));
+        }
+        return name;
     }
 
     /** {@code tool_choice}: none (empty: the tools are not offered), auto, required, or one function. */

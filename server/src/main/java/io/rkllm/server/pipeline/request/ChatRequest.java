@@ -26,4 +26,10 @@ public record ChatRequest(String model, List<ChatMessage> messages, boolean stre
         return new ChatRequest(model, List.copyOf(value), stream, includeUsage, maxTokens, sampling, stop, toolsJson,
                 toolChoice, parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
     }
+
+    /** The same request with other tools (the same tools in another order). */
+    public ChatRequest withTools(Optional<String> value) {
+        return new ChatRequest(model, messages, stream, includeUsage, maxTokens, sampling, stop, value, toolChoice,
+                parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
+    }
 }
