@@ -1,15 +1,16 @@
 package io.rkllm.server.app;
 
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.backend.rkllm.RkllmBackend;
+import io.rkllm.server.backend.rkllm.RkllmCachePolicy;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelLoader;
+import io.rkllm.server.engine.Backends;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
 import io.rkllm.server.http.HttpServer;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.ModelCacheState;
 import io.rkllm.server.pipeline.ModelMemory;
 import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.pipeline.SlotCount;
@@ -23,11 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
 public final class ServerApp implements AutoCloseable {
     private final HttpServer http;
-    private final ModelRegistry<?> registry;
+    private final ModelRegistry registry;
     private final AtomicBoolean stopping;
     private final Metrics metrics;
 
-    private ServerApp(HttpServer http, ModelRegistry<?> registry, AtomicBoolean stopping, Metrics metrics) {
+    private ServerApp(HttpServer http, ModelRegistry registry, AtomicBoolean stopping, Metrics metrics) {
         this.http = http;
         this.registry = registry;
         this.stopping = stopping;
@@ -41,15 +42,27 @@ public final class ServerApp implements AutoCloseable {
 
     /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
     public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
+        return start(config, Backends.of(new RkllmBackend(runtime, rknn, rkllmSettings(config))), catalog);
+    }
+
+    /** What the RKLLM backend reads of the configuration. */
+    public static RkllmBackend.Settings rkllmSettings(ServerConfig config) {
+        return new RkllmBackend.Settings(config.runtime().eosGuard(), config.runtime().thinkingFlag(),
+                new RkllmCachePolicy.Settings(config.cache().enabled(), config.cache().verify(),
+                        config.vision().cachePolicy().equals("incremental")));
+    }
+
+    /** A server whose models run on {@code backends}, each model on the one that runs its file. */
+    public static ServerApp start(ServerConfig config, Backends backends, ModelCatalog catalog) {
         Metrics metrics = Metrics.of(config.metrics());
         long maxMemory = ModelMemory.limit(config.models().maxMemory(),
                 SlotCount.systemMemory(Path.of("/proc/meminfo")));
-        ModelRegistry<ModelCacheState> registry = new ModelRegistry<>(ModelLoader.of(runtime, rknn),
+        ModelRegistry registry = new ModelRegistry(backends,
                 new RegistrySettings(config.models().maxLoaded(), config.queue().maxWaiting(),
-                        config.models().idleUnload(), config.models().loadTimeout(), config.runtime().eosGuard(),
+                        config.models().idleUnload(), config.models().loadTimeout(),
                         config.models().memoryCheck(), config.models().memoryBudgetMb(),
                         (long) config.vision().cacheMb() << 20, maxMemory), Clock.systemUTC(),
-                load -> new ModelCacheState(load.slots()), metrics.engine());
+                metrics.engine());
         ModelService models = new ModelService(catalog, registry, config);
         metrics.bind(models::loaded);
         TokenEstimator estimator = new TokenEstimator();

@@ -1,8 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.HiddenLayer;
-import io.rkllm.ffm.Model;
-import io.rkllm.ffm.RunInput;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import java.util.ArrayList;
@@ -12,11 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One embedding request on the model's thread: the handle is readied once, then each prompt runs in
- * {@code RKLLM_INFER_GET_LAST_HIDDEN_LAYER} mode with {@code keep_history=0} on the empty KV cache (so every
- * vector depends on its own text only), taking its turn on the NPU after any generation (and, like every
- * {@code rkllm_run}, never beside an image encoder's run: {@link NpuLock}), and its rows are pooled at once. The
- * first prompt that fails fails the request: the prompts after it do not run.
+ * One embedding request on the model's thread: the model is readied once (the framing template, an empty cache, so
+ * every vector depends on its own text only), then each prompt runs, taking its turn on the NPU after any
+ * generation, and its rows are pooled at once. The first prompt that fails fails the request: the prompts after it
+ * do not run.
  */
 final class EmbeddingJob extends Job {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddingJob.class);
@@ -24,26 +20,29 @@ final class EmbeddingJob extends Job {
     final Embedding embedding;
     private final ModelWorker worker;
     private final EmbeddingWork work;
+    private final String runtime;
     private final long queuedAt = System.nanoTime();
 
-    EmbeddingJob(ModelWorker worker, Priority priority, long sequence, EmbeddingWork work) {
+    /** @param runtime the backend's runtime as a user knows it, for the failure message */
+    EmbeddingJob(ModelWorker worker, Priority priority, long sequence, EmbeddingWork work, String runtime) {
         super(1 + priority.ordinal(), sequence);
         this.worker = worker;
         this.work = work;
+        this.runtime = runtime;
         this.embedding = new Embedding(() -> worker.dequeue(this));
     }
 
     @Override
-    void execute(Slots slots) {
+    void execute(BackendModel model) {
         worker.taken(this);
-        if (embedding.control().isAborted()) {
+        if (embedding.cancellation().isCancelled()) {
             // cancelled between leaving the queue and now: its reader still waits for the end
             embedding.emit(cancelled());
             return;
         }
         worker.running(this);
         try {
-            embedding.emit(run(slots.get(0)));
+            embedding.emit(run(model));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.SHUTDOWN,
@@ -65,10 +64,10 @@ final class EmbeddingJob extends Job {
         embedding.cancel(reason);
     }
 
-    private EmbeddingEvent run(Model model) throws InterruptedException {
+    private EmbeddingEvent run(BackendModel model) throws InterruptedException {
         embedding.emit(new EmbeddingEvent.Started((System.nanoTime() - queuedAt) / 1_000_000));
         try {
-            work.prepare(new FfmSlot(model));
+            model.readyForEmbeddings(work.template());
         } catch (RuntimeException e) {
             LOG.warn("model {}: preparing the embedding runs failed: {}", worker.name(), e.toString());
             return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("preparing the model failed: "
@@ -78,31 +77,29 @@ final class EmbeddingJob extends Job {
         List<float[]> vectors = new ArrayList<>(prompts.size());
         List<RunStats> runs = new ArrayList<>(prompts.size());
         for (int i = 0; i < prompts.size(); i++) {
-            if (!worker.turns().beginEmbedding(() -> embedding.control().isAborted())) {
+            if (!worker.turns().beginEmbedding(() -> embedding.cancellation().isCancelled())) {
                 return cancelled();
             }
-            HiddenLayer result;
+            EmbedResult result;
             try {
-                // an rkllm_run like a generation's: never beside a vision model's encoder run
-                RunInput input = RunInput.user(prompts.get(i), false);
-                result = worker.npu().generating(() -> model.lastHiddenLayer(input, embedding.control()));
+                result = model.embed(prompts.get(i), embedding.cancellation());
             } catch (RuntimeException e) {
                 LOG.error("model {}: embedding run failed", worker.name(), e);
-                result = new HiddenLayer.Failed(e.getMessage());
+                result = new EmbedResult.Failed(e.getMessage());
             } finally {
                 worker.turns().endEmbedding();
             }
             switch (result) {
-                case HiddenLayer.States states -> {
-                    vectors.add(work.pool(states.embdSize(), states.rows()));
-                    runs.add(NativeTypes.stats(states.perf()));
+                case EmbedResult.Rows rows -> {
+                    vectors.add(work.pool(rows.width(), rows.rows()));
+                    runs.add(rows.stats());
                 }
-                case HiddenLayer.Aborted aborted -> {
+                case EmbedResult.Aborted aborted -> {
                     return cancelled();
                 }
-                case HiddenLayer.Failed failed -> {
+                case EmbedResult.Failed failed -> {
                     String which = prompts.size() == 1 ? "" : " on input " + i + " of " + prompts.size();
-                    return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("the RKLLM runtime failed" + which
+                    return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("the " + runtime + " failed" + which
                             + ": " + failed.message() + "; the inputs after it were not embedded"));
                 }
             }

@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One embedding request as the layers above decide it: the prompts to run, already framed as the model was
@@ -9,8 +10,11 @@ import java.util.List;
  */
 public interface EmbeddingWork {
 
-    /** Readies the model's handle before the first prompt: its chat template, an empty KV cache. */
-    void prepare(KvCacheHandle slot);
+    /**
+     * The template the prompts are framed in, set before the first prompt (with an empty KV cache); empty to keep
+     * the model's own.
+     */
+    Optional<PromptTemplate> template();
 
     /** The prompts, in the request's order. */
     List<String> prompts();

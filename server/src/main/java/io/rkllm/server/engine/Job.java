@@ -12,8 +12,8 @@ abstract sealed class Job implements Comparable<Job> permits GenerationJob, Embe
         this.sequence = sequence;
     }
 
-    /** Runs on the model's thread with its loaded slots. */
-    abstract void execute(Slots slots);
+    /** Runs on the model's thread with its loaded model. */
+    abstract void execute(BackendModel model);
 
     /** The model is gone before the job could run. */
     abstract void fail(String message);

@@ -1,6 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.RunControl;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import java.time.Duration;
@@ -15,13 +14,13 @@ import java.util.function.Function;
 /**
  * A caller's handle on one queued or running job: its events, and cancellation from any thread. Cancelling a
  * queued job removes it from the queue (its reader gets the cancellation as its end); cancelling a running one
- * aborts its native run, never waiting on the worker.
+ * aborts its native run (through its {@link Cancellation}), never waiting on the worker.
  *
  * @param <E> the job's events
  */
 public abstract sealed class JobHandle<E> permits Generation, Embedding {
     private final BlockingQueue<E> events = new LinkedBlockingQueue<>();
-    private final RunControl control = new RunControl();
+    private final Cancellation cancellation = new Cancellation();
     private final AtomicReference<CancelReason> cancelReason = new AtomicReference<>();
     private final BooleanSupplier dequeue;
     private final Function<Failure, E> failed;
@@ -48,7 +47,7 @@ public abstract sealed class JobHandle<E> permits Generation, Embedding {
         if (dequeue.getAsBoolean()) {
             emit(failed.apply(new Failure.Cancelled(reason, reason.description())));
         } else {
-            control.abort();
+            cancellation.cancel();
         }
     }
 
@@ -56,8 +55,8 @@ public abstract sealed class JobHandle<E> permits Generation, Embedding {
         return Optional.ofNullable(cancelReason.get());
     }
 
-    RunControl control() {
-        return control;
+    Cancellation cancellation() {
+        return cancellation;
     }
 
     void emit(E event) {

@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.cache.CacheContents;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -7,16 +8,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A model whose worker exists (loading or loaded), with the state the pipeline keeps per model (what the KV
- * caches hold), which only the planners touch, on the worker thread.
- *
- * @param <S> the pipeline's per-model state
+ * A model whose worker exists (loading or loaded).
  */
-public final class LoadedModel<S> {
+public final class LoadedModel {
     private final ModelLoad load;
     private final ModelWorker worker;
     private final Instant loadStarted;
-    private final S state;
     private final AtomicReference<Instant> lastUsed;
     private volatile boolean draining;
     private final AtomicLong memoryMb;
@@ -26,14 +23,13 @@ public final class LoadedModel<S> {
      * @param memoryMb what its loaded slots hold, as the memory check counted them
      * @param released completes when the worker stopped and its memory is counted as free again
      */
-    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, S state, AtomicLong memoryMb,
+    LoadedModel(ModelLoad load, ModelWorker worker, Instant now, AtomicLong memoryMb,
                 CompletableFuture<Void> released) {
         this.memoryMb = memoryMb;
         this.released = released;
         this.load = load;
         this.worker = worker;
         this.loadStarted = now;
-        this.state = state;
         this.lastUsed = new AtomicReference<>(now);
     }
 
@@ -66,9 +62,9 @@ public final class LoadedModel<S> {
         return worker.encoder();
     }
 
-    /** The pipeline's state of this model; touched only on the worker thread. */
-    public S state() {
-        return state;
+    /** What the model's KV caches hold now (nothing while it loads); read by requests being prepared. */
+    public CacheContents held() {
+        return worker.held();
     }
 
     /** What its loaded slots hold (0 while the first still loads), in MB. */

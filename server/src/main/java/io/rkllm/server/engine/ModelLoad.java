@@ -9,24 +9,25 @@ import java.util.Optional;
  * (the only sampling on runtime 1.2), how many slots (handles, each with its own KV cache) to create, the
  * memory one handle takes, in MB (stated or estimated by the layer above; the registry's {@code models.max_memory}
  * and {@link MemoryBudget} both count it), how many requests may wait for it (0 = the registry's default), and
- * for a vision model its image encoder.
+ * for a vision model its image encoder; its family names it in messages.
  */
 public record ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                        int maxQueued, Optional<VisionLoad> vision) {
+                        int maxQueued, Optional<VisionLoad> vision, String family) {
 
     public ModelLoad {
         Objects.requireNonNull(vision, "vision");
+        Objects.requireNonNull(family, "family");
     }
 
     /** A text model with the registry's queue length. */
     public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb) {
-        this(id, file, contextLength, sampling, slots, memoryMb, 0, Optional.empty());
+        this(id, file, contextLength, sampling, slots, memoryMb, 0, Optional.empty(), "");
     }
 
     /** A model with the registry's queue length. */
     public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
                      Optional<VisionLoad> vision) {
-        this(id, file, contextLength, sampling, slots, memoryMb, 0, vision);
+        this(id, file, contextLength, sampling, slots, memoryMb, 0, vision, "");
     }
 
     /** The memory of all its slots and its encoder. */

@@ -1,6 +1,5 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
@@ -24,7 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +31,9 @@ import org.slf4j.LoggerFactory;
  * The loaded models: loads on first use, switches models when more are requested than may stay
  * loaded (the least recently used idle one goes first), unloads after an idle time. Requests for a
  * model that is loading wait for it; a failed load is reported to every waiter.
- *
- * @param <S> the pipeline's state of each loaded model
+
  */
-public final class ModelRegistry<S> implements AutoCloseable {
+public final class ModelRegistry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
     private static final long MIB = 1L << 20;
 
@@ -62,39 +60,37 @@ public final class ModelRegistry<S> implements AutoCloseable {
         }
     }
 
-    private final ModelLoader runtime;
+    private final Backends backends;
     private final int maxLoaded;
     private final int maxQueued;
     private final long maxMemory;
     private final NpuTurns turns = new NpuTurns();
     private final Duration idleUnload;
     private final Duration loadTimeout;
-    private final boolean eosGuard;
     private final Clock clock;
-    private final Function<ModelLoad, S> stateFactory;
     private final Listener listener;
-    private final Map<String, LoadedModel<S>> loaded = new LinkedHashMap<>();
+    private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
     /** Models being stopped: a new model loads only once their NPU memory is free. */
-    private final List<LoadedModel<S>> stopping = new ArrayList<>();
+    private final List<LoadedModel> stopping = new ArrayList<>();
     private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
     private final NpuLock npu = new NpuLock();
     private final EmbeddingCache embeddings;
     private boolean closed;
 
-    public ModelRegistry(ModelLoader runtime, RegistrySettings settings, Clock clock,
-                         Function<ModelLoad, S> stateFactory, Listener listener) {
-        this.runtime = runtime;
+    /** @param backends the engines models load with, chosen per model file */
+    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock, Listener listener) {
+        this.backends = backends;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
         this.maxMemory = settings.maxMemoryBytes();
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
-        this.eosGuard = RegistrySettings.on(settings.eosGuard(), runtime.runtime().abi());
-        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), runtime.runtime().abi()),
+        // auto: on when any backend's failed load takes the process down (RKLLM runtime 1.3)
+        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), backends.available().stream()
+                .anyMatch(b -> b.info().loadFailureIsFatal())),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
-        this.stateFactory = stateFactory;
         this.listener = listener;
         this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
@@ -110,9 +106,18 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return embeddings;
     }
 
-    /** The runtime's ABI, whether it samples per run, and its default sampling. */
-    public RuntimeInfo runtimeInfo() {
-        return runtime.runtime();
+    /**
+     * The runtime a model file loads with: its name and ABI, whether it samples per run, its default sampling.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when no available backend runs it
+     */
+    public RuntimeInfo runtimeFor(String id, Path file) {
+        return backends.forModel(id, file).info();
+    }
+
+    /** The runtime of the first available backend, for {@code /health}; empty when there is none. */
+    public Optional<RuntimeInfo> primaryRuntime() {
+        return backends.primary().map(Backend::info);
     }
 
     /**
@@ -122,8 +127,10 @@ public final class ModelRegistry<S> implements AutoCloseable {
      * gives way, so that no queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
      */
     public LoadedModel acquire(ModelLoad spec) {
+        // a model no available backend runs fails now, before any other model gives way to it
+        backends.forModel(spec.id(), spec.file());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
-        LoadedModel<S> model;
+        LoadedModel model;
         synchronized (this) {
             while (true) {
                 if (closed) {
@@ -151,7 +158,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     }
                     while (loaded.size() >= limit || !memory.fits(need + loadingMb(), releasingMb())
                             || !withinMaxMemory(need)) {
-                        Optional<LoadedModel<S>> idle = loaded.values().stream()
+                        Optional<LoadedModel> idle = loaded.values().stream()
                                 .filter(m -> m.isReady() && m.isIdle())
                                 .min(Comparator.comparing(LoadedModel::lastUsed));
                         if (idle.isEmpty()) {
@@ -210,7 +217,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     /** A worker ran out of work: a draining model gives way now, and waiting loads look again. */
-    private synchronized void idle(LoadedModel<S> model) {
+    private synchronized void idle(LoadedModel model) {
         if (model.isDraining() && model.isIdle() && loaded.get(model.id()) == model) {
             stop(model, "switch");
         }
@@ -251,7 +258,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
     }
 
     /** Removes and stops a model (it finishes nothing: callers pick idle models); holds the lock. */
-    private void stop(LoadedModel<S> model, String why) {
+    private void stop(LoadedModel model, String why) {
         loaded.remove(model.id());
         stopping.add(model);
         LOG.info("unloading model {} ({})", model.id(), why);
@@ -261,7 +268,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
 
     /** Unloads the model if loaded; running work ends first, queued work is cancelled. */
     public boolean unload(String id, String why) {
-        LoadedModel<S> model;
+        LoadedModel model;
         synchronized (this) {
             model = loaded.remove(id);
         }
@@ -275,28 +282,28 @@ public final class ModelRegistry<S> implements AutoCloseable {
         return true;
     }
 
-    public synchronized Optional<LoadedModel<S>> find(String id) {
+    public synchronized Optional<LoadedModel> find(String id) {
         return Optional.ofNullable(loaded.get(id));
     }
 
-    public synchronized List<LoadedModel<S>> loadedModels() {
+    public synchronized List<LoadedModel> loadedModels() {
         return List.copyOf(loaded.values());
     }
 
     /** Stops every model: waiting work is cancelled, running generations get {@code grace} to end, then abort. */
     public void shutdown(Duration grace) {
-        List<LoadedModel<S>> all;
+        List<LoadedModel> all;
         synchronized (this) {
             closed = true;
             all = new ArrayList<>(loaded.values());
             loaded.clear();
         }
         reaper.shutdownNow();
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             model.worker().close();
         }
         long deadline = System.nanoTime() + grace.toNanos();
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             try {
                 model.worker().stopped().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
@@ -307,7 +314,7 @@ public final class ModelRegistry<S> implements AutoCloseable {
                 LOG.warn("model {} stopped with an error", model.id(), e);
             }
         }
-        for (LoadedModel<S> model : all) {
+        for (LoadedModel model : all) {
             model.worker().stopped().join();
         }
     }
@@ -317,15 +324,42 @@ public final class ModelRegistry<S> implements AutoCloseable {
         shutdown(Duration.ofSeconds(10));
     }
 
-    private LoadedModel<S> start(ModelLoad spec) {
+    private LoadedModel start(ModelLoad spec) {
+        Backend backend = backends.forModel(spec.id(), spec.file());
         Instant started = clock.instant();
         stopping.removeIf(m -> m.released().isDone());
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
-        AtomicReference<LoadedModel<S>> self = new AtomicReference<>();
+        AtomicReference<LoadedModel> self = new AtomicReference<>();
         AtomicLong reserved = new AtomicLong();
-        AtomicInteger handles = new AtomicInteger();
-        ModelWorker worker = new ModelWorker(spec.id(), spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued,
-                spec.slots(), () -> {
+        Loading loading = new Loading(spec, freed, reserved);
+        ModelWorker worker = new ModelWorker(spec.id(), backend.info().name(),
+                spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued, () -> backend.load(spec, loading), turns, () -> {
+            LoadedModel model = self.get();
+            if (model != null) {
+                idle(model);
+            }
+        });
+        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
+        self.set(new LoadedModel(spec, worker, started, reserved, released));
+        return self.get();
+    }
+
+    /** The load policy around one model's native loads, on its worker thread. */
+    private final class Loading implements LoadContext {
+        private final ModelLoad spec;
+        private final List<CompletableFuture<Void>> freed;
+        /** What its loads hold, counted free again when the worker stops. */
+        private final AtomicLong reserved;
+        private final AtomicInteger handles = new AtomicInteger();
+
+        Loading(ModelLoad spec, List<CompletableFuture<Void>> freed, AtomicLong reserved) {
+            this.spec = spec;
+            this.freed = freed;
+            this.reserved = reserved;
+        }
+
+        @Override
+        public <T> T loadSlot(Supplier<T> init) {
             // The NPU memory of a switched-out model must be free before the next one loads.
             freed.forEach(CompletableFuture::join);
             if (handles.getAndIncrement() > 0) {
@@ -339,60 +373,63 @@ public final class ModelRegistry<S> implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                Model model = memory.load(spec.id(), spec.memoryMb(), () -> runtime.load(spec));
+                T handle = memory.load(spec.id(), spec.memoryMb(), init);
                 reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
                 listener.loaded(spec.id(), took);
-                return model;
+                return handle;
             } catch (RuntimeException e) {
                 LOG.warn("model {} failed to load: {}", spec.id(), e.getMessage());
                 listener.loadFailed(spec.id(), e.getMessage());
                 throw e;
             }
-        }, () -> spec.vision().isEmpty() ? null : encoderStep(spec, reserved), npu, turns, () -> {
-            LoadedModel<S> model = self.get();
-            if (model != null) {
-                idle(model);
-            }
-        }, new EosWatch(spec.id(), eosGuard, runtime.runtime().abi().equals("1.3")));
-        CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
-        self.set(new LoadedModel<>(spec, worker, started, stateFactory.apply(spec), reserved, released));
-        return self.get();
-    }
+        }
 
-    /**
-     * Loads a vision model's image encoder, on its worker thread, under the memory check like a slot (an encoder's
-     * memory taken unchecked could leave too little for the next {@code rkllm_init}); {@code reserved} counts it.
-     */
-    private ImageStep encoderStep(ModelLoad spec, AtomicLong reserved) {
-        VisionLoad vision = spec.vision().orElseThrow();
-        LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
-        long t0 = System.nanoTime();
-        try {
-            if (!Files.isReadable(vision.encoder())) {
-                throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+        /**
+         * Loads a vision model's image encoder under the memory check like a slot (an encoder's memory taken
+         * unchecked could leave too little for the next load).
+         */
+        @Override
+        public <T> T loadEncoder(Supplier<T> init) {
+            VisionLoad vision = spec.vision().orElseThrow(() -> new IllegalStateException("model " + spec.id()
+                    + " has no image encoder"));
+            LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
+            try {
+                if (!Files.isReadable(vision.encoder())) {
+                    throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
+                }
+                long encoderMb = vision.memoryMb();
+                T encoder = memory.load(spec.id() + " (its image encoder)", encoderMb, init);
+                reserved.addAndGet(encoderMb);
+                return encoder;
+            } catch (RuntimeException e) {
+                LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
+                listener.loadFailed(spec.id(), e.getMessage());
+                if (e instanceof FailureException refused) {
+                    throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
+                }
+                throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
             }
-            long encoderMb = vision.memoryMb();
-            ImageEncoding encoder = memory.load(spec.id() + " (its image encoder)", encoderMb,
-                    () -> runtime.loadEncoder(spec));
-            reserved.addAndGet(encoderMb);
-            EncoderInfo info = encoder.info();
-            LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
-                    spec.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
-                    info.imageTokens(), info.embeddingWidth());
-            return new ImageStep(spec.id(), encoder, embeddings, npu, listener);
-        } catch (RuntimeException e) {
-            LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
-            listener.loadFailed(spec.id(), e.getMessage());
-            if (e instanceof FailureException refused) {
-                throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
-            }
-            throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
+        }
+
+        @Override
+        public NpuLock npu() {
+            return npu;
+        }
+
+        @Override
+        public EmbeddingCache pictures() {
+            return embeddings;
+        }
+
+        @Override
+        public Listener listener() {
+            return listener;
         }
     }
 
-    private void awaitLoaded(LoadedModel<S> model) {
+    private void awaitLoaded(LoadedModel model) {
         try {
             model.worker().loaded().get(loadTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -421,13 +458,13 @@ public final class ModelRegistry<S> implements AutoCloseable {
     private void unloadIdle() {
         try {
             Instant cutoff = clock.instant().minus(idleUnload);
-            List<LoadedModel<S>> idle;
+            List<LoadedModel> idle;
             synchronized (this) {
                 idle = loaded.values().stream()
                         .filter(m -> m.isReady() && m.isIdle() && m.lastUsed().isBefore(cutoff)).toList();
                 idle.forEach(m -> loaded.remove(m.id()));
             }
-            for (LoadedModel<S> model : idle) {
+            for (LoadedModel model : idle) {
                 String why = "idle for " + idleUnload.toSeconds() + " s";
                 model.worker().close();
                 model.worker().stopped().join();

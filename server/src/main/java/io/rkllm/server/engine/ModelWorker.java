@@ -1,9 +1,9 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.ffm.Model;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.cache.CacheContents;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.PriorityBlockingQueue;
@@ -14,15 +14,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One loaded model: a dedicated platform thread that makes every native call for its handles (init, runs,
- * cache operations, destroy) in order, fed by a priority queue that is FIFO within each priority class. A
- * platform thread, not a virtual one: it blocks inside native code for seconds at a time. Route threads only
- * reserve places, submit jobs, read events and cancel.
+ * One loaded model: a dedicated platform thread that makes every native call for it (load, runs, cache operations,
+ * destroy) in order, through its {@link BackendModel}, fed by a priority queue that is FIFO within each priority
+ * class. A platform thread, not a virtual one: it blocks inside native code for seconds at a time. Route threads
+ * only reserve places, submit jobs, read events and cancel.
  */
 public final class ModelWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelWorker.class);
 
     private final String name;
+    private final String runtime;
     private final int maxQueued;
     private final PriorityBlockingQueue<Job> queue = new PriorityBlockingQueue<>();
     private final AtomicLong sequence = new AtomicLong();
@@ -30,44 +31,32 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
-    private final EosWatch eos;
     private final NpuTurns turns;
     private volatile boolean closing;
     private volatile boolean busy;
     private volatile Job running;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
-    private final NpuLock npu;
+    /** The loaded model, published for {@link #held()}; null until it has loaded. */
+    private volatile BackendModel model;
 
     /**
-     * Starts the worker thread, which begins by loading the first of {@code slots} handles with {@code loader}
-     * (each slot has its own KV cache; the others load when a run needs them; runs still go one at a time).
+     * Starts the worker thread, which begins by loading the model with {@code loader} (its backend's load: the first
+     * slot, a vision model's encoder; other slots load when a run needs them; runs still go one at a time). Every run
+     * waits its turn in {@code turns} (the order of generations and embeddings on the NPU), shared by the registry's
+     * workers.
      *
+     * @param runtime the backend's runtime as a user knows it, for messages
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
-    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle) {
-        this(name, maxQueued, slots, loader, onIdle, new EosWatch(name, false, false));
-    }
-
-    /** The same, with the model's end-of-turn watch (runtime 1.3's EOS fault). */
-    public ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Runnable onIdle, EosWatch eos) {
-        this(name, maxQueued, slots, loader, () -> null, new NpuLock(), new NpuTurns(), onIdle, eos);
-    }
-
-    /**
-     * The same for a model that may have an image encoder: {@code vision} loads it (after the first slot, as
-     * Rockchip's demo does) or gives null; every run takes {@code npu}, and waits its turn in {@code turns} (the
-     * order of generations and embeddings on the NPU); both are shared by the registry's workers.
-     */
-    ModelWorker(String name, int maxQueued, int slots, Supplier<Model> loader, Supplier<ImageStep> vision,
-                NpuLock npu, NpuTurns turns, Runnable onIdle, EosWatch eos) {
-        this.eos = eos;
+    ModelWorker(String name, String runtime, int maxQueued, Supplier<BackendModel> loader, NpuTurns turns,
+                Runnable onIdle) {
         this.name = name;
+        this.runtime = runtime;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
-        this.npu = npu;
         this.turns = turns;
-        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(slots, loader, vision));
+        Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(loader));
     }
 
     public String name() {
@@ -78,18 +67,20 @@ public final class ModelWorker implements AutoCloseable {
         return turns;
     }
 
-    /** Completes once the first slot's {@code rkllm_init} returned, or exceptionally when it failed. */
+    /** Completes once the model's load returned, or exceptionally when it failed. */
     CompletableFuture<Void> loaded() {
         return loaded;
     }
 
     /** The image encoder, once loaded (vision models only). */
     public Optional<EncoderInfo> encoder() {
-        return java.util.Optional.ofNullable(encoder);
+        return Optional.ofNullable(encoder);
     }
 
-    NpuLock npu() {
-        return npu;
+    /** What the model's caches hold now; nothing while it loads. */
+    public CacheContents held() {
+        BackendModel loadedModel = model;
+        return loadedModel == null ? CacheContents.NOTHING : loadedModel.held();
     }
 
     /** Slots loaded so far. */
@@ -100,10 +91,6 @@ public final class ModelWorker implements AutoCloseable {
     /** Completes when the worker thread has destroyed the model and ended. */
     CompletableFuture<Void> stopped() {
         return stopped;
-    }
-
-    EosWatch eos() {
-        return eos;
     }
 
     public int queued() {
@@ -206,29 +193,22 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
-    private void loop(int slotCount, Supplier<Model> loader, Supplier<ImageStep> vision) {
-        Slots slots;
+    String runtime() {
+        return runtime;
+    }
+
+    private void loop(Supplier<BackendModel> loader) {
+        BackendModel model;
         try {
-            slots = new Slots(name, slotCount, loader);
+            model = loader.get();
         } catch (Throwable t) {
             loaded.completeExceptionally(t);
             end(t.getMessage());
             return;
         }
-        try {
-            ImageStep step = vision.get();
-            if (step != null) {
-                slots.vision(step);
-                encoder = step.encoder();
-            }
-        } catch (Throwable t) {
-            // a vision model without its encoder is broken: the whole load fails
-            slots.loadedHandles().forEach(ModelWorker::destroy);
-            loaded.completeExceptionally(t);
-            end(t.getMessage());
-            return;
-        }
-        loadedSlots = slots.loaded();
+        loadedSlots = model.loadedSlots();
+        encoder = model.encoder().orElse(null);
+        this.model = model;
         loaded.complete(null);
         notifyIdle();
         try {
@@ -239,12 +219,12 @@ public final class ModelWorker implements AutoCloseable {
                 }
                 busy = true;
                 try {
-                    job.execute(slots);
+                    job.execute(model);
                 } catch (Throwable t) {
                     LOG.error("model {}: job failed", name, t);
                 } finally {
                     busy = false;
-                    loadedSlots = slots.loaded();
+                    loadedSlots = model.loadedSlots();
                 }
                 if (queuedGenerations.get() == 0) {
                     notifyIdle();
@@ -253,8 +233,7 @@ public final class ModelWorker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            slots.vision().ifPresent(ImageStep::close);
-            slots.loadedHandles().forEach(ModelWorker::destroy);
+            model.close();
             end("model " + name + " was unloaded");
         }
     }
@@ -276,14 +255,6 @@ public final class ModelWorker implements AutoCloseable {
             onIdle.run();
         } catch (RuntimeException e) {
             LOG.warn("model {}: idle listener failed", name, e);
-        }
-    }
-
-    private static void destroy(Model handle) {
-        try {
-            handle.close();
-        } catch (Throwable t) {
-            LOG.error("rkllm_destroy failed", t);
         }
     }
 }

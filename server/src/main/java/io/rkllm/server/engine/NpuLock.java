@@ -18,7 +18,7 @@ public final class NpuLock {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
 
     /** {@code run} as a language model run: beside other language model runs, never beside an encoder run. */
-    <T> T generating(Supplier<T> run) {
+    public <T> T generating(Supplier<T> run) {
         lock.readLock().lock();
         try {
             return run.get();
@@ -31,7 +31,7 @@ public final class NpuLock {
      * Takes the NPU alone for an encoder run; false (and nothing taken) once {@code cancelled} says so while
      * waiting. Release with {@link #encoded()}.
      */
-    boolean encoding(BooleanSupplier cancelled) {
+    public boolean encoding(BooleanSupplier cancelled) {
         while (true) {
             if (cancelled.getAsBoolean()) {
                 return false;
@@ -47,7 +47,7 @@ public final class NpuLock {
         }
     }
 
-    void encoded() {
+    public void encoded() {
         lock.writeLock().unlock();
     }
 }

@@ -9,10 +9,8 @@ import java.time.Duration;
  * @param maxQueued requests waiting per model (a model's {@link ModelLoad#maxQueued()} may say otherwise)
  * @param idleUnload unload a model unused this long (zero: never)
  * @param loadTimeout longest wait for a model to load, or for room to load it
- * @param eosGuard end runs that go past a special token (runtime 1.3's wrong EOS id, {@link EosWatch}): auto (on
- *                 for runtime 1.3), on or off
- * @param memoryCheck check that a model fits before loading it ({@link MemoryBudget}): auto (on for runtime 1.3),
- *                    on or off
+ * @param memoryCheck check that a model fits before loading it ({@link MemoryBudget}): auto (on when a backend's
+ *                    failed load takes the process down: RKLLM runtime 1.3), on or off
  * @param memoryBudgetMb the memory the models may take together; 0 = what the machine has available
  * @param embeddingCacheBytes memory for image embeddings kept by picture (0: none kept)
  * @param maxMemoryBytes what the loaded models may keep together ({@code models.max_memory}, counted with
@@ -20,27 +18,20 @@ import java.time.Duration;
  *                       place of others, on any runtime; 0 = no limit
  */
 public record RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout,
-                               String eosGuard, String memoryCheck, int memoryBudgetMb, long embeddingCacheBytes,
+                               String memoryCheck, int memoryBudgetMb, long embeddingCacheBytes,
                                long maxMemoryBytes) {
 
-    /** The same with the runtime's faults handled as {@code auto} decides and no limit on what stays loaded. */
+    /** The same with the memory check as {@code auto} decides and no limit on what stays loaded. */
     public RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout) {
-        this(maxLoaded, maxQueued, idleUnload, loadTimeout, "auto", "auto", 0, 0, 0);
+        this(maxLoaded, maxQueued, idleUnload, loadTimeout, "auto", 0, 0, 0);
     }
 
-    /** The same without a limit on what stays loaded. */
-    public RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout,
-                            String eosGuard, String memoryCheck, int memoryBudgetMb, long embeddingCacheBytes) {
-        this(maxLoaded, maxQueued, idleUnload, loadTimeout, eosGuard, memoryCheck, memoryBudgetMb,
-                embeddingCacheBytes, 0);
-    }
-
-    /** Whether a setting of {@code auto}, {@code on} or {@code off} holds for runtime {@code abi}. */
-    static boolean on(String setting, String abi) {
+    /** Whether a setting of {@code auto}, {@code on} or {@code off} holds, {@code auto} being {@code byDefault}. */
+    public static boolean on(String setting, boolean byDefault) {
         return switch (setting) {
             case "on", "true" -> true;
             case "off", "false" -> false;
-            default -> abi.equals("1.3");
+            default -> byDefault;
         };
     }
 }

@@ -20,12 +20,12 @@ public final class Reservation {
      * Queues the generation. {@code maxTokens} &gt; 0 limits the output on both ABIs: per run on 1.3, by
      * counting tokens and aborting on 1.2.
      */
-    public synchronized Generation submit(RunPlanner planner, int maxTokens) {
+    public synchronized Generation submit(ChatPrompt prompt, int maxTokens) {
         if (used) {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new GenerationJob(worker, priority, place, planner, maxTokens));
+        return worker.enqueue(new GenerationJob(worker, priority, place, prompt, maxTokens));
     }
 
     /** Queues an embedding request: its prompts run one after the other on the model's handle. */
@@ -34,7 +34,7 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new EmbeddingJob(worker, priority, place, work));
+        return worker.enqueue(new EmbeddingJob(worker, priority, place, work, worker.runtime()));
     }
 
     /** Gives the place back when the work will never be submitted; nothing once it was. */

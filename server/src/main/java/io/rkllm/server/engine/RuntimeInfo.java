@@ -1,8 +1,12 @@
 package io.rkllm.server.engine;
 
 /**
- * What the pipeline may know of the runtime: its ABI's label, whether sampling can change per run, and the
- * sampling values it uses when nothing else is set.
+ * What the pipeline may know of a backend's runtime: its name, its ABI's label, whether sampling can change per run,
+ * the sampling values it uses when nothing else is set, and whether a load that runs out of memory takes the whole
+ * process down (then {@code models.memory_check: auto} checks before every load).
+ *
+ * @param name the runtime as a user knows it, in messages ("RKLLM runtime")
  */
-public record RuntimeInfo(String abi, boolean perRunSampling, Sampling defaultSampling) {
+public record RuntimeInfo(String name, String abi, boolean perRunSampling, Sampling defaultSampling,
+                          boolean loadFailureIsFatal) {
 }

@@ -9,7 +9,7 @@ final class StopJob extends Job {
     }
 
     @Override
-    void execute(Slots slots) {
+    void execute(BackendModel model) {
     }
 
     @Override

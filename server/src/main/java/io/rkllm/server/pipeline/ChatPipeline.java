@@ -7,6 +7,7 @@ import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -36,7 +37,6 @@ public final class ChatPipeline {
     private final RagStep rag;
     private final ContextFit contextFit;
     private final VisionStep vision;
-    private final ThinkingControl thinkingControl;
     private final ContextFit.CacheView caches;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
@@ -52,7 +52,6 @@ public final class ChatPipeline {
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
         this.contextFit = new ContextFit(estimator, config.cache().enabled(), config.cache().trimTo());
         this.caches = caches;
-        this.thinkingControl = new ThinkingControl(config.runtime().thinkingFlag(), models.runtimeAbi());
         this.vision = new VisionStep(models, new ImageDecoder(new ImageDecoder.Limits(
                 config.vision().maxMegapixels() * 1_000_000L, ImageDecoder.Limits.DEFAULT.maxSide())),
                 config.vision().textModelImages().equals("refuse"));
@@ -98,7 +97,7 @@ public final class ChatPipeline {
         }
         Optional<PromptFormat> format = PromptFormat.of(model);
         ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
-                task.isPresent() ? ContextFit.Held.NOTHING : caches.held(model), pictures.input().tokensPerImage());
+                task.isPresent() ? CacheContents.NOTHING : caches.held(model), pictures.input().tokensPerImage());
         if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
             throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
@@ -116,7 +115,7 @@ public final class ChatPipeline {
                     + ": the context holds about " + room + " more tokens after the prompt)"));
         }
         Optional<Sampling> sampling = Optional.empty();
-        boolean perRun = models.runtime().perRunSampling();
+        boolean perRun = models.runtime(model).perRunSampling();
         if (perRun) {
             sampling = Optional.of(SamplingChoice.of(models.loadOf(model).sampling(),
                     model.samplingFor(thinking.enabled()), request.sampling()));
@@ -131,8 +130,7 @@ public final class ChatPipeline {
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
                 .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
                 .withToolCalls(request.toolsJson().isPresent());
-        boolean thinkingFlag = thinkingControl.runtimeFlag(model, format, thinking.enabled());
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), thinkingFlag, maxTokens,
+        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens,
                 sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes),
                 pictures.input());
     }
@@ -182,7 +180,7 @@ public final class ChatPipeline {
         }
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
-            LoadedModel<ModelCacheState> loaded = models.acquire(chat.model());
+            LoadedModel loaded = models.acquire(chat.model());
             if (!chat.vision().isEmpty()) {
                 // the encoder is loaded now: its input size is known for certain
                 loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
@@ -190,10 +188,8 @@ public final class ChatPipeline {
             }
             try {
                 Reservation place = loaded.worker().reserve(priority);
-                ConversationPlanner planner = new ConversationPlanner(chat, loaded.state(), estimator,
-                        config.cache().enabled(), config.cache().verify(),
-                        config.vision().cachePolicy().equals("incremental"));
-                return new ChatRun(chat, place, planner, config.timeouts(), config.queue().waitTimeout());
+                return new ChatRun(chat, place, RunPrompt.of(chat, estimator), estimator, config.timeouts(),
+                        config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again
                 if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {

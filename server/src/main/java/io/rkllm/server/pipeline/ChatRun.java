@@ -3,10 +3,10 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.Generation;
 import io.rkllm.server.engine.GenerationEvent;
 import io.rkllm.server.engine.Reservation;
-import io.rkllm.server.engine.RunPlanner;
 import io.rkllm.server.engine.RunStats;
 import io.rkllm.server.engine.StopReason;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -67,7 +67,8 @@ public final class ChatRun implements Run {
     private final PreparedChat chat;
     /** Where the run waits to be started; null for an answer known without inference. */
     private final Reservation place;
-    private final RunPlanner planner;
+    private final ChatPrompt prompt;
+    private final TokenEstimator estimator;
     private Generation generation;
     private CancelReason cancelledBeforeStart;
     private final ServerConfig.Timeouts timeouts;
@@ -90,11 +91,16 @@ public final class ChatRun implements Run {
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
     private final List<OutputEvent> heldTaskOutput = new ArrayList<>();
 
-    ChatRun(PreparedChat chat, Reservation place, RunPlanner planner, ServerConfig.Timeouts timeouts,
-            Duration queueTimeout) {
+    /**
+     * @param prompt the chat as the engine runs it
+     * @param estimator calibrated with what the run prefilled, when the backend knows the text exactly
+     */
+    ChatRun(PreparedChat chat, Reservation place, ChatPrompt prompt, TokenEstimator estimator,
+            ServerConfig.Timeouts timeouts, Duration queueTimeout) {
         this.chat = chat;
         this.place = place;
-        this.planner = planner;
+        this.prompt = prompt;
+        this.estimator = estimator;
         this.timeouts = timeouts;
         this.queueTimeout = queueTimeout;
         this.scanner = new OutputScanner(chat.scanner());
@@ -106,7 +112,7 @@ public final class ChatRun implements Run {
 
     /** A run answered without inference (a derived task answer): the steps are known already. */
     static ChatRun answered(PreparedChat chat, String content) {
-        ChatRun run = new ChatRun(chat, null, null, null, Duration.ZERO);
+        ChatRun run = new ChatRun(chat, null, null, null, null, Duration.ZERO);
         run.pending.add(new Step.Output(List.of(new OutputEvent.Content(content))));
         run.pending.add(new Step.Finished("stop", Usage.NONE));
         run.done = true;
@@ -124,7 +130,7 @@ public final class ChatRun implements Run {
         if (place == null || generation != null || cancelledBeforeStart != null) {
             return;
         }
-        generation = place.submit(planner, chat.maxTokens());
+        generation = place.submit(prompt, chat.maxTokens());
     }
 
     @Override
@@ -234,6 +240,9 @@ public final class ChatRun implements Run {
                 emit(out);
             }
             case GenerationEvent.Done d -> {
+                // the runtime's exact count of a known text: the next estimates get closer
+                d.prefilledText().ifPresent(text -> estimator.calibrate(chat.model().id(), text,
+                        d.stats().prefillTokens()));
                 if (!scanner.stopped()) {
                     emit(scanner.finish());
                 }
@@ -314,10 +323,10 @@ public final class ChatRun implements Run {
             reason = "length";
         } else if (done.reason() == StopReason.END && completeness.isReasoningOnly()) {
             reason = "length";
-            LOG.warn("model {}: the answer ended after its reasoning with no content (enable_thinking={}); sent as"
+            LOG.warn("model {}: the answer ended after its reasoning with no content ({}); sent as"
                     + " finish_reason length. Runtime 1.3.0 is reported to end thinking runs at </think>:"
                     + " runtime.thinking_flag auto avoids it for models with a chat template; 1.2.3 is not affected",
-                    chat.model().id(), chat.thinkingFlag());
+                    chat.model().id(), done.runtimeSettings());
         } else {
             reason = "stop";
         }

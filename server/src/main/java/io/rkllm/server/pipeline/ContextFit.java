@@ -1,5 +1,8 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.cache.Trim;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
@@ -67,18 +70,9 @@ final class ContextFit {
         }
     }
 
-    /**
-     * What a model's KV caches hold now, and the trims of recent conversations that lost their slot.
-     *
-     * @param earlier conversations reduced to their trim ({@link CachedConversation#trimOnly()})
-     */
-    record Held(List<CachedConversation> slots, List<CachedConversation> earlier) {
-        static final Held NOTHING = new Held(List.of(), List.of());
-    }
-
     /** What a model's KV caches hold; nothing when the model is not loaded. Read from the request's thread. */
     interface CacheView {
-        Held held(ModelDescriptor model);
+        CacheContents held(ModelDescriptor model);
     }
 
     private final TokenEstimator estimator;
@@ -96,13 +90,13 @@ final class ContextFit {
     }
 
     Fit fit(ModelDescriptor model, Optional<PromptFormat> format, Conversation c, Optional<String> tools,
-            int reserve, Held held) {
+            int reserve, CacheContents held) {
         return fit(model, format, c, tools, reserve, held, 0);
     }
 
     /** The same, each picture the messages show counted as {@code tokensPerImage} (a vision model). */
     Fit fit(ModelDescriptor model, Optional<PromptFormat> format, Conversation c, Optional<String> tools,
-            int reserve, Held held, int tokensPerImage) {
+            int reserve, CacheContents held, int tokensPerImage) {
         int context = model.contextLength();
         Prompts prompts = new Prompts(model, format, c, tools, tokensPerImage);
         List<Trim> candidates = candidates(c.history(), c.newMessages());

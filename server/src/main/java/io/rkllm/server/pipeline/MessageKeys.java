@@ -4,17 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.engine.cache.Keys;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.output.ThinkStripper;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
@@ -105,16 +102,7 @@ final class MessageKeys {
     }
 
     static String digest(List<String> keys) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (String k : keys) {
-                sha.update(k.getBytes(StandardCharsets.UTF_8));
-                sha.update((byte) 0);
-            }
-            return HexFormat.of().formatHex(sha.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Keys.digest(keys);
     }
 
     private static String assistant(String content, List<OutputEvent.ToolCall> calls) {

@@ -12,6 +12,7 @@ import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.VisionLoad;
+import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
@@ -29,10 +30,9 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class ModelService {
     private final ModelCatalog catalog;
-    private final ModelRegistry<ModelCacheState> registry;
+    private final ModelRegistry registry;
     private final String slotsSetting;
     private final long memoryBytes;
-    private final RuntimeInfo runtime;
     private final int embeddingQueue;
     private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
@@ -41,7 +41,7 @@ public final class ModelService {
      * @param slotsSetting {@code cache.slots}: a number or {@code auto}
      * @param memoryBytes the machine's memory, for {@code cache.slots: auto}
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes) {
         this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, DEFAULT_EMBEDDING_QUEUE);
     }
@@ -49,7 +49,7 @@ public final class ModelService {
     /**
      * @param vision how vision models load: their encoder's cores, and whether they share the NPU
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision) {
         this(catalog, registry, slotsSetting, memoryBytes, vision, DEFAULT_EMBEDDING_QUEUE);
     }
@@ -57,23 +57,22 @@ public final class ModelService {
     /**
      * @param embeddingQueue requests that may wait for an embedding model ({@code embeddings.max_waiting})
      */
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, int embeddingQueue) {
         this(catalog, registry, slotsSetting, memoryBytes, DEFAULT_VISION, embeddingQueue);
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, String slotsSetting,
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
         this.catalog = catalog;
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
         this.embeddingQueue = embeddingQueue;
-        this.runtime = registry.runtimeInfo();
         this.vision = vision;
     }
 
-    public ModelService(ModelCatalog catalog, ModelRegistry<ModelCacheState> registry, ServerConfig config) {
+    public ModelService(ModelCatalog catalog, ModelRegistry registry, ServerConfig config) {
         this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
                 config.vision(), config.embeddings().maxWaiting());
     }
@@ -89,13 +88,18 @@ public final class ModelService {
         return catalog.all();
     }
 
-    /** The runtime's ABI, for /health. */
+    /** The ABI of the first available engine's runtime, for /health; empty when none is available. */
     public String runtimeAbi() {
-        return runtime.abi();
+        return registry.primaryRuntime().map(RuntimeInfo::abi).orElse("");
     }
 
-    RuntimeInfo runtime() {
-        return runtime;
+    /**
+     * What the runtime that runs {@code model} does: sampling per run or fixed at load, its defaults.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when no available engine runs the model
+     */
+    RuntimeInfo runtime(ModelDescriptor model) {
+        return registry.runtimeFor(model.id(), model.file());
     }
 
     /** The model of that id, alias or unambiguous prefix, if any. */
@@ -207,11 +211,11 @@ public final class ModelService {
     }
 
     /** What the model's KV caches hold now; nothing when it is not loaded. */
-    ContextFit.Held cachedConversations(ModelDescriptor model) {
-        return registry.find(model.id()).map(m -> m.state().held()).orElse(ContextFit.Held.NOTHING);
+    CacheContents cachedConversations(ModelDescriptor model) {
+        return registry.find(model.id()).map(LoadedModel::held).orElse(CacheContents.NOTHING);
     }
 
-    LoadedModel<ModelCacheState> acquire(ModelDescriptor model) {
+    LoadedModel acquire(ModelDescriptor model) {
         return registry.acquire(loadOf(model));
     }
 
@@ -222,13 +226,15 @@ public final class ModelService {
      */
     ModelLoad loadOf(ModelDescriptor model) {
         return loads.computeIfAbsent(model.id(), id -> {
-            Sampling sampling = SamplingChoice.of(runtime.defaultSampling(), model.sampling(), SamplingOverrides.NONE);
+            Sampling sampling = SamplingChoice.of(runtime(model).defaultSampling(), model.sampling(),
+                    SamplingOverrides.NONE);
             int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
-                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad);
+                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
+                    model.family());
         });
     }
 
@@ -236,7 +242,7 @@ public final class ModelService {
         return catalog.all().stream().map(ModelDescriptor::id).toList();
     }
 
-    private static ModelStatus status(LoadedModel<?> m) {
+    private static ModelStatus status(LoadedModel m) {
         return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.lastUsed(),
                 m.worker().loadedSlots());
     }

@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.cache.Trim;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
@@ -13,8 +14,6 @@ import java.util.Optional;
  * decision already taken (thinking, token limit, sampling, output parsing).
  *
  * @param thinking whether the request runs with thinking
- * @param thinkingFlag the runtime's {@code enable_thinking} for it ({@link ThinkingControl}): thinking may be
- *                     switched by the chat template alone
  * @param sampling this request's sampling when the runtime takes it per run (1.3)
  * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
  * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
@@ -25,18 +24,18 @@ import java.util.Optional;
  * @param vision the pictures the model sees (a vision model), ready for the run
  */
 public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
-                           Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
+                           Conversation conversation, boolean thinking, int maxTokens,
                            Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
                            int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
                            List<Header> notes, VisionInput vision) {
 
     /** A chat without pictures. */
     public PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
-                        Conversation conversation, boolean thinking, boolean thinkingFlag, int maxTokens,
+                        Conversation conversation, boolean thinking, int maxTokens,
                         Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
                         int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
                         List<Header> notes) {
-        this(request, model, format, conversation, thinking, thinkingFlag, maxTokens, sampling, scanner,
+        this(request, model, format, conversation, thinking, maxTokens, sampling, scanner,
                 promptEstimate, trim, reserveTokens, task, contract, notes, VisionInput.NONE);
     }
 

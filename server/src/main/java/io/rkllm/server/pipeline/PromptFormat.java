@@ -1,11 +1,12 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.PromptTemplate;
 import io.rkllm.server.models.ModelDescriptor;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * How a model family frames a conversation, for {@code rkllm_set_chat_template}: the system block
+ * How a model family frames a conversation (the template a backend wraps each prompt in): the system block
  * (with a {@code {system}} placeholder), the text before and after each user prompt, and what closes
  * an empty think block when thinking is off (Qwen3's own template does exactly this).
  *
@@ -62,14 +63,10 @@ public record PromptFormat(String systemBlock, String prefix, String postfix, St
         return systemBlock.contains(SYSTEM_PLACEHOLDER);
     }
 
-    /** The runtime template for a system prompt and thinking mode. */
-    public RuntimeTemplate template(String systemPrompt, boolean thinkingOff) {
+    /** The template for a system prompt and thinking mode. */
+    public PromptTemplate template(String systemPrompt, boolean thinkingOff) {
         String system = systemPrompt.isEmpty() && acceptsSystemPrompt() ? ""
                 : systemBlock.replace(SYSTEM_PLACEHOLDER, systemPrompt);
-        return new RuntimeTemplate(system, prefix, thinkingOff ? postfix + thinkingOffSuffix : postfix);
-    }
-
-    /** The three strings of {@code rkllm_set_chat_template}. */
-    public record RuntimeTemplate(String systemPrompt, String promptPrefix, String promptPostfix) {
+        return new PromptTemplate(system, prefix, thinkingOff ? postfix + thinkingOffSuffix : postfix);
     }
 }

@@ -16,15 +16,19 @@ import org.junit.jupiter.api.Test;
  * <pre>
  *  launcher (io.rkllm.server: Main)   tools (doctor, fuzz, soak, bench, cds-archive)
  *        \                              /
- *         app: ServerApp wires what serves (runtime, engine, pipeline, HTTP, metrics)
- *                          |
- *  http (+ api: wire parsing, security: keys and CORS)   parse, validate, encode JSON / SSE / NDJSON, errors
+ *         app: ServerApp wires what serves (backends, engine, pipeline, HTTP, metrics); the app chooses
+ *              which backends there are, the registry which one runs a model (by its file)
+ *                          |                                        \
+ *  http (+ api: wire parsing, security: keys and CORS)              |
  *                          |        internal records only below: ChatRequest, PreparedChat, Answer, Failure
- *  pipeline   model service, prompts, RAG, the KV cache policy, output scanning, tasks
- *                          |        RunRequest, RunPlan, GenerationEvent only below
- *  engine     model registry, one worker thread per model, queue, generations
- *                          |        Java records only above: no MemorySegment leaves the binding
- *  rkllm-ffm  the binding: layouts, downcalls, the result upcall
+ *  pipeline   model service, prompts, RAG, context fit, output scanning, tasks
+ *                          |        ChatPrompt, GenerationEvent, CacheContents only below
+ *  engine     model registry, one worker thread per model, queue, lifecycle, load policy, the Backend interface
+ *                          ^                                        |
+ *  backend    one package per engine kind (backend.rkllm; later backend.llama), each implementing Backend with
+ *             its own cache policy; the only serving code that sees its binding's native types
+ *                          |        Java records only above: no MemorySegment leaves a backend
+ *  rkllm-ffm (io.rkllm.ffm), later llama-ffm (io.rkllm.llama): the bindings, layouts, downcalls, upcalls
  * </pre>
  *
  * Beside the layers: {@code domain} (Failure, CancelReason: the words every layer shares), {@code models}
@@ -55,8 +59,9 @@ class LayerRulesTest {
                 .layer("Metrics").definedBy("io.rkllm.server.metrics..")
                 .layer("Pipeline").definedBy("io.rkllm.server.pipeline..")
                 .layer("Engine").definedBy("io.rkllm.server.engine..")
+                .layer("Backend").definedBy("io.rkllm.server.backend..")
                 .layer("Config").definedBy("io.rkllm.server.config..")
-                .layer("Binding").definedBy("io.rkllm.ffm..")
+                .layer("Binding").definedBy("io.rkllm.ffm..", "io.rkllm.llama..")
                 .whereLayer("Launcher").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Tools").mayOnlyBeAccessedByLayers("Launcher")
                 .whereLayer("App").mayOnlyBeAccessedByLayers("Launcher", "Tools")
@@ -64,17 +69,50 @@ class LayerRulesTest {
                 .whereLayer("Metrics").mayOnlyBeAccessedByLayers("Http", "App")
                 // the launcher's and the tools' commands may read serving decisions (`models` shows them)
                 .whereLayer("Pipeline").mayOnlyBeAccessedByLayers("Http", "Metrics", "App", "Tools", "Launcher")
-                .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App")
-                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Engine", "App", "Tools", "Launcher", "Config")
+                .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App", "Backend")
+                // the app wiring chooses the backends: nothing that serves requests names one
+                .whereLayer("Backend").mayOnlyBeAccessedByLayers("App", "Tools", "Launcher")
+                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Launcher", "Config")
                 .check(classes);
     }
 
     @Test
-    void theHttpLayerSeesNeitherTheEngineNorTheBinding() {
+    void theHttpLayerSeesNeitherTheEngineNorABackendNorABinding() {
         noClasses().that().resideInAnyPackage("io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.security..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.ffm..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
+                        "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama..")
                 .check(classes);
+    }
+
+    @Test
+    void nativeTypesAppearInServingCodeOnlyInTheirBackend() {
+        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.pipeline..",
+                        "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.server.security..",
+                        "io.rkllm.server.metrics..", "io.rkllm.server.models..", "io.rkllm.server.domain..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.llama..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.rkllm.server.backend..")
+                .and().resideOutsideOfPackage("io.rkllm.server.backend.rkllm..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.ffm..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.rkllm.server.backend..")
+                .and().resideOutsideOfPackage("io.rkllm.server.backend.llama..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.llama..")
+                .check(classes);
+    }
+
+    @Test
+    void theEngineAndThePipelineDependOnNoBackendAndBackendsNotOnEachOther() {
+        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.pipeline..",
+                        "io.rkllm.server.metrics..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.backend..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.rkllm.server.backend..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.pipeline..",
+                        "io.rkllm.server.http..", "io.rkllm.server.api..")
+                .check(classes);
+        slices().matching("io.rkllm.server.backend.(*)..").should().notDependOnEachOther().check(classes);
     }
 
     @Test
@@ -90,13 +128,15 @@ class LayerRulesTest {
     void thePipelineKnowsNoHttpNoWireFormatAndNoNativeType() {
         noClasses().that().resideInAPackage("io.rkllm.server.pipeline..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.javalin..", "jakarta.servlet..",
-                        "org.eclipse.jetty..", "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.ffm..")
+                        "org.eclipse.jetty..", "io.rkllm.server.http..", "io.rkllm.server.api..",
+                        "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama..")
                 .check(classes);
     }
 
     @Test
-    void jsonNeverReachesTheEngineOrTheBinding() {
-        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.ffm..")
+    void jsonNeverReachesTheEngineTheBackendsOrTheBindings() {
+        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.backend..",
+                        "io.rkllm.ffm..", "io.rkllm.llama..")
                 .should().dependOnClassesThat().resideInAPackage("com.fasterxml.jackson..")
                 .check(classes);
     }
@@ -113,13 +153,13 @@ class LayerRulesTest {
         noClasses().that().resideInAnyPackage("io.rkllm.server.domain..", "io.rkllm.server.models..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
                         "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
-                        "io.rkllm.server.app..", "io.rkllm.ffm..")
+                        "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama..")
                 .check(classes);
     }
 
     @Test
-    void theBindingAndTheRagModuleKnowNothingOfTheServer() {
-        noClasses().that().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.rag..")
+    void theBindingsAndTheRagModuleKnowNothingOfTheServer() {
+        noClasses().that().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.llama..", "io.rkllm.rag..")
                 .should().dependOnClassesThat().resideInAPackage("io.rkllm.server..")
                 .check(classes);
     }

@@ -178,7 +178,7 @@ class ConversationCacheTest {
 
     @Test
     void theSecondSlotLoadsWhenASecondConversationNeedsIt() throws Exception {
-        Logger logger = (Logger) LoggerFactory.getLogger("io.rkllm.server.engine.Slots");
+        Logger logger = (Logger) LoggerFactory.getLogger("io.rkllm.server.backend.rkllm.Slots");
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         logger.addAppender(log);

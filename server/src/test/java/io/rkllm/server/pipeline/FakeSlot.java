@@ -1,8 +1,8 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.KvCacheHandle;
-import io.rkllm.server.engine.RunPlanner;
-import io.rkllm.server.engine.RunRequest;
+import io.rkllm.server.backend.rkllm.ConversationCache;
+import io.rkllm.server.backend.rkllm.RkllmSlot;
+import io.rkllm.server.backend.rkllm.RunRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -11,7 +11,7 @@ import java.util.OptionalInt;
  * A slot as the runtime keeps it, in Java: a KV cache that grows by what each keep_history run prefills and
  * generates, is emptied by a clear (down to the system prompt's entries when asked), and logs every call.
  */
-final class FakeSlot implements KvCacheHandle {
+final class FakeSlot implements RkllmSlot {
     /** Tokens the system prompt of the chat template takes, kept by a clear that keeps it. */
     static final int SYSTEM_TOKENS = 20;
 
@@ -46,7 +46,7 @@ final class FakeSlot implements KvCacheHandle {
         return (size == 0 ? SYSTEM_TOKENS : 0) + Math.max(1, request.prompt().length() / 4);
     }
 
-    void ran(RunPlanner.RunPlan plan, int prefilled, int generated) {
+    void ran(ConversationCache.Planned plan, int prefilled, int generated) {
         if (plan.request().keepHistory()) {
             size += prefilled + generated;
         }

@@ -1,12 +1,20 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.backend.rkllm.ConversationCache;
+import io.rkllm.server.backend.rkllm.RkllmBackend;
+import io.rkllm.server.backend.rkllm.RkllmCachePolicy;
+import io.rkllm.server.backend.rkllm.RunOutcome;
+import io.rkllm.server.backend.rkllm.ThinkingControl;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelLoader;
+import io.rkllm.server.engine.Backend;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.Backends;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
-import io.rkllm.server.engine.RunOutcome;
-import io.rkllm.server.engine.RunPlanner;
 import io.rkllm.server.engine.RunStats;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
@@ -41,11 +49,11 @@ final class PlannerBench implements AutoCloseable {
     static final String MODEL = "qwen2.5-0.5b-instruct";
 
     final List<FakeSlot> slots;
-    final ModelCacheState state;
+    final ConversationCache state;
     private final ChatPipeline pipeline;
     private final TokenEstimator estimator = new TokenEstimator();
     private final ServerConfig config;
-    private final ModelRegistry<ModelCacheState> registry;
+    private final ModelRegistry registry;
 
     /** A bench with {@code slots} slots for a model of {@code contextLength}, and configuration {@code flags}. */
     PlannerBench(Path dir, int slotCount, int contextLength, Map<String, String> flags) {
@@ -61,18 +69,19 @@ final class PlannerBench implements AutoCloseable {
         all.put("cache.slots", Integer.toString(slotCount));
         config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
         DiscoveryResult discovery = new ModelDiscovery().discover(config.models().dir());
-        registry = new ModelRegistry<>(ModelLoader.describing(new RuntimeInfo("1.3", true,
-                new Sampling(1, 0.9, 0.8, 1.1, 0, 0))), new RegistrySettings(1, 8, Duration.ZERO,
-                Duration.ofSeconds(1)), Clock.systemUTC(), load -> new ModelCacheState(load.slots()), new ModelRegistry.Listener() {
+        registry = new ModelRegistry(Backends.of(new DescribingBackend()), new RegistrySettings(1, 8, Duration.ZERO,
+                Duration.ofSeconds(1)), Clock.systemUTC(), new ModelRegistry.Listener() {
                 });
         slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
-        state = new ModelCacheState(slotCount);
+        RkllmBackend.Settings settings = ServerApp.rkllmSettings(config);
+        state = new ConversationCache(slotCount, new RkllmCachePolicy(settings.cache()),
+                new ThinkingControl(settings.thinkingFlag(), "1.3"), "qwen2.5");
         pipeline = new ChatPipeline(new ModelService(discovery.catalog(), registry, config.cache().slots(),
                 16L << 30), estimator, config, model -> state.held());
     }
 
     /** One request's decision and its run: what the planner sent, and on which slot. */
-    record Turn(PreparedChat chat, RunPlanner.RunPlan plan, List<String> calls, int prefilled) {
+    record Turn(PreparedChat chat, ConversationCache.Planned plan, List<String> calls, int prefilled) {
         /** What a perfect cache would prefill: the new messages only (and the system prompt on an empty slot). */
         int minimum() {
             return (plan.reusedTokens() == 0 ? FakeSlot.SYSTEM_TOKENS : 0)
@@ -95,16 +104,15 @@ final class PlannerBench implements AutoCloseable {
 
     Turn turn(ChatRequest request, String answer, boolean aborted) {
         PreparedChat chat = pipeline.prepare(request);
-        ConversationPlanner planner = new ConversationPlanner(chat, state, estimator, config.cache().enabled(),
-                config.cache().verify());
         slots.forEach(s -> s.calls.clear());
-        RunPlanner.RunPlan plan = planner.plan(slots);
+        ConversationCache.Planned plan = state.plan(RunPrompt.of(chat, estimator), slots);
         FakeSlot slot = slots.get(plan.slot());
         List<String> calls = new ArrayList<>(slot.calls);
         int prefilled = slot.prefill(plan.request());
         int generated = Math.max(1, answer.length() / 4);
         slot.ran(plan, prefilled, generated);
-        planner.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer);
+        state.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer)
+                .ifPresent(text -> estimator.calibrate(MODEL, text, prefilled));
         return new Turn(chat, plan, calls, prefilled);
     }
 
@@ -200,5 +208,23 @@ final class PlannerBench implements AutoCloseable {
     @Override
     public void close() {
         registry.shutdown(Duration.ZERO);
+    }
+
+    /** A runtime 1.3 that describes itself but loads nothing: the bench never runs a model. */
+    private static final class DescribingBackend implements Backend {
+        @Override
+        public RuntimeInfo info() {
+            return new RuntimeInfo("RKLLM runtime", "1.3", true, new Sampling(1, 0.9, 0.8, 1.1, 0, 0), true);
+        }
+
+        @Override
+        public List<String> formats() {
+            return List.of(".rkllm");
+        }
+
+        @Override
+        public BackendModel load(ModelLoad load, LoadContext context) {
+            throw new IllegalStateException("this runtime loads no models");
+        }
     }
 }

@@ -1,14 +1,15 @@
 package io.rkllm.server.pipeline.embedding;
 
 import io.rkllm.server.engine.EmbeddingWork;
-import io.rkllm.server.engine.KvCacheHandle;
+import io.rkllm.server.engine.PromptTemplate;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * A prepared request as the engine runs it: the handle gets the chat template the framing needs and an empty
+ * A prepared request as the engine runs it: the model gets the chat template the framing needs and an empty
  * KV cache, then each prompt's rows are pooled, shortened and normalised on the worker thread.
  */
 final class FramedWork implements EmbeddingWork {
@@ -25,16 +26,13 @@ final class FramedWork implements EmbeddingWork {
     }
 
     @Override
-    public void prepare(KvCacheHandle slot) {
+    public Optional<PromptTemplate> template() {
         if (settings.framing() == EmbeddingSettings.Framing.RAW) {
             // the text alone: no system block, no turn markers around it
-            slot.setChatTemplate("", "", "");
-        } else {
-            model.chatTemplate().ifPresent(t -> slot.setChatTemplate(t.systemPrompt().replace("{system}", ""),
-                    t.promptPrefix(), t.promptPostfix()));
+            return Optional.of(new PromptTemplate("", "", ""));
         }
-        // keep_history=0 runs leave the cache as they found it, and a run sees what the cache holds
-        slot.clearKvCache(false);
+        return model.chatTemplate().map(t -> new PromptTemplate(t.systemPrompt().replace("{system}", ""),
+                t.promptPrefix(), t.promptPostfix()));
     }
 
     @Override

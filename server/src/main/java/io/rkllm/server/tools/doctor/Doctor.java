@@ -142,6 +142,7 @@ public final class Doctor {
 
         Library library = library(config.runtime(), sim);
         checks.add(library.check());
+        checks.add(engines(library));
         checks.add(CpuCheck.check(roots.resolve("/proc/cpuinfo"), library.file(), library.version()));
 
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
@@ -250,6 +251,16 @@ public final class Doctor {
                     + ": remove the forced runtime.abi (--abi) unless you are sure"), file, identity.version());
         }
         return new Library(Check.ok("library", what), file, identity.version());
+    }
+
+    /**
+     * Which engines can serve models here, each with what it runs or why it cannot (the library check says how
+     * to fix a missing one). Not blocking by itself: the server starts when at least one engine is available.
+     */
+    private static Check engines(Library library) {
+        boolean rkllm = library.check().status() != Check.Status.FAIL;
+        return Check.info("engines", rkllm ? "RKLLM runtime: .rkllm models"
+                : "RKLLM runtime: not available (see library); no other engine is built in yet, so nothing can serve");
     }
 
     /** The RKNN runtime, which runs the image encoders of vision models; only they need it. */

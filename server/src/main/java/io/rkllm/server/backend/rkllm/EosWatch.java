@@ -1,5 +1,6 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.StopReason;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * when the guard stops a run, or on 1.3 when an answer runs to the end of the context without a limit of its own,
  * or when {@value #STREAK} answers in a row end at a limit of at least {@value #TELLING_LIMIT} tokens. Used on the model's worker thread only.
  */
-public final class EosWatch {
+final class EosWatch {
     private static final Logger LOG = LoggerFactory.getLogger(EosWatch.class);
     static final int STREAK = 3;
     /**
@@ -39,7 +40,7 @@ public final class EosWatch {
      * @param guard end runs that go past a special token
      * @param abi13 the runtime is 1.3, the release with the fault (the only one the warnings speak of)
      */
-    public EosWatch(String model, boolean guard, boolean abi13) {
+    EosWatch(String model, boolean guard, boolean abi13) {
         this.model = model;
         this.guard = guard;
         this.abi13 = abi13;

@@ -1,12 +1,13 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import java.util.OptionalInt;
 
 /**
- * What the cache policy may do to one slot (a model handle with its own KV cache) before a run, on the model's
- * worker thread. The native handle stays in the engine; tests of the policy give it a handle of their own.
+ * What the RKLLM cache policy may do to one slot (a model handle with its own KV cache) before a run, on the
+ * model's worker thread. The native handle stays behind it ({@link FfmSlot}); tests of the policy give it a slot of
+ * their own.
  */
-public interface KvCacheHandle {
+public interface RkllmSlot {
 
     /** Empties the KV cache, keeping the system prompt's entries when asked. */
     void clearKvCache(boolean keepSystemPrompt);

@@ -1,9 +1,11 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.rknn.CoreMask;
 import io.rkllm.ffm.rknn.EmbeddingShape;
 import io.rkllm.ffm.rknn.ImageEncoder;
 import io.rkllm.ffm.rknn.RknnRuntime;
+import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.VisionLoad;
 
 /** The RKNN runtime's encoder as the engine sees it. */
 final class FfmEncoder implements ImageEncoding {

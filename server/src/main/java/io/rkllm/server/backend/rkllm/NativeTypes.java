@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.ExtendParams;
 import io.rkllm.ffm.ImageInput;
@@ -7,6 +7,11 @@ import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.SamplingParams;
+import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.RunStats;
+import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.VisionLoad;
 import java.util.List;
 import java.util.Optional;
 

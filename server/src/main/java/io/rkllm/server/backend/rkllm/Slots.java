@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
 import java.util.ArrayList;
@@ -59,8 +59,8 @@ final class Slots {
     }
 
     /** The slots as the cache policy sees them: touching one that is not loaded yet loads it. */
-    List<KvCacheHandle> views() {
-        List<KvCacheHandle> views = new ArrayList<>(capacity);
+    List<RkllmSlot> views() {
+        List<RkllmSlot> views = new ArrayList<>(capacity);
         for (int i = 0; i < capacity; i++) {
             views.add(new LazySlot(i));
         }
@@ -80,6 +80,18 @@ final class Slots {
         return List.copyOf(handles);
     }
 
+    /** Destroys every loaded handle ({@code rkllm_destroy}), on the worker thread; logs what fails. */
+    void destroyAll() {
+        for (Model handle : handles) {
+            try {
+                handle.close();
+            } catch (Throwable t) {
+                LOG.error("rkllm_destroy failed", t);
+            }
+        }
+        handles.clear();
+    }
+
     /** A slot that could not be loaded: the run is planned again on the slots there are. */
     static final class SlotUnavailableException extends RuntimeException {
         SlotUnavailableException(Throwable cause) {
@@ -87,7 +99,7 @@ final class Slots {
         }
     }
 
-    private final class LazySlot implements KvCacheHandle {
+    private final class LazySlot implements RkllmSlot {
         private final int index;
 
         LazySlot(int index) {

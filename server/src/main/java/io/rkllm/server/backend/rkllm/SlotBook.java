@@ -1,13 +1,15 @@
-package io.rkllm.server.pipeline;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.cache.CachedConversation;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The pipeline's state of one loaded model: one {@link SlotState} per handle, and the trims of recent
- * conversations. Written on the worker thread only; {@link #held()} is read by requests being prepared.
+ * What one loaded model's slots hold: one {@link SlotState} per slot, and the trims of recent conversations.
+ * Written on the worker thread only; {@link #held()} is read by requests being prepared.
  */
-public final class ModelCacheState {
+final class SlotBook {
     /** Trims remembered for conversations that lost their slot: a few recent chats are enough. */
     static final int REMEMBERED_TRIMS = 16;
 
@@ -15,7 +17,7 @@ public final class ModelCacheState {
     private long tick;
     private volatile List<CachedConversation> remembered = List.of();
 
-    public ModelCacheState(int slots) {
+    SlotBook(int slots) {
         for (int i = 0; i < slots; i++) {
             this.slots.add(new SlotState());
         }
@@ -25,13 +27,22 @@ public final class ModelCacheState {
         return slots.get(index);
     }
 
+    /** The first {@code count} slots as the policy sees them. */
+    List<RkllmCachePolicy.SlotView> views(int count) {
+        List<RkllmCachePolicy.SlotView> views = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            views.add(slots.get(i).view());
+        }
+        return views;
+    }
+
     /** What the slots' caches hold now, and the trims remembered (immutable records, published by the worker). */
-    ContextFit.Held held() {
+    CacheContents held() {
         List<CachedConversation> inSlots = new ArrayList<>(slots.size());
         for (SlotState slot : slots) {
             slot.conversation().ifPresent(inSlots::add);
         }
-        return new ContextFit.Held(inSlots, remembered);
+        return new CacheContents(inSlots, remembered);
     }
 
     /**

@@ -1,11 +1,11 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.Model;
 import io.rkllm.ffm.RkllmFunction;
 import java.util.OptionalInt;
 
 /** A native handle as the cache policy sees it. */
-record FfmSlot(Model model) implements KvCacheHandle {
+record FfmSlot(Model model) implements RkllmSlot {
 
     @Override
     public void clearKvCache(boolean keepSystemPrompt) {

@@ -1,9 +1,11 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
+
+import io.rkllm.server.engine.EncoderInfo;
 
 /**
  * A loaded image encoder, used only on its model's worker thread: RGB bytes in, the embeddings the language
- * model takes out. The runtime's encoder behind an interface, so the engine's image step can be tested with
- * its own.
+ * model takes out. The RKNN runtime's encoder behind an interface, so the image step can be tested with its
+ * own.
  */
 interface ImageEncoding extends AutoCloseable {
 

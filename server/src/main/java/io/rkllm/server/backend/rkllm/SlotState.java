@@ -1,29 +1,29 @@
-package io.rkllm.server.pipeline;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.cache.CachedConversation;
 import java.util.Optional;
 
 /**
- * What the pipeline knows about one handle (slot): the chat template and tools last set on it and
- * the conversation its KV cache holds. Written only on the model's worker thread; the conversation is also read
- * by requests being prepared (to decide what to trim), so it is published through a volatile field.
+ * What is known about one slot (handle): the chat template and tools last set on it and the conversation its KV
+ * cache holds. Written only on the model's worker thread; the conversation is also read by requests being prepared
+ * (to decide what to trim), so it is published through a volatile field.
  */
 final class SlotState {
-    private PromptFormat.RuntimeTemplate template;
+    private PromptTemplate template;
     private String tools;
     private volatile CachedConversation conversation;
     private long lastUsed;
     private String conversationKey = "";
 
-    Optional<PromptFormat.RuntimeTemplate> template() {
-        return Optional.ofNullable(template);
+    /** What the cache policy decides on: a snapshot. */
+    RkllmCachePolicy.SlotView view() {
+        return new RkllmCachePolicy.SlotView(Optional.ofNullable(template), Optional.ofNullable(tools),
+                Optional.ofNullable(conversation), lastUsed, conversationKey);
     }
 
-    void template(PromptFormat.RuntimeTemplate value) {
+    void template(PromptTemplate value) {
         template = value;
-    }
-
-    Optional<String> tools() {
-        return Optional.ofNullable(tools);
     }
 
     void tools(String value) {
@@ -40,16 +40,8 @@ final class SlotState {
     }
 
     /** The key of the conversation last run on this slot (client-given, or derived from its first messages). */
-    String conversationKey() {
-        return conversationKey;
-    }
-
     void conversationKey(String value) {
         conversationKey = value;
-    }
-
-    long lastUsed() {
-        return lastUsed;
     }
 
     void touch(long tick) {

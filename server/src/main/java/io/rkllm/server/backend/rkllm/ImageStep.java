@@ -1,5 +1,10 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.EmbeddingCache;
+import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.NpuLock;
+import io.rkllm.server.engine.RunImage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,8 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.backend.rkllm;
 
-/** How a run ended, as the worker tells the planner so that it can record what the KV cache now holds. */
+import io.rkllm.server.engine.RunStats;
+
+/** How a run ended, as the cache policy's bookkeeping needs it to record what the KV cache now holds. */
 public sealed interface RunOutcome {
 
     /** The runtime finished the run; {@code aborted} when it was cut short (stop string, client gone, limit). */

@@ -1,4 +1,4 @@
-package io.rkllm.server.pipeline;
+package io.rkllm.server.engine.cache;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +21,7 @@ public record Trim(int pinFrom, int pinTo, int keepFrom) {
     }
 
     /** The first {@code count} history messages left out. */
-    static Trim oldest(int count) {
+    public static Trim oldest(int count) {
         return new Trim(count, count, count);
     }
 
@@ -31,12 +31,12 @@ public record Trim(int pinFrom, int pinTo, int keepFrom) {
     }
 
     /** Whether it applies to a history of {@code size} messages. */
-    boolean appliesTo(int size) {
+    public boolean appliesTo(int size) {
         return keepFrom <= size;
     }
 
     /** The history messages the model sees, in order. */
-    <T> List<T> kept(List<T> history) {
+    public <T> List<T> kept(List<T> history) {
         List<T> kept = new ArrayList<>(history.size() - count());
         kept.addAll(history.subList(pinFrom, pinTo));
         kept.addAll(history.subList(keepFrom, history.size()));
@@ -44,7 +44,7 @@ public record Trim(int pinFrom, int pinTo, int keepFrom) {
     }
 
     /** The history messages left out, in order. */
-    <T> List<T> leftOut(List<T> history) {
+    public <T> List<T> leftOut(List<T> history) {
         List<T> out = new ArrayList<>(count());
         out.addAll(history.subList(0, pinFrom));
         out.addAll(history.subList(pinTo, keepFrom));
@@ -52,7 +52,7 @@ public record Trim(int pinFrom, int pinTo, int keepFrom) {
     }
 
     /** Whether this leaves out at least every message {@code other} leaves out. */
-    boolean covers(Trim other) {
+    public boolean covers(Trim other) {
         for (int i = 0; i < other.keepFrom; i++) {
             if (other.leavesOut(i) && !leavesOut(i)) {
                 return false;
@@ -66,7 +66,7 @@ public record Trim(int pinFrom, int pinTo, int keepFrom) {
     }
 
     /** The value of the {@code X-RKLLM-Context-Trimmed} header. */
-    String note() {
+    public String note() {
         return pinTo > pinFrom
                 ? count() + " earlier messages left out (the newest question kept)"
                 : count() + " earliest messages left out";

@@ -1,7 +1,5 @@
-package io.rkllm.server.pipeline;
+package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.models.ModelDescriptor;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -18,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * is left off for those models ({@code runtime.thinking_flag: auto}) and the output's {@code <think>} block is
  * parsed as always: the model thinks exactly as its template asks, and the runtime's thinking path is never
  * entered. A model the server has no template for can only think through the flag; it keeps it, and a broken
- * answer is caught when it ends ({@link ChatRun}).
+ * answer is caught when it ends (the pipeline's {@code IncompleteAnswer}).
  */
-final class ThinkingControl {
+public final class ThinkingControl {
     private static final Logger LOG = LoggerFactory.getLogger(ThinkingControl.class);
 
     private final String setting;
@@ -31,13 +29,17 @@ final class ThinkingControl {
      * @param setting {@code runtime.thinking_flag}: auto, always or never
      * @param abi the runtime's ABI label
      */
-    ThinkingControl(String setting, String abi) {
+    public ThinkingControl(String setting, String abi) {
         this.setting = setting;
         this.abi13 = abi.equals("1.3");
     }
 
-    /** The {@code enable_thinking} value of a request that thinks ({@code thinking}) or not. */
-    boolean runtimeFlag(ModelDescriptor model, Optional<PromptFormat> format, boolean thinking) {
+    /**
+     * The {@code enable_thinking} value of a request that thinks ({@code thinking}) or not.
+     *
+     * @param hasTemplate the server sets a chat template for the model (its family's, or its model.yaml's)
+     */
+    boolean runtimeFlag(String model, String family, boolean hasTemplate, boolean thinking) {
         if (!thinking) {
             return false;
         }
@@ -48,14 +50,14 @@ final class ThinkingControl {
                 if (!abi13) {
                     yield true;
                 }
-                if (format.isEmpty() && warned.add(model.id())) {
+                if (!hasTemplate && warned.add(model)) {
                     LOG.warn("model {} thinks through runtime 1.3.0's enable_thinking flag: the server knows no chat"
                             + " template for its family ({}), and 1.3.0 is reported to end such answers at </think>"
                             + " with nothing after it. Set chat_template in its model.yaml so that the server can"
                             + " switch thinking through the template, or use runtime 1.2.3 (docs/runtime-abi.md)",
-                            model.id(), model.family());
+                            model, family);
                 }
-                yield format.isEmpty();
+                yield !hasTemplate;
             }
         };
     }

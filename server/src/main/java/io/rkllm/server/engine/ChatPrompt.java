@@ -1,0 +1,76 @@
+package io.rkllm.server.engine;
+
+import io.rkllm.server.engine.cache.Trim;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One chat turn as the engine runs it, in no backend's terms: what the conversation is (so that a backend's cache
+ * policy can tell what its slots already hold of it), and the prompt texts the pipeline made of it. The backend
+ * chooses what to send: only the new messages on top of a cache that holds the history, or the whole conversation
+ * again (RKLLM); a token-level backend renders the whole and reuses the longest common prefix.
+ *
+ * @param model the model's id, for logs
+ * @param conversationKey the conversation's identity (the client's, or its system prompt and first message)
+ * @param systemPrompt the request's system prompt
+ * @param template the family's chat template for this request (its system prompt and thinking mode in it), empty
+ *                 for a model whose runtime keeps the template it was converted with
+ * @param systemInText the system prompt is part of {@link #whole()}'s text (the template does not take one)
+ * @param tools the tools as a JSON array, for native tool calling
+ * @param history the message keys of every earlier message (the pipeline's normalised identities)
+ * @param trim which earlier messages the model sees (decided, and told to the client, before the run)
+ * @param newKeys the keys the new messages are remembered under (as the client will send them back)
+ * @param newPart the new messages alone, to send on top of a cache that holds the history
+ * @param whole the whole conversation with the trim applied, as one turn (earlier turns flattened into it)
+ * @param task a background task: run beside what a slot holds and dropped afterwards; empty for a chat turn
+ * @param thinking the request thinks (a backend switches it through the template, or a flag of its own)
+ * @param sampling this run's sampling, when the runtime takes it per run
+ * @param reserveTokens room kept for the answer when deciding what fits
+ * @param contextLength the model's context
+ * @param answerKey the key the cache remembers the generated answer under
+ */
+public record ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
+                         boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
+                         List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
+                         Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey) {
+
+    public ChatPrompt {
+        Objects.requireNonNull(template, "template");
+        Objects.requireNonNull(tools, "tools");
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(sampling, "sampling");
+        history = List.copyOf(history);
+        newKeys = List.copyOf(newKeys);
+    }
+
+    /**
+     * A prompt text and what goes with it.
+     *
+     * @param role "user", or "tool" for tool results sent on their own
+     * @param images the pictures of the text's {@code <image>} placeholders, in order
+     * @param estimatedTokens the pipeline's estimate of its tokens, pictures included
+     */
+    public record Part(String role, String text, List<RunImage> images, int estimatedTokens) {
+        public Part {
+            Objects.requireNonNull(role, "role");
+            Objects.requireNonNull(text, "text");
+            images = List.copyOf(images);
+        }
+    }
+
+    /**
+     * An Open WebUI background task (a title, tags): the whole request as one text, run without thinking.
+     *
+     * @param roomNeeded what it needs of the context next to what a slot holds: its text and its answer
+     */
+    public record Task(String text, int roomNeeded) {
+    }
+
+    /** The key of a generated answer, as the cache remembers it. */
+    @FunctionalInterface
+    public interface AnswerKey {
+        /** The answer's key; empty when the answer must not stay in the cache (it is only reasoning). */
+        Optional<String> of(String generatedText);
+    }
+}

@@ -1,0 +1,22 @@
+package io.rkllm.server.engine;
+
+import java.util.List;
+
+/** What one text's embedding run gave. */
+public sealed interface EmbedResult {
+
+    /** The last hidden layer: one row of {@code width} floats per token. */
+    record Rows(int width, List<float[]> rows, RunStats stats) implements EmbedResult {
+        public Rows {
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /** Aborted (its request was cancelled). */
+    record Aborted() implements EmbedResult {
+    }
+
+    /** The runtime reported an error. */
+    record Failed(String message) implements EmbedResult {
+    }
+}

@@ -1,0 +1,26 @@
+package io.rkllm.server.engine;
+
+import java.util.Optional;
+
+/** How a backend's generation ended. */
+public sealed interface RunEnd {
+
+    /**
+     * The run produced a result.
+     *
+     * @param reason why it ended; {@link StopReason#CANCELLED} when it was aborted (the engine tells why)
+     * @param stats the backend's own counts and times of this run
+     * @param reusedTokens what the cache held of the conversation before the run (its policy's decision)
+     * @param prefilledText the text the run prefilled whole, when the backend knows it exactly: with
+     *                      {@code stats}' prefill count it calibrates the pipeline's token estimate
+     * @param runtimeSettings the backend's words for the settings of this run that a log line about it should name
+     *                        (RKLLM: {@code enable_thinking=true})
+     */
+    record Finished(StopReason reason, RunStats stats, int reusedTokens, Optional<String> prefilledText,
+                    String runtimeSettings) implements RunEnd {
+    }
+
+    /** The run could not be prepared or started, or the runtime reported an error; the message is for the client. */
+    record Failed(String message) implements RunEnd {
+    }
+}

@@ -1,0 +1,79 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.pipeline.request.ChatMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A prepared chat as the engine runs it ({@link ChatPrompt}): what the conversation is, by message keys, and its
+ * prompt texts (the new messages alone, the whole trimmed conversation as one turn, a task's text), with the
+ * estimates a backend's cache policy weighs. Made on the request's thread; the backend decides on its worker what
+ * of it to send.
+ */
+final class RunPrompt {
+    /** Room a background task's prompt gets beyond its estimate, and the least it leaves for the answer. */
+    private static final int TASK_MARGIN = 16;
+
+    private RunPrompt() {
+    }
+
+    static ChatPrompt of(PreparedChat chat, TokenEstimator estimator) {
+        Conversation c = chat.conversation();
+        String id = chat.model().id();
+        String system = c.systemPrompt();
+        Optional<PromptTemplate> template = chat.format()
+                .map(f -> f.template(f.acceptsSystemPrompt() ? system : "", !chat.thinking()));
+        boolean systemInText = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
+
+        String incremental = PromptFlattener.incremental(c.newMessages());
+        ChatPrompt.Part newPart = new ChatPrompt.Part(c.newRole(), incremental,
+                chat.vision().runImages(c.newMessages()), estimator.estimate(id, incremental)
+                + VisionInput.count(c.newMessages()) * chat.vision().tokensPerImage());
+
+        Conversation trimmed = c.trimmed(chat.trim());
+        String text = (systemInText && !system.isEmpty() ? system + "\n\n" : "") + PromptFlattener.flatten(trimmed);
+        List<RunImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
+        ChatPrompt.Part whole = new ChatPrompt.Part("user", text, images, estimator.estimate(id, text)
+                + images.size() * chat.vision().tokensPerImage());
+
+        Optional<ChatPrompt.Task> task = chat.task().map(kind -> {
+            String prompt = PromptFlattener.flatten(c);
+            return new ChatPrompt.Task(prompt, estimator.estimate(id, prompt) + TASK_MARGIN
+                    + Math.max(chat.maxTokens(), TASK_MARGIN));
+        });
+        return new ChatPrompt(id, conversationKey(chat), system, template, systemInText, chat.request().toolsJson(),
+                MessageKeys.keys(c.history()), chat.trim(), c.newMessageKeys(), newPart, whole, task, chat.thinking(),
+                chat.sampling(), chat.reserveTokens(), chat.model().contextLength(), generated -> {
+                    String key = MessageKeys.generated(generated, chat.scanner());
+                    return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
+                });
+    }
+
+    /**
+     * The conversation's identity: the client's (Open WebUI's chat id header, {@code prompt_cache_key},
+     * {@code user}) when given, else the system prompt and first message, which an edit further down or a
+     * regenerated answer leaves unchanged.
+     */
+    static String conversationKey(PreparedChat chat) {
+        Conversation c = chat.conversation();
+        ChatMessage first = c.history().isEmpty() ? c.newMessages().getFirst() : c.history().getFirst();
+        String prefix = "prefix:" + MessageKeys.digest(List.of(c.systemPrompt(), MessageKeys.key(first)));
+        Optional<String> given = chat.request().conversationKey();
+        if (given.isEmpty()) {
+            return prefix;
+        }
+        // OpenAI's `user` names a person, not a chat: it only narrows the prefix
+        return given.get().startsWith("user:") ? given.get() + "|" + prefix : given.get();
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a.size() + b.size());
+        all.addAll(a);
+        all.addAll(b);
+        return all;
+    }
+}
