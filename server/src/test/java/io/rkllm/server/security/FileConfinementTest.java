@@ -22,10 +22,15 @@ class FileConfinementTest {
             + "|copy|move|createTemp\\w*)\\(|new FileOutputStream|new FileWriter|new RandomAccessFile|new PrintWriter\\(");
     private static final Pattern RUNTIME_FILES = Pattern.compile("loadPromptCache|releasePromptCache|withSavePromptCache"
             + "|loadLora|LoraAdapter|withLora");
-    /** Sources allowed to write: --simulate's unpacking, and the fuzz and soak tools' temporary model files. */
+    /**
+     * Sources allowed to write: --simulate's unpacking, the fuzz and soak tools' temporary model files, and the
+     * launch command's agent configuration in its temporary directory (a command of the user's, not the server).
+     */
     private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/app/Simulation.java",
             "io/rkllm/server/tools/reliability/LocalServer.java",
-            "io/rkllm/server/tools/reliability/ReliabilityCommands.java");
+            "io/rkllm/server/tools/reliability/ReliabilityCommands.java",
+            "io/rkllm/server/tools/launch/LaunchCommand.java", "io/rkllm/server/tools/launch/CodexCli.java",
+            "io/rkllm/server/tools/launch/ContinueCli.java");
 
     @Test
     void noServerCodeWritesFilesOrHandsARuntimeAPath() throws IOException {
