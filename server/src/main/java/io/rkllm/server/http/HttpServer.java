@@ -18,6 +18,7 @@ import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.api.ResponsesRequestParser;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.http.webui.WebUi;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
@@ -52,8 +53,9 @@ public final class HttpServer implements AutoCloseable {
         RequestLimits limits = RequestLimits.of(config.limits());
         ChatRequestParser parser = new ChatRequestParser(mapper, limits,
                 new ImageSources(ImageSources.Settings.of(config.limits(), config.vision())));
+        WebUi webUi = new WebUi(config.server().webUi());
         access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
-                new CorsPolicy(config.security().corsOrigins()));
+                new CorsPolicy(config.security().corsOrigins()), webUi.enabled() ? WebUi.PREFIX : null);
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
         var driver = new RunDriver(pipeline, config.queue().keepAlive(), metrics);
@@ -130,8 +132,12 @@ public final class HttpServer implements AutoCloseable {
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
-            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
-            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI); a browser gets
+            // the chat page (docs/web-ui.md)
+            c.routes.get("/", webUi::root);
+            if (webUi.enabled()) {
+                c.routes.get(WebUi.PREFIX + "<file>", webUi::asset);
+            }
             c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);
