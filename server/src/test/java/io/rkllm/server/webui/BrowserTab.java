@@ -199,12 +199,16 @@ final class BrowserTab {
         send("Input.insertText", params().put("text", text));
     }
 
-    /** One key press (keydown, keyup), e.g. Enter, with modifiers (8 = Shift). */
-    void press(String key, int code, int modifiers) throws Exception {
-        for (String type : List.of("rawKeyDown", "keyUp")) {
-            send("Input.dispatchKeyEvent", params().put("type", type).put("key", key).put("code", key)
-                    .put("windowsVirtualKeyCode", code).put("nativeVirtualKeyCode", code).put("modifiers", modifiers));
-        }
+    /**
+     * One press of Enter (keydown with its text, keyup), as a keyboard sends it: what the page does not take, the
+     * text area does (a new line). {@code modifiers}: 8 = Shift.
+     */
+    void pressEnter(int modifiers) throws Exception {
+        send("Input.dispatchKeyEvent", params().put("type", "keyDown").put("key", "Enter").put("code", "Enter")
+                .put("windowsVirtualKeyCode", 13).put("nativeVirtualKeyCode", 13).put("modifiers", modifiers)
+                .put("text", "\r").put("unmodifiedText", "\r"));
+        send("Input.dispatchKeyEvent", params().put("type", "keyUp").put("key", "Enter").put("code", "Enter")
+                .put("windowsVirtualKeyCode", 13).put("nativeVirtualKeyCode", 13).put("modifiers", modifiers));
     }
 
     /** Sets the files of a file input, as a user picking them would (a change event follows). */

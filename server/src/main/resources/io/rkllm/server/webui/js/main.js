@@ -130,12 +130,17 @@ async function refreshModels() {
 
 // ---- answers
 
+/**
+ * Streams the answer at `index` of the conversation. The page is busy from the first line on, before anything
+ * is awaited, so that a second Enter cannot send twice.
+ */
 async function answer(conversation, index) {
   const current = state.models.find(m => m.id === conversation.model) || {id: conversation.model, capabilities: {}};
   const controller = new AbortController();
   state.busy = {conversation, index, controller};
   composer.setBusy(true);
   drawConversation();
+  await save(conversation);
   drawList();
   let frame = 0;
   let lastSave = Date.now();
@@ -179,7 +184,6 @@ async function send(text, images) {
   if (conversation.messages.length === 0) conversation.title = titleOf(text);
   conversation.messages.push(userMessage(text, images), assistantMessage(conversation.model));
   composer.clear();
-  await save(conversation);
   await answer(conversation, conversation.messages.length - 1);
 }
 
@@ -190,7 +194,6 @@ async function edit(index, text) {
   conversation.messages.splice(index + 1);
   if (index === 0) conversation.title = titleOf(text);
   conversation.messages.push(assistantMessage(conversation.model));
-  await save(conversation);
   await answer(conversation, conversation.messages.length - 1);
 }
 
@@ -199,7 +202,6 @@ async function regenerate(index) {
   if (state.busy) return;
   conversation.messages.splice(index);
   conversation.messages.push(assistantMessage(conversation.model));
-  await save(conversation);
   await answer(conversation, conversation.messages.length - 1);
 }
 

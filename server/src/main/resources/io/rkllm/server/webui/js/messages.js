@@ -65,7 +65,7 @@ export class MessagesView {
       this.busy() ? null : iconButton('edit', 'Edit and send again', () => this.startEdit(root, bubble, message, index)),
       this.busy() ? null : iconButton('trash', 'Delete this message and its answer', () => this.actions.remove(index)));
     if (!message.text) bubble.hidden = true;
-    root.append(h('div', {class: 'who', text: 'You'}), pictures, bubble, actions);
+    root.append(...[h('div', {class: 'who', text: 'You'}), pictures, bubble, actions].filter(Boolean));
     return {root};
   }
 
