@@ -29,19 +29,20 @@ final class Chromium implements AutoCloseable {
         this.devTools = devTools;
     }
 
-    /** The browser to use: $RKLLM_CHROMIUM, else chromium (Debian's package) or chromium-browser on the PATH. */
+    /**
+     * The browser to use: $RKLLM_CHROMIUM, else {@code chromium} on the PATH (Debian's package; Ubuntu's
+     * chromium-browser is a wrapper around a snap, which is not looked for).
+     */
     static Optional<Path> executable() {
         String given = System.getenv("RKLLM_CHROMIUM");
         if (given != null && !given.isBlank()) {
             return Optional.of(Path.of(given)).filter(Files::isExecutable);
         }
         String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-        for (String name : List.of("chromium", "chromium-browser")) {
-            for (String dir : path.split(":")) {
-                Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);
-                if (Files.isExecutable(candidate)) {
-                    return Optional.of(candidate);
-                }
+        for (String dir : path.split(":")) {
+            Path candidate = Path.of(dir.isEmpty() ? "." : dir, "chromium");
+            if (Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
             }
         }
         return Optional.empty();

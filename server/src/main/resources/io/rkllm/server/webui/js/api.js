@@ -1,5 +1,6 @@
 // The server's API as the page uses it: the model list and streamed chat completions (OpenAI's format), same
-// origin, with the API key from the settings when there is one.
+// origin, with the API key from the settings when there is one. Paths are relative to the page, so that it also
+// works behind a proxy that serves the server under a path (https://host/rkllm/).
 
 import {serverEvents} from './stream.js';
 
@@ -54,7 +55,7 @@ export class Api {
   async models() {
     let response;
     try {
-      response = await fetch('/v1/models', {headers: this.headers(false), cache: 'no-store'});
+      response = await fetch('v1/models', {headers: this.headers(false), cache: 'no-store'});
     } catch (e) {
       throw new ApiError(0, 'unreachable', `the server cannot be reached (${e.message})`);
     }
@@ -65,15 +66,17 @@ export class Api {
 
   /**
    * Streams one chat completion: yields {headers}, then {content}, {reasoning}, {finish}, {usage, timings},
-   * {note} and {error} items as they come. An abort through `signal` closes the connection, which the server
-   * takes as the end of the generation.
+   * {note} and {error} items as they come. `conversationId` names the chat for the server's KV cache. An abort
+   * through `signal` closes the connection, which the server takes as the end of the generation.
    */
-  async* chat(body, signal) {
+  async* chat(body, conversationId, signal) {
     let response;
     try {
-      response = await fetch('/v1/chat/completions', {
+      response = await fetch('v1/chat/completions', {
         method: 'POST',
-        headers: this.headers(true),
+        // the conversation's id as a header too: the multi-board proxy of docs/scaling.md keeps a chat on the
+        // board whose KV cache holds it by this header
+        headers: {...this.headers(true), 'X-OpenWebUI-Chat-Id': conversationId},
         body: JSON.stringify(body),
         signal,
         cache: 'no-store',

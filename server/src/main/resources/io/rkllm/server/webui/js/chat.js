@@ -31,7 +31,7 @@ export async function generate({api, conversation, index, model, settings, signa
   let firstToken = null;
   let firstContent = null;
   try {
-    for await (const item of api.chat(body, signal)) {
+    for await (const item of api.chat(body, cacheKey(conversation), signal)) {
       if (item.headers) {
         for (const [name, note] of Object.entries(NOTE_HEADERS)) {
           const value = item.headers.get(name);

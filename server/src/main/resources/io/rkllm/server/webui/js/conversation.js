@@ -56,7 +56,10 @@ export function requestMessages(conversation, systemPrompt, upTo) {
   return messages;
 }
 
-/** The id the server's KV cache knows this conversation by (prompt_cache_key: docs/api.md). */
+/**
+ * The id the server's KV cache knows this conversation by (docs/api.md): sent as prompt_cache_key and as the
+ * X-OpenWebUI-Chat-Id header, so that a follow-up, an edit or a regenerated answer reuses this chat's cache slot.
+ */
 export function cacheKey(conversation) {
   return `webui-${conversation.id}`;
 }
