@@ -24,14 +24,18 @@ final class BrowserTab {
     static final class Request {
         final String url;
         final String type;
+        final String method;
+        final String body;
         volatile int status = -1;
         volatile String contentEncoding = "";
         volatile long encodedBytes;
         volatile boolean finished;
 
-        Request(String url, String type) {
+        Request(String url, String type, String method, String body) {
             this.url = url;
             this.type = type;
+            this.method = method;
+            this.body = body;
         }
 
         @Override
@@ -75,6 +79,14 @@ final class BrowserTab {
     private void onEvent(String method, JsonNode p) {
         switch (method) {
             case "Page.loadEventFired" -> loads.release();
+            // confirm() and alert() answered yes, from another thread: this one delivers the reply
+            case "Page.javascriptDialogOpening" -> Thread.ofVirtual().start(() -> {
+                try {
+                    send("Page.handleJavaScriptDialog", params().put("accept", true));
+                } catch (Exception e) {
+                    problems.add("dialog left open: " + e);
+                }
+            });
             case "Runtime.consoleAPICalled" -> {
                 String type = p.path("type").asText();
                 if (type.equals("error") || type.equals("assert")) {
@@ -93,7 +105,9 @@ final class BrowserTab {
                 }
             }
             case "Network.requestWillBeSent" -> {
-                Request r = new Request(p.path("request").path("url").asText(), p.path("type").asText());
+                JsonNode request = p.path("request");
+                Request r = new Request(request.path("url").asText(), p.path("type").asText(),
+                        request.path("method").asText(), request.path("postData").asText(""));
                 requests.put(p.path("requestId").asText(), r);
                 inOrder.add(r);
             }

@@ -76,6 +76,8 @@ class WebUiBrowserTest {
     /** A new tab on the page, booted, with the model list loaded, on a new conversation. */
     BrowserTab open(SimulatedServer on, int width, int height, boolean mobile) throws Exception {
         tab = browser.newTab();
+        // every file fetched whole, as on a first visit (the tests share the browser's cache)
+        tab.send("Network.setCacheDisabled", BrowserTab.params().put("cacheDisabled", true));
         tab.viewport(width, height, mobile);
         tab.navigate(on.url("/"));
         awaitBooted(tab);
@@ -140,11 +142,12 @@ class WebUiBrowserTest {
         String origin = server.url("/");
         pollMetric("every request to finish", () -> tab.requests().stream().allMatch(r -> r.finished) ? 1.0 : 0.0,
                 v -> v == 1);
-        List<BrowserTab.Request> requests = tab.requests();
+        // pictures of earlier tests' conversations are data: URLs, which stay in the page
+        List<BrowserTab.Request> requests = tab.requests().stream().filter(r -> !r.url.startsWith("data:")).toList();
         assertThat(requests).as("requests of the page").isNotEmpty()
                 .allSatisfy(r -> assertThat(r.url).as("every request stays on this server").startsWith(origin));
         long firstLoad = 0;
-        for (BrowserTab.Request r : tab.requests()) {
+        for (BrowserTab.Request r : requests) {
             assertThat(r.status).as(r.toString()).isEqualTo(200);
             if (r.type.equals("Script") || r.type.equals("Stylesheet") || r.type.equals("Document")) {
                 assertThat(r.contentEncoding).as("compressed: " + r).isEqualTo("gzip");
@@ -159,6 +162,15 @@ class WebUiBrowserTest {
         JsonNode options = tab.eval("[...document.querySelectorAll('#model option')].map(o => o.textContent)");
         assertThat(options.toString()).contains(THINKING_MODEL + " (thinking, tools", VISION_MODEL + " (tools, vision")
                 .doesNotContain("embedding");
+        // the theme button goes from the system's to light, to dark and back
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("document.documentElement.dataset.theme").asText()).isEqualTo("light");
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("document.documentElement.dataset.theme").asText()).isEqualTo("dark");
+        assertThat(tab.eval("document.getElementById('code-dark').media").asText()).isEqualTo("all");
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("'theme' in document.documentElement.dataset").asBoolean()).isFalse();
+
         selectModel(VISION_MODEL);
         boolean loaded = DevTools.JSON.readTree(server.get("/v1/models/" + VISION_MODEL).body()).get("loaded")
                 .asBoolean();
@@ -213,7 +225,8 @@ class WebUiBrowserTest {
         assertThat(tab.eval("[...document.querySelectorAll('" + last + " .blocked-picture')].map(b => b.textContent)")
                 .toString()).contains("[tracker: not loaded, http://192.0.2.1/t.png]");
         assertThat(tab.eval("document.querySelector('" + last + " a').rel").asText()).isEqualTo("noopener noreferrer");
-        assertThat(tab.requests()).allSatisfy(r -> assertThat(r.url).startsWith(server.url("/")));
+        assertThat(tab.requests()).allSatisfy(r -> assertThat(r.url).matches(u -> u.startsWith(server.url("/"))
+                || u.startsWith("data:"), "on this server or in the page"));
         assertThat(tab.problems()).isEmpty();
     }
 
@@ -271,6 +284,93 @@ class WebUiBrowserTest {
         assertThat(tab.problems()).isEmpty();
     }
 
+    @Test
+    void anAnswerCanBeRegeneratedAMessageEditedAndBothDeleted() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        send("First [[say:one]]");
+        assertThat(awaitAnswer()).isEqualTo("one");
+
+        answersBefore = 0;
+        tab.eval("document.querySelector('.message.assistant button[aria-label=Regenerate]').click()");
+        assertThat(awaitAnswer()).isEqualTo("one");
+        assertThat(tab.eval("document.querySelectorAll('#messages .message').length").asInt()).isEqualTo(2);
+
+        tab.eval("document.querySelector('.message.user button[aria-label=\\'Edit and send again\\']').click()");
+        tab.waitFor("the edit box", Duration.ofSeconds(5), "!!document.querySelector('.edit-box textarea')");
+        tab.eval("(() => { const a = document.querySelector('.edit-box textarea'); a.value = 'Edited [[say:two]]';"
+                + " a.focus(); })()");
+        tab.pressEnter(0);
+        assertThat(awaitAnswer()).isEqualTo("two");
+        assertThat(tab.eval("[...document.querySelectorAll('#messages .message')].map(m => m.dataset.role"
+                + " + ':' + (m.querySelector('.bubble, .content') || {}).textContent.trim())").toString())
+                .isEqualTo("[\"user:Edited [[say:two]]\",\"assistant:two\"]");
+
+        // deleting the question takes its answer with it
+        tab.eval("document.querySelector('.message.user button[aria-label=\\'Delete this message and its answer\\']')"
+                + ".click()");
+        tab.waitFor("an empty conversation", Duration.ofSeconds(5), "!!document.querySelector('#messages .welcome')");
+        // and the conversation itself goes (after a confirm(), answered yes)
+        int listed = tab.eval("document.querySelectorAll('#conversations .conversation').length").asInt();
+        tab.eval("document.querySelector('#conversations .conversation.active .remove').click()");
+        tab.waitFor("the conversation to go", Duration.ofSeconds(5),
+                "document.querySelectorAll('#conversations .conversation').length === " + (listed - 1));
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void thinkingIsFoldedApartAndTheSettingsReachTheServer() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(THINKING_MODEL);
+        send("Plan it [[say:<think>Step one, then step two.</think>Done in **two** steps.]]");
+        assertThat(awaitAnswer()).isEqualTo("Done in two steps.");
+        String thinking = ".message.assistant:last-of-type details.thinking";
+        assertThat(tab.eval("document.querySelector('" + thinking + "').open").asBoolean()).as("folded").isFalse();
+        assertThat(tab.eval("document.querySelector('" + thinking + " summary').textContent").asText())
+                .startsWith("Thought for");
+        assertThat(tab.eval("document.querySelector('" + thinking + " .md').textContent").asText().strip())
+                .isEqualTo("Step one, then step two.");
+
+        // the settings: system prompt, temperature, max tokens, thinking off (in a new chat: the simulated model
+        // would obey the first turn's directive again)
+        tab.eval("document.getElementById('new-chat').click()");
+        tab.eval("document.getElementById('open-settings').click()");
+        tab.waitFor("the settings", Duration.ofSeconds(5), "document.getElementById('settings').open");
+        tab.eval("(() => { const f = document.getElementById('settings-form');"
+                + " f.elements.systemPrompt.value = 'Answer like a pirate.'; f.elements.temperature.value = '0.3';"
+                + " f.elements.maxTokens.value = '7'; f.elements.thinking.checked = false;"
+                + " f.querySelector('button[value=save]').click(); })()");
+        tab.waitFor("the settings to close", Duration.ofSeconds(5), "!document.getElementById('settings').open");
+        tab.forgetRequests();
+        send("Go on [[tokens:50]]");
+        awaitAnswer();
+        assertThat(lastStats()).contains("7 tokens");
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .status').textContent").asText())
+                .contains("token limit");
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type details.thinking').hidden")
+                .asBoolean()).as("no thinking with thinking off").isTrue();
+        JsonNode body = DevTools.JSON.readTree(tab.requests().stream()
+                .filter(r -> r.url.endsWith("/v1/chat/completions")).findFirst().orElseThrow().body);
+        assertThat(body.path("model").asText()).isEqualTo(THINKING_MODEL);
+        assertThat(body.path("messages").toString()).isEqualTo("[{\"role\":\"system\",\"content\":"
+                + "\"Answer like a pirate.\"},{\"role\":\"user\",\"content\":\"Go on [[tokens:50]]\"}]");
+        assertThat(body.path("temperature").asDouble()).isEqualTo(0.3);
+        assertThat(body.path("max_tokens").asInt()).isEqualTo(7);
+        assertThat(body.path("chat_template_kwargs").path("enable_thinking").asBoolean(true)).isFalse();
+        assertThat(body.path("prompt_cache_key").asText()).startsWith("webui-");
+        // an earlier answer goes back without its thinking
+        send("And? [[say:Yes.]]");
+        awaitAnswer();
+        JsonNode followUp = DevTools.JSON.readTree(tab.requests().stream()
+                .filter(r -> r.url.endsWith("/v1/chat/completions")).reduce((a, b) -> b).orElseThrow().body);
+        assertThat(followUp.path("messages")).hasSize(4);
+        assertThat(followUp.path("messages").get(2).path("role").asText()).isEqualTo("assistant");
+        assertThat(followUp.path("messages").get(2).has("reasoning_content")).isFalse();
+
+        tab.eval("localStorage.removeItem('rkllm.webui.settings')");
+        assertThat(tab.problems()).isEmpty();
+    }
+
     static Path pollFile(Path downloads) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         while (System.nanoTime() < deadline) {
@@ -304,6 +404,17 @@ class WebUiBrowserTest {
                 .contains(TEXT_MODEL + " cannot see pictures", VISION_MODEL);
 
         selectModel(VISION_MODEL);
+        // a pasted picture lands in the message box too; removed again, then one is attached
+        tab.eval("(async () => { const bytes = await (await fetch('ui/icon.svg')).blob();"
+                + " const png = await new Promise(r => { const c = document.createElement('canvas'); c.width = 8;"
+                + " c.height = 8; c.toBlob(r, 'image/png'); });"
+                + " const data = new DataTransfer(); data.items.add(new File([png], 'pasted.png', {type: 'image/png'}));"
+                + " document.getElementById('input').dispatchEvent(new ClipboardEvent('paste',"
+                + " {clipboardData: data, bubbles: true, cancelable: true})); return bytes.size; })()");
+        tab.waitFor("the pasted picture", Duration.ofSeconds(10),
+                "document.querySelectorAll('#attachments img').length === 1");
+        tab.eval("document.querySelector('#attachments button').click()");
+        assertThat(tab.eval("document.querySelectorAll('#attachments img').length").asInt()).isZero();
         double encoded = server.metric("rkllm_vision_images_total", "model", VISION_MODEL, "source", "encoder");
         tab.setFiles("#attach-file", picture);
         tab.waitFor("the picture in the message box", Duration.ofSeconds(10),
