@@ -91,8 +91,16 @@ final class Chromium implements AutoCloseable {
 
     @Override
     public void close() {
-        devTools.close();
-        stop(process);
+        try {
+            // a browser asked to close removes its profile's lock and socket; one that is killed leaves them
+            devTools.send(null, "Browser.close", null);
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // stopped below
+        } finally {
+            devTools.close();
+            stop(process);
+        }
     }
 
     private static void stop(Process process) {

@@ -8,24 +8,29 @@ import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.ModelDiscovery;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The server as {@code ./rkllm-server --simulate} runs it, in this process on an ephemeral port: the simulated
  * runtime through the real binding and the bundled simulated models (qwen2.5-0.5b-sim, qwen3-1.7b-sim,
- * qwen3-vl-2b-sim with its image encoder, the embedding model), at their simulated speeds.
+ * qwen3-vl-2b-sim with its image encoder, the embedding model), at five times their simulated speeds.
  */
 final class SimulatedServer implements AutoCloseable {
+    static final double TIME_SCALE = 0.2;
     private static final Pattern SERIES = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})? (\\S+)");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -49,13 +54,30 @@ final class SimulatedServer implements AutoCloseable {
         Simulation simulation = new Simulation(dir.resolve("simulation"));
         try {
             RkllmRuntime runtime = RuntimeLoader.open(config.runtime(), Optional.of(simulation), Map.of());
+            Path models = simulation.models();
+            scaleDelays(models);
             ServerApp app = ServerApp.start(config, runtime,
                     RuntimeLoader.rknn(config.runtime(), Optional.of(simulation), Map.of()),
-                    new ModelDiscovery().discover(simulation.models()).catalog());
+                    new ModelDiscovery().discover(models).catalog());
             return new SimulatedServer(simulation, app);
         } catch (RuntimeException e) {
             simulation.close();
             throw e;
+        }
+    }
+
+    /**
+     * Every delay of the simulated models and encoder (loading, prefill, decoding, encoding) five times shorter,
+     * for the suite's time; an answer still streams token by token at their relative speeds.
+     */
+    private static void scaleDelays(Path models) {
+        try (Stream<Path> files = Files.walk(models)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".rkllm") || f.toString().endsWith(".rknn"))
+                    .toList()) {
+                Files.writeString(file, "\ntime_scale: " + TIME_SCALE + "\n", StandardOpenOption.APPEND);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
