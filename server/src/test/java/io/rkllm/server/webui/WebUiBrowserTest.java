@@ -206,7 +206,8 @@ class WebUiBrowserTest {
         awaitAnswer();
         Matcher cached = Pattern.compile("(\\d+) of (\\d+) prompt tokens from the cache").matcher(lastStats());
         assertThat(cached.find()).as(lastStats()).isTrue();
-        assertThat(Integer.parseInt(cached.group(1))).as("tokens reused from the KV cache: " + lastStats()).isGreaterThan(600);
+        assertThat(Integer.parseInt(cached.group(1))).as("tokens reused from the KV cache: " + lastStats())
+                .isGreaterThan(600);
 
         String last = ".message.assistant:last-of-type .content";
         assertThat(tab.eval("document.querySelector('" + last + " h1').textContent").asText()).isEqualTo("Result");

@@ -129,6 +129,7 @@ class WebUiRoutesTest {
                 assertThat(gz.headers().firstValue("Content-Encoding")).as(file).hasValue("gzip");
             }
             assertThat(text(gz)).as(file).isEqualTo(new String(r.body(), StandardCharsets.UTF_8));
+            assertThat(gz.headers().firstValueAsLong("Content-Length")).as(file).hasValue(gz.body().length);
             compressed += gz.body().length;
         }
         System.out.printf("web-ui: %d files, %d bytes, %d compressed%n", files.size() + 1, plain, compressed);

@@ -58,7 +58,8 @@ public final class WebUi {
     private void send(Context ctx, String name, String vary) {
         Asset asset = assets.find(name).orElse(null);
         if (asset == null) {
-            ctx.status(404).contentType("text/plain; charset=utf-8").result("no such file: " + name);
+            // the server's own 404 body, as for any unknown route
+            ctx.status(404);
             return;
         }
         boolean gzip = asset.gzip().isPresent() && acceptsGzip(ctx.header("Accept-Encoding"));
@@ -72,13 +73,13 @@ public final class WebUi {
             ctx.status(304);
             return;
         }
-        ctx.contentType(asset.contentType());
+        byte[] body = gzip ? asset.gzip().get() : asset.bytes();
         if (gzip) {
             ctx.header("Content-Encoding", "gzip");
-            ctx.result(asset.gzip().get());
-        } else {
-            ctx.result(asset.bytes());
         }
+        ctx.contentType(asset.contentType());
+        ctx.header("Content-Length", Integer.toString(body.length));
+        ctx.result(body);
     }
 
     static boolean wantsHtml(String accept) {

@@ -28,7 +28,8 @@ export class Composer {
     els.input.addEventListener('paste', e => {
       const files = [...(e.clipboardData ? e.clipboardData.files : [])].filter(f => f.type.startsWith('image/'));
       if (files.length) {
-        e.preventDefault();
+        // a copied picture often comes with text (its name, or the page it was copied from): keep the text
+        if (!e.clipboardData.getData('text/plain')) e.preventDefault();
         this.add(files);
       }
     });

@@ -111,9 +111,14 @@ async function removeConversation(id) {
 
 async function refreshModels() {
   try {
-    state.models = chatModels(await state.api.models());
+    const models = chatModels(await state.api.models());
     banner(null);
-    if (!state.current.model || (state.current.messages.length === 0 && !state.models.some(m => m.id === state.current.model))) {
+    if (JSON.stringify(models) === JSON.stringify(state.models) && state.current.model) {
+      return; // nothing new: an open model list stays open
+    }
+    state.models = models;
+    const known = state.models.some(m => m.id === state.current.model);
+    if (!state.current.model || (state.current.messages.length === 0 && !known)) {
       state.current.model = defaultModel(state.models, state.current.model);
     }
   } catch (e) {
