@@ -524,7 +524,8 @@ class WebUiBrowserTest {
             tab.waitFor("the settings", Duration.ofSeconds(5), "document.getElementById('settings').open");
             tab.eval("document.querySelector('#settings-form [name=apiKey]').focus()");
             tab.type("sesame");
-            tab.eval("document.querySelector('#settings-form button[value=save]').click()");
+            tab.pressEnter(0); // Enter in a field saves
+            tab.waitFor("the settings to close", Duration.ofSeconds(5), "!document.getElementById('settings').open");
             awaitBooted(tab);
             tab.waitFor("the banner to go", Duration.ofSeconds(10), "document.getElementById('banner').hidden");
             selectModel(TEXT_MODEL);

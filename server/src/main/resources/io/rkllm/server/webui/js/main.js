@@ -71,6 +71,7 @@ function drawModels() {
 }
 
 function drawConversation() {
+  document.title = state.current.messages.length ? `${state.current.title} · rkllm-server` : 'rkllm-server chat';
   const busyIndex = state.busy && state.busy.conversation === state.current ? state.busy.index : -1;
   view.show(state.current, busyIndex, welcome(model()));
 }
