@@ -112,7 +112,9 @@ export class MessagesView {
       node.rendered.reasoning = message.reasoning;
     }
     const seconds = message.thinkingMs ? ` for ${(message.thinkingMs / 1000).toFixed(1)} s` : '';
-    node.thinking.firstElementChild.textContent = streaming && !message.content ? 'Thinking…' : `Thought${seconds}`;
+    const words = (message.reasoning || '').split(/\s+/).filter(Boolean).length;
+    node.thinking.firstElementChild.textContent = streaming && !message.content
+      ? `Thinking… (${words} words so far)` : `Thought${seconds}`;
     if (node.rendered.content !== message.content) {
       renderMarkdown(node.content, message.content);
       node.rendered.content = message.content;
