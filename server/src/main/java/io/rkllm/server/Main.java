@@ -200,6 +200,9 @@ public final class Main {
         ServerApp app = ServerApp.start(config, engines.backends(config), discovery.catalog());
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());
+        if (config.server().webUi()) {
+            out.println("chat page: http://" + displayHost(config.server().host()) + ":" + app.port() + "/");
+        }
         boolean keys = !config.security().apiKeys().isEmpty() || !config.security().apiKeyFile().isBlank();
         out.println("Open WebUI: Settings > Connections > OpenAI API > URL " + url
                 + (keys ? " with one of the API keys" : " (any key)"));

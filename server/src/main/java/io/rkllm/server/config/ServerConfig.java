@@ -18,8 +18,10 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      *
      * @param idleTimeout a connection with no traffic for this long is closed (between requests; a request
      *     being handled is never cut by it)
+     * @param webUi serve the built-in chat page at {@code /} to browsers (docs/web-ui.md); off, {@code /} answers
+     *     every client as Ollama does and the page's files are not served
      */
-    public record Server(String host, int port, String publicUrl, Duration idleTimeout) {
+    public record Server(String host, int port, String publicUrl, Duration idleTimeout, boolean webUi) {
     }
 
     /**

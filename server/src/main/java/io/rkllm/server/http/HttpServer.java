@@ -15,6 +15,7 @@ import io.rkllm.server.api.Json;
 import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.http.webui.WebUi;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
@@ -66,8 +67,9 @@ public final class HttpServer implements AutoCloseable {
         errors = new ErrorResponses(families, new OpenAiErrorShape(mapper), mapper);
         Set<String> headers = new HashSet<>();
         families.forEach(f -> headers.addAll(f.requestHeaders()));
+        WebUi webUi = new WebUi(config.server().webUi());
         access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
-                new CorsPolicy(config.security().corsOrigins(), headers));
+                new CorsPolicy(config.security().corsOrigins(), headers), webUi.enabled() ? WebUi.PREFIX : null);
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();
         var health = new HealthHandler(modelService, mapper, notReadyReason);
@@ -116,8 +118,12 @@ public final class HttpServer implements AutoCloseable {
                     ctx.contentType(scrape.contentType()).result(scrape.body());
                 });
             }
-            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI)
-            c.routes.get("/", ctx -> ctx.contentType("text/plain; charset=utf-8").result("Ollama is running"));
+            // Ollama answers its clients' "is it running" probe here (GET, and HEAD from its CLI); a browser gets
+            // the chat page (docs/web-ui.md)
+            c.routes.get("/", webUi::root);
+            if (webUi.enabled()) {
+                c.routes.get(WebUi.PREFIX + "<file>", webUi::asset);
+            }
             c.routes.head("/", ctx -> ctx.contentType("text/plain; charset=utf-8"));
             c.routes.get("/health", health::handle);
             c.routes.get("/v1/health", health::handle);

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs before every route: CORS headers and preflights (answered without a key), then the API key.
- * {@code /health} and {@code /} (a client's "is it running" probe) are always public; the model lists ({@code GET /v1/models[/{id}]}, Ollama's {@code GET
+ * {@code /health} and {@code /} (a client's "is it running" probe, or the chat page for a browser) are always
+ * public, and so are the chat page's files when it is served (they hold no data: the page asks for the key); the
+ * model lists ({@code GET /v1/models[/{id}]}, Ollama's {@code GET
  * /api/tags} and {@code /api/version}) when configured; everything else, {@code /metrics} and routes added
  * later included, needs a key once keys are configured.
  */
@@ -27,11 +29,14 @@ public final class AccessPolicy {
     private final ApiKeys keys;
     private final boolean publicModels;
     private final CorsPolicy cors;
+    private final String pagePrefix;
 
-    public AccessPolicy(ApiKeys keys, boolean publicModels, CorsPolicy cors) {
+    /** @param pagePrefix where the chat page's files are served (public), or null when there is no page */
+    public AccessPolicy(ApiKeys keys, boolean publicModels, CorsPolicy cors, String pagePrefix) {
         this.keys = keys;
         this.publicModels = publicModels;
         this.cors = cors;
+        this.pagePrefix = pagePrefix;
     }
 
     public ApiKeys keys() {
@@ -90,7 +95,8 @@ public final class AccessPolicy {
             return false;
         }
         String path = ctx.path();
-        return HEALTH.contains(path) || (publicModels && MODELS.matcher(path).matches());
+        return HEALTH.contains(path) || (publicModels && MODELS.matcher(path).matches())
+                || (pagePrefix != null && path.startsWith(pagePrefix));
     }
 
     private static String bearer(String authorization) {
@@ -111,8 +117,9 @@ public final class AccessPolicy {
     public void announce(String host) {
         boolean loopback = isLoopback(host);
         if (keys.enabled()) {
-            LOG.info("API keys required: {} key(s); public: /health{}", keys.size(),
-                    publicModels ? ", GET /v1/models, /api/tags, /api/version" : "");
+            LOG.info("API keys required: {} key(s); public: /health{}{}", keys.size(),
+                    publicModels ? ", GET /v1/models, /api/tags, /api/version" : "",
+                    pagePrefix != null ? ", the chat page (/ and " + pagePrefix + "; it asks for a key)" : "");
         } else if (!loopback) {
             LOG.warn("listening on {} WITHOUT API keys: anyone who can reach this port can use the models."
                     + " Set security.api_keys, security.api_key_file, --api-key or RKLLM_API_KEYS, or bind to"

@@ -1,0 +1,94 @@
+// Model output as HTML: Markdown by marked, then sanitised by DOMPurify (nothing a model writes runs as script
+// or loads anything), then code blocks coloured by highlight.js, each with a copy button. The three libraries
+// come from the jar (vendor/, loaded by index.html as classic scripts: window.marked, DOMPurify, hljs).
+
+import {copyText} from './clipboard.js';
+import {h, icon} from './dom.js';
+
+const PURIFY = {
+  USE_PROFILES: {html: true},
+  // tags and attributes that could fetch something, submit something or restyle the page
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'audio', 'video', 'source',
+    'track', 'picture', 'iframe', 'object', 'embed', 'link', 'meta', 'base'],
+  FORBID_ATTR: ['style', 'background', 'srcset', 'poster', 'ping', 'action', 'formaction', 'lowsrc', 'usemap'],
+  ALLOW_DATA_ATTR: false,
+};
+const MAX_AUTO_HIGHLIGHT = 20000;
+
+let ready = false;
+
+function setUp() {
+  if (ready) return;
+  window.marked.setOptions({gfm: true, breaks: false});
+  window.DOMPurify.addHook('afterSanitizeAttributes', node => {
+    if (node.tagName === 'A') {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+    } else if (node.tagName === 'IMG') {
+      // a picture in an answer could come from anywhere: only inline data is shown, anything else is named
+      const src = node.getAttribute('src') || '';
+      if (!/^data:image\/(png|jpeg|gif|webp);/i.test(src)) {
+        node.removeAttribute('src');
+        node.setAttribute('data-blocked', src.slice(0, 200));
+      }
+    }
+  });
+  ready = true;
+}
+
+/** Renders `text` as sanitised Markdown into `target`, replacing what was there. */
+export function renderMarkdown(target, text) {
+  setUp();
+  const html = window.marked.parse(text || '', {async: false});
+  target.innerHTML = window.DOMPurify.sanitize(html, PURIFY);
+  decorate(target);
+}
+
+function decorate(root) {
+  for (const img of root.querySelectorAll('img[data-blocked]')) {
+    const alt = img.getAttribute('alt') || 'picture';
+    const where = img.getAttribute('data-blocked');
+    img.replaceWith(h('span', {class: 'blocked-picture', title: where}, `[${alt}: not loaded${where ? `, ${where}` : ''}]`));
+  }
+  for (const table of root.querySelectorAll('table')) {
+    const wrap = h('div', {class: 'table-wrap'});
+    table.replaceWith(wrap);
+    wrap.append(table);
+  }
+  for (const code of root.querySelectorAll('pre > code')) {
+    const pre = code.parentElement;
+    const source = code.textContent;
+    const language = languageOf(code);
+    highlight(code, source, language);
+    const block = h('div', {class: 'code-block'});
+    const copy = h('button', {type: 'button', class: 'icon-button small', 'aria-label': 'Copy code', title: 'Copy code'},
+      icon('copy'));
+    copy.addEventListener('click', async () => {
+      const ok = await copyText(source);
+      copy.replaceChildren(icon(ok ? 'check' : 'close'));
+      setTimeout(() => copy.replaceChildren(icon('copy')), 1500);
+    });
+    pre.replaceWith(block);
+    block.append(h('div', {class: 'code-head'}, h('span', {text: language || 'text'}), copy), pre);
+  }
+}
+
+function languageOf(code) {
+  const match = /(?:^|\s)language-([\w+#.-]+)/.exec(code.className);
+  return match ? match[1].toLowerCase() : '';
+}
+
+function highlight(code, source, language) {
+  const hljs = window.hljs;
+  let result = null;
+  if (language && hljs.getLanguage(language)) {
+    result = hljs.highlight(source, {language, ignoreIllegals: true});
+  } else if (!language && source.length <= MAX_AUTO_HIGHLIGHT) {
+    result = hljs.highlightAuto(source);
+  }
+  if (result) {
+    // highlight.js escapes the text it wraps in its spans
+    code.innerHTML = result.value;
+  }
+  code.classList.add('hljs');
+}

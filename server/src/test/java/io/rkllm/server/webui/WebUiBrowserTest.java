@@ -1,0 +1,555 @@
+package io.rkllm.server.webui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.image.BufferedImage;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.DoublePredicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * The chat page in a real headless Chromium (Debian's package, driven over the DevTools protocol) against a real
+ * server on the simulated runtime with the bundled simulated models, as {@code ./rkllm-server --simulate} serves
+ * them. Skipped, saying why, where no Chromium is installed ({@code .ci/run} installs it).
+ *
+ * <p>Screenshots go to {@code server/target/web-ui-screenshots/}; docs/images/ holds copies of them.
+ */
+class WebUiBrowserTest {
+    static final String TEXT_MODEL = "qwen2.5-0.5b-sim";
+    static final String VISION_MODEL = "qwen3-vl-2b-sim";
+    static final String THINKING_MODEL = "qwen3-1.7b-sim";
+    static final Duration ANSWER = Duration.ofSeconds(60);
+    static final Path SCREENSHOTS = Path.of("target", "web-ui-screenshots");
+
+    @TempDir
+    static Path dir;
+    static SimulatedServer server;
+    static Chromium browser;
+    BrowserTab tab;
+    int answersBefore;
+
+    static final String NO_CHROMIUM = "skipped: the chat page's browser tests need Chromium, and there is no chromium"
+            + " on the PATH (nor an executable at $RKLLM_CHROMIUM): apt-get install chromium";
+
+    @BeforeAll
+    static void start() throws Exception {
+        Optional<Path> chromium = Chromium.executable();
+        if (chromium.isEmpty()) {
+            // said once here, and by each test as its skip reason (a class-level skip would show no test at all)
+            System.err.println("WebUiBrowserTest: " + NO_CHROMIUM);
+            return;
+        }
+        server = SimulatedServer.start(dir.resolve("server"), Map.of());
+        browser = Chromium.start(chromium.get(), dir.resolve("profile"));
+    }
+
+    @BeforeEach
+    void needsChromium() {
+        assumeTrue(browser != null, NO_CHROMIUM);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @AfterEach
+    void closeTab() throws Exception {
+        if (tab != null) {
+            tab.close();
+        }
+    }
+
+    /** A new tab on the page, booted, with the model list loaded, on a new conversation. */
+    BrowserTab open(SimulatedServer on, int width, int height, boolean mobile) throws Exception {
+        tab = browser.newTab();
+        // every file fetched whole, as on a first visit (the tests share the browser's cache)
+        tab.send("Network.setCacheDisabled", BrowserTab.params().put("cacheDisabled", true));
+        tab.viewport(width, height, mobile);
+        tab.navigate(on.url("/"));
+        awaitBooted(tab);
+        tab.eval("document.getElementById('new-chat').click()");
+        return tab;
+    }
+
+    static void awaitBooted(BrowserTab tab) throws Exception {
+        tab.waitFor("the page to start", Duration.ofSeconds(30),
+                "document.documentElement.classList.contains('booted')");
+        tab.waitFor("the model list", Duration.ofSeconds(30), "document.querySelectorAll('#model option').length >= 3");
+    }
+
+    void selectModel(String id) throws Exception {
+        tab.eval("(() => { const s = document.getElementById('model'); s.value = '" + id + "';"
+                + " s.dispatchEvent(new Event('change')); return s.value; })()");
+    }
+
+    /** Types into the message box as a keyboard would and presses Enter. */
+    void send(String text) throws Exception {
+        answersBefore = answers();
+        tab.eval("document.getElementById('input').focus()");
+        tab.type(text);
+        tab.pressEnter(0);
+    }
+
+    int answers() throws Exception {
+        return tab.eval("document.querySelectorAll('.message.assistant').length").asInt();
+    }
+
+    /** Waits until the answer to the message just sent has ended (the stop button gone) and returns its text. */
+    String awaitAnswer() throws Exception {
+        tab.waitFor("the answer to end", ANSWER, "document.querySelectorAll('.message.assistant').length > "
+                + answersBefore + " && document.getElementById('stop').hidden"
+                + " && !document.querySelector('.message.assistant.streaming')");
+        return tab.eval("document.querySelector('.message.assistant:last-of-type .content').textContent").asText()
+                .strip();
+    }
+
+    String lastStats() throws Exception {
+        return tab.eval("(document.querySelector('.message.assistant:last-of-type .stats') || {}).textContent || ''")
+                .asText();
+    }
+
+    static double pollMetric(String what, Callable<Double> probe, DoublePredicate done) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (true) {
+            double value = probe.call();
+            if (done.test(value)) {
+                return value;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionFailedError("waited 15 s for " + what + "; last: " + value);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void thePageLoadsFromThisServerAloneWithoutErrorsAndSmall() throws Exception {
+        open(server, 1280, 800, false);
+        String origin = server.url("/");
+        pollMetric("every request to finish", () -> tab.requests().stream().allMatch(r -> r.finished) ? 1.0 : 0.0,
+                v -> v == 1);
+        // pictures of earlier tests' conversations are data: URLs, which stay in the page
+        List<BrowserTab.Request> requests = tab.requests().stream().filter(r -> !r.url.startsWith("data:")).toList();
+        assertThat(requests).as("requests of the page").isNotEmpty()
+                .allSatisfy(r -> assertThat(r.url).as("every request stays on this server").startsWith(origin));
+        long firstLoad = 0;
+        for (BrowserTab.Request r : requests) {
+            assertThat(r.status).as(r.toString()).isEqualTo(200);
+            if (r.type.equals("Script") || r.type.equals("Stylesheet") || r.type.equals("Document")) {
+                assertThat(r.contentEncoding).as("compressed: " + r).isEqualTo("gzip");
+            }
+            firstLoad += r.encodedBytes;
+        }
+        System.out.printf("web-ui: first load %d requests, %d bytes on the wire%n", requests.size(), firstLoad);
+        assertThat(firstLoad).as("bytes of the first load").isPositive().isLessThan(300_000);
+        assertThat(tab.problems()).as("console errors and failed loads").isEmpty();
+
+        // the model list: chat models with what they can do and their load state; no embedding model
+        JsonNode options = tab.eval("[...document.querySelectorAll('#model option')].map(o => o.textContent)");
+        assertThat(options.toString()).contains(THINKING_MODEL + " (thinking, tools", VISION_MODEL + " (tools, vision")
+                .doesNotContain("embedding");
+        // the theme button goes from the system's to light, to dark and back
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("document.documentElement.dataset.theme").asText()).isEqualTo("light");
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("document.documentElement.dataset.theme").asText()).isEqualTo("dark");
+        assertThat(tab.eval("document.getElementById('code-dark').media").asText()).isEqualTo("all");
+        tab.eval("document.getElementById('theme').click()");
+        assertThat(tab.eval("'theme' in document.documentElement.dataset").asBoolean()).isFalse();
+
+        selectModel(VISION_MODEL);
+        boolean loaded = DevTools.JSON.readTree(server.get("/v1/models/" + VISION_MODEL).body()).get("loaded")
+                .asBoolean();
+        assertThat(tab.eval("document.getElementById('model-facts').textContent").asText())
+                .isEqualTo("toolsvision" + (loaded ? "loaded" : "not loaded") + "4096 tokens context");
+    }
+
+    @Test
+    void aMessageStreamsAnAnswerRenderedAsSanitisedMarkdownAndTheFollowUpUsesTheCache() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        // Shift+Enter starts a new line, Enter sends
+        answersBefore = answers();
+        tab.eval("document.getElementById('input').focus()");
+        tab.type("Count for me");
+        tab.pressEnter(8);
+        tab.type("please [[tokens:600]]");
+        tab.pressEnter(0);
+        assertThat(tab.eval("document.querySelector('.message.user .bubble').textContent").asText())
+                .isEqualTo("Count for me\nplease [[tokens:600]]");
+        // the answer grows while it streams: seen part-way, with the stop button up
+        int partial = tab.waitFor("the first tokens", ANSWER, "(() => { const a = document.querySelector("
+                + "'.message.assistant.streaming .content'); return a && !document.getElementById('stop').hidden"
+                + " ? a.textContent.length : 0; })()").asInt();
+        String whole = awaitAnswer();
+        assertThat(whole.length()).as("the whole answer against what was shown part-way").isGreaterThan(partial);
+        assertThat(lastStats()).contains("tokens/s", "600 tokens", "0 of");
+
+        // the follow-up: the conversation's id reaches the server, whose KV cache holds the first turn
+        send("Now show code [[say:# Result\n\nSee `x`:\n\n```python\nprint('hi')\n```\n\n"
+                + "<img src=x onerror=\"window.pwned=1\"><script>window.pwned=2</script>"
+                + "![tracker](http://192.0.2.1/t.png) [link](https://example.org)]]");
+        awaitAnswer();
+        Matcher cached = Pattern.compile("(\\d+) of (\\d+) prompt tokens from the cache").matcher(lastStats());
+        assertThat(cached.find()).as(lastStats()).isTrue();
+        assertThat(Integer.parseInt(cached.group(1))).as("tokens reused from the KV cache: " + lastStats())
+                .isGreaterThan(600);
+
+        String last = ".message.assistant:last-of-type .content";
+        assertThat(tab.eval("document.querySelector('" + last + " h1').textContent").asText()).isEqualTo("Result");
+        assertThat(tab.eval("document.querySelector('" + last + " .code-head').textContent").asText())
+                .isEqualTo("python");
+        assertThat(tab.eval("document.querySelectorAll('" + last + " pre code.hljs span').length").asInt())
+                .as("highlighted code").isPositive();
+        assertThat(tab.eval("!!document.querySelector('" + last + " .code-block button[aria-label=\"Copy code\"]')")
+                .asBoolean()).isTrue();
+        // model output never runs: no handler, no script, no remote picture, links open apart
+        assertThat(tab.eval("typeof window.pwned").asText()).isEqualTo("undefined");
+        assertThat(tab.eval("document.querySelectorAll('#messages script, #messages [onerror]').length").asInt())
+                .isZero();
+        assertThat(tab.eval("[...document.querySelectorAll('#messages img')].map(i => i.src)").toString())
+                .doesNotContain("192.0.2.1");
+        assertThat(tab.eval("[...document.querySelectorAll('" + last + " .blocked-picture')].map(b => b.textContent)")
+                .toString()).contains("[tracker: not loaded, http://192.0.2.1/t.png]");
+        assertThat(tab.eval("document.querySelector('" + last + " a').rel").asText()).isEqualTo("noopener noreferrer");
+        assertThat(tab.requests()).allSatisfy(r -> assertThat(r.url).matches(u -> u.startsWith(server.url("/"))
+                || u.startsWith("data:"), "on this server or in the page"));
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void stopEndsTheGenerationOnTheServer() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        Callable<Double> aborts = () -> server.metric("rkllm_aborts_total", "model", TEXT_MODEL, "cause", "client_gone");
+        double before = aborts.call();
+        send("A long one [[tokens:100000]]");
+        tab.waitFor("the first tokens", ANSWER, "(() => { const a = document.querySelector("
+                + "'.message.assistant.streaming .content'); return a && a.textContent.length > 20; })()");
+        tab.eval("document.getElementById('stop').click()");
+        // the server saw the client go and aborted the run
+        pollMetric("the server to abort the generation", aborts, v -> v >= before + 1);
+        pollMetric("the model to be idle", () -> server.get("/health").body().contains("\"busy\":true") ? 1.0 : 0.0,
+                v -> v == 0);
+        String partial = awaitAnswer();
+        assertThat(partial).isNotBlank();
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .status').textContent").asText())
+                .contains("Stopped.");
+        assertThat(tab.eval("document.getElementById('send').hidden").asBoolean()).isFalse();
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void aReloadKeepsTheConversationWhichCanBeSearchedAndExported() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        send("Remember the aardvark [[say:I will remember it.]]");
+        assertThat(awaitAnswer()).isEqualTo("I will remember it.");
+        tab.reload();
+        awaitBooted(tab);
+        assertThat(tab.eval("document.querySelector('.conversation.active .title').textContent").asText())
+                .isEqualTo("Remember the aardvark [[say:I will remember it.]]");
+        assertThat(tab.eval("[...document.querySelectorAll('#messages .message')].map(m => m.textContent).join('|')")
+                .asText()).contains("Remember the aardvark", "I will remember it.", "tokens/s");
+        assertThat(tab.eval("document.getElementById('model').value").asText()).isEqualTo(TEXT_MODEL);
+
+        tab.eval("(() => { const s = document.getElementById('search'); s.value = 'AARDVARK';"
+                + " s.dispatchEvent(new Event('input')); })()");
+        assertThat(tab.eval("document.querySelectorAll('#conversations .conversation').length").asInt()).isEqualTo(1);
+        tab.eval("(() => { const s = document.getElementById('search'); s.value = 'no such words';"
+                + " s.dispatchEvent(new Event('input')); })()");
+        assertThat(tab.eval("document.querySelectorAll('#conversations .conversation').length").asInt()).isZero();
+
+        Path downloads = Files.createDirectories(dir.resolve("downloads"));
+        tab.send("Browser.setDownloadBehavior", BrowserTab.params().put("behavior", "allow")
+                .put("downloadPath", downloads.toString()));
+        tab.eval("document.getElementById('export').click()");
+        Path exported = pollFile(downloads);
+        JsonNode json = DevTools.JSON.readTree(Files.readString(exported));
+        assertThat(json.path("format").asText()).isEqualTo("rkllm-webui");
+        assertThat(json.path("conversations").toString()).contains("Remember the aardvark", "I will remember it.");
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void anAnswerCanBeRegeneratedAMessageEditedAndBothDeleted() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        send("First [[say:one]]");
+        assertThat(awaitAnswer()).isEqualTo("one");
+
+        answersBefore = 0;
+        tab.eval("document.querySelector('.message.assistant button[aria-label=Regenerate]').click()");
+        assertThat(awaitAnswer()).isEqualTo("one");
+        assertThat(tab.eval("document.querySelectorAll('#messages .message').length").asInt()).isEqualTo(2);
+
+        tab.eval("document.querySelector('.message.user button[aria-label=\\'Edit and send again\\']').click()");
+        tab.waitFor("the edit box", Duration.ofSeconds(5), "!!document.querySelector('.edit-box textarea')");
+        tab.eval("(() => { const a = document.querySelector('.edit-box textarea'); a.value = 'Edited [[say:two]]';"
+                + " a.focus(); })()");
+        tab.pressEnter(0);
+        assertThat(awaitAnswer()).isEqualTo("two");
+        assertThat(tab.eval("[...document.querySelectorAll('#messages .message')].map(m => m.dataset.role"
+                + " + ':' + (m.querySelector('.bubble, .content') || {}).textContent.trim())").toString())
+                .isEqualTo("[\"user:Edited [[say:two]]\",\"assistant:two\"]");
+
+        // deleting the question takes its answer with it
+        tab.eval("document.querySelector('.message.user button[aria-label=\\'Delete this message and its answer\\']')"
+                + ".click()");
+        tab.waitFor("an empty conversation", Duration.ofSeconds(5), "!!document.querySelector('#messages .welcome')");
+        // and the conversation itself goes (after a confirm(), answered yes)
+        int listed = tab.eval("document.querySelectorAll('#conversations .conversation').length").asInt();
+        tab.eval("document.querySelector('#conversations .conversation.active .remove').click()");
+        tab.waitFor("the conversation to go", Duration.ofSeconds(5),
+                "document.querySelectorAll('#conversations .conversation').length === " + (listed - 1));
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void thinkingIsFoldedApartAndTheSettingsReachTheServer() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(THINKING_MODEL);
+        send("Plan it [[say:<think>Step one, then step two.</think>Done in **two** steps.]]");
+        assertThat(awaitAnswer()).isEqualTo("Done in two steps.");
+        String thinking = ".message.assistant:last-of-type details.thinking";
+        assertThat(tab.eval("document.querySelector('" + thinking + "').open").asBoolean()).as("folded").isFalse();
+        assertThat(tab.eval("document.querySelector('" + thinking + " summary').textContent").asText())
+                .startsWith("Thought for");
+        assertThat(tab.eval("document.querySelector('" + thinking + " .md').textContent").asText().strip())
+                .isEqualTo("Step one, then step two.");
+
+        // the settings: system prompt, temperature, max tokens, thinking off (in a new chat: the simulated model
+        // would obey the first turn's directive again)
+        tab.eval("document.getElementById('new-chat').click()");
+        tab.eval("document.getElementById('open-settings').click()");
+        tab.waitFor("the settings", Duration.ofSeconds(5), "document.getElementById('settings').open");
+        tab.eval("(() => { const f = document.getElementById('settings-form');"
+                + " f.elements.systemPrompt.value = 'Answer like a pirate.'; f.elements.temperature.value = '0.3';"
+                + " f.elements.maxTokens.value = '7'; f.elements.thinking.checked = false;"
+                + " f.querySelector('button[value=save]').click(); })()");
+        tab.waitFor("the settings to close", Duration.ofSeconds(5), "!document.getElementById('settings').open");
+        tab.forgetRequests();
+        send("Go on [[tokens:50]]");
+        awaitAnswer();
+        assertThat(lastStats()).contains("7 tokens");
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .status').textContent").asText())
+                .contains("token limit");
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type details.thinking').hidden")
+                .asBoolean()).as("no thinking with thinking off").isTrue();
+        JsonNode body = DevTools.JSON.readTree(tab.requests().stream()
+                .filter(r -> r.url.endsWith("/v1/chat/completions")).findFirst().orElseThrow().body);
+        assertThat(body.path("model").asText()).isEqualTo(THINKING_MODEL);
+        assertThat(body.path("messages").toString()).isEqualTo("[{\"role\":\"system\",\"content\":"
+                + "\"Answer like a pirate.\"},{\"role\":\"user\",\"content\":\"Go on [[tokens:50]]\"}]");
+        assertThat(body.path("temperature").asDouble()).isEqualTo(0.3);
+        assertThat(body.path("max_tokens").asInt()).isEqualTo(7);
+        assertThat(body.path("chat_template_kwargs").path("enable_thinking").asBoolean(true)).isFalse();
+        assertThat(body.path("prompt_cache_key").asText()).startsWith("webui-");
+        // an earlier answer goes back without its thinking
+        send("And? [[say:Yes.]]");
+        awaitAnswer();
+        JsonNode followUp = DevTools.JSON.readTree(tab.requests().stream()
+                .filter(r -> r.url.endsWith("/v1/chat/completions")).reduce((a, b) -> b).orElseThrow().body);
+        assertThat(followUp.path("messages")).hasSize(4);
+        assertThat(followUp.path("messages").get(2).path("role").asText()).isEqualTo("assistant");
+        assertThat(followUp.path("messages").get(2).has("reasoning_content")).isFalse();
+
+        tab.eval("localStorage.removeItem('rkllm.webui.settings')");
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    static Path pollFile(Path downloads) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (var files = Files.list(downloads)) {
+                Optional<Path> json = files.filter(f -> f.toString().endsWith(".json")).findFirst();
+                if (json.isPresent() && Files.size(json.get()) > 0) {
+                    return json.get();
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionFailedError("no exported file in " + downloads);
+    }
+
+    @Test
+    void aPictureReachesTheVisionModelAndATextModelSaysItCannotSee() throws Exception {
+        open(server, 1280, 800, false);
+        Path picture = dir.resolve("quadrants.png");
+        BufferedImage image = new BufferedImage(96, 64, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setColor(Color.RED);
+        g.fillRect(0, 0, 48, 32);
+        g.setColor(Color.BLUE);
+        g.fillRect(48, 32, 48, 32);
+        g.dispose();
+        ImageIO.write(image, "png", picture.toFile());
+
+        selectModel(TEXT_MODEL);
+        tab.eval("document.getElementById('attach').click()");
+        assertThat(tab.eval("document.getElementById('composer-note').textContent").asText())
+                .contains(TEXT_MODEL + " cannot see pictures", VISION_MODEL);
+
+        selectModel(VISION_MODEL);
+        // a pasted picture lands in the message box too; removed again, then one is attached
+        tab.eval("(async () => { const bytes = await (await fetch('ui/icon.svg')).blob();"
+                + " const png = await new Promise(r => { const c = document.createElement('canvas'); c.width = 8;"
+                + " c.height = 8; c.toBlob(r, 'image/png'); });"
+                + " const data = new DataTransfer(); data.items.add(new File([png], 'pasted.png', {type: 'image/png'}));"
+                + " document.getElementById('input').dispatchEvent(new ClipboardEvent('paste',"
+                + " {clipboardData: data, bubbles: true, cancelable: true})); return bytes.size; })()");
+        tab.waitFor("the pasted picture", Duration.ofSeconds(10),
+                "document.querySelectorAll('#attachments img').length === 1");
+        tab.eval("document.querySelector('#attachments button').click()");
+        assertThat(tab.eval("document.querySelectorAll('#attachments img').length").asInt()).isZero();
+        double encoded = server.metric("rkllm_vision_images_total", "model", VISION_MODEL, "source", "encoder");
+        tab.setFiles("#attach-file", picture);
+        tab.waitFor("the picture in the message box", Duration.ofSeconds(10),
+                "document.querySelectorAll('#attachments img').length === 1");
+        send("What is in this picture?");
+        awaitAnswer();
+        assertThat(tab.eval("document.querySelector('.message.user .pictures img').src").asText())
+                .startsWith("data:image/png;base64,");
+        assertThat(server.metric("rkllm_vision_images_total", "model", VISION_MODEL, "source", "encoder"))
+                .as("pictures the image encoder ran on").isEqualTo(encoded + 1);
+        Matcher prompt = Pattern.compile("of (\\d+) prompt tokens").matcher(lastStats());
+        assertThat(prompt.find()).as(lastStats()).isTrue();
+        assertThat(Integer.parseInt(prompt.group(1))).as("prompt tokens: the picture's 196 and the text")
+                .isGreaterThan(196);
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void serverErrorsAreShownInTheConversation() throws Exception {
+        open(server, 1280, 800, false);
+        selectModel(TEXT_MODEL);
+        send("Fail please [[error]]");
+        awaitAnswer();
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .error-box').textContent")
+                .asText()).startsWith("Error").contains("runtime_error");
+        // a refused request (400) too: a message too long for the context (in a new chat: the simulated model
+        // would fail on the first message's directive again)
+        tab.eval("document.getElementById('new-chat').click()");
+        send("x ".repeat(20_000));
+        awaitAnswer();
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .error-box').textContent")
+                .asText()).contains("400", "context_length_exceeded");
+        // the page's console stays clean: failed requests are answers, not page errors
+        assertThat(tab.problems()).allSatisfy(p -> assertThat(p).contains("400"));
+    }
+
+    @Test
+    void onAPhoneNothingScrollsSideways() throws Exception {
+        open(server, 390, 844, true);
+        selectModel(TEXT_MODEL);
+        send("Wide things [[say:```\n" + "x".repeat(400) + "\n```\n\n" + "y".repeat(300)
+                + "\n\n| a | b | c | d | e | f | g | h |\n|---|---|---|---|---|---|---|---|\n"
+                + "| aaaaaaaa | bbbbbbbb | cccccccc | dddddddd | eeeeeeee | ffffffff | gggggggg | hhhhhhhh |]]");
+        awaitAnswer();
+        assertNoSidewaysScroll(390);
+        tab.eval("document.getElementById('menu').click()");
+        tab.waitFor("the conversation list", Duration.ofSeconds(5),
+                "document.getElementById('app').classList.contains('drawer-open')");
+        assertNoSidewaysScroll(390);
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    void assertNoSidewaysScroll(int width) throws Exception {
+        JsonNode sizes = tab.eval("({doc: document.documentElement.scrollWidth, body: document.body.scrollWidth,"
+                + " messages: document.getElementById('messages').scrollWidth,"
+                + " messagesBox: document.getElementById('messages').clientWidth, inner: window.innerWidth})");
+        assertThat(sizes.get("inner").asInt()).isEqualTo(width);
+        assertThat(sizes.get("doc").asInt()).as("page width " + sizes).isLessThanOrEqualTo(width);
+        assertThat(sizes.get("body").asInt()).as("body width " + sizes).isLessThanOrEqualTo(width);
+        assertThat(sizes.get("messages").asInt()).as("conversation width " + sizes)
+                .isLessThanOrEqualTo(sizes.get("messagesBox").asInt());
+    }
+
+    @Test
+    void screenshotsAtDesktopAndPhoneSizes() throws Exception {
+        // a server of its own: another port is another origin, whose browser storage holds none of the other
+        // tests' conversations; the example conversation is imported (the simulated models write no real answers)
+        try (SimulatedServer fresh = SimulatedServer.start(dir.resolve("screenshots"), Map.of())) {
+            screenshots(fresh);
+        }
+    }
+
+    void screenshots(SimulatedServer fresh) throws Exception {
+        open(fresh, 1280, 800, false);
+        Path chats = Path.of(resource("example-chats.json"));
+        tab.setFiles("#import-file", chats);
+        tab.waitFor("the imported conversations", Duration.ofSeconds(10),
+                "document.querySelectorAll('#conversations .conversation').length >= 4");
+        tab.eval("[...document.querySelectorAll('#conversations .open')].find(b => b.textContent.startsWith('Blink'))"
+                + ".click()");
+        tab.waitFor("the imported conversation", Duration.ofSeconds(10), "document.querySelectorAll('.code-block').length");
+        tab.emulateDarkScheme(false);
+        tab.screenshot(SCREENSHOTS.resolve("desktop-light.png"));
+        tab.emulateDarkScheme(true);
+        tab.screenshot(SCREENSHOTS.resolve("desktop-dark.png"));
+        tab.viewport(390, 844, true);
+        tab.emulateDarkScheme(false);
+        tab.eval("document.getElementById('messages').scrollTop = 0");
+        assertNoSidewaysScroll(390);
+        tab.screenshot(SCREENSHOTS.resolve("phone-light.png"));
+        tab.emulateDarkScheme(true);
+        tab.screenshot(SCREENSHOTS.resolve("phone-dark.png"));
+        assertThat(tab.problems()).isEmpty();
+    }
+
+    @Test
+    void aServerWithKeysGetsItsKeyFromTheSettings() throws Exception {
+        try (SimulatedServer locked = SimulatedServer.start(dir.resolve("locked"),
+                Map.of("security.api_keys", "sesame", "security.public_models", "false"))) {
+            tab = browser.newTab();
+            tab.viewport(1280, 800, false);
+            tab.navigate(locked.url("/"));
+            tab.waitFor("the page to ask for the key", Duration.ofSeconds(30),
+                    "document.getElementById('banner').textContent.includes('needs an API key')");
+            tab.eval("document.querySelector('#banner button').click()");
+            tab.waitFor("the settings", Duration.ofSeconds(5), "document.getElementById('settings').open");
+            tab.eval("document.querySelector('#settings-form [name=apiKey]').focus()");
+            tab.type("sesame");
+            tab.pressEnter(0); // Enter in a field saves
+            tab.waitFor("the settings to close", Duration.ofSeconds(5), "!document.getElementById('settings').open");
+            awaitBooted(tab);
+            tab.waitFor("the banner to go", Duration.ofSeconds(10), "document.getElementById('banner').hidden");
+            selectModel(TEXT_MODEL);
+            send("Hello [[say:Hello with a key.]]");
+            assertThat(awaitAnswer()).isEqualTo("Hello with a key.");
+            assertThat(tab.eval("localStorage.getItem('rkllm.webui.settings')").asText()).contains("sesame");
+            // the key went in the requests that needed it: a 401 was the only failed load
+            assertThat(tab.problems()).allSatisfy(p -> assertThat(p).contains("401"));
+        }
+    }
+
+    static String resource(String name) throws URISyntaxException {
+        return Path.of(WebUiBrowserTest.class.getResource(name).toURI()).toString();
+    }
+}
