@@ -38,6 +38,8 @@ final class Boilerplate {
             + "|ok|okay|got it|i agree|agree|cancel|submit|send|save|close this|dismiss|continue|loading|loading\\.\\.\\."
             + "|facebook|twitter|instagram|linkedin|pinterest|whatsapp|reddit|tumblr|youtube|telegram|messenger|pocket|flipboard|mastodon|threads"
             + "|google\\+|google plus|digg|stumbleupon|hacker news|copy link|copy url|link copied|copied|permalink|embed|bookmark|save for later|print article|email a friend"
+            // code blocks' buttons
+            + "|copy|copy code|copy to clipboard|copy snippet|copied to clipboard|copied!|copy code to clipboard|run|run code|try it|try it yourself|open in playground|open in colab|view source|view raw|raw|wrap|toggle line numbers"
             + "|font size|text size|listen|listen to this article|play|pause|play video|watch|video|photos|gallery|image|photo|view gallery"
             + "|published|updated|posted|by|written by|author|authors|editor|credits?|source|sources|via"
             // French
@@ -111,6 +113,7 @@ final class Boilerplate {
             + "|more (?:stories|news|articles|videos|from|on|in|like this).*|most (?:read|popular|viewed|shared|emailed).*|you (?:may|might) (?:also )?(?:like|enjoy).*"
             + "|read (?:next|more|also)|also (?:read|on).*|see also|what to read next|trending.*|popular (?:posts|stories|now)|top stories|latest (?:news|stories|posts)"
             + "|around the web|from the web|sponsored (?:stories|links|content)|promoted (?:stories|links)|editor'?s picks|don'?t miss"
+            + "|(?:hot network|related|linked|similar|popular|trending|top|new|recent|unanswered) (?:questions|threads|discussions)|linked|people also ask"
             + "|relacionad[ao]s|.*relacionad[ao]s|leia (?:mais|também)|veja também|mais lidas.*|lee también|más leídas.*|noticias relacionadas"
             + "|à lire aussi|lire aussi|sur le même sujet|les plus lus|voir aussi|dans la même rubrique|articles? similaires"
             + "|verwandte artikel|mehr zum thema|meistgelesen.*|das könnte sie auch interessieren|leggi anche|articoli correlati"

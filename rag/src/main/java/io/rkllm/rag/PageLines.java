@@ -39,16 +39,17 @@ final class PageLines {
 
     static List<PageLine> split(String text) {
         String t = text.replace("\r\n", "\n").replace('\r', '\n')
-                .replace('\u00A0', ' ').replace("\u200B", "").replace("\uFEFF", "").replace('\t', ' ');
+                .replace('\u00A0', ' ').replace("\u200B", "").replace("\uFEFF", "").replace("\t", "    ");
         String[] raw = t.split("\n", -1);
         List<PageLine> out = new ArrayList<>();
         int paragraph = 0;
         StringBuilder pending = null;
+        int pendingIndent = 0;
         for (String r : raw) {
             String s = r.strip().replaceAll(" {2,}", " ");
             if (s.isEmpty()) {
                 if (pending != null) {
-                    out.add(new PageLine(pending.toString(), paragraph));
+                    out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
                     pending = null;
                 }
                 paragraph++;
@@ -59,12 +60,13 @@ final class PageLines {
                 continue;
             }
             if (pending != null) {
-                out.add(new PageLine(pending.toString(), paragraph));
+                out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
             }
             pending = new StringBuilder(s);
+            pendingIndent = r.length() - r.stripLeading().length();
         }
         if (pending != null) {
-            out.add(new PageLine(pending.toString(), paragraph));
+            out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
         }
         return out;
     }
@@ -79,7 +81,12 @@ final class PageLines {
             return false;
         }
         int first = next.codePointAt(0);
-        return Character.isLowerCase(first) || ",;".indexOf(last) >= 0;
+        if (!Character.isLowerCase(first) && ",;".indexOf(last) < 0) {
+            return false;
+        }
+        // the lines of a code listing are not a wrapped sentence
+        String p = prev.toString();
+        return !CodeLines.strong(next) && !CodeLines.comment(next) && !CodeLines.strong(p) && !CodeLines.comment(p);
     }
 
     static boolean hasSentencePunctuation(String s) {
