@@ -65,6 +65,12 @@ final class CodeLines {
             "^(?:go|java|make|cat|echo|export|source|man|find|date|printf|touch|head|tail|less|diff|patch|which|env|time|watch"
             + "|kill|ps|cd|ls|rm|cp|mv|ln|py|uv|black|tox|gem|bundle|rake|helm|apt|sed|awk|grep)\\s");
 
+    /** A tool's usual subcommands ("pip install x", "git clone y"): without them a line of tool names is a list of tags. */
+    private static final Pattern SUBCOMMAND = Pattern.compile("^(?:sudo\\s+)?\\S+\\s+(?:install|uninstall|i|add|remove|rm|run|build|init"
+            + "|new|clone|push|pull|fetch|commit|checkout|switch|merge|rebase|status|log|diff|start|stop|restart|test|exec|update"
+            + "|upgrade|list|ls|show|config|create|delete|get|set|version|help|freeze|search|info|publish|login|serve|deploy"
+            + "|compose|ps|images|apply|describe|logs|venv|shell|lock|sync|tag|branch|remote|stash|reset|add|env|-\\S*)\\b");
+
     /** What makes a command line of a word like "date" or "find": an option, a path, a pipe, a redirection, a variable. */
     private static final Pattern SHELL = Pattern.compile("\\s--?\\w|/|\\||>|\\$|=|~|\\*|'");
 
@@ -78,6 +84,9 @@ final class CodeLines {
     /** A line of a directory tree ("|-- bin/", "├── src") or a Dockerfile instruction ("RUN pip install -r x"). */
     private static final Pattern LISTING = Pattern.compile("^[|│├└` ]*(?:\\|--|[├└]──)"
             + "|^(?:FROM|RUN|CMD|COPY|ADD|WORKDIR|ENV|EXPOSE|ENTRYPOINT|ARG|USER|VOLUME|LABEL)\\s+\\S*[:/$\\[.=-]");
+
+    /** The last line of a traceback: "TypeError: Again", "java.io.IOException: closed". */
+    private static final Pattern EXCEPTION = Pattern.compile("^[\\w.$]*(?:Error|Exception|Warning|Panic|Fault)(?::|$)");
 
     /** Characters that prose uses rarely and code often. */
     private static final String CODE_CHARS = "{}[]();=<>$|&\\_`#*~^@";
@@ -107,7 +116,7 @@ final class CodeLines {
         if (CONTROL.matcher(s).find() || DECLARATION.matcher(s).find()) {
             return true;
         }
-        if (TOOL.matcher(s).find() && (!ENGLISH_TOOL.matcher(s).find() || SHELL.matcher(s).find())
+        if (TOOL.matcher(s).find() && (SHELL.matcher(s).find() || !ENGLISH_TOOL.matcher(s).find() && SUBCOMMAND.matcher(s).find())
                 && !PageLines.hasSentencePunctuation(s)) {
             return true;
         }
@@ -136,7 +145,8 @@ final class CodeLines {
             return false;
         }
         int first = s.codePointAt(0);
-        return !Character.isUpperCase(first) || hasCodeChar(s) || !hasLetter(s) || s.indexOf(' ') < 0 && s.length() <= 40;
+        return !Character.isUpperCase(first) || hasCodeChar(s) || !hasLetter(s) || s.indexOf(' ') < 0 && s.length() <= 40
+                || EXCEPTION.matcher(s).find();
     }
 
     /** A sentence of prose: several words, a fair share of function words, and a sentence's end or length. */

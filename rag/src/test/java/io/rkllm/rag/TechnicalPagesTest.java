@@ -37,7 +37,7 @@ class TechnicalPagesTest {
 
             """;
 
-    private static final String DOCS_PAGE = SIDEBAR + """
+    static final String DOCS_PAGE = SIDEBAR + """
             Quick start
 
             Install the library with pip, preferably inside a virtual environment:
