@@ -170,6 +170,31 @@ final class PageLines {
         }
     }
 
+    /**
+     * Comments under a post ("the comment", "– author", "Jan 5 '15 at 5:15", with its vote count above):
+     * dropped as junk, not as boilerplate, since they sit between the answers of a Q&A page and must not
+     * cut it into pieces.
+     */
+    static void markSignedComments(List<PageLine> lines) {
+        for (int i = 1; i + 1 < lines.size(); i++) {
+            if (!Boilerplate.isSignedComment(lines.get(i).text, lines.get(i + 1).text)) {
+                continue;
+            }
+            int from = i;
+            if (!lines.get(i - 1).code) {
+                from = i - 1;
+                if (from > 0 && CodeLines.lineNumber(lines.get(from - 1).text) >= 0) {
+                    from--; // the comment's votes
+                }
+            }
+            for (int k = from; k <= i + 1; k++) {
+                PageLine l = lines.get(k);
+                l.junk = true;
+                l.initial = l.kind = Kind.BAD;
+            }
+        }
+    }
+
     /** The literal list marker a line starts with ('1' for any numbered item), or 0. */
     static char listMarker(String s) {
         if (s.length() < 3) {
@@ -217,7 +242,7 @@ final class PageLines {
 
     static Kind classify(PageLine l) {
         String t = l.text;
-        l.junk = Boilerplate.isTexAnnotation(t);
+        l.junk = Boilerplate.isTexAnnotation(t) || Boilerplate.isPostMeta(t);
         l.boiler = Boilerplate.isUrl(t) || Boilerplate.hasStrongPhrase(t) || Boilerplate.isCounterOrCredit(t)
                 || (l.length < 250 && (Boilerplate.isLabel(t) || Boilerplate.hasPhrase(t)))
                 || (l.length < 100 && Boilerplate.isStaleDate(t))

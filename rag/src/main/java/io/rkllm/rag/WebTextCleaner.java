@@ -39,6 +39,7 @@ public final class WebTextCleaner {
         }
         PageLines.markSlideshows(lines);
         CodeBlocks.mark(lines);
+        PageLines.markSignedComments(lines);
         int chars = 0;
         for (PageLine l : lines) {
             chars += l.text.length();

@@ -211,6 +211,15 @@ class TechnicalPagesTest {
                 # print it directly
                 printf '%(%Y-%m-%d)T\\n' -1
                 """ + ANSWER_CHROME + """
+                4
+
+                In the first days of the month I get 2012-07-1, which is not what the question asks for at all.
+
+                – DerMike
+                Jul 2 '12 at 9:29
+
+                Add a comment
+
                 355
 
                 The date command itself can do it:
@@ -283,6 +292,9 @@ class TechnicalPagesTest {
         assertThat(fencedBlocks(out)).contains("# put the current date as yyyy-mm-dd in $date\nprintf -v date '%(%Y-%m-%d)T\\n' -1\n"
                 + "\n# print it directly\nprintf '%(%Y-%m-%d)T\\n' -1", "$ date +'%Y-%m-%d'\n2017-11-10", "date -I");
         assertThat(out).doesNotContain("Hot Network Questions", "Why do cats purr", "Log in", "Cookie Policy");
+        assertThat(out).as("the furniture of the posts and the comments under them")
+                .doesNotContain("Improve this answer", "answered Sep 9", "gold badges", "In the first days of the month", "DerMike",
+                        "Add a comment");
     }
 
     @Test
