@@ -74,6 +74,17 @@ final class CodeBlocks {
             }
             i = to + 1;
         }
+        // listings that follow each other with nothing between are read as one
+        for (int k = 1; k < n; k++) {
+            PageLine prev = lines.get(k - 1);
+            PageLine l = lines.get(k);
+            if (prev.code && l.code && prev.block != l.block) {
+                int from = l.block;
+                for (int j = k; j < n && lines.get(j).code && lines.get(j).block == from; j++) {
+                    lines.get(j).block = prev.block;
+                }
+            }
+        }
     }
 
     /** Whether the line before a block belongs to it. */

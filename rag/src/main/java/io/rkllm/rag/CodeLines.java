@@ -81,8 +81,8 @@ final class CodeLines {
     private static final Pattern ENTRY = Pattern.compile("^[\"'][\\w$@.:/#-]{1,60}[\"']\\s*:\\s*\\S"
             + "|^-?\\s*[a-z_][\\w.-]{0,40}:\\s+(?=[^ ]*[\\d\"'\\[{$./_])[^ ]+$|^-?\\s*[a-z][a-z]*[_.][\\w.]*:\\s+[^ ]+$");
 
-    /** A line of a directory tree ("|-- bin/", "├── src") or a Dockerfile instruction ("RUN pip install -r x"). */
-    private static final Pattern LISTING = Pattern.compile("^[|│├└` ]*(?:\\|--|[├└]──)"
+    /** A line of a directory tree ("|-- bin/", "├── src"), a Dockerfile instruction ("RUN pip install -r x"), a Rust attribute. */
+    private static final Pattern LISTING = Pattern.compile("^[|│├└` ]*(?:\\|--|[├└]──)|^#!?\\[[\\w(), =\":./-]+\\]$"
             + "|^(?:FROM|RUN|CMD|COPY|ADD|WORKDIR|ENV|EXPOSE|ENTRYPOINT|ARG|USER|VOLUME|LABEL)\\s+\\S*[:/$\\[.=-]");
 
     /** The last line of a traceback: "TypeError: Again", "java.io.IOException: closed". */
@@ -141,8 +141,8 @@ final class CodeLines {
         if (strong(s) || comment(s)) {
             return true;
         }
-        if (prose(s) || s.length() > 160) {
-            return false;
+        if (prose(s) || s.length() > 160 || Scripts.countCjk(s) >= 3) {
+            return false; // Chinese or Japanese outside a statement is the article's prose
         }
         int first = s.codePointAt(0);
         return !Character.isUpperCase(first) || hasCodeChar(s) || !hasLetter(s) || s.indexOf(' ') < 0 && s.length() <= 40
