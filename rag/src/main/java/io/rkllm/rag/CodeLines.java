@@ -29,7 +29,7 @@ final class CodeLines {
     /** Assignment to an identifier, an attribute or an item: "x = 1", "self.a += b", "let x = y", "a := f()". */
     private static final Pattern ASSIGNMENT = Pattern.compile(
             "^(?:(?:var|let|const|val|final|auto|int|long|double|float|char|bool|boolean|string|String|my|local|export|set)\\s+)?"
-            + "[A-Za-z_$][\\w$]*(?:(?:\\.|->|::)[A-Za-z_$][\\w$]*|\\[[^\\]]{0,40}\\])*\\s*(?:(?<=^[a-z_$][\\w$]{0,40}):\\s*[\\w\\[\\]|. ]{1,40})?"
+            + "(?:[a-z_$][\\w$]*\\s*:\\s*[\\w\\[\\]|. ]{1,40}?|[A-Za-z_$][\\w$]*(?:(?:\\.|->|::)[A-Za-z_$][\\w$]*|\\[[^\\]]{0,40}\\])*)"
             + "\\s*(?:=|:=|\\+=|-=|\\*=|/=|\\|=|&=|\\?\\?=|<-)\\s*[^=\\s]");
 
     /** A call or a chain of calls at the start of the line: "print(x)", "fs.stat(", "$('a').hide()". */
@@ -96,36 +96,36 @@ final class CodeLines {
         if (s.length() < 2 || s.length() > 400) {
             return false;
         }
-        if (PROMPT.matcher(s).find() || s.startsWith("% ") && TOOL.matcher(s.substring(2)).find()) {
+        if (PROMPT.matcher(s).lookingAt() || s.startsWith("% ") && TOOL.matcher(s.substring(2)).lookingAt()) {
             return true;
         }
-        if (BRACES.matcher(s).matches() || TAG.matcher(s).find() || LISTING.matcher(s).find()) {
+        if (BRACES.matcher(s).matches() || TAG.matcher(s).lookingAt() || LISTING.matcher(s).lookingAt()) {
             return true;
         }
-        if (prose(s) || s.endsWith(".") && !s.endsWith("..") && Scripts.countWords(s) >= 4) {
-            return false; // a sentence, even one quoting code
-        }
+        // the syntax first (most lines have none), then whether it is a sentence that merely quotes code
+        return syntax(s) && !prose(s) && !(s.endsWith(".") && !s.endsWith("..") && Scripts.countWords(s) >= 4);
+    }
+
+    private static boolean syntax(String s) {
         char last = s.charAt(s.length() - 1);
         if ((last == ';' && hasCodeChar(s.substring(0, s.length() - 1))) || last == '{'
                 || (last == '(' || last == '[') && s.length() > 2) {
             return true;
         }
-        if (IMPORT.matcher(s).matches() || ASSIGNMENT.matcher(s).find() || CALL_START.matcher(s).find()) {
+        if (IMPORT.matcher(s).matches() || ASSIGNMENT.matcher(s).lookingAt() || CALL_START.matcher(s).lookingAt()
+                || CONTROL.matcher(s).lookingAt() || DECLARATION.matcher(s).lookingAt()) {
             return true;
         }
-        if (CONTROL.matcher(s).find() || DECLARATION.matcher(s).find()) {
+        if (TOOL.matcher(s).lookingAt() && !PageLines.hasSentencePunctuation(s)
+                && (SHELL.matcher(s).find() || !ENGLISH_TOOL.matcher(s).lookingAt() && SUBCOMMAND.matcher(s).lookingAt())) {
             return true;
         }
-        if (TOOL.matcher(s).find() && (SHELL.matcher(s).find() || !ENGLISH_TOOL.matcher(s).find() && SUBCOMMAND.matcher(s).find())
-                && !PageLines.hasSentencePunctuation(s)) {
-            return true;
-        }
-        return ENTRY.matcher(s).find() && !s.contains(". ");
+        return ENTRY.matcher(s).lookingAt() && !s.contains(". ");
     }
 
     /** A comment line of some programming language. */
     static boolean comment(String s) {
-        return COMMENT.matcher(s).find();
+        return COMMENT.matcher(s).lookingAt();
     }
 
     /** A closing brace or the like: code, but no evidence of a block on its own. */
@@ -146,12 +146,12 @@ final class CodeLines {
         }
         int first = s.codePointAt(0);
         return !Character.isUpperCase(first) || hasCodeChar(s) || !hasLetter(s) || s.indexOf(' ') < 0 && s.length() <= 40
-                || EXCEPTION.matcher(s).find();
+                || EXCEPTION.matcher(s).lookingAt();
     }
 
     /** A sentence of prose: several words, a fair share of function words, and a sentence's end or length. */
     static boolean prose(String s) {
-        if (comment(s) || PROMPT.matcher(s).find()) {
+        if (comment(s) || PROMPT.matcher(s).lookingAt()) {
             return false;
         }
         int words = Scripts.countWords(s);
