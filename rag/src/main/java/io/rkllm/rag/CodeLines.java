@@ -51,7 +51,10 @@ final class CodeLines {
     private static final Pattern IMPORT = Pattern.compile(
             "^(?:import\\s+[\\w.{}*, ]+(?:\\s+(?:from|as)\\s+\\S+)?\\s*;?|from\\s+[\\w.]+\\s+import\\s+.+|use\\s+[\\w:]+(?:::\\{[^}]*\\})?;)$");
 
-    /** Command-line tools whose name is not an English word: a line starting with one runs it. */
+    /**
+     * Command-line tools: a line starting with one runs it when a subcommand ("pip install", "git clone")
+     * or shell syntax follows (see {@link #SHELL}, {@link #ENGLISH_TOOL}).
+     */
     private static final Pattern TOOL = Pattern.compile(
             "^(?:sudo\\s+)?(?:npm|npx|yarn|pnpm|pip|pip3|pipx|python3?|py|node|deno|bun|git|svn|hg|curl|wget|docker|podman"
             + "|kubectl|helm|apt|apt-get|dpkg|yum|dnf|pacman|brew|cargo|rustc|rustup|javac|mvn|mvnw|gradle|gradlew|cmake"
@@ -60,7 +63,7 @@ final class CodeLines {
             + "|ffmpeg|ffprobe|openssl|gpg|adb|fastboot|pytest|tox|black|ruff|mypy|eslint|tsc|go|java|make|cat|echo|export"
             + "|source|man|find|date|printf|touch|head|tail|less|diff|patch|which|env|nohup|time|watch)\\s+\\S");
 
-    /** The command names above that are also English words: they need a code character to count. */
+    /** The command names above that are also English words ("date", "find", "make"): only shell syntax makes them commands. */
     private static final Pattern ENGLISH_TOOL = Pattern.compile(
             "^(?:go|java|make|cat|echo|export|source|man|find|date|printf|touch|head|tail|less|diff|patch|which|env|time|watch"
             + "|kill|ps|cd|ls|rm|cp|mv|ln|py|uv|black|tox|gem|bundle|rake|helm|apt|sed|awk|grep)\\s");
@@ -75,7 +78,8 @@ final class CodeLines {
     private static final Pattern SHELL = Pattern.compile("\\s--?\\w|/|\\||>|\\$|=|~|\\*|'");
 
     /** A line of markup: tags only ("<div class=\"a\">", "</wasm-module>", "<ul> List of <li>"), or a tag's quoted attributes. */
-    private static final Pattern TAG = Pattern.compile("^</?[A-Za-z?!][\\w:.-]*(?:\\s[^>]*)?/?>(?:.*>)?$|^<[A-Za-z][\\w-]*(?:\\s+[\\w:-]+=\"[^\"]*\")+\\s*/?>?$");
+    private static final Pattern TAG = Pattern.compile("^</?[A-Za-z?!][\\w:.-]*(?:\\s[^>]*)?/?>(?:.*>)?$"
+            + "|^<[A-Za-z][\\w-]*(?:\\s+[\\w:-]+=\"[^\"]*\")+\\s*/?>?$");
 
     /** A JSON or YAML entry: "\"key\": value", "key: value" with a lower-case key and a value that is not a plain word. */
     private static final Pattern ENTRY = Pattern.compile("^[\"'][\\w$@.:/#-]{1,60}[\"']\\s*:\\s*\\S"

@@ -10,9 +10,11 @@ import java.util.function.IntBinaryOperator;
  *
  * <p>Works on plain text as Open WebUI sends it (no HTML): {@link PageLines} measures and classifies
  * every line from its length, its share of function words, its punctuation and the boilerplate
- * vocabulary; {@link ArticleSpans} then keeps the spans of prose that form the article (a short line
- * between two paragraphs is a heading or a list item of the article; the same line in a run of menu
- * entries is navigation). docs/rag.md describes the passes. Stateless and thread-safe.
+ * vocabulary; {@link CodeBlocks} finds the code listings (technical pages: references, tutorials,
+ * answers), which come out fenced with ``` and indented as on the page; {@link ArticleSpans} then keeps
+ * the spans of prose and code that form the article (a short line between two paragraphs is a heading
+ * or a list item of the article; the same line in a run of menu entries is navigation). docs/rag.md
+ * describes the passes. Stateless and thread-safe.
  */
 public final class WebTextCleaner {
 
