@@ -2,7 +2,9 @@ package io.rkllm.rag;
 
 import io.rkllm.rag.PageLine.Kind;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Decides which lines of a page are the article: groups prose "anchors" into spans separated by
@@ -13,23 +15,33 @@ final class ArticleSpans {
     private ArticleSpans() {
     }
 
-    /** An anchor is prose that is content on its own: a good line, or a near-good line among others. */
-    private static boolean[] anchors(List<PageLine> lines) {
+    /** An anchor is prose that is content on its own: a good line, or a near-good line among prose or code; or a listing. */
+    private static boolean[] anchors(List<PageLine> lines, boolean technical) {
         boolean[] a = new boolean[lines.size()];
+        // prose on a technical page comes in short stretches between listings, headings and tables
+        int needed = technical ? 1 : 2;
+        Map<Integer, Integer> blockLines = new HashMap<>();
+        for (PageLine l : lines) {
+            if (l.code) {
+                blockLines.merge(l.block, 1, Integer::sum);
+            }
+        }
         for (int i = 0; i < lines.size(); i++) {
             PageLine l = lines.get(i);
-            if (l.initial == Kind.GOOD) {
+            if (l.code && blockLines.get(l.block) >= CODE_ANCHOR_LINES || l.initial == Kind.GOOD) {
+                // a listing is the article's as much as its prose: tutorials and answers are mostly code
+                // (a single line of markup may be a leftover of the page's own; it only stays inside the article)
                 a[i] = true;
             } else if (l.initial == Kind.NEAR_GOOD) {
                 int support = 0;
                 for (int j = Math.max(0, i - 3); j <= Math.min(lines.size() - 1, i + 3); j++) {
-                    if (j != i && PageLines.proseLike(lines.get(j))) {
+                    if (j != i && (PageLines.proseLike(lines.get(j)) || lines.get(j).code)) {
                         support++;
                     }
                 }
                 // a headline has no sentence punctuation; Chinese and Japanese lines often have none either
                 boolean cjk = Scripts.countCjk(l.text) * 2 > l.text.length();
-                a[i] = (l.sentence || cjk || l.text.endsWith(":")) && support >= 2;
+                a[i] = (l.sentence || cjk || l.text.endsWith(":")) && support >= needed;
             }
         }
         // explicit lists: three or more consecutive lines with the same literal list marker
@@ -56,7 +68,8 @@ final class ArticleSpans {
      * consecutive kept spans) keeps every line but boilerplate, widget runs and menus.
      */
     static void selectSpans(List<PageLine> lines) {
-        boolean[] anchor = anchors(lines);
+        boolean technical = CodeBlocks.technical(lines);
+        boolean[] anchor = anchors(lines, technical);
         markNavRuns(lines, anchor);
         List<int[]> spans = new ArrayList<>();
         int start = -1;
@@ -67,7 +80,7 @@ final class ArticleSpans {
             }
             if (start < 0) {
                 start = i;
-            } else if (gapBreaks(lines, prev + 1, i)) {
+            } else if (gapBreaks(lines, prev + 1, i, technical)) {
                 spans.add(new int[] {start, prev});
                 start = i;
             }
@@ -92,7 +105,7 @@ final class ArticleSpans {
             int between = 0;
             for (int i = spans.get(s)[0]; i <= spans.get(s)[1]; i++) {
                 if (anchor[i]) {
-                    mass[s] += lines.get(i).length;
+                    mass[s] += weight(lines.get(i));
                     count[s]++;
                     if (last >= 0 && (i - last <= 3 || between <= 80)) {
                         close[s]++;
@@ -136,9 +149,19 @@ final class ArticleSpans {
                 boolean joined = s > 0 && keep[s - 1];
                 int from = joined ? spans.get(s - 1)[1] + 1 : grow(lines, spans.get(s)[0], -1);
                 int to = s + 1 < spans.size() && keep[s + 1] ? spans.get(s)[1] : grow(lines, spans.get(s)[1], 1);
-                keepRange(lines, anchor, from, to);
+                keepRange(lines, anchor, from, to, technical);
             }
         }
+    }
+
+    /** A code block of this many lines anchors a span; a shorter one is kept only inside the article. */
+    static final int CODE_ANCHOR_LINES = 2;
+
+    /** Code weighs less than prose: a listing is long for what it says. */
+    static final double CODE_WEIGHT = 0.5;
+
+    private static int weight(PageLine l) {
+        return l.code ? (int) (CODE_WEIGHT * l.length) : l.length;
     }
 
     /**
@@ -161,7 +184,7 @@ final class ArticleSpans {
 
     /**
      * Extends a kept span over adjacent prose that was too weak to anchor it (short marketing sentences,
-     * a lead paragraph above a photo): returns the farthest prose-like line reachable in {@code step}
+     * a lead paragraph above a photo) and over a one-line listing (an answer's command): returns the farthest prose-like line reachable in {@code step}
      * direction through gaps of at most two lines without boilerplate.
      */
     private static int grow(List<PageLine> lines, int edge, int step) {
@@ -172,7 +195,7 @@ final class ArticleSpans {
             if (l.boiler || l.nav || Boilerplate.isTeaserHeading(l.text) || Boilerplate.isCommentsHeading(l.text)) {
                 break;
             }
-            if (PageLines.proseLike(l) && (l.sentence || l.text.endsWith(":"))) {
+            if (l.code || PageLines.proseLike(l) && (l.sentence || l.text.endsWith(":"))) {
                 best = i;
                 gap = 0;
             } else if (++gap > 2) {
@@ -261,7 +284,7 @@ final class ArticleSpans {
         int last = -1;
         for (int i = 0; i < lines.size(); i++) {
             PageLine l = lines.get(i);
-            if (PageLines.proseLike(l) && (l.sentence || Scripts.countCjk(l.text) * 2 > l.text.length())) {
+            if (l.code || PageLines.proseLike(l) && (l.sentence || l.text.endsWith(":") || Scripts.countCjk(l.text) * 2 > l.text.length())) {
                 if (first < 0) {
                     first = i;
                 }
@@ -297,33 +320,54 @@ final class ArticleSpans {
     /** No prose anywhere (a tiny page, a list, a page of teasers): keep what is not boilerplate. */
     static void keepLoose(List<PageLine> lines) {
         for (PageLine l : lines) {
-            if (!l.boiler && l.initial != Kind.BAD) {
+            if (l.code || !l.boiler && l.initial != Kind.BAD) {
                 l.kind = Kind.GOOD;
             }
         }
     }
 
     /** Whether the non-anchor lines [from, to) separate two parts of the page rather than two paragraphs. */
-    private static boolean gapBreaks(List<PageLine> lines, int from, int to) {
+    private static boolean gapBreaks(List<PageLine> lines, int from, int to, boolean technical) {
         int n = to - from;
         if (n <= 2) {
             return false;
         }
         int boiler = 0;
         int nav = 0;
+        // next to a code block, repeated headings ("Parameters", "Returns", "Example") are a reference's structure
+        boolean code = technical || from > 0 && lines.get(from - 1).code || to < lines.size() && lines.get(to).code;
         for (int i = from; i < to; i++) {
             PageLine l = lines.get(i);
-            if (l.boiler || (l.repeated && l.length >= 3 && PageLines.titleLike(l))) {
+            if (l.boiler || (!code && l.repeated && l.length >= 3 && PageLines.titleLike(l))) {
                 boiler++;
             }
             if (l.nav) {
                 nav++;
             }
+            if (Boilerplate.isTeaserHeading(l.text) && teaserList(lines, i)) {
+                return true; // a list of other pages' titles under "Related" or "Hot network questions"
+            }
         }
         return (boiler >= 2 && boiler * 3 >= n) || nav >= NAV_RUN;
     }
 
-    private static void keepRange(List<PageLine> lines, boolean[] anchor, int from, int to) {
+    /** Titles a teaser heading must head before they are a list of other pages rather than a link or two inside the article. */
+    static final int TEASER_LIST = 5;
+
+    /** Whether the heading at {@code heading} is followed by TEASER_LIST or more short lines before any paragraph. */
+    private static boolean teaserList(List<PageLine> lines, int heading) {
+        int n = 0;
+        for (int i = heading + 1; i < lines.size() && n < TEASER_LIST; i++) {
+            PageLine l = lines.get(i);
+            if (l.length >= PageLines.MAX_TITLE || l.code) {
+                return false;
+            }
+            n++;
+        }
+        return n >= TEASER_LIST;
+    }
+
+    private static void keepRange(List<PageLine> lines, boolean[] anchor, int from, int to, boolean technical) {
         int i = from;
         while (i <= to) {
             if (anchor[i]) {
@@ -342,7 +386,8 @@ final class ArticleSpans {
                 PageLine l = lines.get(k);
                 if (l.boiler) {
                     boiler++;
-                } else if (l.repeated && l.length >= 3 && l.length < PageLines.SHORT_LENGTH && !l.sentence && !PageLines.isCode(l.text)) {
+                } else if (!technical && l.repeated && l.length >= 3 && l.length < PageLines.SHORT_LENGTH && !l.sentence
+                        && !PageLines.isCode(l.text)) {
                     repeated++;
                 }
             }

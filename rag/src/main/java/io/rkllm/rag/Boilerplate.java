@@ -38,6 +38,8 @@ final class Boilerplate {
             + "|ok|okay|got it|i agree|agree|cancel|submit|send|save|close this|dismiss|continue|loading|loading\\.\\.\\."
             + "|facebook|twitter|instagram|linkedin|pinterest|whatsapp|reddit|tumblr|youtube|telegram|messenger|pocket|flipboard|mastodon|threads"
             + "|google\\+|google plus|digg|stumbleupon|hacker news|copy link|copy url|link copied|copied|permalink|embed|bookmark|save for later|print article|email a friend"
+            // code blocks' buttons
+            + "|copy|copy code|copy to clipboard|copy snippet|copied to clipboard|copied!|copy code to clipboard|run|run code|try it|try it yourself|open in playground|open in colab|view source|view raw|raw|wrap|toggle line numbers"
             + "|font size|text size|listen|listen to this article|play|pause|play video|watch|video|photos|gallery|image|photo|view gallery"
             + "|published|updated|posted|by|written by|author|authors|editor|credits?|source|sources|via"
             // French
@@ -46,7 +48,7 @@ final class Boilerplate {
             + "|accueil|fermer|ouvrir|suivant|précédent|publicité|lire aussi|à lire aussi|lire la suite|voir aussi|voir plus|voir tout|en savoir plus"
             + "|sur le même sujet|mentions légales|politique de confidentialité|suivez-nous|nous suivre|contactez-nous|plan du site"
             // Spanish / Portuguese
-            + "|compartir|compartilhar|compartilhe|compartilhe:|comentar|comentarios|comentários|comente|responder|denunciar"
+            + "|compartir|compartilhar|compartilhe|compartilhe:|comentar|comentarios|comentários|comente|responder|denunciar|seguir"
             + "|suscríbete|suscribirse|assine|assinar|assinatura|entrar|sair|iniciar sesión|registrarse|cadastre-se|buscar|busca|pesquisar|pesquisa"
             + "|inicio|início|página inicial|publicidad|publicidade|anuncio|anúncio|leer más|lee también|leia mais|leia também|veja também"
             + "|saiba mais|ver más|ver mais|ver todas|ver todos|ver tudo|síguenos|siga|siga-nos|política de privacidad|política de privacidade"
@@ -102,6 +104,7 @@ final class Boilerplate {
             + "|your email address will not be published|required fields are marked|版權所有|版权所有"
             + "|(?:disable|turn off|pause) (?:your )?ad ?blockers?|using an ad ?blocker"
             + "|utilise des cookies|utilizamos cookies|utiliza cookies|usa cookies|verwendet cookies"
+            + "|pol[ií]tica de cookies|politique (?:de|relative aux|d'utilisation des) cookies|cookie-richtlinie|informativa sui cookie"
             + "|все права защищены|무단 ?전재 및 재배포 금지|저작권자",
             FLAGS);
 
@@ -111,6 +114,8 @@ final class Boilerplate {
             + "|more (?:stories|news|articles|videos|from|on|in|like this).*|most (?:read|popular|viewed|shared|emailed).*|you (?:may|might) (?:also )?(?:like|enjoy).*"
             + "|read (?:next|more|also)|also (?:read|on).*|see also|what to read next|trending.*|popular (?:posts|stories|now)|top stories|latest (?:news|stories|posts)"
             + "|around the web|from the web|sponsored (?:stories|links|content)|promoted (?:stories|links)|editor'?s picks|don'?t miss"
+            + "|(?:hot network|related|linked|similar|popular|trending|top|new|recent|unanswered) (?:questions|threads|discussions)|linked|people also ask"
+            + "|vinculad[ao]s?|relacionad[ao]|enlazad[ao]s?|perguntas (?:relacionadas|em alta na rede)|preguntas (?:relacionadas|populares en la red)"
             + "|relacionad[ao]s|.*relacionad[ao]s|leia (?:mais|também)|veja também|mais lidas.*|lee también|más leídas.*|noticias relacionadas"
             + "|à lire aussi|lire aussi|sur le même sujet|les plus lus|voir aussi|dans la même rubrique|articles? similaires"
             + "|verwandte artikel|mehr zum thema|meistgelesen.*|das könnte sie auch interessieren|leggi anche|articoli correlati"
@@ -147,6 +152,43 @@ final class Boilerplate {
             + "(?:[\\p{L}.' -]{0,40}[/|,]\\s*)?(?:getty(?: images)?|shutterstock|afp|reuters|ap|ap photo|associated press|epa|rex|rex features"
             + "|pa|pa wire|corbis|alamy|istock(?:photo)?|dpa|xinhua|bloomberg|wireimage|splash news)(?:\\s*/\\s*[\\p{L}. -]{1,30})?$",
             FLAGS);
+
+    /**
+     * The furniture of a post on a Q&A site or a forum: its edit and share links, its "asked" and "answered"
+     * times, the author's badges, the comment links and the sort tabs of the answers.
+     */
+    private static final Pattern POST_META = Pattern.compile(
+            "^(?:share\\s*)?(?:\\|\\s*)?improve this (?:answer|question|post)(?:\\s*\\|?\\s*follow)?$|^add a comment$"
+            + "|^show \\d+ more comments?$|^(?:asked|answered|edited|modified|commented|posted)\\s+(?:[A-Z][a-z]{2,8}\\.? \\d{1,2}"
+            + "(?:, \\d{4}| '\\d\\d)?(?: at \\d{1,2}:\\d{2})?|\\d+ (?:secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|months?|years?) ago"
+            + "|yesterday|today)\\b.{0,20}$|^[\\d,.]+k?\\s*\\d*\\s*(?:gold|silver|bronze) badges?.*$"
+            + "|^(?:asked|active|viewed|modified|sorted by:?|oldest|newest|votes|highest score \\(default\\))$"
+            // Portuguese and Spanish
+            + "|^(?:\\|\\s*)?(?:melhorar|mejorar) esta (?:pergunta|resposta|pregunta|respuesta)$|^(?:adicione|agregar|añade) un?m? comentário$"
+            + "|^(?:editada|editado|perguntada|respondida|preguntada|formulada|respondido)\\s+.{0,24}\\d{1,2}:\\d{2}$"
+            + "|^[\\d,.]+(?:mil|k)?\\s*\\d*\\s*(?:medalhas?|medallas?) de (?:ouro|prata|bronze|oro|plata|bronce).*$"
+            + "|^(?:perguntada|ativa|vista|ativos|votos|preguntada|activa|vista)$",
+            FLAGS);
+
+    /**
+     * The signature under a comment ("– tripleee") and its time to the minute ("Jan 5 '15 at 5:15", "3 hours
+     * ago"); a quoted tweet's "— Name (@name)" over a bare date is the article's.
+     */
+    private static final Pattern SIGNATURE = Pattern.compile("^[–—]\\s?\\S.{0,40}$");
+    private static final Pattern COMMENT_TIME = Pattern.compile(
+            "^(?:[A-Z][a-z]{2,8}\\.? \\d{1,2}(?:, \\d{4}| '\\d\\d)? at \\d{1,2}:\\d{2}"
+            + "|\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4},? (?:at|às|a las|à|um) \\d{1,2}:\\d{2}|\\d+ (?:secs?|seconds?|mins?|minutes?"
+            + "|hours?|days?|weeks?|months?|years?) ago)(?:\\s*\\S{0,12})?$");
+
+    static boolean isPostMeta(String line) {
+        String n = line.strip();
+        return n.length() <= 120 && POST_META.matcher(n).find();
+    }
+
+    /** Whether {@code line} signs a comment and {@code next} gives its time. */
+    static boolean isSignedComment(String line, String next) {
+        return SIGNATURE.matcher(line.strip()).matches() && COMMENT_TIME.matcher(next.strip()).matches();
+    }
 
     private static final Pattern URL = Pattern.compile("^(?:https?://|www\\.)\\S+$", FLAGS);
 
@@ -225,6 +267,7 @@ final class Boilerplate {
     }
 
     static List<Pattern> patterns() {
-        return List.of(LABEL, PHRASE, SHORT_PHRASE, STRONG, COMMENTS_HEADING, COMMENT_MARK, STALE_DATE, COUNTER_OR_CREDIT, URL);
+        return List.of(LABEL, PHRASE, SHORT_PHRASE, STRONG, COMMENTS_HEADING, COMMENT_MARK, STALE_DATE, COUNTER_OR_CREDIT, URL,
+                POST_META, SIGNATURE, COMMENT_TIME);
     }
 }

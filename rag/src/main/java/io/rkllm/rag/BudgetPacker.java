@@ -107,9 +107,10 @@ final class BudgetPacker {
         while (text.length() > 40) {
             int cut = Math.max(text.lastIndexOf(". ", text.length() - 2), text.lastIndexOf('。', text.length() - 2));
             text = cut > 40 ? text.substring(0, cut + 1) : text.substring(0, (int) (text.length() * 0.8));
-            int cost = tok.count(marker + text) + 1;
+            String closed = PassageSplitter.closeFences(text.strip());
+            int cost = tok.count(marker + closed) + 1;
             if (cost <= budget) {
-                Passage q = new Passage(p.source, p.order, text.strip());
+                Passage q = new Passage(p.source, p.order, closed);
                 q.score = p.score;
                 q.relevance = p.relevance;
                 q.quality = p.quality;

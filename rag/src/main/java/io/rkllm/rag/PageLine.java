@@ -21,10 +21,20 @@ final class PageLine {
     boolean nav;
     /** Markup residue: dropped, but no sign of boilerplate around it. */
     boolean junk;
+    /** Part of a code block ({@link CodeBlocks}); {@code block} numbers the blocks from 1. */
+    boolean code;
+    int block;
+    /** Leading spaces of the line in the page's text (a tab counts 4): kept inside code blocks. */
+    final int indent;
 
     PageLine(String text, int paragraph) {
+        this(text, paragraph, 0);
+    }
+
+    PageLine(String text, int paragraph, int indent) {
         this.text = text;
         this.paragraph = paragraph;
+        this.indent = indent;
         this.length = Scripts.effectiveLength(text);
         this.words = Scripts.countWords(text);
         this.sentence = PageLines.hasSentencePunctuation(text);

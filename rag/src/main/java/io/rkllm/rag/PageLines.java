@@ -39,16 +39,17 @@ final class PageLines {
 
     static List<PageLine> split(String text) {
         String t = text.replace("\r\n", "\n").replace('\r', '\n')
-                .replace('\u00A0', ' ').replace("\u200B", "").replace("\uFEFF", "").replace('\t', ' ');
+                .replace('\u00A0', ' ').replace("\u200B", "").replace("\uFEFF", "").replace("\t", "    ");
         String[] raw = t.split("\n", -1);
         List<PageLine> out = new ArrayList<>();
         int paragraph = 0;
         StringBuilder pending = null;
+        int pendingIndent = 0;
         for (String r : raw) {
             String s = r.strip().replaceAll(" {2,}", " ");
             if (s.isEmpty()) {
                 if (pending != null) {
-                    out.add(new PageLine(pending.toString(), paragraph));
+                    out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
                     pending = null;
                 }
                 paragraph++;
@@ -59,12 +60,13 @@ final class PageLines {
                 continue;
             }
             if (pending != null) {
-                out.add(new PageLine(pending.toString(), paragraph));
+                out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
             }
             pending = new StringBuilder(s);
+            pendingIndent = r.length() - r.stripLeading().length();
         }
         if (pending != null) {
-            out.add(new PageLine(pending.toString(), paragraph));
+            out.add(new PageLine(pending.toString(), paragraph, pendingIndent));
         }
         return out;
     }
@@ -79,7 +81,12 @@ final class PageLines {
             return false;
         }
         int first = next.codePointAt(0);
-        return Character.isLowerCase(first) || ",;".indexOf(last) >= 0;
+        if (!Character.isLowerCase(first) && ",;".indexOf(last) < 0) {
+            return false;
+        }
+        // the lines of a code listing are not a wrapped sentence
+        String p = prev.toString();
+        return !CodeLines.strong(next) && !CodeLines.comment(next) && !CodeLines.strong(p) && !CodeLines.comment(p);
     }
 
     static boolean hasSentencePunctuation(String s) {
@@ -163,6 +170,31 @@ final class PageLines {
         }
     }
 
+    /**
+     * Comments under a post ("the comment", "– author", "Jan 5 '15 at 5:15", with its vote count above):
+     * dropped as junk, not as boilerplate, since they sit between the answers of a Q&A page and must not
+     * cut it into pieces.
+     */
+    static void markSignedComments(List<PageLine> lines) {
+        for (int i = 1; i + 1 < lines.size(); i++) {
+            if (!Boilerplate.isSignedComment(lines.get(i).text, lines.get(i + 1).text)) {
+                continue;
+            }
+            int from = i;
+            if (!lines.get(i - 1).code) {
+                from = i - 1;
+                if (from > 0 && CodeLines.lineNumber(lines.get(from - 1).text) >= 0) {
+                    from--; // the comment's votes
+                }
+            }
+            for (int k = from; k <= i + 1; k++) {
+                PageLine l = lines.get(k);
+                l.junk = true;
+                l.initial = l.kind = Kind.BAD;
+            }
+        }
+    }
+
     /** The literal list marker a line starts with ('1' for any numbered item), or 0. */
     static char listMarker(String s) {
         if (s.length() < 3) {
@@ -210,7 +242,7 @@ final class PageLines {
 
     static Kind classify(PageLine l) {
         String t = l.text;
-        l.junk = Boilerplate.isTexAnnotation(t);
+        l.junk = Boilerplate.isTexAnnotation(t) || Boilerplate.isPostMeta(t);
         l.boiler = Boilerplate.isUrl(t) || Boilerplate.hasStrongPhrase(t) || Boilerplate.isCounterOrCredit(t)
                 || (l.length < 250 && (Boilerplate.isLabel(t) || Boilerplate.hasPhrase(t)))
                 || (l.length < 100 && Boilerplate.isStaleDate(t))

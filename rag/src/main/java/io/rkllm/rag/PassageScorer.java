@@ -102,10 +102,14 @@ final class PassageScorer {
         return hit / (double) q.size();
     }
 
+    /** Quality of a fenced code block: the cleaner kept it as the article's, so it is content, and worth a neighbour's place. */
+    static final double CODE_QUALITY = 0.6;
+
     /**
      * Quality of a passage (0..1): running prose scores high; a passage of short unpunctuated lines,
      * repeated words or leftover widget labels scores low. Document chunks start from a floor, since
-     * they were written as documents.
+     * they were written as documents. Fenced code counts as {@link #CODE_QUALITY} for its share of
+     * the passage: its lines are neither sentences nor labels.
      */
     double quality(Passage p, boolean web) {
         String[] lines = p.text.split("\n");
@@ -113,13 +117,25 @@ final class PassageScorer {
         int sentenceLines = 0;
         int labelLines = 0;
         int nonEmpty = 0;
+        int codeChars = 0;
+        boolean inCode = false;
+        StringBuilder prose = new StringBuilder();
         for (String line : lines) {
             String s = line.strip();
+            if (PassageSplitter.isFence(s)) {
+                inCode = !inCode;
+                continue;
+            }
+            if (inCode) {
+                codeChars += s.length();
+                continue;
+            }
             if (s.isEmpty()) {
                 continue;
             }
             nonEmpty++;
             chars += s.length();
+            prose.append(s).append('\n');
             if (PageLines.hasSentencePunctuation(s) || s.length() > 120) {
                 sentenceLines++;
             }
@@ -127,15 +143,18 @@ final class PassageScorer {
                 labelLines++;
             }
         }
+        double q;
         if (nonEmpty == 0) {
-            return 0;
-        }
-        double density = Math.min(1, FunctionWords.density(p.text) / 0.4);
-        double sentences = sentenceLines / (double) nonEmpty;
-        double avgLine = Math.min(1, chars / (double) nonEmpty / 80.0);
-        double q = 0.4 * density + 0.3 * sentences + 0.3 * avgLine - 0.5 * labelLines / (double) nonEmpty;
-        if (PageLines.isData(p.text) || p.text.matches("(?s).*\\d.*")) {
-            q += 0.05; // figures are what questions often ask for
+            q = codeChars > 0 ? CODE_QUALITY : 0;
+        } else {
+            double density = Math.min(1, FunctionWords.density(prose.toString()) / 0.4);
+            double sentences = sentenceLines / (double) nonEmpty;
+            double avgLine = Math.min(1, chars / (double) nonEmpty / 80.0);
+            q = 0.4 * density + 0.3 * sentences + 0.3 * avgLine - 0.5 * labelLines / (double) nonEmpty;
+            if (PageLines.isData(prose.toString()) || prose.toString().matches("(?s).*\\d.*")) {
+                q += 0.05; // figures are what questions often ask for
+            }
+            q = (q * chars + CODE_QUALITY * codeChars) / (chars + codeChars);
         }
         if (!web) {
             q = 0.5 + 0.5 * q;

@@ -8,10 +8,17 @@ import java.util.regex.Pattern;
 /**
  * Splits a source's text into passages of roughly {@code minChars..maxChars}: paragraphs are the
  * unit, short ones (headings, list items) are merged with what follows, long ones are cut at
- * sentence ends (Western and CJK punctuation), and a sentence longer than the limit at a space.
+ * sentence ends (Western and CJK punctuation), and a sentence longer than the limit at a space. A
+ * code block fenced with ``` (the cleaner fences the listings of technical pages; Markdown documents
+ * have their own) is one unit whatever its blank lines: it is never unwrapped, a long one is cut
+ * between lines and each piece fenced again, and the line that introduces it ("Just change it to:")
+ * stays with it.
  */
 final class PassageSplitter {
     private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?…][\"'”’)\\]]?)\\s+(?=\\S)|(?<=[。！？])");
+
+    /** The fence that opens and closes a code block. */
+    static final String FENCE = "```";
 
     private final int minChars;
     private final int maxChars;
@@ -23,24 +30,35 @@ final class PassageSplitter {
 
     List<String> split(String text) {
         List<String> pieces = new ArrayList<>();
-        for (String para : text.replace("\r\n", "\n").split("\n\\s*\n")) {
-            String p = unwrap(para.strip());
-            if (p.isEmpty()) {
+        List<Boolean> code = new ArrayList<>();
+        for (String[] unit : units(text.replace("\r\n", "\n"))) {
+            if (unit[0] != null) {
+                for (String c : cutCode(unit[0])) {
+                    pieces.add(c);
+                    code.add(true);
+                }
                 continue;
             }
-            if (p.length() <= maxChars) {
-                pieces.add(p);
-            } else {
-                pieces.addAll(cut(p));
+            for (String para : unit[1].split("\n\\s*\n")) {
+                String p = unwrap(para.strip());
+                if (p.isEmpty()) {
+                    continue;
+                }
+                for (String piece : p.length() <= maxChars ? List.of(p) : cut(p)) {
+                    pieces.add(piece);
+                    code.add(false);
+                }
             }
         }
-        // merge small neighbours; a heading always goes with what follows it
+        // merge small neighbours; a heading always goes with what follows it, and so does the line before a listing
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
-        for (String piece : pieces) {
+        for (int i = 0; i < pieces.size(); i++) {
+            String piece = pieces.get(i);
             if (cur.isEmpty()) {
                 cur.append(piece);
-            } else if ((cur.length() < minChars || endsWithHeading(cur)) && cur.length() + 2 + piece.length() <= maxChars) {
+            } else if ((cur.length() < minChars || endsWithHeading(cur) || code.get(i) && endsWithColon(cur))
+                    && cur.length() + 2 + piece.length() <= maxChars) {
                 cur.append("\n\n").append(piece);
             } else {
                 out.add(cur.toString());
@@ -57,6 +75,90 @@ final class PassageSplitter {
             }
         }
         return out;
+    }
+
+    /** Whether the line opens or closes a fenced code block. */
+    static boolean isFence(String line) {
+        return line.strip().startsWith(FENCE);
+    }
+
+    /**
+     * The text in order as units: {@code {codeBlock, null}} for a fenced block (fences included; one left
+     * open is closed) and {@code {null, prose}} for the text between blocks.
+     */
+    private static List<String[]> units(String text) {
+        List<String[]> units = new ArrayList<>();
+        StringBuilder prose = new StringBuilder();
+        StringBuilder block = null;
+        for (String line : text.split("\n", -1)) {
+            if (block == null && isFence(line)) {
+                units.add(new String[] {null, prose.toString()});
+                prose.setLength(0);
+                block = new StringBuilder(line.strip());
+            } else if (block != null) {
+                block.append('\n').append(line);
+                if (isFence(line)) {
+                    units.add(new String[] {block.toString(), null});
+                    block = null;
+                }
+            } else {
+                prose.append(line).append('\n');
+            }
+        }
+        if (block != null) {
+            units.add(new String[] {block.append('\n').append(FENCE).toString(), null});
+        }
+        units.add(new String[] {null, prose.toString()});
+        return units;
+    }
+
+    /** A fenced block within the limit as it is; a longer one cut between lines (at a blank line when one is near), each piece fenced. */
+    private List<String> cutCode(String block) {
+        if (block.length() <= maxChars) {
+            return List.of(block);
+        }
+        String[] lines = block.split("\n", -1);
+        String open = lines[0];
+        int room = Math.max(40, maxChars - open.length() - FENCE.length() - 2);
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (int i = 1; i < lines.length - 1; i++) {
+            for (String part : lines[i].length() > room ? hardSplit(lines[i], room) : List.of(lines[i])) {
+                boolean full = !cur.isEmpty() && cur.length() + 1 + part.length() > room;
+                boolean pause = part.isBlank() && cur.length() >= room * 2 / 3;
+                if (full || pause) {
+                    addFenced(out, open, cur);
+                    cur.setLength(0);
+                }
+                if (!(cur.isEmpty() && part.isBlank())) {
+                    cur.append(cur.isEmpty() ? "" : "\n").append(part);
+                }
+            }
+        }
+        addFenced(out, open, cur);
+        return out;
+    }
+
+    private static void addFenced(List<String> out, String open, CharSequence body) {
+        String b = body.toString().stripTrailing();
+        if (!b.isBlank()) {
+            out.add(open + "\n" + b + "\n" + FENCE);
+        }
+    }
+
+    /** Closes a code block that {@code text} leaves open (a passage cut short inside a listing). */
+    static String closeFences(String text) {
+        int fences = 0;
+        for (String line : text.split("\n", -1)) {
+            if (isFence(line)) {
+                fences++;
+            }
+        }
+        return fences % 2 == 0 ? text : text + "\n" + FENCE;
+    }
+
+    private static boolean endsWithColon(CharSequence s) {
+        return s.length() > 0 && s.charAt(s.length() - 1) == ':';
     }
 
     /**
@@ -84,7 +186,7 @@ final class PassageSplitter {
         String str = s.toString();
         int nl = str.lastIndexOf('\n');
         String last = str.substring(nl + 1).strip();
-        return last.length() < 80 && !PageLines.hasSentencePunctuation(last) && !last.endsWith(":");
+        return last.length() < 80 && !PageLines.hasSentencePunctuation(last) && !last.endsWith(":") && !isFence(last);
     }
 
     /** Cuts a long paragraph at line breaks (lists, tables), then sentence ends, then spaces. */
@@ -136,6 +238,10 @@ final class PassageSplitter {
 
     /** A single sentence longer than maxChars: cut at the last space (or anywhere for CJK) before the limit. */
     private List<String> hardSplit(String s) {
+        return hardSplit(s, maxChars);
+    }
+
+    private static List<String> hardSplit(String s, int maxChars) {
         List<String> out = new ArrayList<>();
         String rest = s;
         while (rest.length() > maxChars) {

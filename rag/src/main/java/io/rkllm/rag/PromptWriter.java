@@ -35,7 +35,9 @@ final class PromptWriter {
                 if (!sb.isEmpty()) {
                     sb.append("\n\n");
                 }
-                sb.append(marker(s)).append(p);
+                // a fence must open its own line for the model to read a code block
+                String marker = marker(s);
+                sb.append(PassageSplitter.isFence(p) && !marker.isEmpty() ? marker.strip() + "\n" : marker).append(p);
             }
         }
         return sb.toString();

@@ -2,6 +2,7 @@ package io.rkllm.rag;
 
 import io.rkllm.rag.PageLine.Kind;
 import java.util.List;
+import java.util.function.IntBinaryOperator;
 
 /**
  * Keeps the article of a web page's extracted text and drops the rest (menus, consent banners,
@@ -9,9 +10,11 @@ import java.util.List;
  *
  * <p>Works on plain text as Open WebUI sends it (no HTML): {@link PageLines} measures and classifies
  * every line from its length, its share of function words, its punctuation and the boilerplate
- * vocabulary; {@link ArticleSpans} then keeps the spans of prose that form the article (a short line
- * between two paragraphs is a heading or a list item of the article; the same line in a run of menu
- * entries is navigation). docs/rag.md describes the passes. Stateless and thread-safe.
+ * vocabulary; {@link CodeBlocks} finds the code listings (technical pages: references, tutorials,
+ * answers), which come out fenced with ``` and indented as on the page; {@link ArticleSpans} then keeps
+ * the spans of prose and code that form the article (a short line between two paragraphs is a heading
+ * or a list item of the article; the same line in a run of menu entries is navigation). docs/rag.md
+ * describes the passes. Stateless and thread-safe.
  */
 public final class WebTextCleaner {
 
@@ -37,6 +40,8 @@ public final class WebTextCleaner {
             l.initial = l.kind = PageLines.classify(l);
         }
         PageLines.markSlideshows(lines);
+        CodeBlocks.mark(lines);
+        PageLines.markSignedComments(lines);
         int chars = 0;
         for (PageLine l : lines) {
             chars += l.text.length();
@@ -57,19 +62,58 @@ public final class WebTextCleaner {
 
     // ---------------------------------------------------------------- output
 
+    /** The kept lines; paragraphs apart by a blank line, code blocks fenced with ``` and their indentation kept. */
     private static String render(List<PageLine> lines) {
         StringBuilder sb = new StringBuilder();
         int lastParagraph = -1;
-        for (PageLine l : lines) {
+        int open = 0;
+        int base = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            PageLine l = lines.get(i);
             if (l.kind != Kind.GOOD) {
                 continue;
+            }
+            if (open != 0 && l.block != open) {
+                sb.append("\n```");
+                open = 0;
+                lastParagraph = -1;
             }
             if (!sb.isEmpty()) {
                 sb.append(l.paragraph == lastParagraph ? "\n" : "\n\n");
             }
+            if (l.code) {
+                int indent = l.indent;
+                if (open == 0) {
+                    open = l.block;
+                    int others = otherIndents(lines, i, Math::min);
+                    int deepest = otherIndents(lines, i, Math::max);
+                    // a first line indented deeper than all the others carries the page's own spaces before the listing
+                    if (others >= 0 && indent > deepest) {
+                        indent = others;
+                    }
+                    base = others < 0 ? indent : Math.min(indent, others);
+                    sb.append("```\n");
+                }
+                sb.append(" ".repeat(Math.max(0, indent - base)));
+            }
             sb.append(l.text);
             lastParagraph = l.paragraph;
         }
+        if (open != 0) {
+            sb.append("\n```");
+        }
         return sb.toString();
+    }
+
+    /** The indentations of the kept lines of the block after its first line {@code first}, reduced; -1 if none. */
+    private static int otherIndents(List<PageLine> lines, int first, IntBinaryOperator reduce) {
+        int block = lines.get(first).block;
+        int v = -1;
+        for (int i = first + 1; i < lines.size() && lines.get(i).block == block; i++) {
+            if (lines.get(i).kind == Kind.GOOD) {
+                v = v < 0 ? lines.get(i).indent : reduce.applyAsInt(v, lines.get(i).indent);
+            }
+        }
+        return v;
     }
 }

@@ -43,4 +43,55 @@ class PassageSplitterTest {
         String para = "word ".repeat(400).strip();
         assertThat(splitter.split(para)).allMatch(p -> p.length() <= 700 && !p.startsWith(" "));
     }
+
+    private static final String LISTING = """
+            ```
+            def greet(name):
+                if not name:
+                    return "hello"
+
+                return "hello " + name
+            ```""";
+
+    @Test
+    void aFencedBlockIsOneUnitWithItsBlankLinesAndIndentation() {
+        String text = "Greeting people\n\nThe function falls back to a plain hello when no name is given, as here:\n\n"
+                + LISTING + "\n\nNames are not checked any further.";
+        List<String> out = new PassageSplitter(40, 700).split(text);
+        assertThat(out).anySatisfy(p -> assertThat(p).contains("as here:\n\n" + LISTING));
+        assertThat(String.join("\n\n", out)).contains("    if not name:\n        return \"hello\"\n\n    return");
+    }
+
+    @Test
+    void theLinesOfAListingAreNotUnwrapped() {
+        String text = "```\nresult = numbers.sort(reverse=True, key=lambda n: abs(n),\nkey2=None)\n```";
+        assertThat(splitter.split(text)).containsExactly(text);
+    }
+
+    @Test
+    void aLongListingIsCutBetweenLinesAndEachPieceFenced() {
+        StringBuilder body = new StringBuilder();
+        for (int i = 0; i < 60; i++) {
+            body.append("    total = total + values[").append(i).append("]  # add the next value\n");
+            if (i % 10 == 9) {
+                body.append('\n');
+            }
+        }
+        String text = "Summing by hand:\n\n```python\n" + body + "```\n\nThat is all.";
+        List<String> out = splitter.split(text);
+        List<String> code = out.stream().filter(p -> p.contains("total = total")).toList();
+        assertThat(code).hasSizeGreaterThan(2).allMatch(p -> p.length() <= 700);
+        for (String p : code) {
+            assertThat(p.lines().filter(PassageSplitter::isFence).count()).as(p).isEqualTo(2);
+            assertThat(p.substring(p.indexOf("```python"))).startsWith("```python\n    total").containsPattern("value\n```(\n|$)");
+        }
+        assertThat(String.join("\n", out).lines().filter(l -> l.contains("total = total"))).hasSize(60);
+    }
+
+    @Test
+    void anUnclosedFenceIsClosed() {
+        assertThat(splitter.split("```\nls -la /tmp")).containsExactly("```\nls -la /tmp\n```");
+        assertThat(PassageSplitter.closeFences("Run it:\n\n```\nls -la")).isEqualTo("Run it:\n\n```\nls -la\n```");
+        assertThat(PassageSplitter.closeFences("```\nls\n```")).isEqualTo("```\nls\n```");
+    }
 }

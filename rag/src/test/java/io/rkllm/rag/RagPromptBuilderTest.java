@@ -136,6 +136,32 @@ class RagPromptBuilderTest {
     }
 
     @Test
+    void codeOfATechnicalPageReachesThePromptFenced() {
+        String user = Fixtures.defaultTemplate(Fixtures.source("1", "https://fetchkit.example.org/quickstart/",
+                TechnicalPagesTest.DOCS_PAGE), "How do I set the timeout of fetchkit in its configuration file?");
+        RagResult r = builder.build(input(4096, RagMessage.user(user)));
+        assertThat(r.nothingRelevant()).isFalse();
+        assertThat(r.userText()).contains("Settings are read from the environment first, then from a file named fetchkit.toml",
+                "```\n[client]\ntimeout = 30\nretries = 3\n```").doesNotContain("Copy", "Changelog");
+        assertThat(r.userText().lines().filter(PassageSplitter::isFence).count() % 2).as("fences are balanced").isZero();
+    }
+
+    @Test
+    void aPassageThatOpensWithAFenceHasItsMarkerOnALineOfItsOwn() {
+        KeptSource s = new KeptSource("2", "https://example.org", true, List.of("```\nls -la\n```", "Then look."), 9);
+        assertThat(PromptWriter.reference(List.of(s))).isEqualTo("[2]\n```\nls -la\n```\n\n[2] Then look.");
+    }
+
+    @Test
+    void fencedCodeIsContentForTheQualityMeasure() {
+        PassageScorer scorer = new PassageScorer();
+        Passage code = new Passage(0, 0, "```\nclient = Client(timeout=10)\npage = client.fetch(url)\n```");
+        Passage menu = new Passage(0, 1, "Home\nNews\nSport\nWeather");
+        assertThat(scorer.quality(code, true)).isGreaterThanOrEqualTo(BudgetPacker.NEIGHBOUR_QUALITY);
+        assertThat(scorer.quality(menu, true)).isLessThan(RagPromptBuilder.MIN_QUALITY);
+    }
+
+    @Test
     void classifiesSourceNames() {
         SourceClassifier c = new SourceClassifier();
         assertThat(c.isWeb("https://www.example.com/news/article-1", "text")).isTrue();

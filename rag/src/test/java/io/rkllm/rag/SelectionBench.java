@@ -17,6 +17,7 @@ import java.util.stream.Stream;
  * of reference text taken from the two unrelated pages ("noise").
  *
  * <p>Run: {@code java -cp rag/target/classes:rag/target/test-classes io.rkllm.rag.SelectionBench ../shared/rag-eval/dev}
+ * ({@code -Dbench.code=true ../shared/rag-eval/code}: questions about the listings of the technical pages)
  */
 public final class SelectionBench {
 
@@ -28,6 +29,12 @@ public final class SelectionBench {
 
     /** Ask about the sentence after the fact instead of the fact itself. */
     static final boolean NEAR = Boolean.getBoolean("bench.near");
+
+    /**
+     * Code mode (for the rag-eval code pages): ask with words of the sentence that introduces a listing;
+     * a hit is a prompt with the listing's first lines inside a ``` fence.
+     */
+    static final boolean CODE = Boolean.getBoolean("bench.code");
 
     record Case(String page, String fact, String question) {
     }
@@ -89,6 +96,9 @@ public final class SelectionBench {
 
     /** Up to three fact sentences per page with 12-40 words, evenly spread over the article. */
     static List<Case> cases(Path dir, List<String> pages) throws IOException {
+        if (CODE) {
+            return codeCases(dir, pages);
+        }
         List<Case> out = new ArrayList<>();
         for (String page : pages) {
             String expected = Files.readString(dir.resolve(page).resolve("expected.txt"), StandardCharsets.UTF_8);
@@ -117,6 +127,59 @@ public final class SelectionBench {
             }
         }
         return out;
+    }
+
+    /** Up to three listings per page (of two lines or more, introduced by a sentence of six words or more), evenly spread. */
+    static List<Case> codeCases(Path dir, List<String> pages) throws IOException {
+        List<Case> out = new ArrayList<>();
+        for (String page : pages) {
+            String[] lines = Files.readString(dir.resolve(page).resolve("expected.txt"), StandardCharsets.UTF_8).split("\n");
+            List<Case> found = new ArrayList<>();
+            for (int i = 0; i < lines.length; i++) {
+                if (!lines[i].startsWith("```")) {
+                    continue;
+                }
+                int end = i + 1;
+                while (end < lines.length && !lines[end].startsWith("```")) {
+                    end++;
+                }
+                String intro = "";
+                for (int k = i - 1; k >= 0 && intro.isEmpty(); k--) {
+                    intro = lines[k].startsWith("```") ? "-" : lines[k].strip();
+                }
+                List<String> code = new ArrayList<>();
+                for (int k = i + 1; k < end; k++) {
+                    if (!lines[k].isBlank()) {
+                        code.add(lines[k].strip());
+                    }
+                }
+                if (code.size() >= 2 && intro.split("\\s+").length >= 6 && Scripts.countCjk(intro) == 0) {
+                    found.add(new Case(page, String.join("\n", code.subList(0, Math.min(3, code.size()))), question(intro)));
+                }
+                i = end;
+            }
+            for (int k = 0; k < Math.min(3, found.size()); k++) {
+                out.add(found.get((int) ((k + 0.5) * found.size() / Math.min(3, found.size()))));
+            }
+        }
+        return out;
+    }
+
+    /** In code mode, whether the listing's lines must be inside a fence (false: anywhere in the passage). */
+    static final boolean FENCES = Boolean.parseBoolean(System.getProperty("bench.code.fences", "true"));
+
+    /** Every line of {@code code} is a line inside a ``` fence of the passage (or anywhere in it, FENCES off). */
+    static boolean fenced(String passage, String code) {
+        List<String> inside = new ArrayList<>();
+        boolean open = false;
+        for (String line : passage.split("\n")) {
+            if (line.strip().startsWith("```")) {
+                open = !open;
+            } else if (open || !FENCES) {
+                inside.add(line.strip());
+            }
+        }
+        return inside.containsAll(List.of(code.split("\n")));
     }
 
     /**
@@ -176,7 +239,7 @@ public final class SelectionBench {
                     all += p.length();
                     if (!s.name().equals(target)) {
                         other += p.length();
-                    } else if (contains(p, c.fact())) {
+                    } else if (CODE ? fenced(p, c.fact()) : contains(p, c.fact())) {
                         hit = true;
                     }
                 }
