@@ -36,19 +36,25 @@ public final class TinyLlama {
      * @param type      F32 or F16 weights
      */
     public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
-                          int contextLength, int merges, TensorType type, boolean embedding) {
+                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
 
         public static Options chat() {
-            return new Options(42, 64, 2, 4, 2, 192, 2048, 200, TensorType.F32, false);
+            return new Options(42, 64, 2, 4, 2, 192, 2048, 200, TensorType.F32, false, 2);
         }
 
         public static Options embeddingModel() {
-            return new Options(7, 64, 2, 4, 4, 128, 512, 200, TensorType.F32, true);
+            return new Options(7, 64, 2, 4, 4, 128, 512, 200, TensorType.F32, true, 2);
         }
 
         public Options withType(TensorType value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding);
+                    value, embedding, declaredLayers);
+        }
+
+        /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
+        public Options withDeclaredLayers(int value) {
+            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
+                    type, embedding, value);
         }
     }
 
@@ -84,7 +90,7 @@ public final class TinyLlama {
                 .putUint32("general.file_type", options.type() == TensorType.F16 ? 1 : 0)
                 .putUint32(arch + ".context_length", options.contextLength())
                 .putUint32(arch + ".embedding_length", embd)
-                .putUint32(arch + ".block_count", options.layers())
+                .putUint32(arch + ".block_count", options.declaredLayers())
                 .putUint32(arch + ".feed_forward_length", options.feedForwardLength())
                 .putUint32(arch + ".attention.head_count", options.heads())
                 .putUint32(arch + ".attention.head_count_kv", options.kvHeads())
