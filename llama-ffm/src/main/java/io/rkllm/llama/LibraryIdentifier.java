@@ -39,8 +39,8 @@ final class LibraryIdentifier {
         this.lookup = lookup;
     }
 
-    LibraryIdentity identify(Optional<LayoutGeneration> forced) {
-        KvApi kv = kvApi();
+    LibraryIdentity identify(Optional<LayoutGeneration> forced, Optional<KvApi> forcedKv) {
+        KvApi kv = forcedKv.isPresent() ? exported(forcedKv.get()) : kvApi();
         OptionalInt build = buildNumber();
         Optional<String> commit = commit();
         List<LayoutGeneration> candidates = forced.map(List::of).orElseGet(() -> candidates(kv, build));
@@ -70,6 +70,15 @@ final class LibraryIdentifier {
         return String.join(", ", names);
     }
 
+    /** A KV generation asked for by name, if the library has it (older builds keep the previous names a while). */
+    private KvApi exported(KvApi kv) {
+        String probe = kv == KvApi.MEMORY ? "llama_memory_seq_rm" : kv.prefix() + "seq_rm";
+        if (!has(probe)) {
+            throw new LlamaException("the " + kv + " calls were asked for but the library does not export " + probe);
+        }
+        return kv;
+    }
+
     KvApi kvApi() {
         if (has("llama_get_memory") && has("llama_memory_seq_rm")) {
             return KvApi.MEMORY;
@@ -92,7 +101,7 @@ final class LibraryIdentifier {
             } else if (has("llama_load_mode_name")) {
                 candidates.add(LayoutGeneration.V0_5_0);
             }
-        } else if (build.isEmpty() || (build.getAsInt() >= 4753 && build.getAsInt() <= 4980)) {
+        } else if (!has("llama_get_memory") && (build.isEmpty() || (build.getAsInt() >= 4753 && build.getAsInt() <= 4980))) {
             candidates.add(LayoutGeneration.B4916);
         }
         return candidates;

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import io.rkllm.llama.gguf.GgufFile;
 import io.rkllm.llama.gguf.GgufFormatException;
 import io.rkllm.llama.gguf.GgufReader;
 import java.io.IOException;
@@ -34,12 +35,15 @@ public final class LlamaModel implements AutoCloseable {
     private final ModelParams params;
     private final MemorySegment handle;
     private final MemorySegment vocab;
+    private final GgufFile header;
     private final List<LlamaContext> contexts = new ArrayList<>();
     private ModelInfo info;
     private boolean closed;
 
-    private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle) {
+    private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle,
+                       GgufFile header) {
         this.api = api;
+        this.header = header;
         this.log = log;
         this.kvApi = kvApi;
         this.params = params;
@@ -49,8 +53,9 @@ public final class LlamaModel implements AutoCloseable {
 
     static LlamaModel load(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params) {
         Path path = params.path();
+        GgufFile header;
         try {
-            new GgufReader(0).read(path); // a damaged file is refused here, in Java, not inside libllama
+            header = new GgufReader(0).read(path); // a damaged file is refused here, in Java, not inside libllama
         } catch (GgufFormatException e) {
             throw new LlamaException("cannot load " + path + ": " + e.getMessage(), e);
         } catch (IOException e) {
@@ -72,7 +77,7 @@ public final class LlamaModel implements AutoCloseable {
             if (handle.equals(MemorySegment.NULL)) {
                 throw new LlamaException("llama.cpp could not load " + path + reasons(log));
             }
-            return new LlamaModel(api, log, kvApi, params, handle);
+            return new LlamaModel(api, log, kvApi, params, handle, header);
         }
     }
 
@@ -92,6 +97,7 @@ public final class LlamaModel implements AutoCloseable {
 
     /** A context for this model; closed by the caller (or with the model). */
     public LlamaContext newContext(ContextParams contextParams) {
+        PoolingGuard.check(api.layouts().generation(), header, contextParams);
         LlamaContext context = LlamaContext.create(api, this, contextParams, log, kvApi);
         contexts.add(context);
         return context;
@@ -289,6 +295,11 @@ public final class LlamaModel implements AutoCloseable {
 
     MemorySegment handle() {
         return live();
+    }
+
+    /** The file's header as read before loading (metadata and tensor table, no weights). */
+    GgufFile header() {
+        return header;
     }
 
     MemorySegment vocab() {

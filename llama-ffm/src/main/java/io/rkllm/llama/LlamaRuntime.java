@@ -35,6 +35,14 @@ public final class LlamaRuntime {
      * @throws LlamaException when the file cannot be loaded or is not a llama.cpp build the binding knows
      */
     public static LlamaRuntime open(LlamaLibrary library, Optional<LayoutGeneration> forced) {
+        return open(library, forced, Optional.empty());
+    }
+
+    /**
+     * As {@link #open(LlamaLibrary, Optional)}, with the KV cache calls of {@code kvApi} instead of the newest the
+     * library exports (builds keep the previous generation's names for a while, deprecated).
+     */
+    public static LlamaRuntime open(LlamaLibrary library, Optional<LayoutGeneration> forced, Optional<KvApi> kvApi) {
         SymbolLookup lookup;
         try {
             lookup = SymbolLookup.libraryLookup(library.path(), Arena.global());
@@ -42,7 +50,7 @@ public final class LlamaRuntime {
             throw new LlamaException("cannot load the llama.cpp library " + library.path() + ": " + e.getMessage()
                     + " (a library built for another system, or one whose dependencies are missing)", e);
         }
-        LibraryIdentity identity = new LibraryIdentifier(lookup).identify(forced);
+        LibraryIdentity identity = new LibraryIdentifier(lookup).identify(forced, kvApi);
         NativeLlama api = new NativeLlama(lookup, LlamaLayouts.of(identity.generation()));
         if (identity.kvApi() == KvApi.MEMORY) {
             MemoryKvCache.bind(api);
