@@ -5,7 +5,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +19,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class LlamaRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(LlamaRuntime.class);
+    /**
+     * llama_log_set is global to a loaded library: one sink per library (by the address of its llama_log_set),
+     * shared by every runtime opened on it, so that a second runtime does not silence the first one's errors.
+     */
+    private static final Map<Long, LogSink> SINKS = new ConcurrentHashMap<>();
 
     private final NativeLlama api;
     private final LogSink log;
@@ -57,8 +64,12 @@ public final class LlamaRuntime {
         } else {
             ContextKvCache.bind(api, identity.kvApi());
         }
-        LogSink log = new LogSink();
-        api.call("llama_log_set", log.stub(Arena.global()), MemorySegment.NULL);
+        long logSet = lookup.find("llama_log_set").orElseThrow().address();
+        LogSink log = SINKS.computeIfAbsent(logSet, address -> {
+            LogSink sink = new LogSink();
+            api.call("llama_log_set", sink.stub(Arena.global()), MemorySegment.NULL);
+            return sink;
+        });
         api.call("llama_backend_init");
         List<String> devices = loadBackends(api, library);
         String system = ((MemorySegment) api.call("llama_print_system_info")).reinterpret(1 << 16).getString(0).strip();

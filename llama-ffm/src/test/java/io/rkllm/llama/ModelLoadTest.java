@@ -9,15 +9,22 @@ import org.junit.jupiter.api.Test;
 class ModelLoadTest {
 
     @Test
-    void theBundledLibraryIsIdentified() {
+    void theBundledLibraryIsBuild4916WithTheKvSelfCalls() {
         LibraryInfo info = TestLlama.runtime().info();
         System.out.println(info);
-        assertThat(info.identity().generation()).isNotNull();
         assertThat(info.systemInfo()).isNotBlank();
+        assertThat(info.devices()).anyMatch(d -> d.startsWith("CPU"));
+        if (System.getProperty("llama.library") == null) {
+            assertThat(info.library().origin()).isEqualTo(LlamaLibrary.Origin.BUNDLED);
+            assertThat(info.identity().generation()).isEqualTo(LayoutGeneration.B4916);
+            assertThat(info.identity().kvApi()).isEqualTo(KvApi.KV_SELF);
+            assertThat(info.identity().buildNumber()).hasValue(4916);
+            assertThat(info.identity().commit()).hasValueSatisfying(c -> assertThat(c).startsWith("c6af2161"));
+        }
     }
 
     @Test
-    void metadataAndChatTemplateAreRead() {
+    void metadataAndChatTemplateAreRead() throws java.io.IOException {
         try (LlamaModel model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()))) {
             ModelInfo info = model.info();
             System.out.println(info.description() + " " + info.parameterCount() + " " + info.sizeBytes());
@@ -28,6 +35,11 @@ class ModelLoadTest {
             assertThat(model.chatTemplate()).contains(TinyLlama.CHAT_TEMPLATE);
             assertThat(model.metadata("general.name")).contains("tiny-llama");
             assertThat(info.metadata()).containsEntry("general.architecture", "llama");
+            assertThat(info.parameterCount()).isEqualTo(new io.rkllm.llama.gguf.GgufReader().read(TestLlama.chatModel())
+                    .parameterCount());
+            assertThat(info.sizeBytes()).isEqualTo(info.parameterCount() * Float.BYTES);
+            assertThat(info.hasDecoder()).isTrue();
+            assertThat(info.hasEncoder()).isFalse();
         }
     }
 }

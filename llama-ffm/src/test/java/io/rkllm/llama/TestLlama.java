@@ -25,8 +25,8 @@ final class TestLlama {
 
         Holder() {
             try {
-                Path dir = Files.createTempDirectory("llama-ffm-test");
-                dir.toFile().deleteOnExit();
+                Path dir = Files.createDirectories(Path.of(System.getProperty("llama.test.dir",
+                        System.getProperty("java.io.tmpdir") + "/llama-ffm-test")));
                 Optional<Path> configured = Optional.ofNullable(System.getProperty("llama.library")).map(Path::of);
                 LlamaLibrary library = new LlamaLibraryLocator(System.getenv(), System.getProperty("os.arch"),
                         dir.resolve("cache")).locate(configured);
@@ -58,9 +58,8 @@ final class TestLlama {
         return HOLDER.embeddingModel;
     }
 
+    /** A fresh directory for one test's files, beside the shared fixtures. */
     static Path tempDir() throws IOException {
-        Path dir = Files.createTempDirectory("llama-ffm-case");
-        dir.toFile().deleteOnExit();
-        return dir;
+        return Files.createTempDirectory(HOLDER.chatModel.getParent(), "case");
     }
 }
