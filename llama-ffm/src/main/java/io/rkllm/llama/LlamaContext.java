@@ -28,7 +28,11 @@ public final class LlamaContext implements AutoCloseable {
     private final Arena arena;
     private final MemorySegment handle;
     private final AbortCallback abort;
-    private final KvCache kv;
+    private final CheckedKvCache kv;
+    private final int batchLimit;
+    private final int microBatchLimit;
+    private final int sequenceLimit;
+    private final boolean causal;
     private long decodeCalls;
     private long decodedTokens;
     private boolean closed;
@@ -42,8 +46,13 @@ public final class LlamaContext implements AutoCloseable {
         this.arena = arena;
         this.handle = handle;
         this.abort = abort;
-        this.kv = kvApi == KvApi.MEMORY ? new MemoryKvCache(api, handle)
-                : new ContextKvCache(api, kvApi, handle, (int) api.call("llama_n_seq_max", handle));
+        this.batchLimit = (int) api.call("llama_n_batch", handle);
+        this.microBatchLimit = (int) api.call("llama_n_ubatch", handle);
+        this.sequenceLimit = (int) api.call("llama_n_seq_max", handle);
+        this.causal = PoolingGuard.causal(model.header());
+        KvCache cache = kvApi == KvApi.MEMORY ? new MemoryKvCache(api, handle)
+                : new ContextKvCache(api, kvApi, handle, sequenceLimit);
+        this.kv = new CheckedKvCache(cache, sequenceLimit);
     }
 
     static LlamaContext create(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, KvApi kvApi) {
@@ -133,10 +142,8 @@ public final class LlamaContext implements AutoCloseable {
      * @throws LlamaException when libllama refuses the batch or fails
      */
     public DecodeStatus decode(Batch batch, BooleanSupplier abort) {
-        if (batch.isEmpty()) {
-            throw new IllegalArgumentException("an empty batch");
-        }
         live();
+        check(batch);
         int code;
         log.clearProblems();
         this.abort.begin(abort);
@@ -149,23 +156,65 @@ public final class LlamaContext implements AutoCloseable {
         switch (code) {
             case 0 -> {
                 decodedTokens += batch.size();
-                if (kv instanceof ContextKvCache contextKv) {
-                    contextKv.decoded(batch);
-                }
+                kv.decoded(batch);
                 return DecodeStatus.OK;
             }
             case 1 -> {
+                forgetBatch(batch);
                 return DecodeStatus.NO_KV_SLOT;
             }
             case 2 -> {
                 forgetBatch(batch);
                 return DecodeStatus.ABORTED;
             }
-            default -> throw new LlamaException("llama_decode failed with code " + code + LlamaModel.reasons(log));
+            default -> {
+                String reasons = LlamaModel.reasons(log);
+                forgetBatch(batch);
+                throw new LlamaException("llama_decode failed with code " + code + reasons);
+            }
         }
     }
 
-    /** After an abort: each sequence of the batch loses the positions from the batch's first one on. */
+    /**
+     * Refuses, in Java, the batches llama.cpp answers with an assertion or a C++ exception (either ends the
+     * process): empty or larger than {@code n_batch}, a token outside the vocabulary, a sequence outside
+     * {@code n_seq_max}, a negative position, more tokens than a micro-batch for a non-causal model.
+     */
+    private void check(Batch batch) {
+        if (batch.isEmpty()) {
+            throw new IllegalArgumentException("an empty batch");
+        }
+        if (batch.size() > batchLimit) {
+            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens; the context takes at most "
+                    + batchLimit + " per decode");
+        }
+        if (!causal && batch.size() > microBatchLimit) {
+            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens for a non-causal model; it "
+                    + "takes at most " + microBatchLimit + " (n_ubatch) at once");
+        }
+        int vocabulary = model.vocabularySize();
+        for (int i = 0; i < batch.size(); i++) {
+            int token = batch.token(i);
+            if (token < 0 || token >= vocabulary) {
+                throw new IllegalArgumentException("token " + token + " at batch entry " + i
+                        + " is outside the vocabulary of " + vocabulary);
+            }
+            if (batch.position(i) < 0) {
+                throw new IllegalArgumentException("a negative position at batch entry " + i);
+            }
+            for (int sequence : batch.sequences(i)) {
+                if (sequence < 0 || sequence >= sequenceLimit) {
+                    throw new IllegalArgumentException("sequence " + sequence + " at batch entry " + i
+                            + "; the context holds sequences 0 to " + (sequenceLimit - 1));
+                }
+            }
+        }
+    }
+
+    /**
+     * After a decode that did not finish (a batch larger than a micro-batch may have been decoded in part): each
+     * sequence of the batch loses the positions from the batch's first one on, so the cache holds what it held.
+     */
     private void forgetBatch(Batch batch) {
         Map<Integer, Integer> first = new HashMap<>();
         for (int i = 0; i < batch.size(); i++) {

@@ -38,6 +38,7 @@ public final class LlamaModel implements AutoCloseable {
     private final GgufFile header;
     private final List<LlamaContext> contexts = new ArrayList<>();
     private ModelInfo info;
+    private int vocabularySize = -1;
     private boolean closed;
 
     private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle,
@@ -139,6 +140,7 @@ public final class LlamaModel implements AutoCloseable {
      * consecutive tokens before decoding). {@code special} renders special tokens' text instead of nothing.
      */
     public byte[] tokenToPiece(int token, boolean special) {
+        checkToken(token);
         try (Arena arena = Arena.ofConfined()) {
             int capacity = 32;
             while (true) {
@@ -157,6 +159,9 @@ public final class LlamaModel implements AutoCloseable {
 
     /** The text of {@code tokens}; {@code renderSpecial} writes special tokens' text, else they are left out. */
     public String detokenize(int[] tokens, boolean renderSpecial) {
+        for (int token : tokens) {
+            checkToken(token);
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment in = arena.allocateFrom(JAVA_INT, tokens.length == 0 ? new int[] {0} : tokens);
             int capacity = tokens.length * 8 + 16;
@@ -176,7 +181,17 @@ public final class LlamaModel implements AutoCloseable {
     }
 
     public int vocabularySize() {
-        return (int) api.call("llama_vocab_n_tokens", vocab());
+        if (vocabularySize < 0) {
+            vocabularySize = (int) api.call("llama_vocab_n_tokens", vocab());
+        }
+        return vocabularySize;
+    }
+
+    /** llama.cpp looks tokens up with {@code at()}: one outside the vocabulary throws through C and ends the process. */
+    void checkToken(int token) {
+        if (token < 0 || token >= vocabularySize()) {
+            throw new IllegalArgumentException("token " + token + " is outside the vocabulary of " + vocabularySize());
+        }
     }
 
     /** The beginning-of-sequence token, or -1 when the model has none. */
@@ -196,10 +211,12 @@ public final class LlamaModel implements AutoCloseable {
 
     /** Whether the token ends a generation (EOS, EOT and the model's other end tokens). */
     public boolean isEndOfGeneration(int token) {
+        checkToken(token);
         return (boolean) api.call("llama_vocab_is_eog", vocab(), token);
     }
 
     public boolean isControl(int token) {
+        checkToken(token);
         return (boolean) api.call("llama_vocab_is_control", vocab(), token);
     }
 

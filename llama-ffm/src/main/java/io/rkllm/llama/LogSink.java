@@ -83,6 +83,9 @@ final class LogSink {
         if (line.isBlank()) {
             return;
         }
+        if (level == WARN && line.contains("the full capacity of the model will not be utilized")) {
+            level = INFO; // every context shorter than the model's training length says so: a choice, not a fault
+        }
         switch (level) {
             case ERROR -> {
                 LOG.error("{}", line);

@@ -12,6 +12,12 @@ final class PoolingGuard {
     private PoolingGuard() {
     }
 
+    /** Whether the model attends causally (decoders); {@code <arch>.attention.causal = false} for BERT-like ones. */
+    static boolean causal(GgufFile header) {
+        return header.architecture().flatMap(a -> java.util.Optional.ofNullable(
+                header.metadata().get(a + ".attention.causal"))).map(v -> !Boolean.FALSE.equals(v)).orElse(true);
+    }
+
     static void check(LayoutGeneration generation, GgufFile header, ContextParams params) {
         if (!params.embeddings()) {
             return;
@@ -21,9 +27,7 @@ final class PoolingGuard {
             throw new LlamaException(header.path() + " has no classification head (cls.weight): it cannot rank "
                     + "(RANK pooling is for rerankers)");
         }
-        boolean causal = header.architecture().flatMap(a -> java.util.Optional.ofNullable(
-                header.metadata().get(a + ".attention.causal"))).map(v -> !Boolean.FALSE.equals(v)).orElse(true);
-        if (pooling == Pooling.MEAN && causal && generation == LayoutGeneration.B4916) {
+        if (pooling == Pooling.MEAN && causal(header) && generation == LayoutGeneration.B4916) {
             throw new LlamaException("llama.cpp " + generation.builds() + " cannot mean-pool the embeddings of a "
                     + "decoder model such as " + header.path().getFileName() + " (it aborts the process): use LAST "
                     + "pooling, or NONE and pool the tokens' embeddings, or a newer llama.cpp build");

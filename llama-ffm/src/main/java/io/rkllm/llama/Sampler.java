@@ -10,11 +10,13 @@ import java.lang.foreign.SegmentAllocator;
  */
 public final class Sampler implements AutoCloseable {
     private final NativeLlama api;
+    private final LlamaModel model;
     private final SamplingParams params;
     private MemorySegment chain;
 
-    private Sampler(NativeLlama api, SamplingParams params, MemorySegment chain) {
+    private Sampler(NativeLlama api, LlamaModel model, SamplingParams params, MemorySegment chain) {
         this.api = api;
+        this.model = model;
         this.params = params;
         this.chain = chain;
     }
@@ -28,7 +30,7 @@ public final class Sampler implements AutoCloseable {
             if (chain.equals(MemorySegment.NULL)) {
                 throw new LlamaException("llama_sampler_chain_init failed");
             }
-            Sampler sampler = new Sampler(api, params, chain);
+            Sampler sampler = new Sampler(api, model, params, chain);
             try {
                 if (params.grammar().isPresent()) {
                     log.clearProblems();
@@ -84,11 +86,15 @@ public final class Sampler implements AutoCloseable {
 
     /** Samples from the logits of batch entry {@code index} of the context's last decode, and accepts the token. */
     public int sample(LlamaContext context, int index) {
+        if (context.model() != model) {
+            throw new IllegalArgumentException("a sampler of another model");
+        }
         return (int) api.call("llama_sampler_sample", live(), context.handle(), index);
     }
 
     /** Adds a token to the chain's history without sampling it (a prompt's tokens, for the penalties). */
     public void accept(int token) {
+        model.checkToken(token);
         api.call("llama_sampler_accept", live(), token);
     }
 

@@ -12,6 +12,7 @@ import java.util.Optional;
  * @param minP           0 disables
  * @param repeatPenalty  1 disables; with {@code frequencyPenalty} and {@code presencePenalty} (0 disable) over the
  *                       last {@code penaltyLastN} tokens
+ * @param seed           the draw's seed (its low 32 bits); 0xFFFFFFFF asks llama.cpp for a random one
  * @param grammar        a GBNF grammar (root rule {@code root}) the output must follow
  */
 public record SamplingParams(float temperature, int topK, float topP, float minP, float repeatPenalty,
