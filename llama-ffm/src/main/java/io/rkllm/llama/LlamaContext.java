@@ -1,0 +1,311 @@
+package io.rkllm.llama;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.GroupLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One llama.cpp context: its KV cache holds several sequences (conversations, or texts to embed), decoded
+ * together in one batch per step. Every method is a native call to be made by one owner thread, in order; the
+ * abort check given to {@link #decode(Batch, BooleanSupplier)} is what another thread may flip to stop a decode.
+ */
+public final class LlamaContext implements AutoCloseable {
+    private final NativeLlama api;
+    private final LlamaModel model;
+    private final ContextParams params;
+    private final LogSink log;
+    private final Arena arena;
+    private final MemorySegment handle;
+    private final AbortCallback abort;
+    private final CheckedKvCache kv;
+    private final int batchLimit;
+    private final int microBatchLimit;
+    private final int sequenceLimit;
+    private final boolean causal;
+    private long decodeCalls;
+    private long decodedTokens;
+    private boolean closed;
+
+    private LlamaContext(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, Arena arena,
+                         MemorySegment handle, AbortCallback abort, KvApi kvApi) {
+        this.api = api;
+        this.model = model;
+        this.params = params;
+        this.log = log;
+        this.arena = arena;
+        this.handle = handle;
+        this.abort = abort;
+        this.batchLimit = (int) api.call("llama_n_batch", handle);
+        this.microBatchLimit = (int) api.call("llama_n_ubatch", handle);
+        this.sequenceLimit = (int) api.call("llama_n_seq_max", handle);
+        this.causal = PoolingGuard.causal(model.header());
+        KvCache cache = kvApi == KvApi.MEMORY ? new MemoryKvCache(api, handle)
+                : new ContextKvCache(api, kvApi, handle, sequenceLimit);
+        this.kv = new CheckedKvCache(cache, sequenceLimit);
+    }
+
+    static LlamaContext create(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, KvApi kvApi) {
+        Arena arena = Arena.ofShared();
+        try {
+            GroupLayout l = api.layouts().contextParams();
+            MemorySegment p = (MemorySegment) api.call("llama_context_default_params", (SegmentAllocator) arena);
+            p.set(JAVA_INT, Structs.offset(l, "n_ctx"), params.contextLength());
+            p.set(JAVA_INT, Structs.offset(l, "n_batch"), params.batchSize());
+            p.set(JAVA_INT, Structs.offset(l, "n_ubatch"), params.microBatchSize());
+            p.set(JAVA_INT, Structs.offset(l, "n_seq_max"), params.sequences());
+            p.set(JAVA_INT, Structs.offset(l, "n_threads"), params.threads());
+            p.set(JAVA_INT, Structs.offset(l, "n_threads_batch"), params.batchThreads());
+            p.set(JAVA_BOOLEAN, Structs.offset(l, "embeddings"), params.embeddings());
+            p.set(JAVA_INT, Structs.offset(l, "pooling_type"), params.pooling().value());
+            p.set(JAVA_BOOLEAN, Structs.offset(l, "no_perf"), false);
+            if (Structs.has(l, "kv_unified")) {
+                p.set(JAVA_BOOLEAN, Structs.offset(l, "kv_unified"), params.unifiedKv());
+            }
+            AbortCallback abort = new AbortCallback();
+            p.set(ADDRESS, Structs.offset(l, "abort_callback"), abort.stub(arena));
+            p.set(ADDRESS, Structs.offset(l, "abort_callback_data"), MemorySegment.NULL);
+            log.clearProblems();
+            MemorySegment handle = (MemorySegment) api.call("llama_init_from_model", model.handle(), p);
+            if (handle.equals(MemorySegment.NULL)) {
+                throw new LlamaException("llama_init_from_model failed for " + model.path() + " (" + params + ")"
+                        + LlamaModel.reasons(log));
+            }
+            return new LlamaContext(api, model, params, log, arena, handle, abort, kvApi);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    public LlamaModel model() {
+        return model;
+    }
+
+    public ContextParams params() {
+        return params;
+    }
+
+    /** The context's cells ({@code llama_n_ctx}; the library may round the requested length up). */
+    public int contextLength() {
+        return (int) api.call("llama_n_ctx", live());
+    }
+
+    public int batchSize() {
+        return (int) api.call("llama_n_batch", live());
+    }
+
+    public int sequences() {
+        return (int) api.call("llama_n_seq_max", live());
+    }
+
+    /** The pooling in effect ({@code llama_pooling_type}): the context's, else the model's. */
+    public Pooling pooling() {
+        return Pooling.of((int) api.call("llama_pooling_type", live()));
+    }
+
+    public KvCache kv() {
+        live();
+        return kv;
+    }
+
+    public void setThreads(int threads, int batchThreads) {
+        api.call("llama_set_n_threads", live(), threads, batchThreads);
+    }
+
+    /** Switches between logits and embeddings output for the next decodes. */
+    public void setEmbeddings(boolean embeddings) {
+        api.call("llama_set_embeddings", live(), embeddings);
+    }
+
+    /** {@link #decode(Batch, BooleanSupplier)} that is never aborted. */
+    public DecodeStatus decode(Batch batch) {
+        return decode(batch, () -> false);
+    }
+
+    /**
+     * Decodes the batch: its tokens enter their sequences' KV cache, and the outputs it asked for become readable
+     * ({@link #logits}, {@link #embedding}). {@code abort} is asked between the graph's operations (on ggml's
+     * threads); when it says stop, the decode ends {@link DecodeStatus#ABORTED} and the batch's positions are
+     * removed from its sequences, so the cache holds what it held before.
+     *
+     * @throws LlamaException when libllama refuses the batch or fails
+     */
+    public DecodeStatus decode(Batch batch, BooleanSupplier abort) {
+        live();
+        check(batch);
+        int code;
+        log.clearProblems();
+        this.abort.begin(abort);
+        try (Arena call = Arena.ofConfined()) {
+            code = (int) api.call("llama_decode", handle, batch.struct(call));
+        } finally {
+            this.abort.end();
+        }
+        decodeCalls++;
+        switch (code) {
+            case 0 -> {
+                decodedTokens += batch.size();
+                kv.decoded(batch);
+                return DecodeStatus.OK;
+            }
+            case 1 -> {
+                forgetBatch(batch);
+                return DecodeStatus.NO_KV_SLOT;
+            }
+            case 2 -> {
+                forgetBatch(batch);
+                return DecodeStatus.ABORTED;
+            }
+            default -> {
+                String reasons = LlamaModel.reasons(log);
+                forgetBatch(batch);
+                throw new LlamaException("llama_decode failed with code " + code + reasons);
+            }
+        }
+    }
+
+    /**
+     * Refuses, in Java, the batches llama.cpp answers with an assertion or a C++ exception (either ends the
+     * process): empty or larger than {@code n_batch}, a token outside the vocabulary, a sequence outside
+     * {@code n_seq_max}, a negative position, more tokens than a micro-batch for a non-causal model.
+     */
+    private void check(Batch batch) {
+        if (batch.isEmpty()) {
+            throw new IllegalArgumentException("an empty batch");
+        }
+        if (batch.size() > batchLimit) {
+            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens; the context takes at most "
+                    + batchLimit + " per decode");
+        }
+        if (!causal && batch.size() > microBatchLimit) {
+            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens for a non-causal model; it "
+                    + "takes at most " + microBatchLimit + " (n_ubatch) at once");
+        }
+        int vocabulary = model.vocabularySize();
+        for (int i = 0; i < batch.size(); i++) {
+            int token = batch.token(i);
+            if (token < 0 || token >= vocabulary) {
+                throw new IllegalArgumentException("token " + token + " at batch entry " + i
+                        + " is outside the vocabulary of " + vocabulary);
+            }
+            if (batch.position(i) < 0) {
+                throw new IllegalArgumentException("a negative position at batch entry " + i);
+            }
+            for (int sequence : batch.sequences(i)) {
+                if (sequence < 0 || sequence >= sequenceLimit) {
+                    throw new IllegalArgumentException("sequence " + sequence + " at batch entry " + i
+                            + "; the context holds sequences 0 to " + (sequenceLimit - 1));
+                }
+            }
+        }
+    }
+
+    /**
+     * After a decode that did not finish (a batch larger than a micro-batch may have been decoded in part): each
+     * sequence of the batch loses the positions from the batch's first one on, so the cache holds what it held.
+     */
+    private void forgetBatch(Batch batch) {
+        Map<Integer, Integer> first = new HashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            for (int sequence : batch.sequences(i)) {
+                first.merge(sequence, batch.position(i), Math::min);
+            }
+        }
+        first.forEach((sequence, position) -> kv.remove(sequence, position, -1));
+    }
+
+    /** The logits of batch entry {@code index} of the last decode (one per vocabulary token). */
+    public float[] logits(int index) {
+        MemorySegment logits = (MemorySegment) api.call("llama_get_logits_ith", live(), index);
+        if (logits.equals(MemorySegment.NULL)) {
+            throw new LlamaException("no logits for batch entry " + index + " (was its output asked for?)");
+        }
+        int n = model.vocabularySize();
+        return logits.reinterpret((long) n * Float.BYTES).toArray(JAVA_FLOAT);
+    }
+
+    /** The embedding of batch entry {@code index} of the last decode (an embedding context without pooling). */
+    public float[] embedding(int index) {
+        MemorySegment e = (MemorySegment) api.call("llama_get_embeddings_ith", live(), index);
+        if (e.equals(MemorySegment.NULL)) {
+            throw new LlamaException("no embedding for batch entry " + index);
+        }
+        return e.reinterpret((long) model.info().embeddingLength() * Float.BYTES).toArray(JAVA_FLOAT);
+    }
+
+    /**
+     * The pooled embedding of a sequence after the last decode (an embedding context with pooling): the model's
+     * embedding length, or for {@link Pooling#RANK} its classifier outputs (one score for a reranker).
+     */
+    public float[] sequenceEmbedding(int sequence) {
+        MemorySegment e = (MemorySegment) api.call("llama_get_embeddings_seq", live(), sequence);
+        if (e.equals(MemorySegment.NULL)) {
+            throw new LlamaException("no pooled embedding for sequence " + sequence + " (pooling " + pooling() + ")");
+        }
+        int n = pooling() == Pooling.RANK ? model.classifierOutputs() : model.info().embeddingLength();
+        return e.reinterpret((long) n * Float.BYTES).toArray(JAVA_FLOAT);
+    }
+
+    /** {@code llama_decode} calls made through this context. */
+    public long decodeCalls() {
+        return decodeCalls;
+    }
+
+    /** Tokens of successful decodes: what the context actually computed. */
+    public long decodedTokens() {
+        return decodedTokens;
+    }
+
+    /** llama.cpp's own counters ({@code llama_perf_context}), where the library has them. */
+    public Optional<PerfData> perf() {
+        if (!api.has("llama_perf_context")) {
+            return Optional.empty();
+        }
+        GroupLayout l = api.layouts().perfContext();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment d = (MemorySegment) api.call("llama_perf_context", (SegmentAllocator) a, live());
+            return Optional.of(new PerfData(d.get(JAVA_DOUBLE, Structs.offset(l, "t_load_ms")),
+                    d.get(JAVA_DOUBLE, Structs.offset(l, "t_p_eval_ms")),
+                    d.get(JAVA_DOUBLE, Structs.offset(l, "t_eval_ms")),
+                    d.get(JAVA_INT, Structs.offset(l, "n_p_eval")), d.get(JAVA_INT, Structs.offset(l, "n_eval"))));
+        }
+    }
+
+    public void resetPerf() {
+        if (api.has("llama_perf_context_reset")) {
+            api.call("llama_perf_context_reset", live());
+        }
+    }
+
+    MemorySegment handle() {
+        return live();
+    }
+
+    private MemorySegment live() {
+        if (closed) {
+            throw new IllegalStateException("the context is closed");
+        }
+        return handle;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            api.call("llama_free", handle);
+            arena.close();
+            model.forget(this);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.rkllm.llama;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The abort callback stops a decode in its middle, leaves the cache as it was, and a check that throws is a stop. */
+class AbortTest {
+    private static LlamaModel model;
+
+    @BeforeAll
+    static void load() {
+        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
+    }
+
+    @AfterAll
+    static void close() {
+        model.close();
+    }
+
+    private static Batch prompt(int sequence, int start) {
+        int[] tokens = model.tokenize("The quick brown fox jumps over the lazy dog. ".repeat(8), false, false);
+        Batch batch = new Batch(tokens.length, 1);
+        for (int i = 0; i < tokens.length; i++) {
+            batch.add(tokens[i], start + i, sequence, i == tokens.length - 1);
+        }
+        return batch;
+    }
+
+    @Test
+    void aDecodeStopsWhenTheCheckSaysSoAndTheCacheKeepsWhatItHeld() {
+        try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
+             Batch first = prompt(0, 0)) {
+            assertThat(context.decode(first)).isEqualTo(DecodeStatus.OK);
+            int held = context.kv().maxPosition(0);
+            AtomicInteger polls = new AtomicInteger();
+            try (Batch second = prompt(0, held + 1)) {
+                DecodeStatus status = context.decode(second, () -> polls.incrementAndGet() >= 5);
+                assertThat(status).isEqualTo(DecodeStatus.ABORTED);
+                assertThat(polls.get()).isEqualTo(5); // asked between operations, and not after it said stop
+                assertThat(context.kv().maxPosition(0)).isEqualTo(held);
+                assertThat(context.decodedTokens()).isEqualTo(first.size());
+
+                assertThat(context.decode(second)).isEqualTo(DecodeStatus.OK);
+                assertThat(context.kv().maxPosition(0)).isEqualTo(held + second.size());
+            }
+        }
+    }
+
+    @Test
+    void aCheckThatThrowsStopsTheDecodeInsteadOfTheProcess() {
+        try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
+             Batch batch = prompt(0, 0)) {
+            DecodeStatus status = context.decode(batch, () -> {
+                throw new IllegalStateException("a broken check");
+            });
+            assertThat(status).isEqualTo(DecodeStatus.ABORTED);
+            assertThat(context.kv().maxPosition(0)).isEqualTo(-1);
+            assertThat(context.decode(batch)).isEqualTo(DecodeStatus.OK);
+        }
+    }
+
+    @Test
+    void aCheckFlippedByAnotherThreadStopsTheNextDecode() throws Exception {
+        try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
+             Batch batch = prompt(0, 0)) {
+            java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread other = Thread.startVirtualThread(() -> cancelled.set(true));
+            other.join();
+            assertThat(context.decode(batch, cancelled::get)).isEqualTo(DecodeStatus.ABORTED);
+        }
+    }
+}
