@@ -9,7 +9,8 @@ import java.util.Optional;
  * One chat turn as the engine runs it, in no backend's terms: what the conversation is (so that a backend's cache
  * policy can tell what its slots already hold of it), and the prompt texts the pipeline made of it. The backend
  * chooses what to send: only the new messages on top of a cache that holds the history, or the whole conversation
- * again (RKLLM); a token-level backend renders the whole and reuses the longest common prefix.
+ * again (RKLLM); a token-level backend renders the whole conversation in the model's own template
+ * ({@link #messages()}) and reuses the longest common prefix of tokens (llama.cpp).
  *
  * @param model the model's id, for logs
  * @param conversationKey the conversation's identity (the client's, or its system prompt and first message)
@@ -29,11 +30,15 @@ import java.util.Optional;
  * @param reserveTokens room kept for the answer when deciding what fits
  * @param contextLength the model's context
  * @param answerKey the key the cache remembers the generated answer under
+ * @param messages the conversation the model sees, message by message, after the system prompt (the trim applied,
+ *                 the guidance of a JSON or tool contract in the last message): what a backend that renders the
+ *                 model's own multi-turn chat template renders
  */
 public record ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
                          boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
                          List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
-                         Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey) {
+                         Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey,
+                         List<Message> messages) {
 
     public ChatPrompt {
         Objects.requireNonNull(template, "template");
@@ -42,6 +47,41 @@ public record ChatPrompt(String model, String conversationKey, String systemProm
         Objects.requireNonNull(sampling, "sampling");
         history = List.copyOf(history);
         newKeys = List.copyOf(newKeys);
+        messages = List.copyOf(messages);
+    }
+
+    /** Without the messages themselves: for a backend that sends the prompt texts only (RKLLM). */
+    public ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
+                      boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
+                      List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
+                      Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey) {
+        this(model, conversationKey, systemPrompt, template, systemInText, tools, history, trim, newKeys, newPart,
+                whole, task, thinking, sampling, reserveTokens, contextLength, answerKey, List.of());
+    }
+
+    /**
+     * One message as a chat template renders it.
+     *
+     * @param role {@code user}, {@code assistant}, {@code tool} or {@code system} (a system note after the first turn)
+     * @param content its text (an assistant's without its reasoning)
+     * @param toolCalls the assistant's tool calls
+     * @param toolCallId the call a tool result answers
+     */
+    public record Message(String role, String content, List<ToolCall> toolCalls, Optional<String> toolCallId) {
+        public Message {
+            Objects.requireNonNull(role, "role");
+            Objects.requireNonNull(content, "content");
+            toolCalls = List.copyOf(toolCalls);
+            Objects.requireNonNull(toolCallId, "toolCallId");
+        }
+
+        public static Message of(String role, String content) {
+            return new Message(role, content, List.of(), Optional.empty());
+        }
+    }
+
+    /** A tool call of an earlier assistant message: its arguments as the JSON object text the model wrote. */
+    public record ToolCall(String id, String name, String argumentsJson) {
     }
 
     /**

@@ -31,7 +31,11 @@ public record EmbeddingSettings(Pooling pooling, boolean normalize, Framing fram
 
     /** Which rows of the last hidden layer make the vector. */
     public enum Pooling {
-        LAST, MEAN;
+        LAST, MEAN,
+        /** The first token's row (BERT-like models' {@code [CLS]}). */
+        CLS,
+        /** Not a vector: a reranker's relevance score (GGUF rerankers). */
+        RANK;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -41,6 +45,8 @@ public record EmbeddingSettings(Pooling pooling, boolean normalize, Framing fram
             return switch (value.strip().toLowerCase(Locale.ROOT)) {
                 case "last", "last_token", "eos" -> Optional.of(LAST);
                 case "mean", "average" -> Optional.of(MEAN);
+                case "cls", "first" -> Optional.of(CLS);
+                case "rank" -> Optional.of(RANK);
                 default -> Optional.empty();
             };
         }

@@ -8,9 +8,9 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * One servable model: a {@code .rkllm} file plus everything the server knows about it (from its sidecar,
- * its name and its family profile). The {@code .rkllm} file itself is never read; only its size and
- * modification time are.
+ * One servable model: a {@code .rkllm} or {@code .gguf} file plus everything the server knows about it (from its sidecar,
+ * its name and its family profile). A {@code .rkllm} file itself is never read, only its size and modification
+ * time are; a {@code .gguf} file's header is ({@link GgufFacts}).
  *
  * @param id                  the public id: lower case, {@code [a-z0-9._:-]}, unique within a discovery
  * @param displayName         a human-readable name (sidecar {@code name}, else the folder or file name)
@@ -34,13 +34,27 @@ import java.util.OptionalInt;
  *                            ({@code memory_mb}); the server estimates it from the file size otherwise
  * @param vision              the image encoder and its settings, for a vision-language model
  * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
+ * @param gguf                present for a GGUF model (llama.cpp's): what its file's header says
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
                               Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
                               SamplingDefaults thinkingSampling, OptionalInt memoryMb,
-                              Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding) {
+                              Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding,
+                              Optional<GgufFacts> gguf) {
+
+    /** A model that is no GGUF file. */
+    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
+                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
+                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
+                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
+                           SamplingDefaults thinkingSampling, OptionalInt memoryMb,
+                           Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding) {
+        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
+                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb, vision,
+                embedding, Optional.empty());
+    }
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -67,6 +81,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(memoryMb, "memoryMb");
         Objects.requireNonNull(vision, "vision");
         Objects.requireNonNull(embedding, "embedding");
+        Objects.requireNonNull(gguf, "gguf");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -138,6 +153,11 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         return embedding.isPresent();
     }
 
+    /** A reranker (a GGUF model with rank pooling): it scores documents against a query. */
+    public boolean ranks() {
+        return gguf.map(GgufFacts::ranks).orElse(false);
+    }
+
     /** The model reads pictures: it has an image encoder. */
     public boolean seesImages() {
         return vision.isPresent();
@@ -147,7 +167,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
     public ModelDescriptor withAliases(List<String> value) {
         return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
                 chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                vision, embedding);
+                vision, embedding, gguf);
     }
 
     /**

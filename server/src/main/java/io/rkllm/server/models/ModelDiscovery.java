@@ -16,6 +16,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Finds the models under a models directory and describes them (see docs/models.md).
@@ -46,15 +47,29 @@ public final class ModelDiscovery {
     /** The leading Python server's per-folder config; only its {@code context_length} is read. */
     public static final String LEGACY_CONFIG = "model_config.json";
 
+    /** A later shard of a split GGUF model: llama.cpp loads it through the first one. */
+    private static final Pattern LATER_SHARD = Pattern.compile("(?i).*-0*([2-9]|\\d{2,})-of-\\d+\\.gguf");
+
     private final FamilyProfiles profiles;
     private final int maxDepth;
+    private final GgufLimits gguf;
 
     public ModelDiscovery() {
-        this(FamilyProfiles.builtIn(), DEFAULT_MAX_DEPTH);
+        this(GgufLimits.DEFAULT);
+    }
+
+    /** With how GGUF models are served (their context depends on it). */
+    public ModelDiscovery(GgufLimits gguf) {
+        this(FamilyProfiles.builtIn(), DEFAULT_MAX_DEPTH, gguf);
     }
 
     public ModelDiscovery(FamilyProfiles profiles, int maxDepth) {
+        this(profiles, maxDepth, GgufLimits.DEFAULT);
+    }
+
+    public ModelDiscovery(FamilyProfiles profiles, int maxDepth, GgufLimits gguf) {
         this.profiles = Objects.requireNonNull(profiles, "profiles");
+        this.gguf = Objects.requireNonNull(gguf, "gguf");
         if (maxDepth < 1) {
             throw new IllegalArgumentException("maxDepth must be at least 1: " + maxDepth);
         }
@@ -161,7 +176,7 @@ public final class ModelDiscovery {
             String folderName = ownFolder ? folder.getFileName().toString() : "";
             for (Path f : group.getValue()) {
                 String fileName = f.getFileName().toString();
-                String stem = fileName.substring(0, fileName.length() - ModelFileScanner.EXTENSION.length());
+                String stem = fileName.substring(0, fileName.length() - ModelFileScanner.extension(fileName).length());
                 String raw;
                 if (!ownFolder) {
                     raw = stem;
@@ -190,7 +205,28 @@ public final class ModelDiscovery {
         String folderName = c.inOwnFolder() ? c.folder().getFileName().toString() : "";
         String fileName = c.file().getFileName().toString();
 
-        FamilyProfile profile = profiles.detect(folderName, fileName);
+        Optional<GgufFacts> facts = Optional.empty();
+        if (ModelFileScanner.isGguf(c.file())) {
+            if (LATER_SHARD.matcher(fileName).matches()) {
+                warnings.add(Problem.warning(c.file(), "a later part of a split GGUF model: served through its first"
+                        + " part (-00001-of-...)"));
+                return Optional.empty();
+            }
+            try {
+                facts = Optional.of(GgufMetadata.read(c.file(), gguf.parallel()));
+            } catch (GgufMetadata.Unreadable e) {
+                errors.add(Problem.error(c.file(), "not served: not a usable GGUF model: " + e.getMessage()));
+                return Optional.empty();
+            }
+            if (facts.get().architecture().equals("clip")) {
+                warnings.add(Problem.warning(c.file(), "an image projector (mmproj) of a llama.cpp vision model; "
+                        + "pictures through llama.cpp are not supported, so it is not served"));
+                return Optional.empty();
+            }
+        }
+        FamilyProfile profile = facts.isPresent()
+                ? profiles.detect(folderName, fileName, facts.get().name().orElse(""), facts.get().architecture())
+                : profiles.detect(folderName, fileName);
         String family = profile.family();
         if (sidecar.family().isPresent()) {
             String wanted = sidecar.family().get();
@@ -208,11 +244,16 @@ public final class ModelDiscovery {
             }
         }
 
-        ModelKind kind = sidecar.kind().orElse(profile.embedding().isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT);
+        boolean pools = facts.flatMap(GgufFacts::pooling).isPresent();
+        ModelKind kind = sidecar.kind().orElse(profile.embedding().isPresent() || pools ? ModelKind.EMBEDDING
+                : ModelKind.CHAT);
         Optional<EmbeddingSettings> embedding = Optional.empty();
         if (kind == ModelKind.EMBEDDING) {
-            embedding = Optional.of(sidecar.embedding().applyTo(profile.embedding()
-                    .orElse(EmbeddingSettings.generic())));
+            EmbeddingSettings base = profile.embedding().orElse(EmbeddingSettings.generic());
+            if (facts.isPresent()) {
+                base = GgufEmbedding.settings(base, facts.get());
+            }
+            embedding = Optional.of(sidecar.embedding().applyTo(base));
             if (sidecar.thinking().orElse(false) || sidecar.tools().orElse(false)) {
                 warnings.add(Problem.warning(sidecar.path(), "capabilities", "ignored: an embedding model neither "
                         + "thinks nor calls tools"));
@@ -221,9 +262,10 @@ public final class ModelDiscovery {
             warnings.add(Problem.warning(sidecar.path(), "embedding", "ignored: this is a chat model (set kind: "
                     + "embedding if it is an embedding model)"));
         }
+        Capabilities known = facts.isPresent() ? GgufEmbedding.capabilities(profile, facts.get())
+                : profile.capabilities();
         Capabilities caps = kind == ModelKind.EMBEDDING ? Capabilities.none() : new Capabilities(
-                sidecar.thinking().orElse(profile.capabilities().thinking()),
-                sidecar.tools().orElse(profile.capabilities().tools()));
+                sidecar.thinking().orElse(known.thinking()), sidecar.tools().orElse(known.tools()));
         boolean startsOpen = sidecar.thinkingStartsOpen().orElse(profile.thinkingStartsOpen());
         if (startsOpen && !caps.thinking()) {
             if (sidecar.thinkingStartsOpen().isPresent()) {
@@ -239,6 +281,10 @@ public final class ModelDiscovery {
         if (sidecar.contextLength().isPresent()) {
             contextLength = sidecar.contextLength().getAsInt();
             source = ModelDescriptor.SOURCE_SIDECAR;
+        } else if (facts.isPresent()) {
+            GgufLimits.ContextChoice choice = gguf.contextFor(facts.get(), fileSize(c.file()));
+            contextLength = choice.length();
+            source = choice.source();
         } else {
             OptionalInt legacy = OptionalInt.empty();
             Path legacyFile = c.folder().resolve(LEGACY_CONFIG);
@@ -283,7 +329,7 @@ public final class ModelDiscovery {
 
         String displayName = sidecar.name().orElse(c.rawName());
         Optional<VisionSpec> vision = Optional.empty();
-        if (embedding.isEmpty()) {
+        if (embedding.isEmpty() && facts.isEmpty()) {
             try {
                 vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
             } catch (VisionDiscovery.Refused e) {
@@ -295,7 +341,15 @@ public final class ModelDiscovery {
         }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, facts));
+    }
+
+    private static long fileSize(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds {@code .rkllm} files under a directory, to a bounded depth. Follows symbolic links (models often
+ * Finds {@code .rkllm} and {@code .gguf} files under a directory, to a bounded depth. Follows symbolic links (models often
  * live on another disk) but never scans a directory twice and never reports the same file twice. Skips
  * hidden entries (names starting with {@code .}) and {@code lost+found}; an unreadable directory or a
  * broken link is a warning, not a failure. Entries are visited in name order, so the result is
@@ -26,6 +26,8 @@ import java.util.Set;
 final class ModelFileScanner {
 
     static final String EXTENSION = ".rkllm";
+    /** llama.cpp's model files. */
+    static final String GGUF_EXTENSION = ".gguf";
 
     /** Files found, in scan order, and the warnings met on the way. */
     record Scan(List<Path> files, List<Problem> warnings) {
@@ -49,7 +51,22 @@ final class ModelFileScanner {
     }
 
     static boolean isModelFileName(String name) {
-        return name.toLowerCase(Locale.ROOT).endsWith(EXTENSION) && name.length() > EXTENSION.length();
+        return extension(name).length() > 0 && name.length() > extension(name).length();
+    }
+
+    /** The model file ending of {@code name} ({@code .rkllm} or {@code .gguf}, as written), or "" for none. */
+    static String extension(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        for (String ending : new String[] {EXTENSION, GGUF_EXTENSION}) {
+            if (lower.endsWith(ending)) {
+                return name.substring(name.length() - ending.length());
+            }
+        }
+        return "";
+    }
+
+    static boolean isGguf(Path file) {
+        return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(GGUF_EXTENSION);
     }
 
     /** Scans {@code root}, which must be a readable directory. */

@@ -6,6 +6,7 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
+import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.models.ModelDescriptor;
@@ -119,9 +120,11 @@ public final class ChatPipeline {
         if (perRun) {
             sampling = Optional.of(SamplingChoice.of(models.loadOf(model).sampling(),
                     model.samplingFor(thinking.enabled()), request.sampling()));
-            if (request.sampling().seed().isPresent() || request.sampling().minP().isPresent()) {
+            RuntimeInfo runtime = models.runtime(model);
+            if (!runtime.takesMinPAndSeed()
+                    && (request.sampling().seed().isPresent() || request.sampling().minP().isPresent())) {
                 notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
-                        "seed and min_p ignored: the RKLLM runtime has no such settings"));
+                        "seed and min_p ignored: the " + runtime.name() + " has no such settings"));
             }
         } else if (!request.sampling().isEmpty()) {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",

@@ -6,6 +6,7 @@ import io.rkllm.server.engine.RunImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -50,7 +51,18 @@ final class RunPrompt {
                 chat.sampling(), chat.reserveTokens(), chat.model().contextLength(), generated -> {
                     String key = MessageKeys.generated(generated, chat.scanner());
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
-                });
+                }, messages(trimmed));
+    }
+
+    /** The trimmed conversation message by message, for a backend that renders the model's own template. */
+    static List<ChatPrompt.Message> messages(Conversation trimmed) {
+        List<ChatPrompt.Message> out = new ArrayList<>();
+        for (ChatMessage m : concat(trimmed.history(), trimmed.newMessages())) {
+            out.add(new ChatPrompt.Message(m.role().name().toLowerCase(Locale.ROOT), m.content(),
+                    m.toolCalls().stream().map(c -> new ChatPrompt.ToolCall(c.id(), c.name(), c.argumentsJson()))
+                            .toList(), m.toolCallId()));
+        }
+        return out;
     }
 
     /**

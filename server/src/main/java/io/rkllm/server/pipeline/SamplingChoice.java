@@ -16,6 +16,8 @@ final class SamplingChoice {
                 request.temperature().orElse(model.temperature().orElse(runtime.temperature())),
                 request.repeatPenalty().orElse(model.repeatPenalty().orElse(runtime.repeatPenalty())),
                 request.frequencyPenalty().orElse(model.frequencyPenalty().orElse(runtime.frequencyPenalty())),
-                request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())));
+                request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())),
+                request.minP().orElse(runtime.minP()),
+                request.seed().isPresent() ? request.seed() : runtime.seed());
     }
 }

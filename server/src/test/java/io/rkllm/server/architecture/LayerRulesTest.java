@@ -90,7 +90,13 @@ class LayerRulesTest {
         noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.pipeline..",
                         "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.server.security..",
                         "io.rkllm.server.metrics..", "io.rkllm.server.models..", "io.rkllm.server.domain..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.llama..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.llama")
+                .check(classes);
+        // the GGUF reader is pure Java (no native type): the catalogue reads model headers with it, nothing else
+        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.pipeline..",
+                        "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.server.security..",
+                        "io.rkllm.server.metrics..", "io.rkllm.server.domain..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.llama.gguf..")
                 .check(classes);
         noClasses().that().resideInAPackage("io.rkllm.server.backend..")
                 .and().resideOutsideOfPackage("io.rkllm.server.backend.rkllm..")
@@ -153,7 +159,7 @@ class LayerRulesTest {
         noClasses().that().resideInAnyPackage("io.rkllm.server.domain..", "io.rkllm.server.models..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
                         "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
-                        "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama..")
+                        "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama")
                 .check(classes);
     }
 

@@ -9,13 +9,19 @@ final class Vectors {
     private Vectors() {
     }
 
-    /** The vector of one text: the last row (a copy), or the mean of every row (summed in doubles). */
+    /**
+     * The vector of one text: the last row (a copy), the first (CLS), or the mean of every row (summed in doubles).
+     * A backend that pooled already gives one row, which every pooling leaves as it is.
+     */
     static float[] pool(EmbeddingSettings.Pooling pooling, List<float[]> rows) {
         if (rows.isEmpty()) {
             throw new IllegalArgumentException("no rows to pool");
         }
-        if (pooling == EmbeddingSettings.Pooling.LAST) {
+        if (pooling == EmbeddingSettings.Pooling.LAST || pooling == EmbeddingSettings.Pooling.RANK) {
             return rows.getLast().clone();
+        }
+        if (pooling == EmbeddingSettings.Pooling.CLS) {
+            return rows.getFirst().clone();
         }
         int width = rows.getFirst().length;
         double[] sum = new double[width];

@@ -1,0 +1,474 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.Batch;
+import io.rkllm.llama.DecodeStatus;
+import io.rkllm.llama.KvCache;
+import io.rkllm.llama.LlamaContext;
+import io.rkllm.llama.LlamaException;
+import io.rkllm.llama.LlamaModel;
+import io.rkllm.llama.Sampler;
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.RunEnd;
+import io.rkllm.server.engine.RunStats;
+import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.cache.Keys;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that runs every generation of a loaded GGUF model, however many threads ask at once (continuous
+ * batching, as llama-server's slots): each step is one {@code llama_decode} of a batch holding the next token of
+ * every sequence that is generating and, in the room left, the next chunk of the prompts still being read. A
+ * sequence that ends frees its place at once; a waiting request takes it at the next step. The loop makes every
+ * native call of the model and its context from the moment it starts (the worker only loaded them).
+ *
+ * <p>Each chat sequence keeps the tokens of its last run (its KV cells): a new prompt goes to the free sequence
+ * sharing the longest prefix with it ({@link PrefixCachePolicy}), the cache is cut where they first differ and only
+ * the rest is decoded. A background task runs in a spare sequence that starts from the best chat sequence's prefix
+ * (a copy of its cells, no decode) and is emptied when the task ends, so no chat loses its cache to a title.
+ */
+final class DecodeLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeLoop.class);
+    private static final Runnable WAKE = () -> { };
+
+    private final String id;
+    private final LlamaModel model;
+    private final LlamaContext context;
+    private final int chatSequences;
+    private final int scratch;
+    private final int sequenceContext;
+    private final SlotTable slots;
+    private final PrefixCachePolicy policy = new PrefixCachePolicy();
+    private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
+    private final Deque<Request> waiting = new ArrayDeque<>();
+    private final List<Running> active = new ArrayList<>();
+    private final Thread thread;
+    private Batch batch;
+    private volatile boolean stopping;
+    /** Decode calls and decoded tokens, read by tests and logs from any thread. */
+    private volatile long decodes;
+    private volatile long decodedTokens;
+
+    /**
+     * @param chatSequences sequences for conversations (the context has one more, for background tasks)
+     * @param sequenceContext the most tokens one sequence may hold (the model's served context)
+     */
+    DecodeLoop(String id, LlamaModel model, LlamaContext context, int chatSequences, int sequenceContext) {
+        this.id = id;
+        this.model = model;
+        this.context = context;
+        this.chatSequences = chatSequences;
+        this.scratch = chatSequences;
+        this.sequenceContext = sequenceContext;
+        this.slots = new SlotTable(chatSequences + 1);
+        this.thread = Thread.ofPlatform().name("llama-decode-" + id).daemon(true).unstarted(this::run);
+        this.thread.start();
+    }
+
+    /** Queues a request; its events come back on its own queue. */
+    void submit(Request request) {
+        commands.add(() -> waiting.add(request));
+    }
+
+    /** Cancels a request from any thread: before it runs it never starts, while it runs its decode is aborted. */
+    void cancel(Request request) {
+        request.cancelled().set();
+        commands.add(WAKE);
+    }
+
+    SlotTable slots() {
+        return slots;
+    }
+
+    long decodedTokens() {
+        return decodedTokens;
+    }
+
+    long decodes() {
+        return decodes;
+    }
+
+    private void run() {
+        try {
+            batch = new Batch(context.batchSize(), 1);
+            while (!stopping) {
+                Runnable command = active.isEmpty() ? commands.take() : commands.poll();
+                while (command != null) {
+                    command.run();
+                    command = commands.poll();
+                }
+                if (stopping) {
+                    break;
+                }
+                admitWaiting();
+                endCancelled();
+                if (!active.isEmpty()) {
+                    step();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            LOG.error("model {}: the decode loop failed", id, t);
+        } finally {
+            for (Running r : List.copyOf(active)) {
+                fail(r, "model " + id + " was unloaded");
+            }
+            for (Request r : waiting) {
+                r.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
+            }
+            waiting.clear();
+            if (batch != null) {
+                batch.close();
+            }
+            context.close();
+            model.close();
+        }
+    }
+
+    /** Stops the loop (what runs fails as unloaded) and frees the context and the model, on the loop's thread. */
+    @Override
+    public void close() {
+        commands.add(() -> stopping = true);
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Gives waiting requests the free sequences, in their order; a request with no sequence free waits. */
+    private void admitWaiting() {
+        for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
+            Request request = it.next();
+            if (request.cancelled().isSet()) {
+                it.remove();
+                request.events().add(new Request.Event.End(new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE,
+                        0, Optional.empty(), "")));
+                continue;
+            }
+            boolean admitted;
+            try {
+                admitted = admit(request);
+            } catch (RuntimeException e) {
+                LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
+                admitted = true;
+                request.events().add(new Request.Event.End(new RunEnd.Failed("preparing the run failed: "
+                        + e.getMessage())));
+            }
+            if (admitted) {
+                it.remove();
+            }
+        }
+    }
+
+    /** Starts a request in a sequence; false when none is free for it now. */
+    private boolean admit(Request request) {
+        if (request.task() && slots.get(scratch).busy
+                || !request.task() && slots.free(chatSequences).isEmpty()) {
+            return false;
+        }
+        int[] prompt = model.tokenize(request.text(), true, true);
+        if (prompt.length == 0) {
+            request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is empty")));
+            return true;
+        }
+        if (prompt.length >= sequenceContext) {
+            request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is " + prompt.length
+                    + " tokens long; model " + id + " is served with a context of " + sequenceContext + " tokens")));
+            return true;
+        }
+        SlotTable.Slot slot;
+        int keep;
+        KvCache kv = context.kv();
+        if (request.task()) {
+            slot = slots.get(scratch);
+            keep = startTask(kv, slot, prompt);
+        } else {
+            List<SlotTable.Slot> free = slots.free(chatSequences);
+            List<PrefixCachePolicy.SlotTokens> views = free.stream()
+                    .map(s -> new PrefixCachePolicy.SlotTokens(s.tokens(), s.lastUsed)).toList();
+            PrefixCachePolicy.Decision decision = policy.decide(views, prompt);
+            slot = free.get(decision.cache().slot());
+            keep = decision.keep();
+            if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
+                // a model whose cache cannot lose a tail (recurrent layers) starts over
+                kv.remove(slot.sequence, -1, -1);
+                keep = 0;
+            }
+            slot.truncate(keep);
+        }
+        slot.busy = true;
+        slot.conversation = null;
+        slots.publish();
+        Sampler sampler = model.newSampler(request.sampling());
+        if (request.sampling().penalises()) {
+            for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {
+                sampler.accept(prompt[i]);
+            }
+        }
+        active.add(new Running(request, slot, prompt, keep, sampler));
+        LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens", id, slot.sequence, keep, prompt.length);
+        return true;
+    }
+
+    /** The spare sequence, emptied, then sharing the cells of the longest common prefix of any chat sequence. */
+    private int startTask(KvCache kv, SlotTable.Slot slot, int[] prompt) {
+        kv.remove(slot.sequence, -1, -1);
+        slot.truncate(0);
+        SlotTable.Slot best = null;
+        int shared = 0;
+        for (int i = 0; i < chatSequences; i++) {
+            int[] held = slots.get(i).tokens();
+            int common = Arrays.mismatch(held, prompt);
+            common = common < 0 ? held.length : common;
+            if (common > shared) {
+                best = slots.get(i);
+                shared = common;
+            }
+        }
+        int keep = Math.min(shared, prompt.length - 1);
+        if (best != null && keep > 0) {
+            kv.copy(best.sequence, slot.sequence, 0, keep);
+            for (int i = 0; i < keep; i++) {
+                slot.append(prompt[i]);
+            }
+            return keep;
+        }
+        return 0;
+    }
+
+    /** Runs that were cancelled between two decodes end now, their cache as far as it was decoded. */
+    private void endCancelled() {
+        for (Running r : List.copyOf(active)) {
+            if (r.request.cancelled().isSet()) {
+                finish(r, StopReason.CANCELLED);
+            }
+        }
+    }
+
+    /** One decode of the next token of every generating sequence and the next prompt chunks that fit. */
+    private void step() {
+        batch.clear();
+        List<Running> members = new ArrayList<>();
+        for (Running r : active) {
+            if (r.generating) {
+                r.output = batch.add(r.lastToken, r.position(), r.slot.sequence, true);
+                r.chunk = 1;
+                members.add(r);
+            }
+        }
+        for (Running r : active) {
+            int room = batch.capacity() - batch.size();
+            if (r.generating || room == 0) {
+                continue;
+            }
+            int n = Math.min(room, r.prompt.length - r.prefilled);
+            r.output = -1;
+            for (int i = 0; i < n; i++) {
+                int index = r.prefilled + i;
+                boolean last = index == r.prompt.length - 1;
+                int at = batch.add(r.prompt[index], r.position() + i, r.slot.sequence, last);
+                if (last) {
+                    r.output = at;
+                }
+            }
+            r.chunk = n;
+            members.add(r);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        DecodeStatus status;
+        try {
+            status = context.decode(batch, () -> members.stream().anyMatch(r -> r.request.cancelled().isSet()));
+        } catch (LlamaException e) {
+            // build 4916 reports a full cache as an error ("failed to prepare ubatch"), later builds as NO_KV_SLOT
+            LOG.debug("model {}: decode failed: {}", id, e.getMessage());
+            if (!evictIdle()) {
+                for (Running r : members) {
+                    endFull(r, e.getMessage());
+                }
+            }
+            return;
+        }
+        decodes++;
+        switch (status) {
+            case ABORTED -> {
+                for (Running r : members) {
+                    if (r.request.cancelled().isSet()) {
+                        finish(r, StopReason.CANCELLED);
+                    }
+                }
+                return;
+            }
+            case NO_KV_SLOT -> {
+                if (!evictIdle()) {
+                    for (Running r : members) {
+                        endFull(r, "the KV cache is full");
+                    }
+                }
+                return;
+            }
+            case OK -> decodedTokens += batch.size();
+        }
+        for (Running r : members) {
+            if (r.generating) {
+                r.slot.append(r.lastToken);
+            } else {
+                for (int i = 0; i < r.chunk; i++) {
+                    r.slot.append(r.prompt[r.prefilled + i]);
+                }
+                r.prefilled += r.chunk;
+            }
+        }
+        for (Running r : members) {
+            if (r.output >= 0 && (r.generating || r.prefilled == r.prompt.length)) {
+                sample(r);
+            }
+        }
+    }
+
+    private void sample(Running r) {
+        int token = r.sampler.sample(context, r.output);
+        if (r.firstToken == 0) {
+            r.firstToken = System.nanoTime();
+        }
+        if (model.isEndOfGeneration(token)) {
+            finish(r, StopReason.END);
+            return;
+        }
+        r.generated++;
+        String text = r.utf8.add(model.tokenToPiece(token, false));
+        if (!text.isEmpty()) {
+            r.answer.append(text);
+            r.request.events().add(new Request.Event.Text(text, r.generated));
+        }
+        r.lastToken = token;
+        r.generating = true;
+        if (r.request.maxTokens() > 0 && r.generated >= r.request.maxTokens()
+                || r.position() + 1 >= sequenceContext) {
+            finish(r, StopReason.LENGTH);
+        }
+    }
+
+    /** Frees the cells of the least recently used idle chat sequence; false when there is none. */
+    private boolean evictIdle() {
+        Optional<SlotTable.Slot> idle = slots.evictable(chatSequences);
+        if (idle.isEmpty()) {
+            return false;
+        }
+        SlotTable.Slot slot = idle.get();
+        LOG.debug("model {}: the KV cache is full: sequence {} ({} tokens) emptied", id, slot.sequence, slot.length());
+        context.kv().remove(slot.sequence, -1, -1);
+        slot.truncate(0);
+        slots.holds(slot, null);
+        return true;
+    }
+
+    /** A run the cache has no more room for: a generating one ends at its length, one still reading fails. */
+    private void endFull(Running r, String why) {
+        if (r.generating) {
+            finish(r, StopReason.LENGTH);
+        } else {
+            fail(r, "the context of model " + id + " is full (" + why + "): the prompts of its parallel"
+                    + " conversations do not fit together; retry, or serve it with a longer engines.llama.context");
+        }
+    }
+
+    private void finish(Running r, StopReason reason) {
+        String rest = r.utf8.flush();
+        if (!rest.isEmpty()) {
+            r.answer.append(rest);
+            r.request.events().add(new Request.Event.Text(rest, r.generated));
+        }
+        long now = System.nanoTime();
+        long first = r.firstToken == 0 ? now : r.firstToken;
+        RunStats stats = new RunStats((first - r.admitted) / 1e6, r.prefilled - r.keep, (now - first) / 1e6,
+                r.generated);
+        release(r, reason == StopReason.CANCELLED ? null : conversation(r));
+        Optional<String> prefilled = r.keep == 0 && !r.request.task() && r.prefilled == r.prompt.length
+                ? Optional.of(r.request.text()) : Optional.empty();
+        r.request.events().add(new Request.Event.End(new RunEnd.Finished(reason, stats, r.keep, prefilled,
+                "sequence " + r.slot.sequence)));
+    }
+
+    private void fail(Running r, String message) {
+        release(r, null);
+        r.request.events().add(new Request.Event.End(new RunEnd.Failed(message)));
+    }
+
+    private void release(Running r, CachedConversation held) {
+        active.remove(r);
+        r.sampler.close();
+        SlotTable.Slot slot = r.slot;
+        slot.busy = false;
+        slot.lastUsed = slots.nextTick();
+        if (r.request.task()) {
+            context.kv().remove(slot.sequence, -1, -1);
+            slot.truncate(0);
+        }
+        slots.holds(slot, held);
+    }
+
+    /** The conversation the sequence holds after a chat run, in the words the pipeline reads. */
+    private CachedConversation conversation(Running r) {
+        ChatPrompt prompt = r.request.prompt();
+        if (r.request.task()) {
+            return null;
+        }
+        Optional<String> answer = prompt.answerKey().of(r.answer.toString());
+        if (answer.isEmpty()) {
+            return null;
+        }
+        List<String> turns = new ArrayList<>(prompt.trim().kept(prompt.history()));
+        turns.addAll(prompt.newKeys());
+        turns.add(answer.get());
+        return new CachedConversation(prompt.systemPrompt(), prompt.trim(),
+                Keys.digest(prompt.trim().leftOut(prompt.history())), turns, r.slot.length(),
+                prompt.tools().orElse(""));
+    }
+
+    /** One request in a sequence. */
+    private static final class Running {
+        final Request request;
+        final SlotTable.Slot slot;
+        final int[] prompt;
+        final int keep;
+        final Sampler sampler;
+        final Utf8Pieces utf8 = new Utf8Pieces();
+        final StringBuilder answer = new StringBuilder();
+        final long admitted = System.nanoTime();
+        int prefilled;
+        int chunk;
+        int output = -1;
+        int lastToken = -1;
+        boolean generating;
+        int generated;
+        long firstToken;
+
+        Running(Request request, SlotTable.Slot slot, int[] prompt, int keep, Sampler sampler) {
+            this.request = request;
+            this.slot = slot;
+            this.prompt = prompt;
+            this.keep = keep;
+            this.prefilled = keep;
+            this.sampler = sampler;
+        }
+
+        /** The position of the next token to decode: what the sequence holds. */
+        int position() {
+            return slot.length();
+        }
+    }
+}

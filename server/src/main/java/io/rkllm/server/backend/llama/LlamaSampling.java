@@ -1,0 +1,28 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.SamplingParams;
+import io.rkllm.server.engine.Sampling;
+import java.util.Optional;
+
+/** The engine's sampling settings as llama.cpp's sampler chain takes them. */
+final class LlamaSampling {
+    /** The repetition penalties look back this many tokens (llama-server's default). */
+    static final int PENALTY_LAST_N = 64;
+    /** llama.cpp draws a seed of its own for this one. */
+    private static final long RANDOM_SEED = 0xFFFFFFFFL;
+
+    private LlamaSampling() {
+    }
+
+    /** A run's sampler settings; greedy when the temperature is 0 (or less). */
+    static SamplingParams of(Sampling s) {
+        return new SamplingParams((float) s.temperature(), Math.max(0, s.topK()), (float) clamp(s.topP(), 0, 1),
+                (float) clamp(s.minP(), 0, 1), (float) (s.repeatPenalty() <= 0 ? 1 : s.repeatPenalty()),
+                (float) s.frequencyPenalty(), (float) s.presencePenalty(), PENALTY_LAST_N,
+                s.seed().orElse(RANDOM_SEED) & 0xFFFFFFFFL, Optional.empty());
+    }
+
+    private static double clamp(double value, double min, double max) {
+        return Math.max(min, Math.min(max, value));
+    }
+}

@@ -1,0 +1,42 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.PromptTemplate;
+import java.util.Optional;
+
+/**
+ * The text a GGUF model reads for a prompt: the conversation rendered by the model's own chat template (its GGUF's
+ * Jinja template, {@link JinjaChatTemplate}) when it renders, else the pipeline's texts in the family template
+ * the pipeline chose (the whole conversation as one turn, as the RKLLM path sends it), else those texts alone.
+ */
+final class PromptText {
+    private final Optional<JinjaChatTemplate> jinja;
+
+    PromptText(Optional<JinjaChatTemplate> jinja) {
+        this.jinja = jinja;
+    }
+
+    /** Whether prompts go through the model's own template. */
+    boolean ownTemplate() {
+        return jinja.isPresent();
+    }
+
+    String render(ChatPrompt prompt) {
+        if (prompt.task().isPresent()) {
+            String text = prompt.task().get().text();
+            if (jinja.isPresent()) {
+                return jinja.get().render(ChatPrompt.Message.of("user", text), false);
+            }
+            return prompt.template().map(t -> wrap(t, text)).orElse(text);
+        }
+        if (jinja.isPresent() && !prompt.messages().isEmpty()) {
+            return jinja.get().render(prompt);
+        }
+        String whole = prompt.whole().text();
+        return prompt.template().map(t -> wrap(t, whole)).orElse(whole);
+    }
+
+    private static String wrap(PromptTemplate template, String text) {
+        return template.systemPrompt() + template.promptPrefix() + text + template.promptPostfix();
+    }
+}

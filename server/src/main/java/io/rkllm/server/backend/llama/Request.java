@@ -1,0 +1,46 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.SamplingParams;
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.RunEnd;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * One generation handed to the decode loop: what to run, and the queue its output comes back on to the thread that
+ * asked (the engine's worker, which gives it to its token sink: the sink is only ever called on that thread).
+ * Cancelled from any thread; the loop sees it between decodes and inside one (the abort callback).
+ *
+ * @param text the prompt as the model reads it (its chat template applied)
+ * @param task a background task: it runs in the spare sequence, beside what the chat sequences hold, and leaves
+ *             nothing behind
+ */
+record Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, int maxTokens,
+               BlockingQueue<Event> events, Flag cancelled) {
+
+    Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, int maxTokens) {
+        this(prompt, text, task, sampling, maxTokens, new LinkedBlockingQueue<>(), new Flag());
+    }
+
+    /** What the loop sends back: text as it comes, then the end. */
+    sealed interface Event {
+        record Text(String text, int tokens) implements Event {
+        }
+
+        record End(RunEnd end) implements Event {
+        }
+    }
+
+    /** A flag any thread may set, read by the loop and by the abort callback on ggml's threads. */
+    static final class Flag {
+        private volatile boolean set;
+
+        void set() {
+            set = true;
+        }
+
+        boolean isSet() {
+            return set;
+        }
+    }
+}

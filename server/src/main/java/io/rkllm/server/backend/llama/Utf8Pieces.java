@@ -1,0 +1,61 @@
+package io.rkllm.server.backend.llama;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Joins the bytes of consecutive token pieces into whole characters: a byte-level token may be a part of a UTF-8
+ * character, which must not reach the client split (nor as two replacement characters). Bytes that can never be
+ * valid come out as U+FFFD.
+ */
+final class Utf8Pieces {
+    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+
+    /** The whole characters the pending bytes and {@code piece} make; an unfinished character waits. */
+    String add(byte[] piece) {
+        pending.writeBytes(piece);
+        byte[] bytes = pending.toByteArray();
+        int complete = completePrefix(bytes);
+        pending.reset();
+        pending.write(bytes, complete, bytes.length - complete);
+        return decode(bytes, complete);
+    }
+
+    /** What is left at the end of a run, malformed or not. */
+    String flush() {
+        byte[] bytes = pending.toByteArray();
+        pending.reset();
+        return decode(bytes, bytes.length);
+    }
+
+    /** The length of the longest prefix that does not end inside a character that may still be completed. */
+    private static int completePrefix(byte[] bytes) {
+        int n = bytes.length;
+        // look back at most 3 bytes for the lead byte of the last character
+        for (int back = 1; back <= Math.min(3, n); back++) {
+            int b = bytes[n - back] & 0xFF;
+            if ((b & 0xC0) == 0x80) {
+                continue; // a continuation byte: its lead byte is further back
+            }
+            int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+            return length > back ? n - back : n;
+        }
+        return n;
+    }
+
+    private static String decode(byte[] bytes, int length) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE);
+        try {
+            CharBuffer chars = decoder.decode(ByteBuffer.wrap(bytes, 0, length));
+            return chars.toString();
+        } catch (CharacterCodingException e) {
+            return new String(bytes, 0, length, StandardCharsets.UTF_8);
+        }
+    }
+}
