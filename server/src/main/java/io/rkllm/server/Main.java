@@ -15,6 +15,7 @@ import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.EmbeddingSettings;
+import io.rkllm.server.models.GgufLimits;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.pipeline.PromptFormat;
@@ -161,9 +162,17 @@ public final class Main {
         Path modelsDir = simulation.isPresent() && loaded.simulatedModels() ? simulation.get().models()
                 : config.models().dir();
         loaded.file().ifPresent(f -> out.println("config: " + f.toAbsolutePath()));
+        DiscoveryResult discovery = discover(modelsDir, config);
+        if (simulation.isPresent() && loaded.simulatedModels() && Files.isDirectory(config.models().dir())) {
+            // the simulated RKLLM models, and beside them the real GGUF models of models.dir (llama.cpp runs them)
+            DiscoveryResult real = new ModelDiscovery(ggufLimits(config)).discover(config.models().dir());
+            discovery = discovery.withGgufOf(real);
+            real.errors().stream().filter(e -> e.path().toString().toLowerCase(java.util.Locale.ROOT)
+                    .endsWith(".gguf")).forEach(e -> err.println("error: " + e));
+        }
+        boolean gguf = discovery.models().stream().anyMatch(m -> m.gguf().isPresent());
         // a missing engine library is the reason its models cannot load; only a machine with no engine stops here
-        Engines engines = Engines.open(config.runtime(), simulation, environment).requireOne();
-        DiscoveryResult discovery = discover(modelsDir);
+        Engines engines = Engines.open(config, simulation, environment, gguf).requireOne();
         Optional<RkllmRuntime> rkllm = engines.rkllm();
         if (rkllm.isEmpty()) {
             out.println("runtime: " + engines.summary().getFirst());
@@ -181,16 +190,18 @@ public final class Main {
             out.println("runtime: " + runtime.library() + " (ABI " + runtime.abi() + ", "
                     + runtime.identity().evidence() + ")");
         }
+        out.println("llama.cpp: " + engines.summary().get(1));
         printModelsDirNote(loaded);
         out.println("models in " + modelsDir + ":");
         for (ModelDescriptor m : discovery.models()) {
             out.println("  " + m.id() + "  context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
-                    + (m.seesImages() ? ", vision" : "") + (m.isEmbedding() ? ", embedding" : "")
-                    + "  " + m.file());
+                    + (m.seesImages() ? ", vision" : "") + (m.isEmbedding() ? m.ranks() ? ", reranker" : ", embedding"
+                    : "") + m.gguf().map(g -> ", GGUF " + g.architecture() + " " + g.parameterSize() + " "
+                    + g.quantisation()).orElse("") + "  " + m.file());
         }
         if (discovery.models().isEmpty()) {
-            out.println("  (none: put .rkllm files there, each in its own folder, or use --models DIR)");
+            out.println("  (none: put .rkllm or .gguf files there, each in its own folder, or use --models DIR)");
         }
         RknnLibrary rknn = engines.rknn();
         if (discovery.models().stream().anyMatch(ModelDescriptor::seesImages)) {
@@ -256,8 +267,8 @@ public final class Main {
                 .run(new Doctor.Request(file, line.configFile().isPresent(), line.configFlags(), line.commandOptions()));
     }
 
-    private DiscoveryResult discover(Path modelsDir) {
-        DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
+    private DiscoveryResult discover(Path modelsDir, ServerConfig config) {
+        DiscoveryResult discovery = new ModelDiscovery(ggufLimits(config)).discover(modelsDir);
         discovery.warnings().forEach(w -> err.println("warning: " + w));
         discovery.errors().forEach(e -> err.println("error: " + e));
         return discovery;
@@ -275,7 +286,7 @@ public final class Main {
     }
 
     private int models(ServerConfig config, Path modelsDir) {
-        DiscoveryResult discovery = discover(modelsDir);
+        DiscoveryResult discovery = discover(modelsDir, config);
         long memory = SlotCount.systemMemory(Path.of("/proc/meminfo"));
         out.println("models in " + modelsDir + ":");
         for (ModelDescriptor m : discovery.models()) {
@@ -316,6 +327,12 @@ public final class Main {
                 + (e.normalize() ? ", L2-normalised" : "") + (e.matryoshka() ? ", dimensions may be shortened" : "")
                 + ", inputs up to " + e.inputLimit(m.contextLength()) + " tokens"
                 + (e.queryPrefix().isEmpty() ? "" : ", queries prefixed");
+    }
+
+    /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */
+    public static GgufLimits ggufLimits(ServerConfig config) {
+        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")));
     }
 
     /** With --simulate, a models.dir from the file or the environment gives way to the simulated models: say so. */

@@ -1,6 +1,7 @@
 package io.rkllm.server.app;
 
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.backend.rkllm.RkllmBackend;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.Backend;
@@ -12,41 +13,63 @@ import java.util.Optional;
 
 /**
  * The engines this machine has, each available or not with the reason: the RKLLM runtime when
- * {@code librkllmrt.so} opens (later llama.cpp when {@code libllama} does). A missing library no longer ends the
- * server by itself: the server serves the models of the engines it has, a model whose engine is missing fails to
- * load with that engine's reason, and only a machine with no engine at all refuses to start. The start banner and
- * {@code doctor} say which engines there are.
+ * {@code librkllmrt.so} opens, llama.cpp when a {@code libllama} does. A missing library does not end the server by
+ * itself: the server serves the models of the engines it has, a model whose engine is missing fails to load with that
+ * engine's reason, and only a machine with no engine at all refuses to start. The start banner and {@code doctor} say
+ * which engines there are.
  */
 public final class Engines {
     private final Optional<RkllmRuntime> rkllm;
     private final String rkllmMissing;
     private final RknnLibrary rknn;
+    private final LlamaEngine llama;
 
     /**
      * @param rkllm the RKLLM runtime, when its library opened
      * @param rkllmMissing why it did not (with the fix); ignored when it did
      * @param rknn the RKNN runtime for vision models' image encoders (opened when the first one loads)
+     * @param llama llama.cpp's library, or why it is not there
      */
-    public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn) {
+    public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn, LlamaEngine llama) {
         this.rkllm = rkllm;
         this.rkllmMissing = rkllmMissing;
         this.rknn = rknn;
+        this.llama = llama;
     }
 
-    /** Opens what the configuration names (or the simulated runtimes); a library that does not open is noted. */
-    public static Engines open(ServerConfig.Runtime config, Optional<Simulation> simulation,
-                               Map<String, String> environment) {
-        RknnLibrary rknn = RuntimeLoader.rknn(config, simulation, environment);
+    /** Without llama.cpp. */
+    public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn) {
+        this(rkllm, rkllmMissing, rknn, LlamaEngine.absent("not opened"));
+    }
+
+    /**
+     * Opens what the configuration names (or the simulated runtimes); a library that does not open is noted.
+     * llama.cpp's library is opened when {@code gguf} models are to be served, or when there is no RKLLM runtime
+     * (a machine must have one engine); otherwise the server does without it (nothing to run on it).
+     */
+    public static Engines open(ServerConfig config, Optional<Simulation> simulation, Map<String, String> environment,
+                               boolean gguf) {
+        RknnLibrary rknn = RuntimeLoader.rknn(config.runtime(), simulation, environment);
+        Optional<RkllmRuntime> rkllm;
+        String missing = "";
         try {
-            return new Engines(Optional.of(RuntimeLoader.open(config, simulation, environment)), "", rknn);
+            rkllm = Optional.of(RuntimeLoader.open(config.runtime(), simulation, environment));
         } catch (RuntimeLoader.StartupException e) {
-            return new Engines(Optional.empty(), e.getMessage(), rknn);
+            rkllm = Optional.empty();
+            missing = e.getMessage();
         }
+        LlamaEngine llama = gguf || rkllm.isEmpty() ? LlamaEngine.open(config.engines().llama())
+                : LlamaEngine.absent("not opened: no .gguf model in the models directory");
+        return new Engines(rkllm, missing, rknn, llama);
     }
 
     /** The RKLLM runtime, when it is available. */
     public Optional<RkllmRuntime> rkllm() {
         return rkllm;
+    }
+
+    public LlamaEngine llama() {
+        return llama;
     }
 
     public RknnLibrary rknn() {
@@ -59,8 +82,9 @@ public final class Engines {
      * @throws RuntimeLoader.StartupException saying why each engine is missing (with the fix)
      */
     public Engines requireOne() {
-        if (rkllm.isEmpty()) {
-            throw new RuntimeLoader.StartupException(rkllmMissing);
+        if (rkllm.isEmpty() && llama.runtime().isEmpty()) {
+            throw new RuntimeLoader.StartupException(rkllmMissing + "\nand no " + LlamaBackend.NAME
+                    + " either: " + llama.missing());
         }
         return this;
     }
@@ -74,12 +98,17 @@ public final class Engines {
         } else {
             unavailable.add(new Backends.Unavailable("the " + RkllmBackend.NAME, List.of(".rkllm"), rkllmMissing));
         }
+        if (llama.runtime().isPresent()) {
+            available.add(llama.backend(config.engines().llama()));
+        } else {
+            unavailable.add(new Backends.Unavailable("the " + LlamaBackend.NAME, List.of(".gguf"), llama.missing()));
+        }
         return new Backends(available, unavailable);
     }
 
     /** One line per engine, for the start banner and {@code doctor}: what it runs, or why it is missing. */
     public List<String> summary() {
         return List.of(rkllm.map(r -> RkllmBackend.NAME + " (ABI " + r.abi().label() + "): .rkllm models")
-                .orElse(RkllmBackend.NAME + ": not available: " + rkllmMissing));
+                .orElse(RkllmBackend.NAME + ": not available: " + rkllmMissing), llama.summary());
     }
 }

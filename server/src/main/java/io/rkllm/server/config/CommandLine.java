@@ -25,6 +25,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             "library", "runtime.library",
             "abi", "runtime.abi",
             "simulate", "runtime.simulate",
+            "llama-library", "engines.llama.library",
             "api-key", "security.api_keys");
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate",
             "dry-run");

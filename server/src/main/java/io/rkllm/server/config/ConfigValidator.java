@@ -33,6 +33,13 @@ final class ConfigValidator {
         require(SWITCHES.contains(c.runtime().eosGuard()), "runtime.eos_guard",
                 "must be one of " + SWITCHES + ", got '" + c.runtime().eosGuard() + "'");
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        ServerConfig.Llama llama = c.engines().llama();
+        require(llama.threads() >= 0, "engines.llama.threads", "must not be negative (0 = the big cores)");
+        require(llama.parallel() >= 1 && llama.parallel() <= 64, "engines.llama.parallel",
+                "must be between 1 and 64, got " + llama.parallel());
+        require(llama.context() == 0 || llama.context() >= 256, "engines.llama.context",
+                "must be 0 (the model's own, capped by memory) or at least 256, got " + llama.context());
+        require(llama.gpuLayers() >= -1, "engines.llama.gpu_layers", "must be -1 (the library's default) or more");
         require(MEMORY.matcher(c.models().maxMemory()).matches(), "models.max_memory",
                 "must be auto, 0 (no limit) or a size such as 6G or 4096M, got '" + c.models().maxMemory() + "'");
         require(SWITCHES.contains(c.models().memoryCheck()), "models.memory_check",

@@ -11,7 +11,27 @@ import java.util.List;
  */
 public record ServerConfig(Server server, Runtime runtime, Models models, Queue queue, Timeouts timeouts,
                            Generation generation, Cache cache, Tasks tasks, RagOptions rag, Embeddings embeddings,
-                           Logging logging, Metrics metrics, Security security, Limits limits, Vision vision) {
+                           Logging logging, Metrics metrics, Security security, Limits limits, Vision vision,
+                           Engines engines) {
+
+    /** The engines beside the RKLLM runtime ({@link Runtime}): llama.cpp for GGUF models. */
+    public record Engines(Llama llama) {
+    }
+
+    /**
+     * llama.cpp for {@code .gguf} models (docs/llama-engine.md).
+     *
+     * @param enabled  open a libllama at all (false: GGUF models are listed but fail to load, saying so)
+     * @param library  the libllama to load (a file, or a directory holding libllama.so); empty = a user-built one in
+     *                 /usr/local/lib, Debian's libllama0, LD_LIBRARY_PATH, else the build bundled in the jar
+     * @param threads  threads per decode; 0 = the board's big cores (cpu_capacity or cpufreq), else every core
+     * @param parallel conversations one loaded GGUF model runs at once (sequences of its context, decoded together)
+     * @param context  tokens per conversation; 0 = the model's training context, capped so that the weights and the
+     *                 KV cache of every sequence fit in 60% of the memory
+     * @param gpuLayers layers offloaded to an accelerator (a GPU build, the RKNPU fork); -1 = the library's default
+     */
+    public record Llama(boolean enabled, String library, int threads, int parallel, int context, int gpuLayers) {
+    }
 
     /**
      * The HTTP listener.

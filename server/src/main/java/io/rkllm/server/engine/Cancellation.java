@@ -10,8 +10,11 @@ public final class Cancellation {
     private boolean cancelled;
     private Runnable abort;
 
-    /** Fires once: returns true when this call was the first; binds abort the native run in progress. */
-    boolean cancel() {
+    /**
+     * Fires once: returns true when this call was the first; binds abort the native run in progress. The engine
+     * fires it for a job's handle (and a backend's tests for a run of their own).
+     */
+    public boolean cancel() {
         Runnable bound;
         synchronized (lock) {
             if (cancelled) {

@@ -85,10 +85,15 @@ public final class MemoryBudget {
      * @throws FailureException {@link Failure.InsufficientMemory}
      */
     <T> T load(String model, long needMb, Supplier<T> init) {
+        return load(model, needMb, true, init);
+    }
+
+    /** @param fatal a failed load of this model's runtime crashes the process (said in the refusal) */
+    <T> T load(String model, long needMb, boolean fatal, Supplier<T> init) {
         synchronized (inits) {
             long free = freeMb();
             if (enabled && free != Long.MAX_VALUE && needMb > free) {
-                throw new FailureException(insufficient(model, needMb, Math.max(0, free)));
+                throw new FailureException(insufficient(model, needMb, Math.max(0, free), fatal));
             }
             held.addAndGet(needMb);
             try {
@@ -105,15 +110,23 @@ public final class MemoryBudget {
         held.addAndGet(-mb);
     }
 
-    /** The failure of a model that does not fit. */
+    /** The failure of a model that does not fit (an RKLLM model: its runtime's failed load is fatal). */
     Failure.InsufficientMemory insufficient(String model, long neededMb, long freeMb) {
+        return insufficient(model, neededMb, freeMb, true);
+    }
+
+    /** The failure of a model that does not fit; {@code fatal}: its runtime crashes instead of failing a load. */
+    Failure.InsufficientMemory insufficient(String model, long neededMb, long freeMb, boolean fatal) {
         String budget = budgetMb > 0 ? "models.memory_budget_mb " + budgetMb + " MB, " + held.get() + " MB held"
                 : "what the machine has available, less " + RESERVE_MB + " MB";
+        String estimate = fatal ? "memory_mb in its model.yaml, else 1.3 times its file size, for each cache slot; an"
+                + " image encoder 1.3 times its .rknn file"
+                : "memory_mb in its model.yaml, else its file, the KV cache of every conversation it serves at once"
+                + " and the library's buffers";
+        String why = fatal ? " Runtime 1.3.0 crashes the whole server instead of failing when memory runs out"
+                + " (rknn-llm#522), so the load was not attempted:" : " The load was not attempted:";
         return new Failure.InsufficientMemory(model, neededMb, freeMb, "model " + model + " needs about " + neededMb
-                + " MB (memory_mb in its model.yaml, else 1.3 times its file size, for each cache slot; an image"
-                + " encoder 1.3 times its .rknn file) but only " + freeMb
-                + " MB are free for it (" + budget + "). Runtime 1.3.0 crashes the whole server instead of failing"
-                + " when memory runs out (rknn-llm#522), so the load was not attempted: unload another model, free"
-                + " memory, or correct memory_mb in the model's model.yaml");
+                + " MB (" + estimate + ") but only " + freeMb + " MB are free for it (" + budget + ")." + why
+                + " unload another model, free memory, or correct memory_mb in the model's model.yaml");
     }
 }

@@ -9,10 +9,17 @@ import java.util.Optional;
  * (the only sampling on runtime 1.2), how many slots (handles, each with its own KV cache) to create, the
  * memory one handle takes, in MB (stated or estimated by the layer above; the registry's {@code models.max_memory}
  * and {@link MemoryBudget} both count it), how many requests may wait for it (0 = the registry's default), and
- * for a vision model its image encoder; its family names it in messages.
+ * for a vision model its image encoder; its family names it in messages; whether it is an embedding model (a
+ * backend that needs another kind of context for one, llama.cpp, makes it when it loads).
  */
 public record ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                        int maxQueued, Optional<VisionLoad> vision, String family) {
+                        int maxQueued, Optional<VisionLoad> vision, String family, boolean embedding) {
+
+    /** A model whose backend does not care whether it embeds (RKLLM). */
+    public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
+                     int maxQueued, Optional<VisionLoad> vision, String family) {
+        this(id, file, contextLength, sampling, slots, memoryMb, maxQueued, vision, family, false);
+    }
 
     public ModelLoad {
         Objects.requireNonNull(vision, "vision");

@@ -152,7 +152,8 @@ public final class ModelRegistry implements AutoCloseable {
                     if (!memory.fits(need + loadingMb(), releasingMb() + heldMb())) {
                         // even with every other model unloaded it would not fit: unload nothing, say so now
                         Failure refused = memory.insufficient(spec.id(), need,
-                                Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()));
+                                Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()),
+                                backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal());
                         LOG.warn("not loading: {}", refused.message());
                         throw new FailureException(refused);
                     }
@@ -373,7 +374,8 @@ public final class ModelRegistry implements AutoCloseable {
                     throw new IllegalStateException("the model file " + spec.file()
                             + " is not readable (deleted or moved since the server started?)");
                 }
-                T handle = memory.load(spec.id(), spec.memoryMb(), init);
+                T handle = memory.load(spec.id(), spec.memoryMb(),
+                        backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal(), init);
                 reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());

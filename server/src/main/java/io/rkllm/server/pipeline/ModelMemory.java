@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.VisionSpec;
 import java.util.Locale;
@@ -27,12 +28,32 @@ public final class ModelMemory {
         return modelFileBytes * 13 / 10;
     }
 
-    /** What one handle of {@code model} takes, in MB: its stated {@code memory_mb}, else the estimate. */
+    /**
+     * What one handle of {@code model} takes, in MB: its stated {@code memory_mb}, else the estimate. A GGUF model's
+     * one context holds every parallel sequence: its file (mapped) plus the KV cache llama.cpp reserves for all of
+     * them ({@link #ggufBytes}).
+     */
     public static long perHandleMb(ModelDescriptor model) {
         if (model.memoryMb().isPresent()) {
             return model.memoryMb().getAsInt();
         }
+        if (model.gguf().isPresent()) {
+            return toMb(ggufBytes(model.sizeBytes(), model.gguf().get(), model.contextLength()));
+        }
         return toMb(perHandle(model.sizeBytes()));
+    }
+
+    /**
+     * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens for each of its
+     * sequences and the spare one for background tasks, and llama.cpp's compute buffers (about a tenth of the weights,
+     * at least 64 MB). Without the KV size in the header, 1.3 times the file.
+     */
+    public static long ggufBytes(long fileBytes, GgufFacts gguf, int context) {
+        if (gguf.kvBytesPerToken() <= 0) {
+            return perHandle(fileBytes);
+        }
+        long kv = gguf.kvBytesPerToken() * context * (gguf.pooling().isPresent() ? 1 : gguf.sequences() + 1);
+        return fileBytes + kv + Math.max(64L << 20, fileBytes / 10);
     }
 
     /** What a vision model's loaded image encoder takes, in MB. */

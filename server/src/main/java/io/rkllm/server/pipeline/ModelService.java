@@ -228,13 +228,15 @@ public final class ModelService {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime(model).defaultSampling(), model.sampling(),
                     SamplingOverrides.NONE);
-            int slots = model.isEmbedding() ? 1 : SlotCount.resolve(slotsSetting, model, memoryBytes);
+            // a GGUF model's conversations are sequences of its one context (engines.llama.parallel), not handles
+            int slots = model.isEmbedding() || model.gguf().isPresent() ? 1
+                    : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
                     ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
-                    model.family());
+                    model.family(), model.isEmbedding());
         });
     }
 

@@ -58,6 +58,7 @@ final class DecodeLoop implements AutoCloseable {
     /** Decode calls and decoded tokens, read by tests and logs from any thread. */
     private volatile long decodes;
     private volatile long decodedTokens;
+    private volatile int widest;
 
     /**
      * @param chatSequences sequences for conversations (the context has one more, for background tasks)
@@ -88,6 +89,21 @@ final class DecodeLoop implements AutoCloseable {
 
     SlotTable slots() {
         return slots;
+    }
+
+    /** Runs {@code command} on the loop's thread between two steps (tests hold the loop with it). */
+    void execute(Runnable command) {
+        commands.add(command);
+    }
+
+    /** Commands not yet taken by the loop (requests submitted while it is held, for tests). */
+    int pendingCommands() {
+        return commands.size();
+    }
+
+    /** The most sequences one decode carried so far. */
+    int widestStep() {
+        return widest;
     }
 
     long decodedTokens() {
@@ -320,7 +336,10 @@ final class DecodeLoop implements AutoCloseable {
                 }
                 return;
             }
-            case OK -> decodedTokens += batch.size();
+            case OK -> {
+                decodedTokens += batch.size();
+                widest = Math.max(widest, members.size());
+            }
         }
         for (Running r : members) {
             if (r.generating) {

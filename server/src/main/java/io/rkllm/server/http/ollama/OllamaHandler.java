@@ -9,6 +9,7 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
 import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.Answer;
@@ -112,11 +113,19 @@ final class OllamaHandler {
         model.defaultSystemPrompt().ifPresent(s -> root.put("system", s));
         root.set("details", OllamaModels.details(mapper, model));
         ObjectNode info = root.putObject("model_info");
-        info.put("general.architecture", model.family());
+        String architecture = model.gguf().map(GgufFacts::architecture).orElse(model.family());
+        info.put("general.architecture", architecture);
         info.put("general.basename", model.id());
-        info.put(model.family() + ".context_length", model.contextLength());
+        model.gguf().ifPresent(g -> {
+            info.put("general.parameter_count", g.parameterCount());
+            info.put("general.file_type", g.quantisation());
+            g.name().ifPresent(n -> info.put("general.name", n));
+        });
+        info.put(architecture + ".context_length", model.contextLength());
         model.embedding().filter(e -> e.dimensions() > 0)
-                .ifPresent(e -> info.put(model.family() + ".embedding_length", e.dimensions()));
+                .ifPresent(e -> info.put(architecture + ".embedding_length", e.dimensions()));
+        model.gguf().flatMap(GgufFacts::chatTemplate).filter(t -> model.chatTemplate().isEmpty())
+                .ifPresent(t -> root.put("template", t));
         OllamaModels.capabilities(model).forEach(root.putArray("capabilities")::add);
         root.put("modified_at", model.modified().toString());
         json(c, root);

@@ -2,6 +2,7 @@ package io.rkllm.server.http.ollama;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -52,6 +53,9 @@ final class OllamaModels {
      * embedding model has only {@code embedding}. The same facts as {@code /v1/models}' capabilities object.
      */
     static List<String> capabilities(ModelDescriptor model) {
+        if (model.ranks()) {
+            return List.of("rerank");
+        }
         if (model.isEmbedding()) {
             return List.of("embedding");
         }
@@ -73,6 +77,16 @@ final class OllamaModels {
         String names = model.id().toLowerCase(Locale.ROOT) + " " + file;
         ObjectNode d = mapper.createObjectNode();
         d.put("parent_model", "");
+        if (model.gguf().isPresent()) {
+            // as Ollama itself describes a GGUF model: from its header, the architecture as the family
+            GgufFacts gguf = model.gguf().get();
+            d.put("format", "gguf");
+            d.put("family", gguf.architecture());
+            d.putArray("families").add(gguf.architecture());
+            d.put("parameter_size", gguf.parameterSize());
+            d.put("quantization_level", gguf.quantisation());
+            return d;
+        }
         d.put("format", "rkllm");
         d.put("family", model.family());
         d.putArray("families").add(model.family());

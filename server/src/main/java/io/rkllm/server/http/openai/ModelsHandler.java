@@ -53,12 +53,23 @@ final class ModelsHandler {
         node.put("name", model.displayName());
         node.put("loaded", models.status(model).map(ModelStatus::ready).orElse(false));
         node.put("context_length", model.contextLength());
+        node.put("engine", model.gguf().isPresent() ? "llama.cpp" : "rkllm");
+        model.gguf().ifPresent(g -> {
+            ObjectNode gguf = node.putObject("gguf");
+            gguf.put("architecture", g.architecture());
+            gguf.put("parameters", g.parameterCount());
+            gguf.put("parameter_size", g.parameterSize());
+            gguf.put("quantization", g.quantisation());
+            gguf.put("training_context_length", g.trainingContext());
+            gguf.put("parallel", g.sequences());
+        });
         ObjectNode caps = node.putObject("capabilities");
         caps.put("thinking", model.capabilities().thinking());
         caps.put("tools", model.capabilities().tools());
         caps.put("chat", !model.isEmbedding());
         caps.put("vision", model.seesImages());
-        caps.put("embedding", model.isEmbedding());
+        caps.put("embedding", model.isEmbedding() && !model.ranks());
+        caps.put("rerank", model.ranks());
         model.embedding().filter(e -> e.dimensions() > 0).ifPresent(e -> node.put("dimensions", e.dimensions()));
         ArrayNode aliases = node.putArray("aliases");
         model.aliases().forEach(aliases::add);

@@ -1,0 +1,61 @@
+package io.rkllm.server.app;
+
+import io.rkllm.llama.LibraryInfo;
+import io.rkllm.llama.LlamaException;
+import io.rkllm.llama.LlamaLibraryLocator;
+import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.config.ServerConfig;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Opens llama.cpp's library for GGUF models as the configuration says ({@code engines.llama.*}), or says why not: the
+ * library the locator chose (configured, user-built, Debian's, on LD_LIBRARY_PATH, else the one bundled in the jar),
+ * identified and initialised once per process.
+ *
+ * @param runtime the opened library, when it opened
+ * @param missing why it did not (with the fix); empty when it did
+ */
+public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
+
+    /** Not opened at all, with the reason. */
+    public static LlamaEngine absent(String why) {
+        return new LlamaEngine(Optional.empty(), why);
+    }
+
+    public static LlamaEngine open(ServerConfig.Llama config) {
+        if (!config.enabled()) {
+            return absent("engines.llama.enabled is false");
+        }
+        Optional<Path> configured = config.library().isBlank() ? Optional.empty() : Optional.of(Path.of(config.library()));
+        try {
+            return new LlamaEngine(Optional.of(LlamaRuntime.open(LlamaLibraryLocator.system().locate(configured),
+                    Optional.empty())), "");
+        } catch (LlamaException | IllegalStateException | java.io.UncheckedIOException e) {
+            return absent(e.getMessage() + " (set engines.llama.library or --llama-library to a libllama.so)");
+        }
+    }
+
+    /** The backend over the opened library, with the threads and sequences the configuration gives. */
+    public LlamaBackend backend(ServerConfig.Llama config) {
+        return new LlamaBackend(runtime.orElseThrow(), settings(config));
+    }
+
+    static LlamaBackend.Settings settings(ServerConfig.Llama config) {
+        return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
+                config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty());
+    }
+
+    /** One line for the banner and {@code doctor}: the library, why it was chosen, its build and its devices. */
+    public String summary() {
+        if (runtime.isEmpty()) {
+            return LlamaBackend.NAME + ": not available: " + missing;
+        }
+        LibraryInfo info = runtime.get().info();
+        return LlamaBackend.NAME + " " + info.library().path() + " (" + info.library().origin().name()
+                .toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + info.library().reason() + "; "
+                + LlamaBackend.label(info) + "; devices " + String.join(", ", info.devices()) + "): .gguf models";
+    }
+}

@@ -1,0 +1,234 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.Batch;
+import io.rkllm.llama.ContextParams;
+import io.rkllm.llama.DecodeStatus;
+import io.rkllm.llama.LlamaContext;
+import io.rkllm.llama.LlamaModel;
+import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.llama.ModelParams;
+import io.rkllm.llama.Pooling;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.Cancellation;
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.EmbedResult;
+import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.RunEnd;
+import io.rkllm.server.engine.RunStats;
+import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.TokenSink;
+import io.rkllm.server.engine.cache.CacheContents;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One loaded GGUF model. A chat model has one context with {@code engines.llama.parallel} sequences (and a spare one
+ * for background tasks), run by its {@link DecodeLoop}: {@link #generate} may be called from several threads at once,
+ * each call one sequence of the same batched decode, its output handed to its caller's sink on the caller's thread.
+ * An embedding model has an embedding context, used by the worker's thread: each text in one decode, every token's
+ * row given to the pipeline's pooling (build 4916 cannot mean-pool a decoder model natively without aborting).
+ */
+final class GgufModel implements BackendModel {
+    private static final Logger LOG = LoggerFactory.getLogger(GgufModel.class);
+
+    private final String id;
+    private final PromptText text;
+    private final Sampling defaults;
+    private final DecodeLoop loop;
+    private final LlamaModel embeddingModel;
+    private final LlamaContext embeddingContext;
+    private final int parallel;
+    private Optional<PromptTemplate> framing = Optional.empty();
+
+    private GgufModel(String id, PromptText text, Sampling defaults, DecodeLoop loop, LlamaModel embeddingModel,
+                      LlamaContext embeddingContext, int parallel) {
+        this.id = id;
+        this.text = text;
+        this.defaults = defaults;
+        this.loop = loop;
+        this.embeddingModel = embeddingModel;
+        this.embeddingContext = embeddingContext;
+        this.parallel = parallel;
+    }
+
+    /** Loads the model (mapped) and its context under the engine's memory check, on the worker's thread. */
+    static GgufModel load(LlamaRuntime runtime, ModelLoad load, LoadContext context, LlamaBackend.Settings settings,
+                          Sampling defaults) {
+        return context.loadSlot(() -> open(runtime, load, settings, defaults));
+    }
+
+    private static GgufModel open(LlamaRuntime runtime, ModelLoad load, LlamaBackend.Settings settings,
+                                  Sampling defaults) {
+        ModelParams params = ModelParams.of(load.file());
+        if (settings.gpuLayers().isPresent()) {
+            params = params.withGpuLayers(settings.gpuLayers().getAsInt());
+        }
+        LlamaModel model = runtime.load(params);
+        try {
+            if (load.embedding()) {
+                LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
+                        settings.threads(), Pooling.NONE));
+                return new GgufModel(load.id(), new PromptText(Optional.empty()), defaults, null, model, context, 1);
+            }
+            int sequences = settings.parallel();
+            LlamaContext context = model.newContext(ContextParams.generation(load.contextLength() * (sequences + 1),
+                    sequences + 1, settings.threads()));
+            PromptText text = new PromptText(template(load.id(), model));
+            LOG.info("model {}: llama.cpp context of {} cells, {} conversations at once (and one for background "
+                            + "tasks) of up to {} tokens each, {} threads, {}", load.id(), context.contextLength(),
+                    sequences, load.contextLength(), settings.threads(), text.ownTemplate()
+                            ? "its own chat template" : "the family's chat template");
+            return new GgufModel(load.id(), text, defaults,
+                    new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
+                    sequences);
+        } catch (RuntimeException | Error e) {
+            model.close();
+            throw e;
+        }
+    }
+
+    /** The model's own Jinja template, when it has one that renders. */
+    private static Optional<JinjaChatTemplate> template(String id, LlamaModel model) {
+        Optional<String> source = model.chatTemplate().filter(t -> !t.isBlank());
+        if (source.isEmpty()) {
+            return Optional.empty();
+        }
+        String bos = model.bos() >= 0 ? piece(model, model.bos()) : "";
+        String eos = model.eos() >= 0 ? piece(model, model.eos()) : "";
+        List<String> problems = new ArrayList<>();
+        Optional<JinjaChatTemplate> template = JinjaChatTemplate.tryOf(source.get(), bos, eos, model.addsBos(),
+                problems);
+        if (template.isEmpty()) {
+            LOG.warn("model {}: its chat template does not render here ({}); the family's template is used instead",
+                    id, String.join("; ", problems));
+        }
+        return template;
+    }
+
+    private static String piece(LlamaModel model, int token) {
+        return new String(model.tokenToPiece(token, true), StandardCharsets.UTF_8);
+    }
+
+    /** How many generations it runs at once: its sequences (the engine may call {@link #generate} that often). */
+    public int parallelGenerations() {
+        return parallel;
+    }
+
+    @Override
+    public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+        if (loop == null) {
+            return new RunEnd.Failed("model " + id + " is an embedding model: it does not generate text");
+        }
+        String rendered;
+        try {
+            rendered = text.render(prompt);
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
+            return new RunEnd.Failed(e.getMessage());
+        }
+        Request request = new Request(prompt, rendered, prompt.task().isPresent(),
+                LlamaSampling.of(prompt.sampling().orElse(defaults)), maxTokens);
+        loop.submit(request);
+        try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
+            while (true) {
+                switch (request.events().take()) {
+                    case Request.Event.Text t -> sink.text(t.text(), t.tokens());
+                    case Request.Event.End end -> {
+                        return end.end();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            loop.cancel(request);
+            Thread.currentThread().interrupt();
+            return new RunEnd.Failed("interrupted");
+        }
+    }
+
+    @Override
+    public CacheContents held() {
+        return loop == null ? CacheContents.NOTHING : loop.slots().held();
+    }
+
+    /** The decode loop of a chat model (tests watch and hold it). */
+    DecodeLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public void readyForEmbeddings(Optional<PromptTemplate> template) {
+        framing = template;
+    }
+
+    /** One text in one decode on an empty cache; every token's row (the pipeline pools them). */
+    @Override
+    public EmbedResult embed(String input, Cancellation cancellation) {
+        if (embeddingContext == null) {
+            return new EmbedResult.Failed("model " + id + " is a chat model: it makes no embeddings");
+        }
+        String framed = framing.map(t -> t.systemPrompt() + t.promptPrefix() + input + t.promptPostfix())
+                .orElse(input);
+        int[] tokens = embeddingModel.tokenize(framed, true, true);
+        if (tokens.length == 0) {
+            return new EmbedResult.Failed("the text is empty");
+        }
+        if (tokens.length > embeddingContext.batchSize()) {
+            return new EmbedResult.Failed("the text is " + tokens.length + " tokens long; model " + id
+                    + " takes at most " + embeddingContext.batchSize());
+        }
+        long start = System.nanoTime();
+        embeddingContext.kv().clear();
+        try (Batch batch = new Batch(tokens.length, 1);
+             Cancellation.Binding bound = cancellation.onCancel(() -> { })) {
+            for (int i = 0; i < tokens.length; i++) {
+                batch.add(tokens[i], i, 0, true);
+            }
+            DecodeStatus status = embeddingContext.decode(batch, cancellation::isCancelled);
+            if (status == DecodeStatus.ABORTED) {
+                return new EmbedResult.Aborted();
+            }
+            if (status != DecodeStatus.OK) {
+                return new EmbedResult.Failed("llama.cpp had no room for the text (" + status + ")");
+            }
+            List<float[]> rows = new ArrayList<>(tokens.length);
+            for (int i = 0; i < tokens.length; i++) {
+                rows.add(embeddingContext.embedding(i));
+            }
+            double ms = (System.nanoTime() - start) / 1e6;
+            return new EmbedResult.Rows(rows.getFirst().length, rows, new RunStats(ms, tokens.length, 0, 0));
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: embedding failed: {}", id, e.toString());
+            return new EmbedResult.Failed(e.getMessage());
+        } finally {
+            embeddingContext.kv().clear();
+        }
+    }
+
+    @Override
+    public int loadedSlots() {
+        return 1;
+    }
+
+    @Override
+    public Optional<EncoderInfo> encoder() {
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        if (loop != null) {
+            loop.close();
+        }
+        if (embeddingContext != null) {
+            embeddingContext.close();
+            embeddingModel.close();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.LibraryInfo;
+import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.server.engine.Backend;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.RuntimeInfo;
+import io.rkllm.server.engine.Sampling;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * llama.cpp's C API ({@code libllama}, through the {@code io.rkllm.llama} binding) behind the engine seam:
+ * {@code .gguf} models on the CPU (or whatever ggml devices the library has, such as the RKNPU fork's NPU), each
+ * with one context whose sequences several conversations share in one batched decode per step, token-level prefix
+ * reuse, the model's own Jinja chat template, and embeddings. Everything that knows the binding's types is in this
+ * package.
+ */
+public final class LlamaBackend implements Backend {
+    /** The engine as messages name it. */
+    public static final String NAME = "llama.cpp library";
+
+    /** llama.cpp's own defaults (llama-server's): what a run uses when neither request nor model says. */
+    static final Sampling DEFAULTS = new Sampling(40, 0.95, 0.8, 1.0, 0, 0, 0.05, OptionalLong.empty());
+
+    /**
+     * The configuration this backend reads.
+     *
+     * @param threads {@code engines.llama.threads}: ggml's threads per decode (the board's big cores)
+     * @param parallel {@code engines.llama.parallel}: conversations one loaded model runs at once
+     * @param gpuLayers layers offloaded to an accelerator backend, when set (the RKNPU fork, a GPU build)
+     */
+    public record Settings(int threads, int parallel, OptionalInt gpuLayers) {
+        public Settings {
+            if (threads < 1 || parallel < 1) {
+                throw new IllegalArgumentException("threads and parallel must be at least 1");
+            }
+        }
+    }
+
+    private final LlamaRuntime runtime;
+    private final Settings settings;
+    private final RuntimeInfo info;
+
+    public LlamaBackend(LlamaRuntime runtime, Settings settings) {
+        this.runtime = runtime;
+        this.settings = settings;
+        LibraryInfo library = runtime.info();
+        this.info = new RuntimeInfo(NAME, label(library), true, DEFAULTS, false, true);
+    }
+
+    /** The library's build and API generation, as the banner and {@code /health} say it. */
+    public static String label(LibraryInfo library) {
+        String build = library.identity().buildNumber().isPresent()
+                ? "b" + library.identity().buildNumber().getAsInt() : "build unknown";
+        return build + ", " + library.identity().generation() + " layouts, " + library.identity().kvApi()
+                + " KV calls";
+    }
+
+    @Override
+    public RuntimeInfo info() {
+        return info;
+    }
+
+    @Override
+    public List<String> formats() {
+        return List.of(".gguf");
+    }
+
+    @Override
+    public BackendModel load(ModelLoad load, LoadContext context) {
+        return GgufModel.load(runtime, load, context, settings, DEFAULTS);
+    }
+}

@@ -1,0 +1,183 @@
+package io.rkllm.server.backend.llama;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.engine.BackendModel;
+import io.rkllm.server.engine.Cancellation;
+import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.EmbeddingCache;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.NpuLock;
+import io.rkllm.server.engine.RunEnd;
+import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.engine.cache.Trim;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several generations of one GGUF model at once, as the engine calls them when a model runs several conversations:
+ * one decode loop batches every sequence per step, and each conversation gets exactly the answer it gets alone.
+ */
+@Timeout(120)
+class ContinuousBatchingTest {
+    static final Sampling GREEDY = new Sampling(0, 1, 0, 1, 0, 0);
+    static final int TOKENS = 16;
+
+    @TempDir
+    static Path dir;
+    static GgufModel model;
+
+    @BeforeAll
+    static void load() throws Exception {
+        Path file = dir.resolve("tiny.gguf");
+        TinyLlama.write(file, TinyLlama.Options.chat());
+        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, 3,
+                OptionalInt.empty()));
+        BackendModel loaded = backend.load(new ModelLoad("tiny", file, 512, GREEDY, 1, 64, 0, Optional.empty(),
+                "llama", false), new DirectLoad());
+        model = (GgufModel) loaded;
+    }
+
+    @AfterAll
+    static void close() {
+        model.close();
+    }
+
+    static ChatPrompt prompt(String question) {
+        ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
+        return new ChatPrompt("tiny", question, "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
+                List.of("u:" + question), part, part, Optional.empty(), false, Optional.of(GREEDY), 16, 512,
+                Optional::of, List.of(ChatPrompt.Message.of("user", question)));
+    }
+
+    record Answer(RunEnd end, String text) {
+    }
+
+    static Answer generate(String question, Cancellation cancellation) {
+        StringBuilder text = new StringBuilder();
+        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
+        return new Answer(end, text.toString());
+    }
+
+    @Test
+    void threeConversationsAdvanceInOneDecodePerStepEachAsItWouldAlone() throws Exception {
+        List<String> questions = List.of("Hello there.", "What is the answer?", "Tell me about the cores.");
+        List<String> alone = new ArrayList<>();
+        for (String q : questions) {
+            Answer a = generate(q, new Cancellation());
+            assertThat(a.end()).isInstanceOf(RunEnd.Finished.class);
+            alone.add(a.text());
+        }
+        long decodesBefore = model.loop().decodes();
+
+        // hold the loop until all three have asked, so that the first step already carries them all
+        CountDownLatch held = new CountDownLatch(1);
+        model.loop().execute(() -> await(held));
+        List<CompletableFuture<Answer>> together = new ArrayList<>();
+        for (String q : questions) {
+            together.add(CompletableFuture.supplyAsync(() -> generate(q, new Cancellation()),
+                    ContinuousBatchingTest::thread));
+        }
+        awaitQueued(3);
+        held.countDown();
+        for (int i = 0; i < questions.size(); i++) {
+            Answer a = together.get(i).get();
+            assertThat(a.text()).as(questions.get(i)).isEqualTo(alone.get(i));
+        }
+        assertThat(model.loop().widestStep()).isEqualTo(3);
+        // alone, each takes a decode per token; together they share them
+        assertThat(model.loop().decodes() - decodesBefore).isLessThanOrEqualTo(TOKENS + 1);
+    }
+
+    @Test
+    void aCancelledConversationEndsAndTheOthersGoOnUntouched() throws Exception {
+        String keep = "Where is the board?";
+        String expected = generate(keep, new Cancellation()).text();
+        Cancellation cancel = new Cancellation();
+        CountDownLatch held = new CountDownLatch(1);
+        model.loop().execute(() -> await(held));
+        CompletableFuture<Answer> kept = CompletableFuture.supplyAsync(() -> generate(keep, new Cancellation()),
+                ContinuousBatchingTest::thread);
+        CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(() -> generate("Write a story.", cancel),
+                ContinuousBatchingTest::thread);
+        awaitQueued(2);
+        held.countDown();
+        cancelFirstToken(cancel);
+        Answer gone = cancelled.get();
+        assertThat(gone.end()).isInstanceOfSatisfying(RunEnd.Finished.class,
+                f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
+        assertThat(kept.get().text()).isEqualTo(expected);
+    }
+
+    /** Cancels as soon as the loop has run a step (the cancelled run is under way, not merely queued). */
+    private static void cancelFirstToken(Cancellation cancel) {
+        long start = model.loop().decodes();
+        while (model.loop().decodes() == start) {
+            Thread.onSpinWait();
+        }
+        cancel.cancel();
+    }
+
+    /** Waits until {@code n} requests wait in the held loop's queue of commands. */
+    private static void awaitQueued(int n) {
+        while (model.loop().pendingCommands() < n) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void thread(Runnable task) {
+        Thread.ofPlatform().start(task);
+    }
+
+    /** Loads directly, without the engine's memory check. */
+    static final class DirectLoad implements LoadContext {
+        @Override
+        public <T> T loadSlot(Supplier<T> init) {
+            return init.get();
+        }
+
+        @Override
+        public <T> T loadEncoder(Supplier<T> init) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public NpuLock npu() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public EmbeddingCache pictures() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public ModelRegistry.Listener listener() {
+            return new ModelRegistry.Listener() {
+            };
+        }
+    }
+}

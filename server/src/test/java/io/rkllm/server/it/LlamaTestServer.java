@@ -1,0 +1,164 @@
+package io.rkllm.server.it;
+
+import io.rkllm.llama.LlamaLibraryLocator;
+import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.Backends;
+import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.GgufLimits;
+import io.rkllm.server.models.ModelDiscovery;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * A real server on an ephemeral port whose models are tiny GGUF models generated into a temporary models directory
+ * ({@link TinyLlama}), served by the real llama.cpp library (the build bundled in de.kherud:llama, opened once per
+ * JVM) through the real binding, with one decode thread.
+ */
+final class LlamaTestServer implements AutoCloseable {
+    static final MediaType JSON_TYPE = MediaType.get("application/json");
+
+    private final ServerApp app;
+    private final DiscoveryResult discovery;
+    private final OkHttpClient client = new OkHttpClient.Builder().readTimeout(60, TimeUnit.SECONDS)
+            .callTimeout(120, TimeUnit.SECONDS).build();
+
+    private LlamaTestServer(ServerApp app, DiscoveryResult discovery) {
+        this.app = app;
+        this.discovery = discovery;
+    }
+
+    /** The bundled libllama, opened once per JVM (a loaded library stays loaded). */
+    private static final class Library {
+        static final LlamaRuntime RUNTIME = open();
+
+        private static LlamaRuntime open() {
+            Path cache = Path.of(System.getProperty("java.io.tmpdir"), "rkllm-server-test-llama");
+            Optional<Path> configured = Optional.ofNullable(System.getProperty("llama.library")).map(Path::of);
+            LlamaLibraryLocator locator = new LlamaLibraryLocator(System.getenv(), System.getProperty("os.arch"), cache);
+            return LlamaRuntime.open(configured.isPresent() ? locator.locate(configured)
+                    : locator.bundled().orElseThrow(), Optional.empty());
+        }
+    }
+
+    static LlamaRuntime runtime() {
+        return Library.RUNTIME;
+    }
+
+    static Builder in(Path dir) {
+        return new Builder(dir);
+    }
+
+    static final class Builder {
+        private final Path dir;
+        private final Map<String, TinyLlama.Options> models = new LinkedHashMap<>();
+        private final Map<String, byte[]> files = new LinkedHashMap<>();
+        private final Map<String, String> flags = new LinkedHashMap<>();
+        private int parallel = 2;
+
+        Builder(Path dir) {
+            this.dir = dir;
+        }
+
+        /** A tiny GGUF model in its own folder: its id is the folder's name. */
+        Builder model(String id, TinyLlama.Options options) {
+            models.put(id, options);
+            return this;
+        }
+
+        /** Any file under the models directory (a damaged model). */
+        Builder file(String relative, byte[] content) {
+            files.put(relative, content);
+            return this;
+        }
+
+        Builder parallel(int value) {
+            parallel = value;
+            return this;
+        }
+
+        Builder set(String key, String value) {
+            flags.put(key, value);
+            return this;
+        }
+
+        LlamaTestServer start() {
+            try {
+                Path modelsDir = Files.createDirectories(dir.resolve("models"));
+                for (var m : models.entrySet()) {
+                    Path folder = Files.createDirectories(modelsDir.resolve(m.getKey()));
+                    TinyLlama.write(folder.resolve(m.getKey() + ".gguf"), m.getValue());
+                }
+                for (var f : files.entrySet()) {
+                    Path file = modelsDir.resolve(f.getKey());
+                    Files.createDirectories(file.getParent());
+                    Files.write(file, f.getValue());
+                }
+                Map<String, String> all = new LinkedHashMap<>();
+                all.put("server.port", "0");
+                all.put("logging.access_log", "false");
+                all.put("engines.llama.threads", "1");
+                all.put("engines.llama.parallel", Integer.toString(parallel));
+                all.putAll(flags);
+                all.put("models.dir", modelsDir.toString());
+                ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
+                DiscoveryResult discovery = new ModelDiscovery(new GgufLimits(parallel,
+                        config.engines().llama().context(), 0)).discover(modelsDir);
+                Backends backends = Backends.of(new LlamaBackend(runtime(), new LlamaBackend.Settings(1, parallel,
+                        OptionalInt.empty())));
+                return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    DiscoveryResult discovery() {
+        return discovery;
+    }
+
+    int port() {
+        return app.port();
+    }
+
+    String url(String path) {
+        return "http://127.0.0.1:" + app.port() + path;
+    }
+
+    TestServer.Reply post(String path, String json) throws IOException {
+        try (Response r = client.newCall(new Request.Builder().url(url(path))
+                .post(RequestBody.create(json, JSON_TYPE)).build()).execute()) {
+            return new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
+        }
+    }
+
+    TestServer.Reply get(String path) throws IOException {
+        try (Response r = client.newCall(new Request.Builder().url(url(path)).get().build()).execute()) {
+            return new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
+        }
+    }
+
+    @Override
+    public void close() {
+        app.stop(Duration.ofSeconds(5));
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+    }
+}
