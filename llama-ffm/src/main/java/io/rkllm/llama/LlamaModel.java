@@ -204,6 +204,11 @@ public final class LlamaModel implements AutoCloseable {
         return (int) api.call("llama_vocab_eos", vocab());
     }
 
+    /** The separator token (BERT's {@code [SEP]}, which rerankers read between a query and a document), or -1. */
+    public int sep() {
+        return api.has("llama_vocab_sep") ? (int) api.call("llama_vocab_sep", vocab()) : -1;
+    }
+
     /** The end-of-turn token, or -1. */
     public int eot() {
         return (int) api.call("llama_vocab_eot", vocab());

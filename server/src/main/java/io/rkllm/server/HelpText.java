@@ -58,10 +58,16 @@ final class HelpText {
                   --library PATH     librkllmrt.so to use (runtime.library; default: /usr/lib, /usr/local/lib,
                                      then the system loader's directories)
                   --abi auto|1.2|1.3 runtime ABI (runtime.abi): 1.2 = runtime 1.2.1-1.2.3, 1.3 = runtime 1.3.0
+                  --llama-library PATH
+                                     libllama.so for .gguf models (engines.llama.library; default: a user-built one
+                                     in /usr/local/lib, Debian's libllama0, LD_LIBRARY_PATH, else the build in the
+                                     jar); engines.llama.threads (0 = the big cores), .parallel (conversations at
+                                     once), .context (0 = the model's own, capped by memory): docs/llama-engine.md
                   --api-key KEY      require this API key (security.api_keys; repeatable; or RKLLM_API_KEYS=K1,K2)
                   --simulate         use the bundled simulated runtime and simulated models (no NPU needed;
                                      answers are simulated), whatever models.dir the file or environment
-                                     sets; with --models DIR too, DIR's models on the simulated runtime
+                                     sets (its .gguf models are served by llama.cpp beside them); with
+                                     --models DIR too, DIR's models on the simulated runtime
                   --help, --version
 
                 Every configuration key can also be given as --section.key=value or as the environment

@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
 import io.rkllm.server.app.Engines;
+import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.RknnLibrary;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
@@ -15,7 +16,6 @@ import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.EmbeddingSettings;
-import io.rkllm.server.models.GgufLimits;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.pipeline.PromptFormat;
@@ -165,7 +165,7 @@ public final class Main {
         DiscoveryResult discovery = discover(modelsDir, config);
         if (simulation.isPresent() && loaded.simulatedModels() && Files.isDirectory(config.models().dir())) {
             // the simulated RKLLM models, and beside them the real GGUF models of models.dir (llama.cpp runs them)
-            DiscoveryResult real = new ModelDiscovery(ggufLimits(config)).discover(config.models().dir());
+            DiscoveryResult real = new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir());
             discovery = discovery.withGgufOf(real);
             real.errors().stream().filter(e -> e.path().toString().toLowerCase(java.util.Locale.ROOT)
                     .endsWith(".gguf")).forEach(e -> err.println("error: " + e));
@@ -268,7 +268,7 @@ public final class Main {
     }
 
     private DiscoveryResult discover(Path modelsDir, ServerConfig config) {
-        DiscoveryResult discovery = new ModelDiscovery(ggufLimits(config)).discover(modelsDir);
+        DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
         discovery.warnings().forEach(w -> err.println("warning: " + w));
         discovery.errors().forEach(e -> err.println("error: " + e));
         return discovery;
@@ -327,12 +327,6 @@ public final class Main {
                 + (e.normalize() ? ", L2-normalised" : "") + (e.matryoshka() ? ", dimensions may be shortened" : "")
                 + ", inputs up to " + e.inputLimit(m.contextLength()) + " tokens"
                 + (e.queryPrefix().isEmpty() ? "" : ", queries prefixed");
-    }
-
-    /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */
-    public static GgufLimits ggufLimits(ServerConfig config) {
-        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(),
-                SlotCount.systemMemory(Path.of("/proc/meminfo")));
     }
 
     /** With --simulate, a models.dir from the file or the environment gives way to the simulated models: say so. */

@@ -6,6 +6,8 @@ import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.models.GgufLimits;
+import io.rkllm.server.pipeline.SlotCount;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -46,6 +48,12 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
     static LlamaBackend.Settings settings(ServerConfig.Llama config) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
                 config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty());
+    }
+
+    /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */
+    public static GgufLimits limits(ServerConfig config) {
+        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")));
     }
 
     /** One line for the banner and {@code doctor}: the library, why it was chosen, its build and its devices. */

@@ -28,6 +28,14 @@ public interface BackendModel extends AutoCloseable {
     /** One text's embedding run: the last hidden layer's rows, one per token. */
     EmbedResult embed(String text, Cancellation cancellation);
 
+    /**
+     * A reranker's run: how relevant {@code document} is to {@code query}, as one row of one value. A model that
+     * does not rank says so.
+     */
+    default EmbedResult rank(String query, String document, Cancellation cancellation) {
+        return new EmbedResult.Failed("this model does not rank documents");
+    }
+
     /** Slots (KV caches) loaded so far. */
     int loadedSlots();
 

@@ -82,7 +82,9 @@ final class EmbeddingJob extends Job {
             }
             EmbedResult result;
             try {
-                result = model.embed(prompts.get(i), embedding.cancellation());
+                result = work.rankQuery().isPresent()
+                        ? model.rank(work.rankQuery().get(), prompts.get(i), embedding.cancellation())
+                        : model.embed(prompts.get(i), embedding.cancellation());
             } catch (RuntimeException e) {
                 LOG.error("model {}: embedding run failed", worker.name(), e);
                 result = new EmbedResult.Failed(e.getMessage());

@@ -19,6 +19,14 @@ public interface EmbeddingWork {
     /** The prompts, in the request's order. */
     List<String> prompts();
 
+    /**
+     * A rerank request's query: each prompt is then a document, run with the query by the model's
+     * {@link BackendModel#rank} (a relevance score as a row of one) instead of {@link BackendModel#embed}.
+     */
+    default Optional<String> rankQuery() {
+        return Optional.empty();
+    }
+
     /** The vector of one prompt from its run's last hidden layer: one row of {@code width} floats per token. */
     float[] pool(int width, List<float[]> rows);
 }

@@ -126,9 +126,35 @@ public final class ModelService {
         return forKind(name, ModelKind.CHAT);
     }
 
-    /** The embedding model a request names, the same way; a chat model is refused. */
+    /** The embedding model a request names, the same way; a chat model or a reranker is refused. */
     public ModelDescriptor forEmbedding(String name) {
-        return forKind(name, ModelKind.EMBEDDING);
+        ModelDescriptor model = forKind(name, ModelKind.EMBEDDING);
+        if (model.ranks()) {
+            throw new FailureException(new Failure.InvalidRequest("model", "model_not_supported", "The model '"
+                    + model.id() + "' is a reranker: it scores documents against a query (POST /v1/rerank) and makes"
+                    + " no embeddings."));
+        }
+        return model;
+    }
+
+    /** The reranker a request names (or the only one); any other model is refused, naming the rerankers. */
+    public ModelDescriptor forRerank(String name) {
+        List<ModelDescriptor> rankers = catalog.all().stream().filter(ModelDescriptor::ranks).toList();
+        if (name.isBlank()) {
+            if (rankers.size() == 1) {
+                return rankers.getFirst();
+            }
+            throw new FailureException(Failure.InvalidRequest.of("model", "'model' is required: one of "
+                    + rankers.stream().map(ModelDescriptor::id).toList()));
+        }
+        ModelDescriptor model = find(name);
+        if (!model.ranks()) {
+            throw new FailureException(new Failure.InvalidRequest("model", "model_not_supported", "The model '"
+                    + model.id() + "' is not a reranker (a GGUF model with rank pooling, such as bge-reranker)"
+                    + (rankers.isEmpty() ? "; none is installed." : "; rerankers: "
+                    + rankers.stream().map(ModelDescriptor::id).toList() + ".")));
+        }
+        return model;
     }
 
     private ModelDescriptor forKind(String name, ModelKind kind) {

@@ -158,6 +158,21 @@ class LlamaChatTest {
     }
 
     @Test
+    void rerankingNeedsARerankerAndSaysWhatIsMissing() throws Exception {
+        TestServer.Reply notARanker = server.post("/v1/rerank",
+                "{\"model\":\"tiny-embed\",\"query\":\"cores\",\"documents\":[\"four cores\",\"a fan\"]}");
+        assertThat(notARanker.status()).isEqualTo(400);
+        assertThat(notARanker.body()).contains("is not a reranker").contains("none is installed");
+        TestServer.Reply noQuery = server.post("/rerank", "{\"model\":\"tiny-embed\",\"documents\":[\"a\"]}");
+        assertThat(noQuery.status()).isEqualTo(400);
+        assertThat(noQuery.json().at("/error/param").asText()).isEqualTo("query");
+        TestServer.Reply badDocument = server.post("/v1/rerank",
+                "{\"model\":\"tiny-embed\",\"query\":\"q\",\"documents\":[3]}");
+        assertThat(badDocument.status()).isEqualTo(400);
+        assertThat(badDocument.json().at("/error/param").asText()).isEqualTo("documents");
+    }
+
+    @Test
     void theModelsAreListedWithWhatTheirHeadersSay() throws Exception {
         JsonNode list = ok(server.get("/v1/models"));
         JsonNode tiny = null;

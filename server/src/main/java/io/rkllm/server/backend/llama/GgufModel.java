@@ -73,8 +73,11 @@ final class GgufModel implements BackendModel {
         LlamaModel model = runtime.load(params);
         try {
             if (load.embedding()) {
+                // a reranker's score needs llama.cpp's own rank pooling (its classification head); vectors are
+                // pooled by the pipeline from every token's row
+                Pooling pooling = ranks(model) ? Pooling.RANK : Pooling.NONE;
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
-                        settings.threads(), Pooling.NONE));
+                        settings.threads(), pooling));
                 return new GgufModel(load.id(), new PromptText(Optional.empty()), defaults, null, model, context, 1);
             }
             int sequences = settings.parallel();
@@ -92,6 +95,12 @@ final class GgufModel implements BackendModel {
             model.close();
             throw e;
         }
+    }
+
+    /** Whether the model's header asks for rank pooling ({@code <arch>.pooling_type} 4): a reranker. */
+    static boolean ranks(LlamaModel model) {
+        return model.metadata("general.architecture").flatMap(arch -> model.metadata(arch + ".pooling_type"))
+                .map(String::strip).filter("4"::equals).isPresent();
     }
 
     /** The model's own Jinja template, when it has one that renders. */
@@ -185,8 +194,7 @@ final class GgufModel implements BackendModel {
         }
         long start = System.nanoTime();
         embeddingContext.kv().clear();
-        try (Batch batch = new Batch(tokens.length, 1);
-             Cancellation.Binding bound = cancellation.onCancel(() -> { })) {
+        try (Batch batch = new Batch(tokens.length, 1)) {
             for (int i = 0; i < tokens.length; i++) {
                 batch.add(tokens[i], i, 0, true);
             }
@@ -208,6 +216,61 @@ final class GgufModel implements BackendModel {
             return new EmbedResult.Failed(e.getMessage());
         } finally {
             embeddingContext.kv().clear();
+        }
+    }
+
+    /**
+     * A reranker's score of one document: the query and the document in one sequence as llama-server frames the
+     * pair ({@code BOS query EOS SEP document EOS}), read through the model's classification head.
+     */
+    @Override
+    public EmbedResult rank(String query, String document, Cancellation cancellation) {
+        if (embeddingContext == null || embeddingContext.pooling() != Pooling.RANK) {
+            return new EmbedResult.Failed("model " + id + " is not a reranker");
+        }
+        List<Integer> pair = new ArrayList<>();
+        add(pair, embeddingModel.bos());
+        for (int t : embeddingModel.tokenize(query, false, true)) {
+            pair.add(t);
+        }
+        add(pair, embeddingModel.eos());
+        add(pair, embeddingModel.sep());
+        for (int t : embeddingModel.tokenize(document, false, true)) {
+            pair.add(t);
+        }
+        add(pair, embeddingModel.eos());
+        int[] tokens = pair.stream().mapToInt(Integer::intValue).toArray();
+        if (tokens.length > embeddingContext.batchSize()) {
+            return new EmbedResult.Failed("the query and a document are " + tokens.length + " tokens long; model " + id
+                    + " takes at most " + embeddingContext.batchSize());
+        }
+        long start = System.nanoTime();
+        embeddingContext.kv().clear();
+        try (Batch batch = new Batch(tokens.length, 1)) {
+            for (int i = 0; i < tokens.length; i++) {
+                batch.add(tokens[i], i, 0, true);
+            }
+            DecodeStatus status = embeddingContext.decode(batch, cancellation::isCancelled);
+            if (status == DecodeStatus.ABORTED) {
+                return new EmbedResult.Aborted();
+            }
+            if (status != DecodeStatus.OK) {
+                return new EmbedResult.Failed("llama.cpp had no room for the pair (" + status + ")");
+            }
+            float[] score = {embeddingContext.sequenceEmbedding(0)[0]};
+            return new EmbedResult.Rows(1, List.of(score), new RunStats((System.nanoTime() - start) / 1e6,
+                    tokens.length, 0, 0));
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: ranking failed: {}", id, e.toString());
+            return new EmbedResult.Failed(e.getMessage());
+        } finally {
+            embeddingContext.kv().clear();
+        }
+    }
+
+    private static void add(List<Integer> tokens, int token) {
+        if (token >= 0) {
+            tokens.add(token);
         }
     }
 

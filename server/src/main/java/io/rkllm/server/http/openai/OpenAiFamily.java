@@ -1,6 +1,7 @@
 package io.rkllm.server.http.openai;
 
 import io.rkllm.server.api.EmbeddingRequestParser;
+import io.rkllm.server.api.RerankRequestParser;
 import io.rkllm.server.http.ApiFamily;
 import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.HttpServices;
@@ -12,7 +13,7 @@ import java.util.Set;
 
 /**
  * OpenAI's chat completions, legacy completions, embeddings and models (with and without the /v1 prefix, as
- * llama-server), and the server's model load and unload extensions. Its error shape is the server's default.
+ * llama-server), llama-server's rerank, and the server's model load and unload extensions. Its error shape is the server's default.
  */
 public final class OpenAiFamily implements ApiFamily {
     private final List<Route> routes = new ArrayList<>();
@@ -23,10 +24,12 @@ public final class OpenAiFamily implements ApiFamily {
         var chat = new OpenAiHandler(s.driver(), new ChatRequestParser(s.fields()), s.mapper(), errors);
         var embeddings = new OpenAiEmbeddings(s.embeddings(), new EmbeddingRequestParser(s.fields()));
         var models = new ModelsHandler(s.models(), s.mapper());
+        var rerank = new OpenAiRerank(s.embeddings(), new RerankRequestParser(s.fields()));
         for (String prefix : new String[] {"/v1", ""}) {
             routes.add(Route.post(prefix + "/chat/completions", chat::chat));
             routes.add(Route.post(prefix + "/completions", chat::completions));
             routes.add(Route.post(prefix + "/embeddings", embeddings::handle));
+            routes.add(Route.post(prefix + "/rerank", rerank::handle));
             routes.add(Route.get(prefix + "/models", models::list));
             routes.add(Route.get(prefix + "/models/{id}", models::get));
             routes.add(Route.post(prefix + "/models/{id}/load", models::load));

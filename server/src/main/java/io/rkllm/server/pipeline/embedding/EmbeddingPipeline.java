@@ -36,7 +36,8 @@ public final class EmbeddingPipeline {
     }
 
     public PreparedEmbedding prepare(EmbeddingRequest request) {
-        ModelDescriptor model = models.forEmbedding(request.model());
+        ModelDescriptor model = request.rankQuery().isPresent() ? models.forRerank(request.model())
+                : models.forEmbedding(request.model());
         EmbeddingSettings settings = model.embedding().orElseThrow();
         if (request.inputs().size() > config.maxInputs()) {
             throw invalid("input", "at most " + config.maxInputs() + " inputs per request (embeddings.max_inputs), got "
@@ -45,12 +46,17 @@ public final class EmbeddingPipeline {
         OptionalInt dimensions = dimensions(request, model, settings);
         int limit = settings.inputLimit(model.contextLength());
         int overhead = settings.framing() == EmbeddingSettings.Framing.TEMPLATE ? TEMPLATE_TOKENS : 0;
-        String prefix = switch (request.inputType()) {
+        boolean rerank = request.rankQuery().isPresent();
+        String prefix = rerank ? "" : switch (request.inputType()) {
             case QUERY -> settings.queryPrefix();
             case DOCUMENT -> settings.documentPrefix();
             case UNMARKED -> "";
         };
-        String suffix = settings.framing() == EmbeddingSettings.Framing.RAW ? settings.endOfText() : "";
+        String suffix = !rerank && settings.framing() == EmbeddingSettings.Framing.RAW ? settings.endOfText() : "";
+        if (rerank) {
+            // the query is read with every document: its tokens count against each one's room
+            overhead += estimator.estimate(model.id(), request.rankQuery().get()) + 4;
+        }
         List<String> prompts = new ArrayList<>(request.inputs().size());
         int truncated = 0;
         for (int i = 0; i < request.inputs().size(); i++) {

@@ -2,6 +2,7 @@ package io.rkllm.server.pipeline.embedding;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -13,9 +14,23 @@ import java.util.OptionalInt;
  *                   query or document prefix goes before each
  * @param dimensions fewer dimensions than the model's, for a model trained for shortened vectors
  * @param truncate   a text longer than the model takes is cut to fit (true), or refused (false)
+ * @param rankQuery  a rerank request: the query each input (a document) is scored against by a reranker, one
+ *                   relevance score per input instead of a vector
  */
 public record EmbeddingRequest(String model, List<String> inputs, InputType inputType, OptionalInt dimensions,
-                               boolean truncate) {
+                               boolean truncate, Optional<String> rankQuery) {
+
+    /** A request for vectors. */
+    public EmbeddingRequest(String model, List<String> inputs, InputType inputType, OptionalInt dimensions,
+                            boolean truncate) {
+        this(model, inputs, inputType, dimensions, truncate, Optional.empty());
+    }
+
+    /** A rerank request: {@code documents} scored against {@code query}. */
+    public static EmbeddingRequest rerank(String model, String query, List<String> documents) {
+        return new EmbeddingRequest(model, documents, InputType.UNMARKED, OptionalInt.empty(), true,
+                Optional.of(query));
+    }
 
     /** What the texts are, as far as the client said. */
     public enum InputType {
@@ -27,5 +42,6 @@ public record EmbeddingRequest(String model, List<String> inputs, InputType inpu
         inputs = List.copyOf(inputs);
         Objects.requireNonNull(inputType, "inputType");
         Objects.requireNonNull(dimensions, "dimensions");
+        Objects.requireNonNull(rankQuery, "rankQuery");
     }
 }

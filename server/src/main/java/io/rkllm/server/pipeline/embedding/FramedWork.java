@@ -17,12 +17,19 @@ final class FramedWork implements EmbeddingWork {
     private final EmbeddingSettings settings;
     private final List<String> prompts;
     private final OptionalInt dimensions;
+    private final Optional<String> rankQuery;
 
     FramedWork(PreparedEmbedding prepared) {
         this.model = prepared.model();
         this.settings = prepared.model().embedding().orElseThrow();
         this.prompts = prepared.prompts();
         this.dimensions = prepared.dimensions();
+        this.rankQuery = prepared.request().rankQuery();
+    }
+
+    @Override
+    public Optional<String> rankQuery() {
+        return rankQuery;
     }
 
     @Override
@@ -42,6 +49,9 @@ final class FramedWork implements EmbeddingWork {
 
     @Override
     public float[] pool(int width, List<float[]> rows) {
+        if (rankQuery.isPresent()) {
+            return rows.getLast().clone(); // a score: nothing to pool or normalise
+        }
         float[] vector = Vectors.pool(settings.pooling(), rows);
         if (dimensions.isPresent()) {
             return Vectors.normalize(Vectors.shorten(vector, dimensions.getAsInt()));

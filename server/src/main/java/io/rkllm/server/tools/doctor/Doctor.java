@@ -8,6 +8,7 @@ import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.rknn.RknnFunction;
 import io.rkllm.ffm.rknn.RknnRuntime;
 import io.rkllm.server.app.RknnLibrary;
+import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
@@ -140,9 +141,19 @@ public final class Doctor {
         List<Check> checks = new ArrayList<>();
         boolean simulated = sim.isPresent();
 
+        boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
+        Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
+        DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
         Library library = library(config.runtime(), sim);
-        checks.add(library.check());
+        LlamaEngine llama = LlamaEngine.open(config.engines().llama());
+        // a machine whose models are all GGUF serves them through llama.cpp without librkllmrt.so: not blocking
+        boolean onlyGguf = !discovery.models().isEmpty()
+                && discovery.models().stream().allMatch(m -> m.gguf().isPresent());
+        checks.add(llama.runtime().isPresent() && onlyGguf && library.check().status() == Check.Status.FAIL
+                ? library.check().notBlocking("the models are GGUF models, which llama.cpp serves without it")
+                : library.check());
         checks.add(engines(library));
+        checks.add(llama(llama));
         checks.add(CpuCheck.check(roots.resolve("/proc/cpuinfo"), library.file(), library.version()));
 
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
@@ -155,9 +166,6 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
-        Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
-        DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
         checks.add(rknn(config.runtime(), sim, discovery.models().stream().filter(ModelDescriptor::seesImages)
                 .map(ModelDescriptor::id).toList()));
         checks.addAll(models(discovery, modelsDir, simulatedModels));
@@ -260,7 +268,20 @@ public final class Doctor {
     private static Check engines(Library library) {
         boolean rkllm = library.check().status() != Check.Status.FAIL;
         return Check.info("engines", rkllm ? "RKLLM runtime: .rkllm models"
-                : "RKLLM runtime: not available (see library); no other engine is built in yet, so nothing can serve");
+                : "RKLLM runtime: not available (see library); .gguf models only, through llama.cpp (see llama)");
+    }
+
+    /**
+     * llama.cpp for GGUF models: the library, why it was chosen, its build, API generation and ggml devices; not
+     * blocking when missing (only GGUF models need it).
+     */
+    private static Check llama(LlamaEngine llama) {
+        if (llama.runtime().isEmpty()) {
+            return Check.warn("llama", "llama.cpp not available: " + llama.missing(), "GGUF models need it: set"
+                    + " engines.llama.library to a libllama.so (docs/llama-engine.md), or leave it empty for the"
+                    + " build bundled in the jar");
+        }
+        return Check.ok("llama", llama.summary() + "; " + llama.runtime().get().info().systemInfo());
     }
 
     /** The RKNN runtime, which runs the image encoders of vision models; only they need it. */
