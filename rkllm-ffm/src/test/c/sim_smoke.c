@@ -516,6 +516,14 @@ static void test_tools_newest_turn(LLMHandle h) {
     run_simple(h, prompt, 0, &c);
     CHECK(answer_is(&c, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"),
           "the newest user text names a tool: %s", c.text);
+    /* a turn whose text ends with a newline: three newlines before the next marker */
+    run_simple(h, "User: What does get_weather say?\n\nTool result: 21\n\n\nUser: Thanks!", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "The tool returned") && !strstr(c.text, "<tool_call>"), "the last marker after three "
+          "newlines: %s", c.text);
+    run_simple(h, "User: Hi\n\nTool result: 21\n\n\nUser: And what time is it now?", 0, &c);
+    CHECK(answer_is(&c, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"),
+          "the newest user text after three newlines: %s", c.text);
     /* a flattened resend that ends with the tool's result: answered like a tool-role run */
     snprintf(prompt, sizeof prompt, "%.*s", (int)strlen(earlier) - 2, earlier);
     run_simple(h, prompt, 0, &c);

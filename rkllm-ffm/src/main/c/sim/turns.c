@@ -20,10 +20,13 @@ static int marker_at(const char* prompt, const char* p) {
     return M_NONE;
 }
 
-/* The start of the next paragraph after p (just after a "\n\n"), or the end of the text. */
+/* The start of the next paragraph after p (after the next run of two or more newlines: a turn whose text ends with
+ * a newline is followed by three), or the end of the text. */
 static const char* next_paragraph(const char* p) {
     const char* q = strstr(p, "\n\n");
-    return q ? q + 2 : p + strlen(p);
+    if (!q) return p + strlen(p);
+    while (*q == '\n') q++;
+    return q;
 }
 
 /* Appends text[from, to) without its System: paragraphs (a note runs to the end of its paragraph, or to the next
