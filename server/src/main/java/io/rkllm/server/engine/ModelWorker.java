@@ -108,10 +108,6 @@ public final class ModelWorker implements AutoCloseable {
         return jobs.parallel();
     }
 
-    public boolean busy() {
-        return jobs.runningCount() > 0;
-    }
-
     /** Nothing queued, reserved or running: it may be unloaded. */
     boolean idle() {
         return jobs.idle();
