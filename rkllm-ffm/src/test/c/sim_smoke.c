@@ -495,6 +495,58 @@ static void test_say(void) {
     rkllm_destroy(h);
 }
 
+static int answer_is(Collector* c, const char* expected) {
+    c->text[c->len] = 0;
+    return strcmp(c->text, expected) == 0;
+}
+
+/* Tools get_weather and now set: only the newest turn of a prompt decides whether the model calls a tool. */
+static void test_tools_newest_turn(LLMHandle h) {
+    Collector c;
+    const char* earlier =
+        "User: What does get_weather say for Paris?\n\nAssistant: <tool_call>\n{\"name\": \"get_weather\", "
+        "\"arguments\": {\"location\": \"Paris\"}}\n</tool_call>\n\nTool result: {\"temperature\": 21}\n\n";
+    char prompt[2048];
+    /* a flattened resend: the earlier turns name a tool, the newest user text does not */
+    snprintf(prompt, sizeof prompt, "%sAssistant: It is 21 degrees.\n\nUser: Thanks! Is that warm?", earlier);
+    run_simple(h, prompt, 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "<tool_call>") && c.perf.generate_tokens == 48, "earlier turns call nothing: %s", c.text);
+    snprintf(prompt, sizeof prompt, "%sAssistant: It is 21 degrees.\n\nUser: And what time is it now?", earlier);
+    run_simple(h, prompt, 0, &c);
+    CHECK(answer_is(&c, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"),
+          "the newest user text names a tool: %s", c.text);
+    /* a turn whose text ends with a newline: three newlines before the next marker */
+    run_simple(h, "User: What does get_weather say?\n\nTool result: 21\n\n\nUser: Thanks!", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "The tool returned") && !strstr(c.text, "<tool_call>"), "the last marker after three "
+          "newlines: %s", c.text);
+    run_simple(h, "User: Hi\n\nTool result: 21\n\n\nUser: And what time is it now?", 0, &c);
+    CHECK(answer_is(&c, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"),
+          "the newest user text after three newlines: %s", c.text);
+    /* a flattened resend that ends with the tool's result: answered like a tool-role run */
+    snprintf(prompt, sizeof prompt, "%.*s", (int)strlen(earlier) - 2, earlier);
+    run_simple(h, prompt, 0, &c);
+    CHECK(answer_is(&c, "The tool returned: \"{\"temperature\": 21}\"."), "tool result last: %s", c.text);
+    /* and one that ends with the assistant's turn (a prefill): prose */
+    run_simple(h, "User: Call get_weather.\n\nAssistant: Sure, calling get_weather", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "<tool_call>"), "assistant turn last: %s", c.text);
+    /* system notes: a System: turn after the newest user turn, System: paragraphs around an incremental turn */
+    run_simple(h, "User: Hi\n\nAssistant: Hello!\n\nUser: How are you?\n\nSystem: Tools: get_weather, now.", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "<tool_call>"), "flattened system note: %s", c.text);
+    run_simple(h, "System: You may call get_weather.\n\nHow are you?", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(!strstr(c.text, "<tool_call>"), "system note before the user's text: %s", c.text);
+    run_simple(h, "What time is it now?\n\nSystem: get_weather is slow today.", 0, &c);
+    CHECK(answer_is(&c, "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"),
+          "system note after the user's text: %s", c.text);
+    /* a plain prompt that merely contains the words, not at a turn's start, is the user's text */
+    run_simple(h, "Please quote: User: call get_weather", 0, &c);
+    CHECK(strncmp(c.text, "<tool_call>\n{\"name\": \"get_weather\"", 33) == 0, "plain prompt: %s", c.text);
+}
+
 static void test_tools(void) {
     LLMHandle h = NULL;
     init_handle(&h, model_file("tools", "time_scale: 0\n"), 4096, -1);
@@ -525,6 +577,34 @@ static void test_tools(void) {
     /* body "<tool_response>\n{...}\n</tool_response>" = < tool _ respo nse > \n{ " tempe ratur e " : " 21" , ' "'
        sky " : ' "' clear " } \n< / tool _ respo nse > = 30 tokens */
     CHECK(c.perf.prefill_tokens == T_PREFIX + 30 + T_POSTFIX, "tool response wrapped: %d", c.perf.prefill_tokens);
+    run_with(h, "get_weather: 21 degrees, now sunny", &o, &c);
+    c.text[c.len] = 0;
+    CHECK(strcmp(c.text, "The tool returned: \"get_weather: 21 degrees, now sunny\".") == 0,
+          "a tool result naming tools is answered, not called again: %s", c.text);
+    test_tools_newest_turn(h);
+    rkllm_destroy(h);
+
+    /* numbers as agents declare them: Codex's exec_command ("number", parsed as usize) and opencode's bash timeout
+       ("integer" with exclusiveMinimum 0 beside JavaScript's smallest safe integer) */
+    init_handle(&h, model_file("agent_tools", "time_scale: 0\n"), 4096, -1);
+    const char* agent_tools =
+        "[{\"type\":\"function\",\"function\":{\"name\":\"exec_command\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"cmd\":{\"type\":\"string\"},\"max_output_tokens\":{\"type\":\"number\"},"
+        "\"yield_time_ms\":{\"type\":\"number\"}},\"required\":[\"cmd\"]}}},"
+        "{\"type\":\"function\",\"function\":{\"name\":\"bash\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"command\":{\"type\":\"string\"},\"timeout\":{\"type\":\"integer\",\"exclusiveMinimum\":0,"
+        "\"minimum\":-9007199254740991}},\"required\":[\"command\"]}}}]";
+    CHECK(rkllm_set_function_tools(h, "", agent_tools, "tool_response") == 0, "set agent tools");
+    run_simple(h, "Use exec_command to list the files in this directory.", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"sim\", "
+                         "\"max_output_tokens\": 1, \"yield_time_ms\": 1}}\n</tool_call>") == 0,
+          "whole numbers for \"number\": %s", c.text);
+    run_simple(h, "Use the bash tool to list the files in this directory.", 0, &c);
+    c.text[c.len] = 0;
+    CHECK(strcmp(c.text, "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"sim\", \"timeout\": 1}}\n"
+                         "</tool_call>") == 0,
+          "exclusiveMinimum 0 is stricter than the minimum beside it: %s", c.text);
     rkllm_destroy(h);
 }
 
@@ -1122,7 +1202,7 @@ static void test_json(void) {
                "\"null\"},{\"type\":\"string\"}]},\"ok\":{\"type\":\"boolean\"},\"score\":{\"type\":\"number\","
                "\"exclusiveMaximum\":1}},\"required\":[\"color\"],\"type\":\"object\"}}} [[json]]",
                0, c);
-    CHECK(text_is(c, "{\"color\": \"red\", \"when\": \"2025-01-01\", \"note\": \"sim\", \"ok\": true, \"score\": 0.5}"),
+    CHECK(text_is(c, "{\"color\": \"red\", \"when\": \"2025-01-01\", \"note\": \"sim\", \"ok\": true, \"score\": 0}"),
           "pydantic-style schema: '%s'", c->text);
     /* tuples (2020-12 prefixItems, draft 7 items lists), allOf merged into one object, a schema that is a $ref */
     static const struct {
@@ -1132,7 +1212,7 @@ static void test_json(void) {
         {"{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},"
          "{\"type\":\"string\"},{\"type\":\"boolean\"}],\"items\":false,\"minItems\":3,\"maxItems\":3}},"
          "\"required\":[\"t\"]}",
-         "{\"t\": [1.5, \"sim2\", true]}"},
+         "{\"t\": [1, \"sim2\", true]}"},
         {"{\"type\":\"array\",\"items\":[{\"type\":\"integer\"},{\"type\":\"string\"}],\"additionalItems\":false}",
          "[1, \"sim2\"]"},
         {"{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},"
@@ -1150,8 +1230,18 @@ static void test_json(void) {
          "true},\"half\":{\"type\":\"integer\",\"minimum\":2.5,\"maximum\":3},\"plain\":{\"type\":\"integer\","
          "\"minimum\":-9007199254740991,\"maximum\":9007199254740991},\"above\":{\"type\":\"number\","
          "\"exclusiveMinimum\":0}}}",
-         "{\"big\": 1234567.25, \"narrow\": 0.05, \"five\": 15, \"tenth\": 0.3, \"old\": 6, \"half\": 3, "
-         "\"plain\": 1, \"above\": 1.5}"},
+         "{\"big\": 1234568, \"narrow\": 0.05, \"five\": 15, \"tenth\": 0.3, \"old\": 6, \"half\": 3, "
+         "\"plain\": 1, \"above\": 1}"},
+        /* a "number" is whole as a model writes it (Codex parses its numbers as usize), a fraction only when the
+           bounds or multipleOf leave no whole number; opencode's exclusiveMinimum 0 beside the safe minimum */
+        {"{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"number\"},\"list\":{\"type\":\"array\","
+         "\"items\":{\"type\":\"number\"},\"minItems\":2},\"low\":{\"type\":\"number\",\"minimum\":250},"
+         "\"capped\":{\"type\":\"number\",\"maximum\":-0.5},\"frac\":{\"type\":\"number\",\"minimum\":2.5,"
+         "\"maximum\":2.7},\"third\":{\"type\":\"number\",\"multipleOf\":0.3},\"timeout\":{\"type\":\"integer\","
+         "\"exclusiveMinimum\":0,\"minimum\":-9007199254740991},\"ratio\":{\"type\":\"number\",\"minimum\":"
+         "-9007199254740991,\"exclusiveMinimum\":0,\"exclusiveMaximum\":1}},\"required\":[\"ms\"]}",
+         "{\"ms\": 1, \"list\": [1, 2], \"low\": 250, \"capped\": -1, \"frac\": 2.6, \"third\": 1.2, "
+         "\"timeout\": 1, \"ratio\": 0.5}"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         snprintf(prompt, sizeof prompt, "Schema: %s [[json]]", shapes[i].schema);

@@ -177,15 +177,15 @@ static void append_number(StrBuf* out, double v, Bound lo, Bound hi) {
     sb_append(out, text);
 }
 
+/* A whole number is what a model writes for "number" too (a count, a timeout in ms: clients such as Codex declare
+ * those as "number" and parse them as integers); a fraction only when the bounds leave no whole number. */
 static void write_number(const Gen* g, const JsonValue* s, int integer, int salt) {
     Bound lo = bound(s, "minimum", "exclusiveMinimum", 1), hi = bound(s, "maximum", "exclusiveMaximum", 0);
-    double v = integer ? 1 : 1.5, m; /* what a model writes when nothing says otherwise */
-    if (below(lo, v)) v = integer ? (lo.exclusive ? floor(lo.v) + 1 : ceil(lo.v)) : (lo.exclusive ? lo.v + 0.5 : lo.v);
+    double v = 1, m;
+    if (below(lo, v)) v = lo.exclusive ? floor(lo.v) + 1 : ceil(lo.v);
     v += salt;
-    if (above(hi, v)) {
-        v = integer ? (hi.exclusive ? ceil(hi.v) - 1 : floor(hi.v)) : (hi.exclusive ? hi.v - 0.5 : hi.v);
-    }
-    if (!integer && below(lo, v)) v = (lo.v + hi.v) / 2; /* a range narrower than the steps above */
+    if (above(hi, v)) v = hi.exclusive ? ceil(hi.v) - 1 : floor(hi.v);
+    if (!integer && below(lo, v)) v = (lo.v + hi.v) / 2; /* no whole number in the range: its middle */
     if (number_of(s, "multipleOf", &m) && m > 0) {
         double k = ceil(v / m - 1e-9);
         if (below(lo, k * m)) k++;

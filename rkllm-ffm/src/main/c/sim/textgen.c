@@ -8,6 +8,7 @@
 #include "json.h"
 #include "schema.h"
 #include "tokenizer.h"
+#include "turns.h"
 
 #define SAY_CHUNK_BYTES 3
 #define TOOL_QUOTE_BYTES 60
@@ -401,15 +402,27 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
     } else if (n >= 0) {
         out->kind = SIM_OUT_TOKENS;
         pseudo_text(&rng, n, &out->text);
-    } else if (req->role_is_user && req->tools && (tool = sim_tools_find_mentioned(req->tools, req->prompt))) {
-        out->kind = SIM_OUT_TOOL_CALL;
-        tool_call(tool, &out->text);
     } else if (req->role_is_tool) {
+        /* after a tool result a model answers in prose: what ends an agent's loop */
         out->kind = SIM_OUT_TOOL_ANSWER;
         tool_answer(req->prompt, &out->text);
     } else {
-        out->kind = SIM_OUT_REPLY;
-        pseudo_text(&rng, req->reply_tokens, &out->text);
+        /* the newest turn decides: tool names in earlier turns of a resent conversation, or in system notes, were
+         * dealt with then (calling them again would loop an agent) */
+        SimTurn turn;
+        sim_newest_turn(req->prompt, &turn);
+        if (req->role_is_user && req->tools && turn.kind == SIM_TURN_USER &&
+            (tool = sim_tools_find_mentioned(req->tools, turn.text))) {
+            out->kind = SIM_OUT_TOOL_CALL;
+            tool_call(tool, &out->text);
+        } else if (req->role_is_user && turn.kind == SIM_TURN_TOOL_RESULT) {
+            out->kind = SIM_OUT_TOOL_ANSWER;
+            tool_answer(turn.text, &out->text);
+        } else {
+            out->kind = SIM_OUT_REPLY;
+            pseudo_text(&rng, req->reply_tokens, &out->text);
+        }
+        sim_turn_free(&turn);
     }
     token_chunks(out, 0);
     out->answer_len = out->text.len;

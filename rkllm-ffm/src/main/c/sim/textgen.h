@@ -14,8 +14,8 @@
 typedef enum {
     SIM_OUT_SAY = 0,        /* [[say:TEXT]] */
     SIM_OUT_TOKENS = 1,     /* [[tokens:N]] */
-    SIM_OUT_TOOL_CALL = 2,  /* the prompt mentions a tool */
-    SIM_OUT_TOOL_ANSWER = 3,/* role "tool" */
+    SIM_OUT_TOOL_CALL = 2,  /* the newest user turn mentions a tool */
+    SIM_OUT_TOOL_ANSWER = 3,/* role "tool", or a flattened prompt whose newest turn is a tool result */
     SIM_OUT_REPLY = 4,      /* pseudo-text of reply_tokens tokens */
     SIM_OUT_JSON = 5        /* [[json...]]: structured output */
 } SimOutputKind;

@@ -2,24 +2,11 @@ package io.rkllm.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Greedy generation with the real library: deterministic, and the same whether sampled natively or by argmax. */
-class GenerationTest {
+class GenerationTest extends WithChatModel {
     private static final String PROMPT = "<|im_start|>user\nHello, how are you?<|im_end|>\n<|im_start|>assistant\n";
-    private static LlamaModel model;
-
-    @BeforeAll
-    static void load() {
-        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
 
     @Test
     void greedyGenerationIsDeterministic() {

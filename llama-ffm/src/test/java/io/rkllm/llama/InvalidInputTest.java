@@ -3,26 +3,13 @@ package io.rkllm.llama;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Inputs on which llama.cpp asserts or throws through C (either ends the process) are refused in Java, and the
  * context keeps working afterwards.
  */
-class InvalidInputTest {
-    private static LlamaModel model;
-
-    @BeforeAll
-    static void load() {
-        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
+class InvalidInputTest extends WithChatModel {
 
     @Test
     void tokensOutsideTheVocabularyAreRefused() {

@@ -3,28 +3,15 @@ package io.rkllm.llama;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Three conversations in one context, decoded together: one llama_decode per step for all three. */
-class ParallelSequencesTest {
+class ParallelSequencesTest extends WithChatModel {
     private static final List<String> PROMPTS = List.of(
             "<|im_start|>user\nHello, how are you?<|im_end|>\n<|im_start|>assistant\n",
             "<|im_start|>user\nWhat is the answer?<|im_end|>\n<|im_start|>assistant\n",
             "<|im_start|>user\nTell me about the board and its four big cores.<|im_end|>\n<|im_start|>assistant\n");
     private static final int STEPS = 12;
-    private static LlamaModel model;
-
-    @BeforeAll
-    static void load() {
-        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
 
     @Test
     void threeSequencesAdvanceTogetherAndEachGetsWhatItWouldAlone() {

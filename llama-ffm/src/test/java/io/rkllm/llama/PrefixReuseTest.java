@@ -3,8 +3,6 @@ package io.rkllm.llama;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Arrays;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,20 +10,9 @@ import org.junit.jupiter.api.Test;
  * decodes only its new tokens, an edited turn cuts the cache at the first differing token, and either way the
  * next token's logits are those of decoding the whole prompt afresh.
  */
-class PrefixReuseTest {
+class PrefixReuseTest extends WithChatModel {
     private static final String TURN_1 = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHello there, "
             + "how are you today?<|im_end|>\n<|im_start|>assistant\n";
-    private static LlamaModel model;
-
-    @BeforeAll
-    static void load() {
-        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
 
     @Test
     void aFollowUpDecodesOnlyItsNewTokens() {

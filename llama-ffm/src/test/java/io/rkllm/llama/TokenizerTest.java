@@ -6,23 +6,10 @@ import io.rkllm.llama.gguf.TinyLlama;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Tokenizing and detokenizing through the tiny model's byte-level BPE vocabulary. */
-class TokenizerTest {
-    private static LlamaModel model;
-
-    @BeforeAll
-    static void load() {
-        model = TestLlama.runtime().load(ModelParams.of(TestLlama.chatModel()));
-    }
-
-    @AfterAll
-    static void close() {
-        model.close();
-    }
+class TokenizerTest extends WithChatModel {
 
     @Test
     void textSurvivesARoundTripIncludingNonAscii() {

@@ -37,7 +37,8 @@ public final class Cancellation {
 
     /**
      * Binds a native run's abort to this cancellation until the binding is closed; when it has fired already, the
-     * abort runs now (before the run, which then does not start). One binding at a time: runs are sequential.
+     * abort runs now (before the run, which then does not start). One binding at a time: one job's runs are
+     * sequential (jobs running side by side each have their own cancellation).
      */
     public Binding onCancel(Runnable nativeAbort) {
         boolean now;

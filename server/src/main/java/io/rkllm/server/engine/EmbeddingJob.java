@@ -9,10 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One embedding request on the model's thread: the model is readied once (the framing template, an empty cache, so
- * every vector depends on its own text only), then each prompt runs, taking its turn on the NPU after any
- * generation, and its rows are pooled at once. The first prompt that fails fails the request: the prompts after it
- * do not run.
+ * One embedding request on the model's thread, never beside a generation of the same model: the model is readied
+ * once (the framing template, an empty cache, so every vector depends on its own text only), then each prompt runs,
+ * taking its turn on the NPU after any generation, and its rows are pooled at once. The first prompt that fails
+ * fails the request: the prompts after it do not run.
  */
 final class EmbeddingJob extends Job {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddingJob.class);
@@ -34,27 +34,22 @@ final class EmbeddingJob extends Job {
 
     @Override
     void execute(BackendModel model) {
-        worker.taken(this);
         if (embedding.cancellation().isCancelled()) {
             // cancelled between leaving the queue and now: its reader still waits for the end
             embedding.emit(cancelled());
             return;
         }
-        worker.running(this);
         try {
             embedding.emit(run(model));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.SHUTDOWN,
                     "interrupted before the run")));
-        } finally {
-            worker.running(null);
         }
     }
 
     @Override
     void fail(String message) {
-        worker.taken(this);
         embedding.emit(new EmbeddingEvent.Failed(embedding.cancelReason()
                 .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
     }

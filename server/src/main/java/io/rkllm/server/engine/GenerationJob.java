@@ -5,13 +5,16 @@ import io.rkllm.server.domain.Failure;
 import java.util.Optional;
 
 /**
- * One generation on the model's thread: it waits for an embedding run in progress (chats go first), the backend
- * runs it (its cache policy, the native run, what the cache holds afterwards), its text goes to the generation's
- * reader as it comes, and the reader gets the end.
+ * One generation, on the model's thread or, for a model that runs several at once, on one of its generation
+ * threads: it waits for an embedding run in progress (chats go first), the backend runs it (its cache policy, the
+ * native run, what the cache holds afterwards), its text goes to the generation's reader as it comes, and the
+ * reader gets the end.
  */
 final class GenerationJob extends Job {
     final Generation generation;
     final boolean background;
+    /** Chosen to give way to a chat (guarded by the {@link JobQueue}'s lock): chosen once. */
+    boolean preempted;
     private final ModelWorker worker;
     private final ChatPrompt prompt;
     private final int maxTokens;
@@ -44,16 +47,10 @@ final class GenerationJob extends Job {
     @Override
     void execute(BackendModel model) {
         try {
-            worker.taken(this);
             if (generation.cancellation().isCancelled()) {
                 return;
             }
-            worker.running(this);
-            try {
-                run(model);
-            } finally {
-                worker.running(null);
-            }
+            run(model);
         } finally {
             releaseTurn();
         }
@@ -61,7 +58,6 @@ final class GenerationJob extends Job {
 
     @Override
     void fail(String message) {
-        worker.taken(this);
         releaseTurn();
         generation.emit(new GenerationEvent.Failed(generation.cancelReason()
                 .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));

@@ -2,7 +2,7 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 
-/** Work for a model's thread, ordered by priority class, then FIFO. */
+/** Work for a model's threads, ordered by priority class, then FIFO ({@link JobQueue}). */
 abstract sealed class Job implements Comparable<Job> permits GenerationJob, EmbeddingJob, StopJob {
     final int priority;
     final long sequence;
@@ -12,7 +12,7 @@ abstract sealed class Job implements Comparable<Job> permits GenerationJob, Embe
         this.sequence = sequence;
     }
 
-    /** Runs on the model's thread with its loaded model. */
+    /** Runs with the loaded model: on the model's thread, or a generation on one of its generation threads. */
     abstract void execute(BackendModel model);
 
     /** The model is gone before the job could run. */

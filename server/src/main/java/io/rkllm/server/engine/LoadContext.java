@@ -11,7 +11,8 @@ public interface LoadContext {
     /**
      * One slot's native load (the first, or another when a conversation needs one): waits for the memory of models
      * being unloaded, checks that it fits ({@link MemoryBudget}, {@code models.max_memory} for another slot), and
-     * counts it as held until the model unloads.
+     * counts it as held until the model unloads. Thread-safe: a model that runs several generations at once
+     * ({@link BackendModel#parallelGenerations()}) may load slots from its generation threads.
      *
      * @throws io.rkllm.server.domain.FailureException when the memory check refuses it (nothing is attempted)
      */

@@ -90,8 +90,8 @@ public final class LoadedModel {
         return worker.loaded().isDone() && !worker.loaded().isCompletedExceptionally();
     }
 
-    /** No generation queued or running. */
+    /** No request queued (or with a place reserved) or running. */
     public boolean isIdle() {
-        return worker.queued() == 0 && !worker.busy();
+        return worker.idle();
     }
 }

@@ -6,18 +6,22 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.cache.CacheContents;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.PriorityBlockingQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One loaded model: a dedicated platform thread that makes every native call for it (load, runs, cache operations,
- * destroy) in order, through its {@link BackendModel}, fed by a priority queue that is FIFO within each priority
- * class. A platform thread, not a virtual one: it blocks inside native code for seconds at a time. Route threads
- * only reserve places, submit jobs, read events and cancel.
+ * One loaded model: a dedicated platform thread ({@code rkllm-model-<id>}) that loads the model, takes its jobs
+ * from a priority queue that is FIFO within each priority class ({@link JobQueue}), runs every job that is not a
+ * generation (an embedding request: its setup and its runs) and finally closes the model, all through its
+ * {@link BackendModel}. Generations run on this thread too, one at a time, unless the loaded model declares that it
+ * runs several at once ({@link BackendModel#parallelGenerations()} N &gt; 1): then up to N run side by side, each on
+ * a platform thread of the model's own ({@code rkllm-model-<id>-gen-<k>}), and this thread only starts them. Platform
+ * threads, not virtual ones: they block inside native code for seconds at a time. Route threads only reserve
+ * places, submit jobs, read events and cancel.
  */
 public final class ModelWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelWorker.class);
@@ -25,16 +29,13 @@ public final class ModelWorker implements AutoCloseable {
     private final String name;
     private final String runtime;
     private final int maxQueued;
-    private final PriorityBlockingQueue<Job> queue = new PriorityBlockingQueue<>();
+    private final JobQueue jobs = new JobQueue();
     private final AtomicLong sequence = new AtomicLong();
-    private final AtomicInteger queuedGenerations = new AtomicInteger();
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
     private final NpuTurns turns;
     private volatile boolean closing;
-    private volatile boolean busy;
-    private volatile Job running;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
     /** The loaded model, published for {@link #held()}; null until it has loaded. */
@@ -42,9 +43,8 @@ public final class ModelWorker implements AutoCloseable {
 
     /**
      * Starts the worker thread, which begins by loading the model with {@code loader} (its backend's load: the first
-     * slot, a vision model's encoder; other slots load when a run needs them; runs still go one at a time). Every run
-     * waits its turn in {@code turns} (the order of generations and embeddings on the NPU), shared by the registry's
-     * workers.
+     * slot, a vision model's encoder; other slots load when a run needs them). Every run waits its turn in
+     * {@code turns} (the order of generations and embeddings on the NPU), shared by the registry's workers.
      *
      * @param runtime the backend's runtime as a user knows it, for messages
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
@@ -93,26 +93,38 @@ public final class ModelWorker implements AutoCloseable {
         return stopped;
     }
 
+    /** Requests waiting: places reserved or queued, not yet running. */
     public int queued() {
-        return queuedGenerations.get();
+        return jobs.waiting();
     }
 
-    public boolean busy() {
-        return busy;
+    /** Jobs running now: up to {@link #parallelGenerations()} generations, or one embedding request. */
+    public int running() {
+        return jobs.runningCount();
+    }
+
+    /** How many generations it runs at once: what the loaded model declared (1 until it has loaded). */
+    public int parallelGenerations() {
+        return jobs.parallel();
+    }
+
+    /** Nothing queued, reserved or running: it may be unloaded. */
+    boolean idle() {
+        return jobs.idle();
     }
 
     /**
      * Takes a place in the queue without queueing work yet.
      *
-     * @throws FailureException {@link Failure.QueueFull} when {@code maxQueued} generations already wait,
-     *                          {@link Failure.ModelUnloading} when the model is being unloaded
+     * @throws FailureException {@link Failure.QueueFull} when {@code maxQueued} requests already wait beyond the
+     *                          generations that could start now, {@link Failure.ModelUnloading} when the model is
+     *                          being unloaded
      */
     public Reservation reserve(Priority priority) {
         if (closing) {
             throw new FailureException(new Failure.ModelUnloading(name, "model " + name + " is being unloaded"));
         }
-        if (queuedGenerations.incrementAndGet() > maxQueued) {
-            queuedGenerations.decrementAndGet();
+        if (!jobs.reserve(maxQueued)) {
             throw new FailureException(new Failure.QueueFull(name, maxQueued, "the queue of model " + name
                     + " is full (" + maxQueued + " requests waiting); retry later"));
         }
@@ -120,53 +132,33 @@ public final class ModelWorker implements AutoCloseable {
     }
 
     Generation enqueue(GenerationJob job) {
-        synchronized (queue) {
-            if (stopped.isDone()) {
-                queuedGenerations.decrementAndGet();
-                job.generation.emit(new GenerationEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
-                        "model " + name + " was unloaded")));
-                return job.generation;
-            }
-            // before it can be taken: the worker releases the turn when the job ends
-            job.holdTurn(turns.generationQueued());
-            queue.add(job);
+        // the turn is held before the job can be taken: it is released when the job ends
+        if (!jobs.offer(job, () -> job.holdTurn(turns.generationQueued()))) {
+            job.generation.emit(new GenerationEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+                    "model " + name + " was unloaded")));
+            return job.generation;
         }
-        if (!job.background && running instanceof GenerationJob current && current.background) {
+        if (!job.background) {
             // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
-            current.generation.cancel(CancelReason.PREEMPTED);
+            jobs.backgroundToPreempt().ifPresent(task -> task.generation.cancel(CancelReason.PREEMPTED));
         }
         return job.generation;
     }
 
     Embedding enqueue(EmbeddingJob job) {
-        synchronized (queue) {
-            if (stopped.isDone()) {
-                queuedGenerations.decrementAndGet();
-                job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
-                        "model " + name + " was unloaded")));
-                return job.embedding;
-            }
-            queue.add(job);
+        if (!jobs.offer(job, () -> { })) {
+            job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+                    "model " + name + " was unloaded")));
         }
         return job.embedding;
     }
 
     void released() {
-        queuedGenerations.decrementAndGet();
-    }
-
-    /** A queued job left the queue (to run, or failed). */
-    void taken(Job job) {
-        queuedGenerations.decrementAndGet();
-    }
-
-    void running(Job job) {
-        running = job;
+        jobs.release();
     }
 
     boolean dequeue(Job job) {
-        if (queue.remove(job)) {
-            queuedGenerations.decrementAndGet();
+        if (jobs.remove(job)) {
             if (job instanceof GenerationJob generation) {
                 generation.releaseTurn();
             }
@@ -175,20 +167,19 @@ public final class ModelWorker implements AutoCloseable {
         return false;
     }
 
-    /** Stops taking work, cancels what waits, lets a running generation end, then destroys the model. */
+    /** Stops taking work, cancels what waits, lets the running jobs end, then destroys the model. */
     @Override
     public void close() {
         closing = true;
-        for (Job job : queue.toArray(Job[]::new)) {
+        for (Job job : jobs.queued()) {
             job.cancel(CancelReason.UNLOADED);
         }
-        queue.add(new StopJob(sequence.getAndIncrement()));
+        jobs.offer(new StopJob(sequence.getAndIncrement()), () -> { });
     }
 
-    /** Cancels the job running now, if any (shutdown deadline, forced unload). */
+    /** Cancels the jobs running now, if any (shutdown deadline, forced unload). */
     void cancelRunning(CancelReason reason) {
-        Job job = running;
-        if (job != null) {
+        for (Job job : jobs.running()) {
             job.cancel(reason);
         }
     }
@@ -206,48 +197,63 @@ public final class ModelWorker implements AutoCloseable {
             end(t.getMessage());
             return;
         }
+        int parallel = Math.max(1, model.parallelGenerations());
+        jobs.parallel(parallel);
         loadedSlots = model.loadedSlots();
         encoder = model.encoder().orElse(null);
         this.model = model;
+        // N > 1: a thread per generation slot; the executor never queues, the JobQueue starts at most N
+        ExecutorService generations = parallel == 1 ? null : Executors.newFixedThreadPool(parallel,
+                Thread.ofPlatform().name("rkllm-model-" + name + "-gen-", 1).factory());
+        if (parallel > 1) {
+            LOG.info("model {} runs up to {} generations at once", name, parallel);
+        }
         loaded.complete(null);
         notifyIdle();
         try {
             while (true) {
-                Job job = queue.take();
-                if (job instanceof StopJob) {
-                    break;
-                }
-                busy = true;
-                try {
-                    job.execute(model);
-                } catch (Throwable t) {
-                    LOG.error("model {}: job failed", name, t);
-                } finally {
-                    busy = false;
-                    loadedSlots = model.loadedSlots();
-                }
-                if (queuedGenerations.get() == 0) {
+                Job job = jobs.next();
+                if (job == null) {
                     notifyIdle();
+                } else if (job instanceof StopJob) {
+                    break;
+                } else if (generations != null && job instanceof GenerationJob) {
+                    generations.execute(() -> run(job, model));
+                } else {
+                    run(job, model);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            if (generations != null) {
+                // waits for the generations still running (only after an interrupt: the stop waits for them)
+                generations.close();
+            }
             model.close();
             end("model " + name + " was unloaded");
+        }
+    }
+
+    /** One job, on the worker thread or on a generation thread; never throws. */
+    private void run(Job job, BackendModel model) {
+        try {
+            job.execute(model);
+        } catch (Throwable t) {
+            LOG.error("model {}: job failed", name, t);
+        } finally {
+            loadedSlots = model.loadedSlots();
+            jobs.ended(job);
         }
     }
 
     /** No more work: what is still queued fails with {@code message}. */
     private void end(String message) {
         closing = true;
-        synchronized (queue) {
-            Job job;
-            while ((job = queue.poll()) != null) {
-                job.fail(message);
-            }
-            stopped.complete(null);
+        for (Job job : jobs.close()) {
+            job.fail(message);
         }
+        stopped.complete(null);
     }
 
     private void notifyIdle() {

@@ -1,6 +1,6 @@
 package io.rkllm.server.engine;
 
-/** Where a backend's run delivers its output, on the worker thread, in order. */
+/** Where a backend's run delivers its output, on the thread that runs the generation, in order. */
 @FunctionalInterface
 public interface TokenSink {
 

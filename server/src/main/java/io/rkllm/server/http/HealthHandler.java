@@ -39,6 +39,8 @@ final class HealthHandler {
             m.put("ready", model.ready());
             m.put("busy", model.busy());
             m.put("queued", model.queued());
+            m.put("running", model.running());
+            m.put("parallel", model.parallel());
         }
         ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
     }

@@ -20,7 +20,8 @@ public final class QueueMetrics {
                 .description("Generations waiting in the model's queue (the running one not included)")
                 .register(registry);
         this.running = MultiGauge.builder("rkllm.queue.running")
-                .description("1 while the model's worker runs a job, else 0").register(registry);
+                .description("Jobs the model runs now: its generations (up to as many as it runs at once), or one"
+                        + " embedding request").register(registry);
     }
 
     void waited(String model, long millis) {
@@ -33,7 +34,7 @@ public final class QueueMetrics {
     void refresh(List<ModelStatus> models) {
         waiting.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), m.queued()))
                 .toList(), true);
-        running.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), m.busy() ? 1 : 0))
+        running.register(models.stream().map(m -> MultiGauge.Row.of(Tags.of("model", m.id()), m.running()))
                 .toList(), true);
     }
 }

@@ -271,7 +271,7 @@ public final class ModelService {
     }
 
     private static ModelStatus status(LoadedModel m) {
-        return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.lastUsed(),
-                m.worker().loadedSlots());
+        return new ModelStatus(m.id(), m.isReady(), !m.isIdle(), m.worker().queued(), m.worker().running(),
+                m.worker().parallelGenerations(), m.lastUsed(), m.worker().loadedSlots());
     }
 }

@@ -29,10 +29,13 @@ class AgentLoopTest {
     Path dir;
 
     private TestServer start() {
+        return builder().start();
+    }
+
+    private TestServer.Builder builder() {
         return TestServer.in(dir).model("m", Map.of("max_context_limit", Integer.toString(CONTEXT),
                         "reply_tokens", "20"))
-                .sidecar("m", "context_length: " + CONTEXT + "\nfamily: qwen2.5\ncapabilities: {tools: true}\n")
-                .start();
+                .sidecar("m", "context_length: " + CONTEXT + "\nfamily: qwen2.5\ncapabilities: {tools: true}\n");
     }
 
     /** Claude Code's side of the loop: the whole conversation every time, 32000 tokens asked for each answer. */
@@ -173,6 +176,48 @@ class AgentLoopTest {
             JsonNode done = server.postForReply("/v1/messages", request("3bb", tools, followUp)).json();
             assertThat(done.at("/usage/cache_read_input_tokens").asInt()).isPositive();
             assertThat(server.runs("m").getLast().get("prefilled_text").asText()).doesNotContain("list the files");
+        }
+    }
+
+    /**
+     * The loop issue 21 saw: a conversation sent again in full names the tool in its earlier turns. With the cache
+     * off every request is such a flattened resend; the model answers the newest turn, so after the tool's result
+     * it answers in prose and the agent's loop ends, and a later user turn that names no tool gets no call.
+     */
+    @Test
+    void aFlattenedResendAnswersItsNewestTurnSoTheAgentLoopEnds() throws Exception {
+        try (TestServer server = builder().set("cache.enabled", "false").start()) {
+            Agent agent = new Agent(server);
+            JsonNode call = agent.user("Use Bash to list the files.");
+            assertThat(call.get("stop_reason").asText()).isEqualTo("tool_use");
+
+            // the agent's side: results go back as long as the model calls tools (a looping model would go on)
+            JsonNode answer = agent.toolResult("README.md\nsrc\n");
+            int calls = 1;
+            while (answer.get("stop_reason").asText().equals("tool_use") && calls < 5) {
+                answer = agent.toolResult("README.md\nsrc\n");
+                calls++;
+            }
+            assertThat(calls).as("tool calls in the loop").isEqualTo(1);
+            assertThat(answer.get("stop_reason").asText()).isEqualTo("end_turn");
+            assertThat(answer.at("/content/0/text").asText()).isEqualTo("The tool returned: \"README.md src\".");
+            JsonNode resend = server.runs("m").getLast();
+            assertThat(resend.get("cache_before").asInt()).as("nothing cached: a full resend").isZero();
+            assertThat(resend.get("role").asText()).isEqualTo("user");
+            assertThat(resend.get("prompt").asText()).startsWith("User: Use Bash to list the files.")
+                    .contains("Assistant: <tool_call>\n{\"name\": \"Bash\"").endsWith("Tool result: README.md\nsrc");
+
+            // a newest user turn that names no tool, after earlier turns that do: prose
+            JsonNode thanks = agent.user("Thanks, that is all.");
+            assertThat(thanks.get("stop_reason").asText()).isEqualTo("end_turn");
+            assertThat(thanks.get("content")).hasSize(1);
+            assertThat(thanks.at("/content/0/type").asText()).isEqualTo("text");
+            assertThat(server.runs("m").getLast().get("prompt").asText()).contains("Bash")
+                    .endsWith("User: Thanks, that is all.");
+
+            // and one that names it again calls it again
+            JsonNode again = agent.user("Now use Bash to show the date.");
+            assertThat(again.get("stop_reason").asText()).isEqualTo("tool_use");
         }
     }
 

@@ -125,7 +125,8 @@ final class GgufModel implements BackendModel {
         return new String(model.tokenToPiece(token, true), StandardCharsets.UTF_8);
     }
 
-    /** How many generations it runs at once: its sequences (the engine may call {@link #generate} that often). */
+    /** How many generations it runs at once: its sequences, each a conversation of the one batched decode. */
+    @Override
     public int parallelGenerations() {
         return parallel;
     }
