@@ -31,7 +31,8 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         if (!config.enabled()) {
             return absent("engines.llama.enabled is false");
         }
-        Optional<Path> configured = config.library().isBlank() ? Optional.empty() : Optional.of(Path.of(config.library()));
+        Optional<Path> configured = config.library().isBlank() ? Optional.empty()
+                : Optional.of(Path.of(config.library()));
         try {
             return new LlamaEngine(Optional.of(LlamaRuntime.open(LlamaLibraryLocator.system().locate(configured),
                     Optional.empty())), "");

@@ -38,6 +38,11 @@ class LlamaChatTest {
                 + (extra.isEmpty() ? "" : "," + extra) + "}";
     }
 
+    /** A question answered with 24 tokens. */
+    static String longer(String question) {
+        return chat(user(question), "").replace("\"max_tokens\":12", "\"max_tokens\":24");
+    }
+
     static String user(String text) {
         return "{\"role\":\"user\",\"content\":" + TestServer.JSON.valueToTree(text) + "}";
     }
@@ -78,6 +83,26 @@ class LlamaChatTest {
         StringBuilder text = new StringBuilder();
         chunks.forEach(c -> text.append(c.at("/choices/0/delta/content").asText("")));
         assertThat(text.toString()).isEqualTo(whole);
+    }
+
+    @Test
+    void chatsSentAtOnceAreAnsweredSideBySideAsTheyAreAlone() throws Exception {
+        List<String> questions = List.of("One at a time?", "Two at once?", "Three, one waits?");
+        List<String> alone = new java.util.ArrayList<>();
+        for (String q : questions) {
+            alone.add(content(ok(server.post("/v1/chat/completions", longer(q)))));
+        }
+        List<java.util.concurrent.CompletableFuture<TestServer.Reply>> replies = questions.stream()
+                .map(q -> java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return server.post("/v1/chat/completions", longer(q));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })).toList();
+        for (int i = 0; i < questions.size(); i++) {
+            assertThat(content(ok(replies.get(i).get()))).as(questions.get(i)).isEqualTo(alone.get(i));
+        }
     }
 
     @Test
