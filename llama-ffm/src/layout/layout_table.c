@@ -132,5 +132,16 @@ int main(void) {
     FIELD(llama_perf_context_data, n_reallocs_same);
     FIELD(llama_perf_context_data, n_reallocs_diff);
 #endif
+
+    SIZE(llama_token_data);
+    FIELD(llama_token_data, id);
+    FIELD(llama_token_data, logit);
+    FIELD(llama_token_data, p);
+
+    SIZE(llama_token_data_array);
+    FIELD(llama_token_data_array, data);
+    FIELD(llama_token_data_array, size);
+    FIELD(llama_token_data_array, selected);
+    FIELD(llama_token_data_array, sorted);
     return 0;
 }

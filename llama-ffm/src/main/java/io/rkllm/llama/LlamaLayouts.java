@@ -27,6 +27,15 @@ record LlamaLayouts(LayoutGeneration generation, GroupLayout modelParams, GroupL
     static final GroupLayout SAMPLER_CHAIN_PARAMS = Structs.struct("llama_sampler_chain_params",
             JAVA_BOOLEAN.withName("no_perf"));
 
+    /** The same in every generation: a candidate token for the samplers (id, logit, probability). */
+    static final GroupLayout TOKEN_DATA = Structs.struct("llama_token_data",
+            INT.withName("id"), JAVA_FLOAT.withName("logit"), JAVA_FLOAT.withName("p"));
+
+    /** The same in every generation: the candidates a sampler narrows down and picks from. */
+    static final GroupLayout TOKEN_DATA_ARRAY = Structs.struct("llama_token_data_array",
+            ADDRESS.withName("data"), SIZE_T.withName("size"), JAVA_LONG.withName("selected"),
+            JAVA_BOOLEAN.withName("sorted"));
+
     static LlamaLayouts of(LayoutGeneration generation) {
         return switch (generation) {
             case B4916 -> new LlamaLayouts(generation, modelParamsB4916(), contextParamsB4916(), BATCH,
@@ -40,7 +49,8 @@ record LlamaLayouts(LayoutGeneration generation, GroupLayout modelParams, GroupL
 
     Map<String, GroupLayout> all() {
         Map<String, GroupLayout> all = new LinkedHashMap<>();
-        for (GroupLayout layout : new GroupLayout[] {modelParams, contextParams, batch, samplerChainParams, perfContext}) {
+        for (GroupLayout layout : new GroupLayout[] {modelParams, contextParams, batch, samplerChainParams, perfContext,
+                TOKEN_DATA, TOKEN_DATA_ARRAY}) {
             all.put(layout.name().orElseThrow(), layout);
         }
         return all;

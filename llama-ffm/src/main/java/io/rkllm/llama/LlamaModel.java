@@ -39,6 +39,7 @@ public final class LlamaModel implements AutoCloseable {
     private final List<LlamaContext> contexts = new ArrayList<>();
     private ModelInfo info;
     private int vocabularySize = -1;
+    private TokenText tokenText;
     private boolean closed;
 
     private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle,
@@ -188,6 +189,15 @@ public final class LlamaModel implements AutoCloseable {
     }
 
     /** llama.cpp looks tokens up with {@code at()}: one outside the vocabulary throws through C and ends the process. */
+    /** Each token's text, for sampling under a grammar: built on first use (one call per token). */
+    TokenText tokenText() {
+        live();
+        if (tokenText == null) {
+            tokenText = TokenText.of(this);
+        }
+        return tokenText;
+    }
+
     void checkToken(int token) {
         if (token < 0 || token >= vocabularySize()) {
             throw new IllegalArgumentException("token " + token + " is outside the vocabulary of " + vocabularySize());

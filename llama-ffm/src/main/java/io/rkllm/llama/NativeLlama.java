@@ -108,6 +108,7 @@ final class NativeLlama {
         required("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         required("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         required("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        required("llama_sampler_apply", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
         required("llama_sampler_reset", FunctionDescriptor.ofVoid(ADDRESS));
         required("llama_sampler_free", FunctionDescriptor.ofVoid(ADDRESS));
         required("llama_log_set", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));

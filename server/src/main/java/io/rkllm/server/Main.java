@@ -68,7 +68,7 @@ public final class Main {
         // launch passes everything after "--" to the agent it starts, untouched
         List<String> passed = List.of();
         int separator = List.of(args).indexOf("--");
-        if (args.length > 0 && args[0].equals("launch") && separator > 0) {
+        if (separator > 0 && List.of(args).subList(0, separator).contains("launch")) {
             passed = List.of(args).subList(separator + 1, args.length);
             args = Arrays.copyOf(args, separator);
         }

@@ -154,6 +154,15 @@ class LaunchCommandTest {
             assertThat(dry.code()).isZero();
             assertThat(dry.out()).contains("not installed").contains("model_providers.rkllm.wire_api");
 
+            Result noScheme = launch(bin, "launch", "claude", "--url", "localhost:8080");
+            assertThat(noScheme.code()).isEqualTo(2);
+            assertThat(noScheme.err()).contains("not an http(s) URL");
+
+            Result after = launch(bin, "--port", "1", "launch", "codex", "--url", server.url(""), "--dry-run", "--",
+                    "--foo");
+            assertThat(after.code()).as(after.err()).isZero();
+            assertThat(after.out()).contains("--foo");
+
             Result unknown = launch(bin, "launch", "cursor", "--url", server.url(""));
             assertThat(unknown.code()).isEqualTo(2);
             assertThat(unknown.err()).contains("claude, codex, opencode, continue");

@@ -3,6 +3,8 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One generation, on the model's thread or, for a model that runs several at once, on one of its generation
@@ -11,6 +13,7 @@ import java.util.Optional;
  * reader gets the end.
  */
 final class GenerationJob extends Job {
+    private static final Logger LOG = LoggerFactory.getLogger(GenerationJob.class);
     final Generation generation;
     final boolean background;
     /** Chosen to give way to a chat (guarded by the {@link JobQueue}'s lock): chosen once. */
@@ -48,6 +51,9 @@ final class GenerationJob extends Job {
     void execute(BackendModel model) {
         try {
             if (generation.cancellation().isCancelled()) {
+                // cancelled between leaving the queue and its run: nothing else tells its reader that it ended
+                CancelReason reason = generation.cancelReason().orElse(CancelReason.SHUTDOWN);
+                generation.emit(new GenerationEvent.Failed(new Failure.Cancelled(reason, reason.description())));
                 return;
             }
             run(model);
@@ -78,8 +84,16 @@ final class GenerationJob extends Job {
             generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("interrupted before the run")));
             return;
         }
-        RunEnd end = model.generate(prompt, maxTokens,
-                (text, tokens) -> generation.emit(new GenerationEvent.Text(text, tokens)), generation.cancellation());
+        RunEnd end;
+        try {
+            end = model.generate(prompt, maxTokens,
+                    (text, tokens) -> generation.emit(new GenerationEvent.Text(text, tokens)),
+                    generation.cancellation());
+        } catch (RuntimeException e) {
+            // a backend broke its promise not to throw: the reader still learns that the run ended, and why
+            LOG.error("model {}: the run failed", worker.name(), e);
+            end = new RunEnd.Failed("the run failed: " + e);
+        }
         generation.emit(switch (end) {
             case RunEnd.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
             case RunEnd.Finished finished -> finished(finished);

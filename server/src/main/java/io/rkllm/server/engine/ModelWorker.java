@@ -190,6 +190,7 @@ public final class ModelWorker implements AutoCloseable {
 
     private void loop(Supplier<BackendModel> loader) {
         BackendModel model;
+        int parallel;
         try {
             model = loader.get();
         } catch (Throwable t) {
@@ -197,10 +198,22 @@ public final class ModelWorker implements AutoCloseable {
             end(t.getMessage());
             return;
         }
-        int parallel = Math.max(1, model.parallelGenerations());
+        try {
+            parallel = Math.max(1, model.parallelGenerations());
+            loadedSlots = model.loadedSlots();
+            encoder = model.encoder().orElse(null);
+        } catch (RuntimeException e) {
+            // a loaded model that cannot say what it is: closed again, its load failed
+            try {
+                model.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            loaded.completeExceptionally(e);
+            end(e.getMessage());
+            return;
+        }
         jobs.parallel(parallel);
-        loadedSlots = model.loadedSlots();
-        encoder = model.encoder().orElse(null);
         this.model = model;
         // N > 1: a thread per generation slot; the executor never queues, the JobQueue starts at most N
         ExecutorService generations = parallel == 1 ? null : Executors.newFixedThreadPool(parallel,

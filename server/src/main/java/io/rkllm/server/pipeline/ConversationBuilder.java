@@ -46,23 +46,29 @@ final class ConversationBuilder {
         while (firstNew > 0 && turns.get(firstNew - 1).role() != Role.ASSISTANT) {
             firstNew--;
         }
-        if (firstNew == turns.size()) {
+        if (turns.subList(firstNew, turns.size()).stream().allMatch(m -> m.role() == Role.SYSTEM)) {
             throw new FailureException(Failure.InvalidRequest.of("messages", turns.isEmpty()
                     ? "'messages' needs at least one user message"
-                    : "the last message must be from the user or a tool, not the " + turns.getLast().role()
-                            .name().toLowerCase(Locale.ROOT)));
+                    : "the last message must be from the user or a tool (system messages aside), not the "
+                            + (firstNew == 0 ? Role.SYSTEM : turns.get(firstNew - 1).role()).name()
+                            .toLowerCase(Locale.ROOT)));
         }
         List<ChatMessage> fresh = new ArrayList<>(turns.subList(firstNew, turns.size()));
-        ChatMessage last = fresh.getLast();
+        int lastUser = fresh.size() - 1;
+        while (lastUser >= 0 && fresh.get(lastUser).role() == Role.SYSTEM) {
+            lastUser--;
+        }
+        ChatMessage last = fresh.get(lastUser);
         if (last.role() == Role.USER && thinking.strippedPrompt().isPresent()) {
-            fresh.set(fresh.size() - 1, new ChatMessage(Role.USER, thinking.strippedPrompt().get(), List.of(),
+            fresh.set(lastUser, new ChatMessage(Role.USER, thinking.strippedPrompt().get(), List.of(),
                     Optional.empty(), last.images()));
         }
         String systemPrompt = system.isEmpty() ? model.defaultSystemPrompt().orElse("") : system.toString();
         List<String> keys = new ArrayList<>(MessageKeys.keys(fresh));
-        rewrittenQuestion.ifPresent(q -> keys.set(keys.size() - 1,
+        int question = lastUser;
+        rewrittenQuestion.ifPresent(q -> keys.set(question,
                 MessageKeys.key(new ChatMessage(Role.USER, MessageKeys.userText(q), List.of(), Optional.empty(),
-                        fresh.getLast().images()))));
+                        fresh.get(question).images()))));
         return new Conversation(systemPrompt, turns.subList(0, firstNew), fresh, keys);
     }
 }

@@ -11,9 +11,12 @@ import java.util.Set;
  * same-origin by default; {@code *} allows any origin.
  */
 public final class CorsPolicy {
-    /** The headers every client may send; each API family adds its own SDKs' ({@code ApiFamily.requestHeaders}). */
+    /**
+     * The headers every client may send on every route (an API key in either header, Open WebUI's chat id, which
+     * every chat API reads); each API family adds its own SDKs' ({@code ApiFamily.requestHeaders}).
+     */
     static final Set<String> COMMON_HEADERS = Set.of("authorization", "content-type", "accept", "accept-language",
-            "x-request-id");
+            "x-request-id", "x-api-key", "x-openwebui-chat-id");
     /** The Stainless-generated SDKs send a family of these (x-stainless-os, -lang, -retry-count...). */
     static final String STAINLESS_PREFIX = "x-stainless-";
     /** Response headers a browser script may read. */

@@ -159,6 +159,10 @@ public final class GatedBackend implements Backend {
         @Override
         public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
             String text = prompt.newPart().text();
+            if (text.startsWith("throw")) {
+                // a backend breaking its promise not to throw
+                throw new IllegalStateException("broken backend");
+            }
             String thread = Thread.currentThread().getName();
             generatingAnywhere.incrementAndGet();
             int now = generating.incrementAndGet();

@@ -83,6 +83,29 @@ class ParallelGenerationsTest {
     }
 
     @Test
+    void aRunThatThrowsEndsItsGenerationAsFailedAndTheNextIsServed() throws Exception {
+        GatedBackend backend = new GatedBackend(1);
+        ModelWorker worker = worker("m", backend, 4);
+        Map<String, Generation> chats = submit(worker, Priority.INTERACTIVE, "throw me", "c2");
+        GenerationEvent.Failed failed = assertEnds(chats.get("throw me"), GenerationEvent.Failed.class);
+        assertThat(failed.failure()).isInstanceOfSatisfying(Failure.RuntimeFailed.class,
+                f -> assertThat(f.message()).contains("broken backend"));
+        backend.nextRun().finish();
+        assertDone(chats.get("c2"), "answer to c2");
+    }
+
+    @Test
+    void aGenerationCancelledAfterLeavingTheQueueButBeforeItsRunStillEnds() throws Exception {
+        GatedBackend backend = new GatedBackend(1);
+        ModelWorker worker = worker("m", backend, 4);
+        GenerationJob job = new GenerationJob(worker, Priority.INTERACTIVE, 1, prompt("late"), 0);
+        job.cancel(CancelReason.QUEUE_TIMEOUT);
+        job.execute(null);
+        assertFailed(job.generation, CancelReason.QUEUE_TIMEOUT);
+        assertThat(backend.unclaimedRuns()).isZero();
+    }
+
+    @Test
     void aModelThatRunsOneGenerationAtATimeRunsThemOnItsWorkerThreadInOrder() throws Exception {
         GatedBackend backend = new GatedBackend(1);
         ModelWorker worker = worker("m", backend, 4);

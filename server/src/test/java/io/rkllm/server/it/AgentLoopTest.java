@@ -262,6 +262,18 @@ class AgentLoopTest {
     }
 
     @Test
+    void aConversationEndingWithTheAssistantAndASystemNoteIsStillAPrefillAndRefused() throws Exception {
+        try (TestServer server = start()) {
+            TestServer.Reply reply = server.postForReply("/v1/messages", "{\"model\":\"m\",\"max_tokens\":100,"
+                    + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":"
+                    + "\"hello\"},{\"role\":\"system\",\"content\":\"be brief\"}]}");
+            assertThat(reply.status()).isEqualTo(400);
+            assertThat(reply.json().at("/error/message").asText()).contains("not the assistant");
+            assertThat(server.runs("m")).isEmpty();
+        }
+    }
+
+    @Test
     void aPromptBeyondTheContextIsAnthropicsPromptTooLong() throws Exception {
         try (TestServer server = start()) {
             String body = "{\"model\":\"m\",\"max_tokens\":32000,\"messages\":[{\"role\":\"user\",\"content\":\""

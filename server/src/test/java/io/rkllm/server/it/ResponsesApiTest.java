@@ -413,6 +413,10 @@ class ResponsesApiTest {
         try (TestServer server = server()) {
             Map<String, String> refused = Map.of(
                     "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"shell\"}]}", "tools[0].type",
+                    "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"namespace\",\"name\":\"a\","
+                            + "\"description\":\"\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}]},{\"type\":"
+                            + "\"namespace\",\"name\":\"b\",\"description\":\"\",\"tools\":[{\"type\":\"function\","
+                            + "\"name\":\"f\"}]}]}", "tools[1].tools[0].name",
                     "{\"model\":\"m\",\"input\":\"hi\",\"background\":true}", "background",
                     "{\"model\":\"m\",\"input\":\"hi\",\"conversation\":\"conv_1\"}", "conversation",
                     "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\","

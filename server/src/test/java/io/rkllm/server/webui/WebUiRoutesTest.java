@@ -159,10 +159,23 @@ class WebUiRoutesTest {
     void nothingElseOfTheJarIsReachable() throws Exception {
         for (String path : new String[] {"/ui/nope.js", "/ui/js/", "/ui/rkllm-server-defaults.yaml",
                 "/ui/vendor/dompurify/LICENSE", "/ui/..%2F..%2F..%2Frkllm-server-defaults.yaml",
-                "/ui/%2e%2e/%2e%2e/%2e%2e/rkllm-server-defaults.yaml", "/ui/.hidden.js", "/ui/js//main.js"}) {
+                "/ui/%2e%2e/%2e%2e/%2e%2e/rkllm-server-defaults.yaml", "/ui/.hidden.js", "/ui/js//main.js",
+                "/ui/index.html"}) {
             HttpResponse<byte[]> r = get(server, path);
             assertThat(r.statusCode()).as(path).isIn(400, 404);
             assertThat(text(r)).as(path).doesNotContain("server:").doesNotContain("import ");
+        }
+    }
+
+    @Test
+    void withCorsTheAnswersStillVaryByOrigin() throws Exception {
+        try (SimulatedServer cors = SimulatedServer.start(dir.resolve("cors"),
+                Map.of("security.cors_origins", "https://a.example"))) {
+            HttpResponse<byte[]> page = get(cors, "/", "Accept", BROWSER_ACCEPT, "Origin", "https://a.example");
+            assertThat(String.join(", ", page.headers().allValues("Vary"))).contains("Origin").contains("Accept");
+            HttpResponse<byte[]> file = get(cors, "/ui/js/main.js", "Origin", "https://a.example");
+            assertThat(String.join(", ", file.headers().allValues("Vary"))).contains("Origin")
+                    .contains("Accept-Encoding");
         }
     }
 

@@ -19,6 +19,7 @@ import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -287,6 +288,7 @@ public final class ResponsesRequestParser {
             return Optional.empty();
         }
         ArrayNode openAi = JsonNodeFactory.instance.arrayNode();
+        Set<String> topLevel = new HashSet<>();
         for (int i = 0; i < tools.get().size(); i++) {
             JsonNode tool = tools.get().get(i);
             String where = "tools[" + i + "]";
@@ -307,10 +309,16 @@ public final class ResponsesRequestParser {
                                 + "'. Supported values inside a namespace here are: 'function'.");
                     }
                     String name = function(inner.get(j), innerWhere, openAi);
-                    namespaces.put(name, namespace);
+                    if (namespaces.put(name, namespace) != null) {
+                        throw ApiException.invalid(innerWhere + ".name", "the function '" + name + "' is offered"
+                                + " twice: a call of it could not say which one it is");
+                    }
                 }
             } else if (type.equals("function")) {
-                function(tool, where, openAi);
+                String name = function(tool, where, openAi);
+                if (!topLevel.add(name)) {
+                    throw ApiException.invalid(where + ".name", "the function '" + name + "' is offered twice");
+                }
             } else {
                 throw ApiException.invalid(where + ".type", "Invalid value: '" + type + "'. Supported values are:"
                         + " 'function' and 'namespace' (hosted tools such as 'web_search' are left out: nothing runs"
@@ -320,6 +328,12 @@ public final class ResponsesRequestParser {
         }
         if (openAi.size() > limits.maxTools()) {
             throw ApiException.invalid("tools", "at most " + limits.maxTools() + " tools are allowed");
+        }
+        for (String name : topLevel) {
+            if (namespaces.containsKey(name)) {
+                throw ApiException.invalid("tools", "the function '" + name + "' is offered at the top level and in"
+                        + " the namespace '" + namespaces.get(name) + "': a call of it could not say which one it is");
+            }
         }
         return openAi.isEmpty() ? Optional.empty() : Optional.of(openAi.toString());
     }

@@ -45,14 +45,25 @@ public final class WebUi {
         }
         if (enabled) {
             // the same URL answers differently by Accept: caches must keep both apart
-            ctx.header("Vary", "Accept");
+            vary(ctx, "Accept");
         }
         ctx.contentType("text/plain; charset=utf-8").result(OLLAMA_ANSWER);
     }
 
-    /** {@code GET /ui/<file>}. */
+    /** {@code GET /ui/<file>}: the page's files; the page itself only at {@code /}, with its security headers. */
     public void asset(Context ctx) {
-        send(ctx, ctx.pathParam("file"), "Accept-Encoding");
+        String name = ctx.pathParam("file");
+        if (name.endsWith(".html")) {
+            ctx.status(404);
+            return;
+        }
+        send(ctx, name, "Accept-Encoding");
+    }
+
+    /** Adds to {@code Vary} what this answer depends on, keeping what was there (CORS's Origin). */
+    private static void vary(Context ctx, String values) {
+        String before = ctx.res().getHeader("Vary");
+        ctx.header("Vary", before == null || before.isBlank() ? values : before + ", " + values);
     }
 
     private void send(Context ctx, String name, String vary) {
@@ -64,7 +75,7 @@ public final class WebUi {
         }
         boolean gzip = asset.gzip().isPresent() && acceptsGzip(ctx.header("Accept-Encoding"));
         String etag = gzip ? asset.gzipEtag() : asset.etag();
-        ctx.header("Vary", vary);
+        vary(ctx, vary);
         // unversioned names: always revalidate, which costs one 304 per file
         ctx.header("Cache-Control", "no-cache");
         ctx.header("X-Content-Type-Options", "nosniff");

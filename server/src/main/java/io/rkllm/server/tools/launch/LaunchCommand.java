@@ -57,6 +57,11 @@ public final class LaunchCommand {
             return USAGE;
         }
         String base = request.url().map(LaunchCommand::withoutV1).orElseGet(() -> localUrl(config.server()));
+        if (!validUrl(base)) {
+            err.println("rkllm-server launch: --url " + base + " is not an http(s) URL with a host (e.g."
+                    + " http://192.168.1.50:8080)");
+            return USAGE;
+        }
         Optional<String> key = request.key().or(() -> configuredKey(config.security()));
         List<JsonNode> models;
         try {
@@ -119,11 +124,34 @@ public final class LaunchCommand {
         builder.environment().putAll(plan.environment());
         builder.environment().put("RKLLM_LAUNCH_DIR", work.toString());
         Process process = builder.start();
+        // Ctrl-C or a kill ends this JVM without its finally blocks: the agent goes too, and the temporary
+        // directory (an agent's configuration may hold the API key) with it
+        Thread cleanup = new Thread(() -> {
+            process.destroy();
+            delete(work);
+        }, "launch-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             return process.waitFor();
         } catch (InterruptedException e) {
             process.destroy();
             throw e;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
+        }
+    }
+
+    private static boolean validUrl(String url) {
+        try {
+            URI uri = URI.create(url);
+            return ("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                    && uri.getHost() != null && !uri.getHost().isBlank();
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
