@@ -33,14 +33,16 @@ import java.util.Optional;
  * @param messages the conversation the model sees, message by message, after the system prompt (the trim applied,
  *                 the guidance of a JSON or tool contract in the last message): what a backend that renders the
  *                 model's own multi-turn chat template renders
+ * @param answerShape what the answer must be, for a backend that can constrain its sampling to it
  */
 public record ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
                          boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
                          List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
                          Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey,
-                         List<Message> messages) {
+                         List<Message> messages, Optional<AnswerShape> answerShape) {
 
     public ChatPrompt {
+        Objects.requireNonNull(answerShape, "answerShape");
         Objects.requireNonNull(template, "template");
         Objects.requireNonNull(tools, "tools");
         Objects.requireNonNull(task, "task");
@@ -50,13 +52,23 @@ public record ChatPrompt(String model, String conversationKey, String systemProm
         messages = List.copyOf(messages);
     }
 
+    /** Without a shape the answer must have. */
+    public ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
+                      boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
+                      List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
+                      Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey,
+                      List<Message> messages) {
+        this(model, conversationKey, systemPrompt, template, systemInText, tools, history, trim, newKeys, newPart,
+                whole, task, thinking, sampling, reserveTokens, contextLength, answerKey, messages, Optional.empty());
+    }
+
     /** Without the messages themselves: for a backend that sends the prompt texts only (RKLLM). */
     public ChatPrompt(String model, String conversationKey, String systemPrompt, Optional<PromptTemplate> template,
                       boolean systemInText, Optional<String> tools, List<String> history, Trim trim,
                       List<String> newKeys, Part newPart, Part whole, Optional<Task> task, boolean thinking,
                       Optional<Sampling> sampling, int reserveTokens, int contextLength, AnswerKey answerKey) {
         this(model, conversationKey, systemPrompt, template, systemInText, tools, history, trim, newKeys, newPart,
-                whole, task, thinking, sampling, reserveTokens, contextLength, answerKey, List.of());
+                whole, task, thinking, sampling, reserveTokens, contextLength, answerKey, List.of(), Optional.empty());
     }
 
     /**

@@ -10,8 +10,9 @@ import java.util.Optional;
 
 /**
  * What a client requires of the answer beyond free text: JSON (valid against a schema when one is given), or a
- * call of a tool. The runtime cannot constrain sampling, so the server guides the model (a sentence added to the
- * newest message), checks the answer, mends what is mechanically mendable, and asks once more when it fails.
+ * call of a tool. The RKLLM runtime cannot constrain sampling (llama.cpp can: {@code AnswerShape}), so the server
+ * guides the model (a sentence added to the newest message), checks the answer, mends what is mechanically
+ * mendable, and asks once more when it fails.
  */
 sealed interface AnswerContract {
 

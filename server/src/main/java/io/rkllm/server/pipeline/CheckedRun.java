@@ -125,7 +125,7 @@ final class CheckedRun implements Run {
                     verdict.problem());
             pending.add(new ChatRun.Step.Failed(new Failure.InvalidOutput("the model did not produce a valid answer"
                     + " for the request's " + name() + ": " + verdict.problem() + " (also when asked a second time)."
-                    + " The runtime cannot constrain the model's output; simplify the schema or use a larger model.")));
+                    + " Simplify the schema, allow more tokens, or use a larger model.")));
             return;
         }
         LOG.info("model {}: the answer did not meet the request's {} ({}); asking once more", chat.model().id(),

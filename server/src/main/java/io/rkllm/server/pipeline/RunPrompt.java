@@ -1,12 +1,19 @@
 package io.rkllm.server.pipeline;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rkllm.server.engine.AnswerShape;
 import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.PromptTemplate;
 import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,6 +25,9 @@ import java.util.Optional;
 final class RunPrompt {
     /** Room a background task's prompt gets beyond its estimate, and the least it leaves for the answer. */
     private static final int TASK_MARGIN = 16;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, Object>> SCHEMA_VALUES = new TypeReference<>() {
+    };
 
     private RunPrompt() {
     }
@@ -51,7 +61,34 @@ final class RunPrompt {
                 chat.sampling(), chat.reserveTokens(), chat.model().contextLength(), generated -> {
                     String key = MessageKeys.generated(generated, chat.scanner());
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
-                }, messages(trimmed));
+                }, messages(trimmed), answerShape(chat));
+    }
+
+    /**
+     * The JSON a contract asks for, as a backend may constrain its sampling to it. A thinking request reasons
+     * freely first: the constraint starts after the closing tag the output scanner reads reasoning up to.
+     */
+    static Optional<AnswerShape> answerShape(PreparedChat chat) {
+        Optional<String> after = chat.thinking() ? Optional.of(OutputScanner.THINK_CLOSE) : Optional.empty();
+        return chat.contract().flatMap(contract -> {
+            if (!(contract instanceof AnswerContract.Json json)) {
+                return Optional.empty();
+            }
+            if (json.schema().isEmpty()) {
+                return Optional.of(new AnswerShape.JsonObject(after));
+            }
+            // a schema of `true` or `false` (anything, nothing) has no shape to constrain to: checked afterwards
+            return schemaValues(json.schemaJson()).map(schema -> new AnswerShape.JsonSchema(schema, after));
+        });
+    }
+
+    /** The schema as plain Java values, in its properties' order; empty unless it is a JSON object. */
+    private static Optional<Map<String, Object>> schemaValues(String schemaJson) {
+        try {
+            return Optional.of(JSON.readValue(schemaJson, SCHEMA_VALUES));
+        } catch (JacksonException e) {
+            return Optional.empty();
+        }
     }
 
     /** The trimmed conversation message by message, for a backend that renders the model's own template. */

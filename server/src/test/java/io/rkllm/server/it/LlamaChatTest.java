@@ -230,4 +230,46 @@ class LlamaChatTest {
         JsonNode tags = ok(server.get("/api/tags"));
         assertThat(tags.get("models").findValuesAsText("name")).contains("tiny:latest", "tiny-embed:latest");
     }
+
+    static final String SCHEMA = "{\"type\":\"object\",\"properties\":{"
+            + "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":6},"
+            + "\"cores\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8},"
+            + "\"big\":{\"type\":\"boolean\"}},\"required\":[\"name\",\"cores\",\"big\"],"
+            + "\"additionalProperties\":false}";
+
+    @Test
+    void aJsonSchemaAnswerIsValidOnTheFirstRunBecauseTheGrammarAllowsNothingElse() throws Exception {
+        // random weights write anything: only the grammar can make this model answer in the schema
+        String body = chat(user("Describe the board's CPU."), "\"response_format\":{\"type\":\"json_schema\","
+                + "\"json_schema\":{\"name\":\"cpu\",\"schema\":" + SCHEMA + "}}")
+                .replace("\"max_tokens\":12", "\"max_tokens\":400");
+        TestServer.Reply reply = server.post("/v1/chat/completions", body);
+        JsonNode answer = ok(reply);
+        assertThat(reply.header("X-RKLLM-Output-Check")).isEqualTo("valid");
+        assertThat(answer.at("/choices/0/finish_reason").asText()).isEqualTo("stop");
+        JsonNode value = TestServer.JSON.readTree(content(answer));
+        var schema = com.networknt.schema.SchemaRegistry.withDefaultDialect(
+                com.networknt.schema.SpecificationVersion.DRAFT_2020_12).getSchema(TestServer.JSON.readTree(SCHEMA));
+        assertThat(schema.validate(value)).as(content(answer)).isEmpty();
+        assertThat(value.fieldNames()).toIterable().containsExactly("name", "cores", "big");
+
+        // the same request streamed is the same answer
+        TestServer.Reply streamed = server.post("/v1/chat/completions", body.replace("\"temperature\":0",
+                "\"temperature\":0,\"stream\":true"));
+        StringBuilder text = new StringBuilder();
+        SseEvents.parse(streamed.body()).assertValidChatStream(false)
+                .forEach(c -> text.append(c.at("/choices/0/delta/content").asText("")));
+        assertThat(text.toString()).isEqualTo(content(answer));
+    }
+
+    @Test
+    void ollamasFormatSchemaIsFollowedByGrammarToo() throws Exception {
+        TestServer.Reply reply = server.post("/api/chat", "{\"model\":\"tiny\",\"stream\":false,\"format\":" + SCHEMA
+                + ",\"options\":{\"temperature\":0,\"num_predict\":400},\"messages\":[" + user("List the cores.")
+                + "]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode value = TestServer.JSON.readTree(reply.json().at("/message/content").asText());
+        assertThat(value.fieldNames()).toIterable().containsExactly("name", "cores", "big");
+        assertThat(reply.json().at("/done_reason").asText()).isEqualTo("stop");
+    }
 }

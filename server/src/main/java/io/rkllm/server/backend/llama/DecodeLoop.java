@@ -227,8 +227,10 @@ final class DecodeLoop implements AutoCloseable {
         slot.busy = true;
         slot.conversation = null;
         slots.publish();
-        Sampler sampler = model.newSampler(request.sampling());
-        if (request.sampling().penalises()) {
+        boolean grammarNow = request.grammar().isPresent() && request.grammar().get().after().isEmpty();
+        Sampler sampler = model.newSampler(grammarNow
+                ? request.sampling().withGrammar(request.grammar().get().gbnf()) : request.sampling());
+        if (request.sampling().penalises() && !grammarNow) { // a grammar's chain takes only what it sampled
             for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {
                 sampler.accept(prompt[i]);
             }
@@ -359,7 +361,14 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     private void sample(Running r) {
-        int token = r.sampler.sample(context, r.output);
+        int token;
+        try {
+            token = r.sampler.sample(context, r.output);
+        } catch (LlamaException e) {
+            // a grammar that leaves no token: the answer so far is not what was asked for, and cannot become it
+            fail(r, "the model could not go on under the answer's grammar: " + e.getMessage());
+            return;
+        }
         if (r.firstToken == 0) {
             r.firstToken = System.nanoTime();
         }
@@ -375,10 +384,38 @@ final class DecodeLoop implements AutoCloseable {
         }
         r.lastToken = token;
         r.generating = true;
+        if (r.grammarLater.isPresent() && reasoningEnded(r, text.length()) && !startGrammar(r)) {
+            return;
+        }
         if (r.request.maxTokens() > 0 && r.generated >= r.request.maxTokens()
                 || r.position() + 1 >= sequenceContext) {
             finish(r, StopReason.LENGTH);
         }
+    }
+
+    /**
+     * The reasoning has ended: from the next token on, the answer follows its grammar. The chain starts over (its
+     * penalties forget the reasoning), as the grammar starts at the answer's beginning.
+     */
+    private boolean startGrammar(Running r) {
+        AnswerGrammar grammar = r.grammarLater.orElseThrow();
+        r.grammarLater = Optional.empty();
+        Sampler constrained;
+        try {
+            constrained = model.newSampler(r.request.sampling().withGrammar(grammar.gbnf()));
+        } catch (RuntimeException e) {
+            fail(r, "the answer's grammar could not be set up: " + e.getMessage());
+            return false;
+        }
+        r.sampler.close();
+        r.sampler = constrained;
+        return true;
+    }
+
+    /** Whether the text just added to the answer completes the reasoning's closing tag. */
+    private static boolean reasoningEnded(Running r, int added) {
+        String end = r.grammarLater.orElseThrow().after().orElseThrow();
+        return added > 0 && r.answer.indexOf(end, Math.max(0, r.answer.length() - added - end.length() + 1)) >= 0;
     }
 
     /** Frees the cells of the least recently used idle chat sequence; false when there is none. */
@@ -464,7 +501,9 @@ final class DecodeLoop implements AutoCloseable {
         final SlotTable.Slot slot;
         final int[] prompt;
         final int keep;
-        final Sampler sampler;
+        Sampler sampler;
+        /** A grammar that starts after the reasoning's end, until it does. */
+        Optional<AnswerGrammar> grammarLater;
         final Utf8Pieces utf8 = new Utf8Pieces();
         final StringBuilder answer = new StringBuilder();
         final long admitted = System.nanoTime();
@@ -483,6 +522,7 @@ final class DecodeLoop implements AutoCloseable {
             this.keep = keep;
             this.prefilled = keep;
             this.sampler = sampler;
+            this.grammarLater = request.grammar().filter(g -> g.after().isPresent());
         }
 
         /** The position of the next token to decode: what the sequence holds. */

@@ -144,7 +144,7 @@ final class GgufModel implements BackendModel {
             return new RunEnd.Failed(e.getMessage());
         }
         Request request = new Request(prompt, rendered, prompt.task().isPresent(),
-                LlamaSampling.of(prompt.sampling().orElse(defaults)), maxTokens);
+                LlamaSampling.of(prompt.sampling().orElse(defaults)), grammar(prompt), maxTokens);
         loop.submit(request);
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             while (true) {
@@ -160,6 +160,18 @@ final class GgufModel implements BackendModel {
             Thread.currentThread().interrupt();
             return new RunEnd.Failed("interrupted");
         }
+    }
+
+    /** The grammar of the answer's shape, when the request asks for one and the grammar can express it. */
+    private Optional<AnswerGrammar> grammar(ChatPrompt prompt) {
+        return prompt.answerShape().flatMap(shape -> switch (AnswerGrammar.of(shape)) {
+            case AnswerGrammar.Outcome.Made made -> Optional.of(made.grammar());
+            case AnswerGrammar.Outcome.Unsupported unsupported -> {
+                LOG.info("model {}: the answer is not constrained by a grammar ({}); it is checked once written",
+                        id, unsupported.why());
+                yield Optional.empty();
+            }
+        });
     }
 
     @Override

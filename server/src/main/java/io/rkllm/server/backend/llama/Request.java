@@ -3,6 +3,7 @@ package io.rkllm.server.backend.llama;
 import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.RunEnd;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
@@ -14,12 +15,15 @@ import java.util.concurrent.LinkedBlockingQueue;
  * @param text the prompt as the model reads it (its chat template applied)
  * @param task a background task: it runs in the spare sequence, beside what the chat sequences hold, and leaves
  *             nothing behind
+ * @param sampling the sampler chain's settings, without a grammar
+ * @param grammar what the answer must be, from its first token or after the reasoning's end
  */
-record Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, int maxTokens,
-               BlockingQueue<Event> events, Flag cancelled) {
+record Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, Optional<AnswerGrammar> grammar,
+               int maxTokens, BlockingQueue<Event> events, Flag cancelled) {
 
-    Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, int maxTokens) {
-        this(prompt, text, task, sampling, maxTokens, new LinkedBlockingQueue<>(), new Flag());
+    Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, Optional<AnswerGrammar> grammar,
+            int maxTokens) {
+        this(prompt, text, task, sampling, grammar, maxTokens, new LinkedBlockingQueue<>(), new Flag());
     }
 
     /** What the loop sends back: text as it comes, then the end. */
