@@ -29,6 +29,21 @@ record ChildServer(Process process, Path console) {
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, "io.rkllm.server.Main", "--simulate", "--port", "0"));
         command.addAll(List.of(args));
+        return launch(dir, command, environment);
+    }
+
+    /** Starts {@code io.rkllm.server.Main --port 0 args}: the real runtimes, whichever this machine has. */
+    static ChildServer startUnsimulated(Path dir, String classPath, Map<String, String> environment, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", classPath, "io.rkllm.server.Main",
+                "--port", "0"));
+        command.addAll(List.of(args));
+        return launch(dir, command, environment);
+    }
+
+    private static ChildServer launch(Path dir, List<String> command, Map<String, String> environment)
+            throws IOException {
         Path console = dir.resolve("console.log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());
         pb.environment().putAll(environment);
