@@ -59,4 +59,37 @@ class LlamaModelFilesTest {
             assertThat(server.get("/health").status()).isEqualTo(200);
         }
     }
+
+    @Test
+    void aModelOfAnArchitectureTheLibraryDoesNotKnowFailsItsLoadSayingWhatToDo() throws Exception {
+        try (LlamaTestServer server = LlamaTestServer.in(dir).model("good", TinyLlama.Options.chat())
+                .model("newer", TinyLlama.Options.chat()).start()) {
+            // the architecture's name in the header, as a model newer than the library would have it
+            Path file = dir.resolve("models/newer/newer.gguf");
+            byte[] bytes = Files.readAllBytes(file);
+            byte[] key = "general.architecture".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            int at = indexOf(bytes, key) + key.length + 4 + 8; // the value's type, then its length, then "llama"
+            assertThat(new String(bytes, at, 5, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("llama");
+            System.arraycopy("qwen9".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, bytes, at, 5);
+            Files.write(file, bytes);
+
+            TestServer.Reply failed = server.post("/v1/chat/completions", chat("newer"));
+            assertThat(failed.status()).as(failed.body()).isEqualTo(503);
+            assertThat(failed.body()).contains("qwen9").contains("engines.llama.library").contains("newer build");
+            assertThat(server.post("/v1/chat/completions", chat("good")).status()).isEqualTo(200);
+        }
+    }
+
+    private static int indexOf(byte[] bytes, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= bytes.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (bytes[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
+    }
 }

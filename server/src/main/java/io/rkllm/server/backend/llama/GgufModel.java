@@ -4,6 +4,7 @@ import io.rkllm.llama.Batch;
 import io.rkllm.llama.ContextParams;
 import io.rkllm.llama.DecodeStatus;
 import io.rkllm.llama.LlamaContext;
+import io.rkllm.llama.LlamaException;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
@@ -70,7 +71,7 @@ final class GgufModel implements BackendModel {
         if (settings.gpuLayers().isPresent()) {
             params = params.withGpuLayers(settings.gpuLayers().getAsInt());
         }
-        LlamaModel model = runtime.load(params);
+        LlamaModel model = loadModel(runtime, params);
         try {
             if (load.embedding()) {
                 // a reranker's score needs llama.cpp's own rank pooling (its classification head); vectors are
@@ -94,6 +95,26 @@ final class GgufModel implements BackendModel {
         } catch (RuntimeException | Error e) {
             model.close();
             throw e;
+        }
+    }
+
+    /**
+     * Loads the file; a model whose architecture the library does not know is the commonest failure with the
+     * bundled build (March 2025, before Qwen3 or Llama 4), so its message says what to do.
+     */
+    private static LlamaModel loadModel(LlamaRuntime runtime, ModelParams params) {
+        try {
+            return runtime.load(params);
+        } catch (LlamaException e) {
+            String message = String.valueOf(e.getMessage());
+            if (!message.contains("unknown model architecture")) {
+                throw e;
+            }
+            String build = runtime.info().identity().buildNumber().stream().mapToObj(n -> " build " + n)
+                    .findFirst().orElse("");
+            throw new LlamaException(message + ". This llama.cpp (" + runtime.info().library().path() + build
+                    + ") is older than the model's architecture: point engines.llama.library at a newer build"
+                    + " (docs/llama-engine.md, 'Which library')", e);
         }
     }
 
