@@ -137,6 +137,35 @@ public final class LlamaModel implements AutoCloseable {
     }
 
     /**
+     * A reranker's input for one (query, document) pair, framed as llama-server frames it
+     * ({@code BOS query EOS SEP document EOS}, each text tokenized without special tokens added, and a missing
+     * special token left out): what a cross-encoder such as bge-reranker reads, scored by rank pooling.
+     */
+    public int[] rerankPair(String query, String document) {
+        int[] q = tokenize(query, false, true);
+        int[] d = tokenize(document, false, true);
+        int[] out = new int[q.length + d.length + 4];
+        int n = 0;
+        n = put(out, n, bos());
+        System.arraycopy(q, 0, out, n, q.length);
+        n += q.length;
+        n = put(out, n, eos());
+        n = put(out, n, sep());
+        System.arraycopy(d, 0, out, n, d.length);
+        n += d.length;
+        n = put(out, n, eos());
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    private static int put(int[] tokens, int at, int token) {
+        if (token < 0) {
+            return at;
+        }
+        tokens[at] = token;
+        return at + 1;
+    }
+
+    /**
      * The bytes of one token's piece (a byte-level token may be part of a UTF-8 character: join the bytes of
      * consecutive tokens before decoding). {@code special} renders special tokens' text instead of nothing.
      */
