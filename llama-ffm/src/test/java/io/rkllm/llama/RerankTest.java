@@ -112,4 +112,29 @@ class RerankTest {
                     .isInstanceOf(LlamaException.class).hasMessageContaining("cls.bias");
         }
     }
+
+    @Test
+    void aContextLongerThanTheLearnedPositionsIsRefused() {
+        // a token past the 512 rows of position_embd would fail ggml's bounds check and end the process
+        assertThatThrownBy(() -> model.newContext(ContextParams.embedding(1024, 1, 1, Pooling.RANK)))
+                .isInstanceOf(LlamaException.class).hasMessageContaining("learned positions for 512 tokens");
+        try (LlamaContext whole = model.newContext(new ContextParams(0, 512, 512, 1, 1, 1, true, Pooling.RANK,
+                true))) {
+            assertThat(whole.contextLength()).isEqualTo(512);
+        }
+    }
+
+    @Test
+    void aLongDocumentIsCutToFitButTheQueryIsNot() {
+        String passage = "The board has four big cores. ".repeat(60);
+        int[] whole = model.rerankPair("cores", passage);
+        assertThat(whole.length).isGreaterThan(100);
+        int[] cut = model.rerankPair("cores", passage, 100);
+        assertThat(cut).hasSize(100);
+        assertThat(java.util.Arrays.copyOf(cut, 99)).containsExactly(java.util.Arrays.copyOf(whole, 99));
+        assertThat(cut[99]).isEqualTo(model.eos());
+        assertThat(model.rerankPair("cores", "four", 100)).containsExactly(model.rerankPair("cores", "four"));
+        // the query is the caller's to refuse: the pair stays longer than asked
+        assertThat(model.rerankPair(passage, "cores", 100).length).isGreaterThan(100);
+    }
 }
