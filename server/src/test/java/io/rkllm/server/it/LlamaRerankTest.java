@@ -291,4 +291,31 @@ class LlamaRerankTest {
         assertThat(ok(server.post("/v1/rerank", rerank("tiny-rerank", QUERY, DOCUMENTS, ""))).get("results").size())
                 .isEqualTo(4);
     }
+
+    /**
+     * Texts the pipeline's estimate lets through (it counts a non-ASCII character as one token) but the model's
+     * tokenizer finds too long (the tiny vocabulary has no merges for them: two byte tokens each): the backend's
+     * own count refuses them with a 400, and the models keep serving.
+     */
+    @Test
+    void whatTheEstimateMissesTheModelsOwnCountRefusesWithA400() throws Exception {
+        String accents = "é".repeat(300);
+        assertThat(embedder.tokenize(accents, true, true).length).isGreaterThan(512);
+        TestServer.Reply embed = server.post("/v1/embeddings", "{\"model\":\"tiny-embed\",\"input\":[\"short\",\""
+                + accents + "\"],\"truncate\":false}");
+        assertThat(embed.status()).as(embed.body()).isEqualTo(400);
+        assertThat(embed.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
+        assertThat(embed.json().at("/error/param").asText()).isEqualTo("input");
+        assertThat(embed.body()).contains("Input 1 is too long");
+
+        TestServer.Reply rank = server.post("/v1/rerank", rerank("tiny-rerank", accents, List.of("four cores"), ""));
+        assertThat(rank.status()).as(rank.body()).isEqualTo(400);
+        assertThat(rank.json().at("/error/param").asText()).isEqualTo("query");
+        assertThat(rank.body()).contains("too long for the model").contains("reads at most 512");
+
+        assertThat(ok(server.post("/v1/embeddings", "{\"model\":\"tiny-embed\",\"input\":\"short\"}"))
+                .get("data").size()).isEqualTo(1);
+        assertThat(ok(server.post("/v1/rerank", rerank("tiny-rerank", QUERY, DOCUMENTS, ""))).get("results").size())
+                .isEqualTo(4);
+    }
 }
