@@ -100,6 +100,7 @@ public final class LlamaModel implements AutoCloseable {
     /** A context for this model; closed by the caller (or with the model). */
     public LlamaContext newContext(ContextParams contextParams) {
         PoolingGuard.check(api.layouts().generation(), header, contextParams);
+        PositionGuard.check(header, contextParams);
         LlamaContext context = LlamaContext.create(api, this, contextParams, log, kvApi);
         contexts.add(context);
         return context;
@@ -134,6 +135,47 @@ public final class LlamaModel implements AutoCloseable {
                 capacity = -n;
             }
         }
+    }
+
+    /**
+     * A reranker's input for one (query, document) pair, framed as llama-server frames it
+     * ({@code BOS query EOS SEP document EOS}, each text tokenized without special tokens added, and a missing
+     * special token left out): what a cross-encoder such as bge-reranker reads, scored by rank pooling.
+     */
+    public int[] rerankPair(String query, String document) {
+        return rerankPair(query, document, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The pair, its document's tokens cut so that the whole is at most {@code maxTokens} long (a long passage is
+     * scored by its beginning). The query is never cut: when it leaves no room for a document token, the pair is
+     * longer than {@code maxTokens} and the caller refuses it.
+     */
+    public int[] rerankPair(String query, String document, int maxTokens) {
+        int[] q = tokenize(query, false, true);
+        int[] whole = tokenize(document, false, true);
+        int framing = (bos() >= 0 ? 1 : 0) + (eos() >= 0 ? 2 : 0) + (sep() >= 0 ? 1 : 0);
+        long room = Math.max(1L, (long) maxTokens - q.length - framing);
+        int[] d = whole.length > room ? java.util.Arrays.copyOf(whole, (int) room) : whole;
+        int[] out = new int[q.length + d.length + 4];
+        int n = 0;
+        n = put(out, n, bos());
+        System.arraycopy(q, 0, out, n, q.length);
+        n += q.length;
+        n = put(out, n, eos());
+        n = put(out, n, sep());
+        System.arraycopy(d, 0, out, n, d.length);
+        n += d.length;
+        n = put(out, n, eos());
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    private static int put(int[] tokens, int at, int token) {
+        if (token < 0) {
+            return at;
+        }
+        tokens[at] = token;
+        return at + 1;
     }
 
     /**

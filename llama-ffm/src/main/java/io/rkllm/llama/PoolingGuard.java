@@ -4,7 +4,7 @@ import io.rkllm.llama.gguf.GgufFile;
 
 /**
  * Refuses the embedding contexts that would abort the process inside llama.cpp (a GGML_ASSERT ends the JVM, no
- * exception can be caught): RANK pooling without a classification head, and in the b4916 generation mean pooling
+ * exception can be caught): RANK pooling without a whole classification head, and in the b4916 generation mean pooling
  * of a causal (decoder) model, whose graph computes only the outputs it is asked for and then multiplies a
  * matrix of the wrong shape.
  */
@@ -23,14 +23,25 @@ final class PoolingGuard {
             return;
         }
         Pooling pooling = params.pooling();
-        if (pooling == Pooling.RANK && header.tensors().stream().noneMatch(t -> t.name().equals("cls.weight"))) {
-            throw new LlamaException(header.path() + " has no classification head (cls.weight): it cannot rank "
-                    + "(RANK pooling is for rerankers)");
+        if (pooling == Pooling.RANK) {
+            // the graph asserts cls and its bias, and cls.output's bias where cls.output is there
+            for (String tensor : rankTensors(header)) {
+                if (header.tensors().stream().noneMatch(t -> t.name().equals(tensor))) {
+                    throw new LlamaException(header.path() + " has no " + tensor + " (its classification head): it "
+                            + "cannot rank (RANK pooling is for rerankers)");
+                }
+            }
         }
         if (pooling == Pooling.MEAN && causal(header) && generation == LayoutGeneration.B4916) {
             throw new LlamaException("llama.cpp " + generation.builds() + " cannot mean-pool the embeddings of a "
                     + "decoder model such as " + header.path().getFileName() + " (it aborts the process): use LAST "
                     + "pooling, or NONE and pool the tokens' embeddings, or a newer llama.cpp build");
         }
+    }
+
+    private static java.util.List<String> rankTensors(GgufFile header) {
+        boolean output = header.tensors().stream().anyMatch(t -> t.name().equals("cls.output.weight"));
+        return output ? java.util.List.of("cls.weight", "cls.bias", "cls.output.bias")
+                : java.util.List.of("cls.weight", "cls.bias");
     }
 }

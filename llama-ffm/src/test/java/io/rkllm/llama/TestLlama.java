@@ -1,5 +1,6 @@
 package io.rkllm.llama;
 
+import io.rkllm.llama.gguf.TinyBert;
 import io.rkllm.llama.gguf.TinyLlama;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +23,7 @@ final class TestLlama {
         final LlamaRuntime runtime;
         final Path chatModel;
         final Path embeddingModel;
+        final Path reranker;
 
         Holder() {
             try {
@@ -40,6 +42,8 @@ final class TestLlama {
                 TinyLlama.write(chatModel, TinyLlama.Options.chat());
                 embeddingModel = dir.resolve("tiny-llama-embed.gguf");
                 TinyLlama.write(embeddingModel, TinyLlama.Options.embeddingModel());
+                reranker = dir.resolve("tiny-bert-reranker.gguf");
+                TinyBert.write(reranker, TinyBert.Options.reranker());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -56,6 +60,10 @@ final class TestLlama {
 
     static Path embeddingModel() {
         return HOLDER.embeddingModel;
+    }
+
+    static Path reranker() {
+        return HOLDER.reranker;
     }
 
     /** A fresh directory for one test's files, beside the shared fixtures. */

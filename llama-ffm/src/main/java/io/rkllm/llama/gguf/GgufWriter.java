@@ -113,6 +113,14 @@ public final class GgufWriter {
         return this;
     }
 
+    /** Leaves tensor {@code name} out of the file (broken models for tests of refusals). */
+    public GgufWriter dropTensor(String name) {
+        if (!names.remove(name) || !tensors.removeIf(t -> t.name().equals(name))) {
+            throw new IllegalArgumentException("no tensor " + name);
+        }
+        return this;
+    }
+
     public void write(Path path) throws IOException {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 16)) {
             Output o = new Output(out);

@@ -21,7 +21,8 @@ public final class TinyLlama {
             + " + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}"
             + "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
-    private static final String CORPUS = """
+    /** The text the tiny models' byte-level BPE merges are learnt from. */
+    static final String CORPUS = """
             The quick brown fox jumps over the lazy dog. A small model answers the user and the assistant \
             speaks in turn: system, user, assistant. The board has four big cores and four little cores, and \
             the server runs the model on them. Hello, hello! How are you today? I am fine, thank you. The \
@@ -112,7 +113,7 @@ public final class TinyLlama {
                 .putBool("tokenizer.ggml.add_bos_token", false)
                 .putString("tokenizer.chat_template", CHAT_TEMPLATE);
 
-        Weights r = new Weights(options.seed());
+        SeededWeights r = new SeededWeights(options.seed());
         TensorType t = options.type();
         w.addTensor("token_embd.weight", new long[] {embd, vocab}, t, r.normal(embd * vocab, 1f));
         w.addTensor("output_norm.weight", new long[] {embd}, TensorType.F32, ones(embd));
@@ -152,42 +153,9 @@ public final class TinyLlama {
         }
     }
 
-    private static float[] ones(int n) {
+    static float[] ones(int n) {
         float[] values = new float[n];
         java.util.Arrays.fill(values, 1f);
         return values;
-    }
-
-    /** SplitMix64 and Box-Muller: the same weights from the same seed on every JVM. */
-    private static final class Weights {
-        private long state;
-
-        Weights(long seed) {
-            this.state = seed;
-        }
-
-        private long next() {
-            long z = (state += 0x9E3779B97F4A7C15L);
-            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-            return z ^ (z >>> 31);
-        }
-
-        private double uniform() {
-            return ((next() >>> 11) + 0.5) / (1L << 53);
-        }
-
-        float[] normal(int n, float std) {
-            float[] values = new float[n];
-            for (int i = 0; i < n; i += 2) {
-                double radius = Math.sqrt(-2 * Math.log(uniform()));
-                double angle = 2 * Math.PI * uniform();
-                values[i] = (float) (radius * Math.cos(angle) * std);
-                if (i + 1 < n) {
-                    values[i + 1] = (float) (radius * Math.sin(angle) * std);
-                }
-            }
-            return values;
-        }
     }
 }

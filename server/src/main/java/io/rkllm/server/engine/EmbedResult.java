@@ -16,6 +16,15 @@ public sealed interface EmbedResult {
     record Aborted() implements EmbedResult {
     }
 
+    /**
+     * The text is longer than the model reads (counted by the model's own tokenizer, which the pipeline's estimate
+     * can miss): the client's to shorten, a 400.
+     *
+     * @param param the request field at fault ({@code input}, or {@code query} for a reranker's query)
+     */
+    record TooLong(String param, String message) implements EmbedResult {
+    }
+
     /** The runtime reported an error. */
     record Failed(String message) implements EmbedResult {
     }

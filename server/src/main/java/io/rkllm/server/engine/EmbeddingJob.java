@@ -94,6 +94,11 @@ final class EmbeddingJob extends Job {
                 case EmbedResult.Aborted aborted -> {
                     return cancelled();
                 }
+                case EmbedResult.TooLong tooLong -> {
+                    String which = prompts.size() == 1 ? "The input" : "Input " + i;
+                    return new EmbeddingEvent.Failed(new Failure.InvalidRequest(tooLong.param(),
+                            "context_length_exceeded", which + " is too long for the model: " + tooLong.message()));
+                }
                 case EmbedResult.Failed failed -> {
                     String which = prompts.size() == 1 ? "" : " on input " + i + " of " + prompts.size();
                     return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("the " + runtime + " failed" + which

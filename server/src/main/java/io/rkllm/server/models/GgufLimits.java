@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * How GGUF models are served, as far as discovery needs to know to describe them: how many conversations one
  * loaded copy runs at once ({@code engines.llama.parallel}), the context length asked for
- * ({@code engines.llama.context}, 0 = the model's training context capped by memory) and the machine's memory.
+ * ({@code engines.llama.context}, 0 = the model's training context capped by memory; never more than an embedding
+ * model's or a reranker's training context) and the machine's memory.
  *
  * <p>The default context is the model's own (its training context), capped so that the weights and the KV cache of
  * every parallel sequence fit in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves the whole KV cache
@@ -31,6 +32,12 @@ public record GgufLimits(int parallel, int context, long memoryBytes) {
     /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
     ContextChoice contextFor(GgufFacts facts, long fileBytes) {
         if (context > 0) {
+            if (facts.pooling().isPresent() && facts.trainingContext() > 0 && context > facts.trainingContext()) {
+                // an encoder's learned positions end at its training length (the binding refuses a longer
+                // context), and an embedding model or reranker gains nothing from a longer one
+                return new ContextChoice(facts.trainingContext(), "gguf " + facts.trainingContext()
+                        + " (engines.llama.context " + context + " is longer than an embedding model was trained for)");
+            }
             return new ContextChoice(context, "engines.llama.context");
         }
         int trained = facts.trainingContext() > 0 ? facts.trainingContext() : FALLBACK_CONTEXT;

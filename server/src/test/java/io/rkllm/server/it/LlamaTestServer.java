@@ -2,6 +2,7 @@ package io.rkllm.server.it;
 
 import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.llama.gguf.TinyBert;
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.llama.LlamaBackend;
@@ -29,7 +30,7 @@ import okhttp3.Response;
 
 /**
  * A real server on an ephemeral port whose models are tiny GGUF models generated into a temporary models directory
- * ({@link TinyLlama}), served by the real llama.cpp library (the build bundled in de.kherud:llama, opened once per
+ * ({@link TinyLlama}, {@link TinyBert}), served by the real llama.cpp library (the build bundled in de.kherud:llama, opened once per
  * JVM) through the real binding, with one decode thread.
  */
 final class LlamaTestServer implements AutoCloseable {
@@ -68,7 +69,7 @@ final class LlamaTestServer implements AutoCloseable {
 
     static final class Builder {
         private final Path dir;
-        private final Map<String, TinyLlama.Options> models = new LinkedHashMap<>();
+        private final Map<String, Generator> models = new LinkedHashMap<>();
         private final Map<String, byte[]> files = new LinkedHashMap<>();
         private final Map<String, String> flags = new LinkedHashMap<>();
         private int parallel = 2;
@@ -79,7 +80,13 @@ final class LlamaTestServer implements AutoCloseable {
 
         /** A tiny GGUF model in its own folder: its id is the folder's name. */
         Builder model(String id, TinyLlama.Options options) {
-            models.put(id, options);
+            models.put(id, file -> TinyLlama.write(file, options));
+            return this;
+        }
+
+        /** A tiny BERT reranker in its own folder, the same way. */
+        Builder reranker(String id, TinyBert.Options options) {
+            models.put(id, file -> TinyBert.write(file, options));
             return this;
         }
 
@@ -104,7 +111,7 @@ final class LlamaTestServer implements AutoCloseable {
                 Path modelsDir = Files.createDirectories(dir.resolve("models"));
                 for (var m : models.entrySet()) {
                     Path folder = Files.createDirectories(modelsDir.resolve(m.getKey()));
-                    TinyLlama.write(folder.resolve(m.getKey() + ".gguf"), m.getValue());
+                    m.getValue().write(folder.resolve(m.getKey() + ".gguf"));
                 }
                 for (var f : files.entrySet()) {
                     Path file = modelsDir.resolve(f.getKey());
@@ -130,6 +137,10 @@ final class LlamaTestServer implements AutoCloseable {
         }
     }
 
+    private interface Generator {
+        void write(Path file) throws IOException;
+    }
+
     DiscoveryResult discovery() {
         return discovery;
     }
@@ -143,8 +154,14 @@ final class LlamaTestServer implements AutoCloseable {
     }
 
     TestServer.Reply post(String path, String json) throws IOException {
-        try (Response r = client.newCall(new Request.Builder().url(url(path))
-                .post(RequestBody.create(json, JSON_TYPE)).build()).execute()) {
+        return post(path, json, Map.of());
+    }
+
+    /** A POST with these headers too (a client's own: authorization, user information). */
+    TestServer.Reply post(String path, String json, Map<String, String> headers) throws IOException {
+        Request.Builder request = new Request.Builder().url(url(path)).post(RequestBody.create(json, JSON_TYPE));
+        headers.forEach(request::header);
+        try (Response r = client.newCall(request.build()).execute()) {
             return new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
         }
     }

@@ -223,7 +223,7 @@ final class GgufModel implements BackendModel {
             return new EmbedResult.Failed("the text is empty");
         }
         if (tokens.length > embeddingContext.batchSize()) {
-            return new EmbedResult.Failed("the text is " + tokens.length + " tokens long; model " + id
+            return new EmbedResult.TooLong("input", "it is " + tokens.length + " tokens long; model " + id
                     + " takes at most " + embeddingContext.batchSize());
         }
         long start = System.nanoTime();
@@ -255,28 +255,19 @@ final class GgufModel implements BackendModel {
 
     /**
      * A reranker's score of one document: the query and the document in one sequence as llama-server frames the
-     * pair ({@code BOS query EOS SEP document EOS}), read through the model's classification head.
+     * pair ({@link LlamaModel#rerankPair}), read through the model's classification head (rank pooling).
      */
     @Override
     public EmbedResult rank(String query, String document, Cancellation cancellation) {
         if (embeddingContext == null || embeddingContext.pooling() != Pooling.RANK) {
             return new EmbedResult.Failed("model " + id + " is not a reranker");
         }
-        List<Integer> pair = new ArrayList<>();
-        add(pair, embeddingModel.bos());
-        for (int t : embeddingModel.tokenize(query, false, true)) {
-            pair.add(t);
-        }
-        add(pair, embeddingModel.eos());
-        add(pair, embeddingModel.sep());
-        for (int t : embeddingModel.tokenize(document, false, true)) {
-            pair.add(t);
-        }
-        add(pair, embeddingModel.eos());
-        int[] tokens = pair.stream().mapToInt(Integer::intValue).toArray();
-        if (tokens.length > embeddingContext.batchSize()) {
-            return new EmbedResult.Failed("the query and a document are " + tokens.length + " tokens long; model " + id
-                    + " takes at most " + embeddingContext.batchSize());
+        // a rerank request cuts long documents: by the model's own count here, as the pipeline's is an estimate
+        int room = embeddingContext.batchSize();
+        int[] tokens = embeddingModel.rerankPair(query, document, room);
+        if (tokens.length > room) {
+            return new EmbedResult.TooLong("query", "the query is " + (tokens.length - 1) + " tokens with its "
+                    + "markers, and model " + id + " reads at most " + room + " of query and document together");
         }
         long start = System.nanoTime();
         embeddingContext.kv().clear();
@@ -299,12 +290,6 @@ final class GgufModel implements BackendModel {
             return new EmbedResult.Failed(e.getMessage());
         } finally {
             embeddingContext.kv().clear();
-        }
-    }
-
-    private static void add(List<Integer> tokens, int token) {
-        if (token >= 0) {
-            tokens.add(token);
         }
     }
 

@@ -56,6 +56,11 @@ public final class EmbeddingPipeline {
         if (rerank) {
             // the query is read with every document: its tokens count against each one's room
             overhead += estimator.estimate(model.id(), request.rankQuery().get()) + 4;
+            if (overhead >= limit) {
+                throw new FailureException(new Failure.InvalidRequest("query", "context_length_exceeded",
+                        "The query is about " + overhead + " tokens with its markers, and the model '" + model.id()
+                                + "' reads at most " + limit + " of query and document together. Shorten it."));
+            }
         }
         List<String> prompts = new ArrayList<>(request.inputs().size());
         int truncated = 0;
