@@ -437,7 +437,7 @@ final class SidecarParser {
             Optional<EmbeddingSettings.Pooling> pooling = text("embedding.pooling", e.get("pooling")).flatMap(p -> {
                 Optional<EmbeddingSettings.Pooling> parsed = EmbeddingSettings.Pooling.parse(p);
                 if (parsed.isEmpty()) {
-                    problems.add(Problem.error(file, "embedding.pooling", "expected last or mean, got \"" + p
+                    problems.add(Problem.error(file, "embedding.pooling", "expected last, mean or cls, got \"" + p
                             + "\""));
                 }
                 return parsed;

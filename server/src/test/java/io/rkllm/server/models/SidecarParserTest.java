@@ -316,7 +316,7 @@ class SidecarParserTest {
         SidecarParser.Parsed parsed = parse("""
                 kind: reranker
                 embedding:
-                  pooling: cls
+                  pooling: max
                   framing: chat
                   dimensions: 0
                   normalise: true
