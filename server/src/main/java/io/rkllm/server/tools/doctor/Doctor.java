@@ -161,8 +161,11 @@ public final class Doctor {
         List<Check> hardware = new ArrayList<>();
         hardware.add(npu.driver());
         hardware.addAll(npu.devices(serviceUser, System.getProperty("user.name")));
+        boolean cpuOnly = onlyGguf && llama.runtime().isPresent();
         for (Check c : hardware) {
-            checks.add(simulated ? c.notBlocking("not needed with --simulate") : c);
+            checks.add(simulated ? c.notBlocking("not needed with --simulate")
+                    : cpuOnly ? c.notBlocking("the models are GGUF models: llama.cpp runs them without the NPU,"
+                            + " unless it is a build with the RKNPU backend") : c);
         }
         checks.addAll(npu.clocks());
 

@@ -121,6 +121,23 @@ class DoctorTest {
     }
 
     @Test
+    void aMachineWithOnlyGgufModelsNeedsNoRkllmRuntimeAndDoctorNamesLlamaCpp() throws Exception {
+        Path gguf = Files.createDirectories(dir.resolve("gguf-models").resolve("tiny"));
+        io.rkllm.llama.gguf.TinyLlama.write(gguf.resolve("tiny.gguf"), io.rkllm.llama.gguf.TinyLlama.Options.chat());
+        Report r = doctor(Map.of("runtime.library", dir.resolve("no-librkllmrt.so").toString(),
+                "models.dir", gguf.getParent().toString()));
+
+        assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
+        assertThat(r.only("library").status()).isNotEqualTo(Check.Status.FAIL);
+        assertThat(r.only("library").message()).contains("GGUF models");
+        Check llama = r.only("llama");
+        assertThat(llama.status()).isEqualTo(Check.Status.OK);
+        // the bundled library: where it is, its build and API generation, its devices
+        assertThat(llama.message()).contains("libjllama.so", "4916", "devices", "CPU");
+        assertThat(r.text()).contains("tiny");
+    }
+
+    @Test
     void simulateWinsOverTheModelsDirectoryOfTheInstalledConfiguration() throws IOException {
         // the package's /etc configuration names /var/lib/rkllm-server/models, which holds no model here
         Path config = Files.writeString(dir.resolve("rkllm-server.yaml"), "models:\n  dir: "
