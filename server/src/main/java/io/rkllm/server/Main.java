@@ -171,8 +171,8 @@ public final class Main {
                     .endsWith(".gguf")).forEach(e -> err.println("error: " + e));
         }
         boolean gguf = discovery.models().stream().anyMatch(m -> m.gguf().isPresent());
-        // a missing engine library is the reason its models cannot load; only a machine with no engine stops here
-        Engines engines = Engines.open(config, simulation, environment, gguf).requireOne();
+        // a missing engine library is the reason its models cannot load; a machine that can serve none stops here
+        Engines engines = Engines.open(config, simulation, environment, gguf).requireFor(gguf);
         Optional<RkllmRuntime> rkllm = engines.rkllm();
         if (rkllm.isEmpty()) {
             out.println("runtime: " + engines.summary().getFirst());

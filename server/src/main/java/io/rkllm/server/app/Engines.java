@@ -89,6 +89,23 @@ public final class Engines {
         return this;
     }
 
+    /**
+     * These engines, when they can serve something: without the RKLLM runtime, only GGUF models can be served, so
+     * a models directory without any stops the server with the runtime's reason, as it always did (a wrong
+     * library path or a forced ABI on a board, instead of a server that lists models it can never load).
+     *
+     * @param ggufModels the models directory has {@code .gguf} models
+     * @throws RuntimeLoader.StartupException saying why (with the fix)
+     */
+    public Engines requireFor(boolean ggufModels) {
+        requireOne();
+        if (rkllm.isEmpty() && !ggufModels) {
+            throw new RuntimeLoader.StartupException(rkllmMissing + "\n(without it the server serves .gguf models"
+                    + " through llama.cpp, and the models directory has none)");
+        }
+        return this;
+    }
+
     /** The backends the engine chooses from, per model file, with the configuration each reads. */
     public Backends backends(ServerConfig config) {
         List<Backend> available = new ArrayList<>();
