@@ -8,6 +8,7 @@ import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.RenderResult;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.filter.Filter;
+import com.hubspot.jinjava.lib.filter.FromJsonFilter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import io.rkllm.server.engine.ChatPrompt;
 import java.time.Clock;
@@ -112,7 +113,7 @@ final class JinjaChatTemplate {
                 for (ChatPrompt.ToolCall call : m.toolCalls()) {
                     Map<String, Object> function = new LinkedHashMap<>();
                     function.put("name", call.name());
-                    function.put("arguments", ToolArguments.of(call.argumentsJson()));
+                    function.put("arguments", ToolArguments.of(call.argumentsJson(), this::readJson));
                     Map<String, Object> c = new LinkedHashMap<>();
                     c.put("id", call.id());
                     c.put("type", "function");
@@ -167,6 +168,11 @@ final class JinjaChatTemplate {
         }
         String text = result.getOutput();
         return stripBos && text.startsWith(bos) ? text.substring(bos.length()) : text;
+    }
+
+    /** JSON text as Jinjava's {@code fromjson} reads it (key order kept), which is how the tools reach the template. */
+    private Object readJson(String json) {
+        return new FromJsonFilter().filter(json, jinjava.newInterpreter());
     }
 
     private static Map<String, Object> message(String role, String content) {
