@@ -8,14 +8,14 @@ import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.RenderResult;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.filter.Filter;
+import com.hubspot.jinjava.lib.filter.FromJsonFilter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import io.rkllm.server.engine.ChatPrompt;
-import java.time.LocalDate;
-import java.time.format.DateTimeFormatter;
+import java.time.Clock;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -28,25 +28,37 @@ import jinjava.javax.el.CompositeELResolver;
  * precedence (Jinjava's legacy overrides), {@code trim_blocks}/{@code lstrip_blocks}, Python's string methods
  * ({@link PyStrings}), {@code raise_exception}, {@code strftime_now}, {@code tojson} as Python writes JSON
  * ({@link PyJson}), and two rewrites of the source for what Jinjava cannot parse: {@code x[::-1]} (a reversed
- * copy) and expressions as {@code namespace(...)} arguments. The template is tried once when the model loads; one
+ * copy), expressions as {@code namespace(...)} arguments, {@code not} before a test or comparison, filtered
+ * loops ({@link FilteredLoops}) and comments ({@link Comments}). The template is tried once when the model loads; one
  * that does not render falls back to the family template the pipeline chose.
  */
 final class JinjaChatTemplate {
     private static final Pattern REVERSED = Pattern.compile("([A-Za-z_][\\w.]*)\\[\\s*:\\s*:\\s*-1\\s*\\]");
     private static final Pattern NAMESPACE = Pattern.compile("namespace\\(");
+    /** A variable with attributes, subscripts and argument-less filters: {@code message['content'] | trim}. */
+    private static final String REF = "[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*|\\[[^\\[\\]]*\\])*(?:\\s*\\|\\s*[A-Za-z_]\\w*(?![\\w(]))*";
+    private static final String OPERAND = "(?:" + REF + "|-?\\d+(?:\\.\\d+)?|'[^']*'|\"[^\"]*\")";
+    /** {@code not} before a test or a comparison of two simple operands (see {@link #rewrite}). */
+    private static final Pattern NOT_TEST = Pattern.compile("\\bnot\\s+((?!(?:in|is|not)\\b)" + REF
+            + "\\s*(?:is\\s+(?:not\\s+)?[A-Za-z_]\\w*(?![\\w(])|(?:==|!=|<=|>=|<|>)\\s*" + OPERAND
+            + "(?![\\w.\\[(|]|\\s*\\|)))");
+    /** The context variable strftime_now reads the render's time from. */
+    private static final String NOW = "__rkllm_now";
 
     private final Jinjava jinjava;
     private final String source;
     private final String bos;
     private final String eos;
     private final boolean stripBos;
+    private final Clock clock;
 
     /**
      * @param bos the text of the model's BOS token, given to the template as {@code bos_token}
      * @param addsBos the tokenizer adds the BOS itself: a BOS the template writes first is taken out again
      */
-    JinjaChatTemplate(String source, String bos, String eos, boolean addsBos) {
+    JinjaChatTemplate(String source, String bos, String eos, boolean addsBos, Clock clock) {
         this.source = rewrite(source);
+        this.clock = clock;
         this.bos = bos;
         this.eos = eos;
         this.stripBos = addsBos && !bos.isEmpty();
@@ -65,13 +77,21 @@ final class JinjaChatTemplate {
         jinjava.getGlobalContext().registerFunction(new ELFunctionDefinition("", "strftime_now",
                 JinjaChatTemplate.class, "strftimeNow", String.class));
         jinjava.getGlobalContext().registerFilter(new PyToJson());
+        jinjava.getGlobalContext().registerFilter(new Items());
+        jinjava.getGlobalContext().registerFilter(new PyString());
     }
 
     /** The template, if it renders a short conversation; empty (with the reason) when it does not. */
     static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
                                              List<String> problems) {
+        return tryOf(source, bos, eos, addsBos, problems, Clock.systemDefaultZone());
+    }
+
+    /** @param clock today's date for {@code strftime_now} (a fixed one in tests, as the fixtures' script has) */
+    static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
+                                             List<String> problems, Clock clock) {
         try {
-            JinjaChatTemplate template = new JinjaChatTemplate(source, bos, eos, addsBos);
+            JinjaChatTemplate template = new JinjaChatTemplate(source, bos, eos, addsBos, clock);
             template.render(List.of(message("system", "S"), message("user", "U")), Optional.empty(), false);
             return Optional.of(template);
         } catch (RuntimeException e) {
@@ -93,7 +113,7 @@ final class JinjaChatTemplate {
                 for (ChatPrompt.ToolCall call : m.toolCalls()) {
                     Map<String, Object> function = new LinkedHashMap<>();
                     function.put("name", call.name());
-                    function.put("arguments", new PyJson.Raw(call.argumentsJson()));
+                    function.put("arguments", ToolArguments.of(call.argumentsJson(), this::readJson));
                     Map<String, Object> c = new LinkedHashMap<>();
                     c.put("id", call.id());
                     c.put("type", "function");
@@ -120,6 +140,10 @@ final class JinjaChatTemplate {
         context.put("bos_token", bos);
         context.put("eos_token", eos);
         context.put("enable_thinking", thinking);
+        context.put(NOW, LocalDateTime.now(clock));
+        // transformers always passes tools and documents, None when there are none: `tools is not none` is false
+        context.put("tools", null);
+        context.put("documents", null);
         String template = source;
         if (toolsJson.isPresent()) {
             // the tools reach the template as objects through Jinjava's own JSON reader (no JSON library here)
@@ -129,6 +153,14 @@ final class JinjaChatTemplate {
         RenderResult result = jinjava.renderForResult(template, context);
         List<TemplateError> fatal = result.getErrors().stream()
                 .filter(e -> e.getSeverity() == TemplateError.ErrorType.FATAL).toList();
+        for (TemplateError error : fatal) {
+            // Jinjava reports a raise_exception as a failed call; its message is the template's own reason
+            for (Throwable t = error.getException(); t != null; t = t.getCause()) {
+                if (t instanceof RefusedConversation refusal) {
+                    throw refusal;
+                }
+            }
+        }
         if (!fatal.isEmpty()) {
             throw new IllegalArgumentException("the model's chat template failed: " + fatal.stream()
                     .map(e -> e.getMessage() + (e.getLineno() > 0 ? " (line " + e.getLineno() + ")" : ""))
@@ -136,6 +168,11 @@ final class JinjaChatTemplate {
         }
         String text = result.getOutput();
         return stripBos && text.startsWith(bos) ? text.substring(bos.length()) : text;
+    }
+
+    /** JSON text as Jinjava's {@code fromjson} reads it (key order kept), which is how the tools reach the template. */
+    private Object readJson(String json) {
+        return new FromJsonFilter().filter(json, jinjava.newInterpreter());
     }
 
     private static Map<String, Object> message(String role, String content) {
@@ -147,7 +184,12 @@ final class JinjaChatTemplate {
 
     /** The source with what Jinjava cannot parse written in what it can. */
     static String rewrite(String source) {
-        String reversed = REVERSED.matcher(source).replaceAll("($1|reverse)");
+        String reversed = REVERSED.matcher(FilteredLoops.rewrite(Comments.rewrite(source))).replaceAll("($1|reverse)");
+        // Jinja's `not` binds looser than tests and comparisons, Jinjava's tighter: `not x is defined` is read as
+        // `(not x) is defined`, always true (Mistral's `if not tools is defined` then set tools to none, DeepSeek's
+        // add_generation_prompt to false), and `not budget == -1` compares a boolean with a number and fails
+        // (Seed-OSS). The simple forms, which are what templates write, get Jinja's parentheses.
+        reversed = NOT_TEST.matcher(reversed).replaceAll(m -> Matcher.quoteReplacement("not (" + m.group(1) + ")"));
         return parenthesiseNamespaceArguments(reversed);
     }
 
@@ -206,18 +248,30 @@ final class JinjaChatTemplate {
 
     /** {@code raise_exception(message)}: the template refuses the conversation. */
     public static String raiseException(String message) {
-        throw new IllegalArgumentException("the model's chat template refused the conversation: " + message);
+        throw new RefusedConversation(message);
     }
 
-    /** {@code strftime_now(format)}: today, in the few formats chat templates use. */
+    /** The template's {@code raise_exception}: the conversation is one the model's format cannot write. */
+    static final class RefusedConversation extends IllegalArgumentException {
+        RefusedConversation(String message) {
+            super("the model's chat template refused the conversation: " + message);
+        }
+    }
+
+    /**
+     * {@code strftime_now(format)}: the render's time (put in the context, as a function registered with Jinjava
+     * is static) in Python's strftime format, the C locale's names.
+     */
     public static String strftimeNow(String format) {
-        LocalDate today = LocalDate.now();
-        String pattern = format.replace("%Y", "yyyy").replace("%m", "MM").replace("%d", "dd").replace("%B", "MMMM")
-                .replace("%b", "MMM").replace("%A", "EEEE").replace("%a", "EEE");
-        return today.format(DateTimeFormatter.ofPattern(pattern, Locale.ENGLISH));
+        Object now = JinjavaInterpreter.getCurrent() == null ? null
+                : JinjavaInterpreter.getCurrent().getContext().get(NOW);
+        return Strftime.format(format, now instanceof LocalDateTime t ? t : LocalDateTime.now());
     }
 
-    /** Hugging Face's {@code tojson}: Python's JSON spacing; a tool call's arguments as the model wrote them. */
+    /**
+     * Hugging Face's {@code tojson}: json.dumps with ensure_ascii off, and its {@code indent}, {@code separators},
+     * {@code sort_keys} and {@code ensure_ascii} arguments (Granite writes its tools with {@code tojson(indent=4)}).
+     */
     private static final class PyToJson implements Filter {
         @Override
         public String getName() {
@@ -227,6 +281,63 @@ final class JinjaChatTemplate {
         @Override
         public Object filter(Object var, JinjavaInterpreter interpreter, String... args) {
             return PyJson.write(var);
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+            return PyJson.write(var, options(args, kwargs));
+        }
+
+        /** Python's order: tojson(ensure_ascii, indent, separators, sort_keys), by position or by name. */
+        private static PyJson.Options options(Object[] args, Map<String, Object> kwargs) {
+            Object ensureAscii = kwargs.getOrDefault("ensure_ascii", args.length > 0 ? args[0] : false);
+            Object indent = kwargs.getOrDefault("indent", args.length > 1 ? args[1] : null);
+            Object separators = kwargs.getOrDefault("separators", args.length > 2 ? args[2] : null);
+            Object sortKeys = kwargs.getOrDefault("sort_keys", args.length > 3 ? args[3] : false);
+            String indentText = switch (indent) {
+                case null -> null;
+                case Number n -> " ".repeat(Math.max(0, n.intValue()));
+                default -> indent.toString();
+            };
+            // json.dumps: with an indent, items end a line, so their separator loses its space
+            String item = indentText == null ? ", " : ",";
+            String key = ": ";
+            if (separators instanceof List<?> pair && pair.size() == 2) {
+                item = String.valueOf(pair.get(0));
+                key = String.valueOf(pair.get(1));
+            }
+            return new PyJson.Options(indentText, item, key, Boolean.TRUE.equals(sortKeys),
+                    Boolean.TRUE.equals(ensureAscii));
+        }
+    }
+
+    /** Jinja's {@code items} filter (Seed-OSS's {@code arguments | items}), which Jinjava lacks: [key, value] pairs. */
+    private static final class Items implements Filter {
+        @Override
+        public String getName() {
+            return "items";
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, String... args) {
+            List<List<Object>> pairs = new ArrayList<>();
+            if (var instanceof Map<?, ?> map) {
+                map.forEach((k, v) -> pairs.add(java.util.Arrays.asList(k, v)));
+            }
+            return pairs;
+        }
+    }
+
+    /** Jinja's {@code string} filter is Python's str() ({@link PyRepr}), not Java's toString. */
+    private static final class PyString implements Filter {
+        @Override
+        public String getName() {
+            return "string";
+        }
+
+        @Override
+        public Object filter(Object var, JinjavaInterpreter interpreter, String... args) {
+            return PyRepr.str(var);
         }
     }
 }
