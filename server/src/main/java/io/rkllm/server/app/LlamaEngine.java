@@ -46,7 +46,8 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         return new LlamaBackend(runtime.orElseThrow(), settings(config));
     }
 
-    static LlamaBackend.Settings settings(ServerConfig.Llama config) {
+    /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */
+    public static LlamaBackend.Settings settings(ServerConfig.Llama config) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
                 config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty());
     }

@@ -1,0 +1,176 @@
+package io.rkllm.server.tools.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code bench llama}'s figures: medians over the rounds, the server's overhead against the library alone, and the
+ * parallel chats' aggregate decode rate; as Markdown tables and as JSON.
+ */
+final class LlamaBenchReport {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private LlamaBenchReport() {
+    }
+
+    /** The median of the finite values (NaN when there is none). */
+    static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).filter(Double::isFinite).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    static <T> double median(List<T> items, ToDoubleFunction<T> value) {
+        return median(items.stream().map(i -> value.applyAsDouble(i)).toList());
+    }
+
+    /** How much longer the server took than the library for the same work, in % (its rate's shortfall, inverted). */
+    static double overhead(double libraryRate, double serverRate) {
+        return (libraryRate / serverRate - 1) * 100;
+    }
+
+    /** Median rates of one way of measuring: prefill and decode tokens/s. */
+    record Rates(double prefill, double decode) {
+        static Rates of(List<Timing> timings) {
+            return new Rates(median(timings, Timing::prefillPerSecond), median(timings, Timing::decodePerSecond));
+        }
+    }
+
+    /** The medians of {@code chats} chats at once. */
+    record ParallelRow(int chats, double aggregate, double perChat, double serverPerChat, double gain) {
+    }
+
+    static Rates library(LlamaBench.Result r) {
+        return Rates.of(r.rounds().stream().map(LlamaBench.Round::library).toList());
+    }
+
+    static Rates serverTimings(LlamaBench.Result r) {
+        return Rates.of(r.rounds().stream().map(LlamaBench.Round::server).toList());
+    }
+
+    static Rates client(LlamaBench.Result r) {
+        return Rates.of(r.rounds().stream().map(LlamaBench.Round::client).toList());
+    }
+
+    static List<ParallelRow> parallel(LlamaBench.Result r) {
+        int most = r.parallel().stream().mapToInt(LlamaBench.ParallelRun::chats).max().orElse(0);
+        double one = Double.NaN;
+        List<ParallelRow> rows = new ArrayList<>();
+        for (int chats = 1; chats <= most; chats++) {
+            int n = chats;
+            List<LlamaBench.ParallelRun> runs = r.parallel().stream().filter(p -> p.chats() == n).toList();
+            double aggregate = median(runs, LlamaBench.ParallelRun::aggregatePerSecond);
+            double perChat = median(runs.stream().flatMap(p -> p.client().stream()).toList(), Timing::decodePerSecond);
+            double serverPerChat = median(runs.stream().flatMap(p -> p.server().stream()).toList(),
+                    Timing::decodePerSecond);
+            one = chats == 1 ? aggregate : one;
+            rows.add(new ParallelRow(chats, aggregate, perChat, serverPerChat, aggregate / one));
+        }
+        return rows;
+    }
+
+    static String markdown(LlamaBench.Result r) {
+        LlamaBench.Setup s = r.setup();
+        Rates lib = library(r);
+        Rates srv = serverTimings(r);
+        Rates cli = client(r);
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "#### %s: %s%n%n", s.modelId(), s.description()));
+        b.append(String.format(Locale.ROOT, "%,d parameters, %s, %.0f MB; %s; %d threads; context %d tokens per"
+                        + " conversation (%d cells, %d sequences), batch %d; prompt %d tokens, %d generated, greedy;"
+                        + " medians of %d rounds.%n%n", s.parameters(), s.quantisation(), s.fileBytes() / 1e6,
+                s.library(), s.threads(), s.contextLength(), s.contextCells(), s.parallel() + 1, s.batchSize(),
+                s.plan().promptTokens(), s.plan().maxTokens(), s.plan().runs()));
+        b.append("| measured by | prefill tokens/s | decode tokens/s |\n|---|---:|---:|\n");
+        b.append(row("library alone (llama-ffm)", lib));
+        b.append(row("server, its own timings", srv));
+        b.append(row("server, client's clock (HTTP, streamed)", cli));
+        b.append(String.format(Locale.ROOT, "| **server overhead** (client's clock vs library) | **%+.1f %%** |"
+                + " **%+.1f %%** |%n", overhead(lib.prefill(), cli.prefill()), overhead(lib.decode(), cli.decode())));
+        b.append(String.format(Locale.ROOT, "| engine overhead (server's timings vs library) | %+.1f %% | %+.1f %%"
+                + " |%n%n", overhead(lib.prefill(), srv.prefill()), overhead(lib.decode(), srv.decode())));
+        b.append("Prefill: tokens prefilled over the time to the first token (the client's: request sent to the first"
+                + " streamed text). Decode: the tokens after the first over the time from the first to the last.");
+        int mismatched = (int) r.rounds().stream().filter(x -> x.libraryPromptTokens() != x.serverPromptTokens())
+                .count();
+        if (mismatched > 0) {
+            b.append(String.format(Locale.ROOT, " **Warning:** in %d rounds the server's prompt had another length"
+                    + " than the library's (its template or system prompt differs).", mismatched));
+        }
+        b.append("\n\n| chats at once | decode tokens/s together | per chat (client) | per chat (server's timings)"
+                + " | gain over one chat |\n|---:|---:|---:|---:|---:|\n");
+        for (ParallelRow p : parallel(r)) {
+            b.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2fx |%n", p.chats(), p.aggregate(),
+                    p.perChat(), p.serverPerChat(), p.gain()));
+        }
+        b.append(String.format(Locale.ROOT, "%nEach parallel chat: a prompt of %d tokens, %d generated. Together:"
+                        + " every chat's tokens after its first over the time from the first chat's first token to"
+                        + " the last chat's last.%n", s.plan().parallelPromptTokens(), s.plan().maxTokens()));
+        return b.toString();
+    }
+
+    private static String row(String name, Rates rates) {
+        return String.format(Locale.ROOT, "| %s | %.1f | %.2f |%n", name, rates.prefill(), rates.decode());
+    }
+
+    static ObjectNode json(LlamaBench.Result r) {
+        LlamaBench.Setup s = r.setup();
+        ObjectNode root = JSON.createObjectNode().put("bench", "llama");
+        ObjectNode model = root.putObject("model");
+        model.put("id", s.modelId()).put("file", s.file()).put("description", s.description())
+                .put("parameters", s.parameters()).put("type", s.quantisation()).put("bytes", s.fileBytes());
+        root.put("library", s.library()).put("threads", s.threads()).put("conversations_at_once", s.parallel())
+                .put("context", s.contextLength()).put("context_cells", s.contextCells())
+                .put("batch", s.batchSize()).put("prompt_tokens", s.plan().promptTokens())
+                .put("max_tokens", s.plan().maxTokens()).put("runs", s.plan().runs())
+                .put("parallel_prompt_tokens", s.plan().parallelPromptTokens());
+        ObjectNode single = root.putObject("single");
+        Rates lib = library(r);
+        Rates srv = serverTimings(r);
+        Rates cli = client(r);
+        rates(single.putObject("library"), lib);
+        rates(single.putObject("server_timings"), srv);
+        rates(single.putObject("server_client_clock"), cli);
+        single.putObject("overhead_percent").put("prefill", number(overhead(lib.prefill(), cli.prefill())))
+                .put("decode", number(overhead(lib.decode(), cli.decode())));
+        single.putObject("engine_overhead_percent").put("prefill", number(overhead(lib.prefill(), srv.prefill())))
+                .put("decode", number(overhead(lib.decode(), srv.decode())));
+        ArrayNode rounds = single.putArray("rounds");
+        for (LlamaBench.Round round : r.rounds()) {
+            ObjectNode o = rounds.addObject().put("library_prompt_tokens", round.libraryPromptTokens())
+                    .put("server_prompt_tokens", round.serverPromptTokens());
+            timing(o.putObject("library"), round.library());
+            timing(o.putObject("server_timings"), round.server());
+            timing(o.putObject("server_client_clock"), round.client());
+        }
+        ArrayNode parallel = root.putArray("parallel");
+        for (ParallelRow p : parallel(r)) {
+            parallel.addObject().put("chats", p.chats()).put("decode_tokens_per_s", number(p.aggregate()))
+                    .put("per_chat_tokens_per_s", number(p.perChat()))
+                    .put("per_chat_server_timings_tokens_per_s", number(p.serverPerChat()))
+                    .put("gain", number(p.gain()));
+        }
+        return root;
+    }
+
+    private static void rates(ObjectNode o, Rates rates) {
+        o.put("prefill_tokens_per_s", number(rates.prefill())).put("decode_tokens_per_s", number(rates.decode()));
+    }
+
+    private static void timing(ObjectNode o, Timing t) {
+        o.put("prefill_tokens", t.prefillTokens()).put("prefill_ms", number(t.prefillMs()))
+                .put("generated", t.generated()).put("decode_ms", number(t.decodeMs()));
+    }
+
+    /** Rounded to 0.01; nothing measured (NaN) is null. */
+    private static Double number(double value) {
+        return Double.isFinite(value) ? Math.round(value * 100) / 100.0 : null;
+    }
+}
