@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 import java.util.OptionalLong;
 
 /**
@@ -92,12 +93,13 @@ public final class LlamaBackend implements Backend {
     }
 
     /**
-     * The text this backend decodes for a conversation of one user message (no system prompt, thinking off): the
-     * model's own chat template; empty when it has none that renders (the pipeline's family template is then used).
-     * The bench gives the library the same prompt as the server with it.
+     * What this backend decodes for a conversation of one user message (no system prompt, thinking off): the text
+     * rendered by the model's own chat template; empty when it has none that renders (the pipeline's family template
+     * is then used). The bench gives the library the same prompt as the server with it.
      */
-    public static Optional<String> userTurn(LlamaModel model, String text) {
-        return GgufModel.template("bench", model).map(t -> t.render(ChatPrompt.Message.of("user", text), false));
+    public static Optional<UnaryOperator<String>> userTurns(LlamaModel model) {
+        return GgufModel.template("bench", model).map(t -> text -> t.render(ChatPrompt.Message.of("user", text),
+                false));
     }
 
     @Override

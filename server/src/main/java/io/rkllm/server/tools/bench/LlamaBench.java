@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.UnaryOperator;
 
 /**
  * The llama.cpp engine's speed through the server against the library alone, and continuous batching's gain.
@@ -46,8 +47,6 @@ import java.util.concurrent.Future;
  */
 public final class LlamaBench {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Lets one side's idle ggml threads stop spinning before the other side computes (OpenMP spins a while). */
-    private static final Duration SETTLE = Duration.ofMillis(300);
     private static final String FILLER = "The board has four big cores and four little cores, and the server runs"
             + " the model on them. Tell me how the tokenizer splits the text into tokens and how the model reads"
             + " them one by one, then writes the next one; say what the cache keeps between two turns of a chat,"
@@ -60,8 +59,13 @@ public final class LlamaBench {
      * @param maxTokens tokens to generate per chat
      * @param runs rounds of each measurement (the tables give medians)
      * @param parallelPromptTokens the prompt of each parallel chat (short: decode is what is measured)
+     * @param settle a pause after each measurement, so that one side's idle ggml threads have stopped spinning
+     *     (OpenMP spins a while before it sleeps) when the other side computes
      */
-    public record Plan(int promptTokens, int maxTokens, int runs, int parallelPromptTokens) {
+    public record Plan(int promptTokens, int maxTokens, int runs, int parallelPromptTokens, Duration settle) {
+        /** What {@code bench llama} runs unless told otherwise. */
+        public static final Duration SETTLE = Duration.ofMillis(300);
+
         public Plan {
             if (promptTokens < 8 || maxTokens < 2 || runs < 1 || parallelPromptTokens < 8) {
                 throw new IllegalArgumentException("prompts of at least 8 tokens, at least 2 tokens to generate and"
@@ -165,11 +169,11 @@ public final class LlamaBench {
             String content = prompts.content(r + ". Round " + r + ".", plan.promptTokens());
             int[] tokens = library.tokenize(prompts.rendered(content));
             Timing alone = library.run(tokens, plan.maxTokens());
-            Thread.sleep(SETTLE);
+            Thread.sleep(plan.settle());
             StreamedChat chat = StreamedChat.send(http, base, request(id, content));
             Round round = new Round(tokens.length, chat.usage().at("/usage/prompt_tokens").asInt(), alone,
                     serverTiming(chat.usage()), clientTiming(chat));
-            Thread.sleep(SETTLE);
+            Thread.sleep(plan.settle());
             out.printf(Locale.ROOT, "%s  prompt %d/%d tokens  library %.1f/%.2f  server timings %.1f/%.2f"
                             + "  client %.1f/%.2f  (prefill/decode tokens/s, %d/%d tokens)%n",
                     r == 0 ? "warm-up " : "round " + r, round.libraryPromptTokens(), round.serverPromptTokens(),
@@ -206,7 +210,7 @@ public final class LlamaBench {
                     runs.add(run);
                     out.printf(Locale.ROOT, "%d at once, run %d: %.2f tokens/s together%n", chats, r,
                             run.aggregatePerSecond());
-                    Thread.sleep(SETTLE);
+                    Thread.sleep(plan.settle());
                 }
             }
         }
@@ -254,22 +258,46 @@ public final class LlamaBench {
     /** User messages of a given length in tokens, as the model's template renders them and its tokenizer reads. */
     private static final class Prompts {
         private final LibraryRun library;
+        private final UnaryOperator<String> template;
 
         Prompts(LibraryRun library) {
             this.library = library;
+            this.template = LlamaBackend.userTurns(library.model()).orElse(UnaryOperator.identity());
         }
 
         /** The text the server decodes for a chat of one user message (its template; the text alone without). */
         String rendered(String content) {
-            return LlamaBackend.userTurn(library.model(), content).orElse(content);
+            return template.apply(content);
         }
 
         /** {@code label} and as many words of the filler (repeated) as make {@code tokens} tokens or just more. */
         String content(String label, int tokens) {
-            String[] words = FILLER.split(" ");
+            // the fewest words that reach the length, found in a few renderings (a template renders in milliseconds)
+            int high = 1;
+            while (length(label, high) < tokens) {
+                high *= 2;
+            }
+            int low = high / 2;
+            while (low + 1 < high) {
+                int mid = (low + high) >>> 1;
+                if (length(label, mid) < tokens) {
+                    low = mid;
+                } else {
+                    high = mid;
+                }
+            }
+            return text(label, high);
+        }
+
+        private int length(String label, int words) {
+            return library.tokenize(rendered(text(label, words))).length;
+        }
+
+        private static String text(String label, int words) {
+            String[] filler = FILLER.split(" ");
             StringBuilder text = new StringBuilder(label);
-            for (int i = 0; library.tokenize(rendered(text.toString())).length < tokens; i++) {
-                text.append(' ').append(words[i % words.length]);
+            for (int i = 0; i < words; i++) {
+                text.append(' ').append(filler[i % filler.length]);
             }
             return text.toString();
         }

@@ -46,7 +46,7 @@ final class LlamaBenchCommand {
         BenchModel shape = BenchModel.from(options);
         LlamaBench.Plan plan = new LlamaBench.Plan(BenchModel.number(options, "prompt-tokens", 128),
                 BenchModel.number(options, "tokens", 64), BenchModel.number(options, "runs", 3),
-                BenchModel.number(options, "parallel-prompt-tokens", 32));
+                BenchModel.number(options, "parallel-prompt-tokens", 32), LlamaBench.Plan.SETTLE);
         Optional<Path> json = Optional.ofNullable(options.remove("json")).map(Path::of);
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench llama");
