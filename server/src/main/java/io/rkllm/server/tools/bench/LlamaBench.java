@@ -57,17 +57,19 @@ public final class LlamaBench {
      *
      * @param promptTokens the prompt of the single-chat rounds, in tokens (chat template included)
      * @param maxTokens tokens to generate per chat
-     * @param runs rounds of each measurement (the tables give medians)
+     * @param runs rounds of the single chat, library and server one after the other (the tables give medians)
+     * @param parallelRuns runs of each number of parallel chats
      * @param parallelPromptTokens the prompt of each parallel chat (short: decode is what is measured)
      * @param settle a pause after each measurement, so that one side's idle ggml threads have stopped spinning
      *     (OpenMP spins a while before it sleeps) when the other side computes
      */
-    public record Plan(int promptTokens, int maxTokens, int runs, int parallelPromptTokens, Duration settle) {
+    public record Plan(int promptTokens, int maxTokens, int runs, int parallelRuns, int parallelPromptTokens,
+                       Duration settle) {
         /** What {@code bench llama} runs unless told otherwise. */
         public static final Duration SETTLE = Duration.ofMillis(300);
 
         public Plan {
-            if (promptTokens < 8 || maxTokens < 2 || runs < 1 || parallelPromptTokens < 8) {
+            if (promptTokens < 8 || maxTokens < 2 || runs < 1 || parallelRuns < 1 || parallelPromptTokens < 8) {
                 throw new IllegalArgumentException("prompts of at least 8 tokens, at least 2 tokens to generate and"
                         + " one run");
             }
@@ -168,12 +170,21 @@ public final class LlamaBench {
             // the round's number first: the prompt shares no more than the template's first tokens with the last one
             String content = prompts.content(r + ". Round " + r + ".", plan.promptTokens());
             int[] tokens = library.tokenize(prompts.rendered(content));
-            Timing alone = library.run(tokens, plan.maxTokens());
+            // every other round the server goes first, so that neither side always follows the other
+            StreamedChat chat;
+            Timing alone;
+            if (r % 2 == 0) {
+                chat = StreamedChat.send(http, base, request(id, content));
+                Thread.sleep(plan.settle());
+                alone = library.run(tokens, plan.maxTokens());
+            } else {
+                alone = library.run(tokens, plan.maxTokens());
+                Thread.sleep(plan.settle());
+                chat = StreamedChat.send(http, base, request(id, content));
+            }
             Thread.sleep(plan.settle());
-            StreamedChat chat = StreamedChat.send(http, base, request(id, content));
             Round round = new Round(tokens.length, chat.usage().at("/usage/prompt_tokens").asInt(), alone,
                     serverTiming(chat.usage()), clientTiming(chat));
-            Thread.sleep(plan.settle());
             out.printf(Locale.ROOT, "%s  prompt %d/%d tokens  library %.1f/%.2f  server timings %.1f/%.2f"
                             + "  client %.1f/%.2f  (prefill/decode tokens/s, %d/%d tokens)%n",
                     r == 0 ? "warm-up " : "round " + r, round.libraryPromptTokens(), round.serverPromptTokens(),
@@ -192,7 +203,7 @@ public final class LlamaBench {
         List<ParallelRun> runs = new ArrayList<>();
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int chats = 1; chats <= most; chats++) {
-                for (int r = 1; r <= plan.runs(); r++) {
+                for (int r = 1; r <= plan.parallelRuns(); r++) {
                     List<Future<StreamedChat>> sent = new ArrayList<>();
                     for (int c = 1; c <= chats; c++) {
                         ObjectNode body = request(id, prompts.content(c + ". Chat " + c + " of " + chats

@@ -19,7 +19,8 @@ import java.util.stream.Stream;
 
 /**
  * {@code bench llama [--gguf FILE | --layers N --width N --heads N --kv-heads N --ff N --type f16|f32]
- * [--prompt-tokens N] [--tokens N] [--runs N] [--parallel-prompt-tokens N] [--json FILE] [config flags]}: the
+ * [--prompt-tokens N] [--tokens N] [--runs N] [--parallel-runs N] [--parallel-prompt-tokens N] [--json FILE]
+ * [config flags]}: the
  * llama.cpp engine through the server against the library alone ({@link LlamaBench}), on a GGUF file or on a
  * random-weight model written for the run ({@link BenchModel}) into a temporary models directory, removed
  * afterwards. Unless the flags say otherwise, 3 conversations at once ({@code engines.llama.parallel}) with a
@@ -45,8 +46,9 @@ final class LlamaBenchCommand {
         Optional<Path> gguf = Optional.ofNullable(options.remove("gguf")).map(Path::of);
         BenchModel shape = BenchModel.from(options);
         LlamaBench.Plan plan = new LlamaBench.Plan(BenchModel.number(options, "prompt-tokens", 128),
-                BenchModel.number(options, "tokens", 64), BenchModel.number(options, "runs", 3),
-                BenchModel.number(options, "parallel-prompt-tokens", 32), LlamaBench.Plan.SETTLE);
+                BenchModel.number(options, "tokens", 64), BenchModel.number(options, "runs", 10),
+                BenchModel.number(options, "parallel-runs", 3), BenchModel.number(options, "parallel-prompt-tokens", 32),
+                LlamaBench.Plan.SETTLE);
         Optional<Path> json = Optional.ofNullable(options.remove("json")).map(Path::of);
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench llama");

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -55,6 +56,21 @@ final class LlamaBenchReport {
     record ParallelRow(int chats, double aggregate, double perChat, double serverPerChat, double gain) {
     }
 
+    /**
+     * The server's overhead as the median of each round's own comparison (the library and the server ran one right
+     * after the other, so a machine that gets busier or quieter over the run moves both alike): prefill and decode.
+     */
+    record Overhead(double prefill, double decode, double fastestPrefill, double fastestDecode) {
+        static Overhead of(List<LlamaBench.Round> rounds, Function<LlamaBench.Round, Timing> server) {
+            Rates library = Rates.of(rounds.stream().map(LlamaBench.Round::library).toList());
+            Rates other = Rates.of(rounds.stream().map(server).toList());
+            return new Overhead(median(rounds, r -> overhead(r.library().prefillPerSecond(),
+                    server.apply(r).prefillPerSecond())), median(rounds, r -> overhead(r.library().decodePerSecond(),
+                    server.apply(r).decodePerSecond())), overhead(library.bestPrefill(), other.bestPrefill()),
+                    overhead(library.bestDecode(), other.bestDecode()));
+        }
+    }
+
     static Rates library(LlamaBench.Result r) {
         return Rates.of(r.rounds().stream().map(LlamaBench.Round::library).toList());
     }
@@ -93,7 +109,7 @@ final class LlamaBenchReport {
         b.append(String.format(Locale.ROOT, "#### %s: %s%n%n", s.modelId(), s.description()));
         b.append(String.format(Locale.ROOT, "%,d parameters, %s, %.0f MB; %s; %d threads; context %d tokens per"
                         + " conversation (%d cells, %d sequences), batch %d; prompt %d tokens, %d generated, greedy;"
-                        + " %d rounds.%n%n", s.parameters(), s.quantisation(), s.fileBytes() / 1e6,
+                        + " %d rounds after a warm-up.%n%n", s.parameters(), s.quantisation(), s.fileBytes() / 1e6,
                 s.library(), s.threads(), s.contextLength(), s.contextCells(), s.parallel() + 1, s.batchSize(),
                 s.plan().promptTokens(), s.plan().maxTokens(), s.plan().runs()));
         b.append("| measured by | prefill tokens/s (median) | (fastest) | decode tokens/s (median) | (fastest) |\n"
@@ -101,16 +117,19 @@ final class LlamaBenchReport {
         b.append(row("library alone (llama-ffm)", lib));
         b.append(row("server, its own timings", srv));
         b.append(row("server, client's clock (HTTP, streamed)", cli));
+        Overhead client = Overhead.of(r.rounds(), LlamaBench.Round::client);
+        Overhead engine = Overhead.of(r.rounds(), LlamaBench.Round::server);
         b.append(String.format(Locale.ROOT, "| **server overhead** (client's clock vs library) | **%+.1f %%** |"
-                        + " **%+.1f %%** | **%+.1f %%** | **%+.1f %%** |%n", overhead(lib.prefill(), cli.prefill()),
-                overhead(lib.bestPrefill(), cli.bestPrefill()), overhead(lib.decode(), cli.decode()),
-                overhead(lib.bestDecode(), cli.bestDecode())));
+                        + " **%+.1f %%** | **%+.1f %%** | **%+.1f %%** |%n", client.prefill(), client.fastestPrefill(),
+                client.decode(), client.fastestDecode()));
         b.append(String.format(Locale.ROOT, "| engine overhead (server's timings vs library) | %+.1f %% | %+.1f %% |"
-                        + " %+.1f %% | %+.1f %% |%n%n", overhead(lib.prefill(), srv.prefill()),
-                overhead(lib.bestPrefill(), srv.bestPrefill()), overhead(lib.decode(), srv.decode()),
-                overhead(lib.bestDecode(), srv.bestDecode())));
+                        + " %+.1f %% | %+.1f %% |%n%n", engine.prefill(), engine.fastestPrefill(), engine.decode(),
+                engine.fastestDecode()));
         b.append("Prefill: tokens prefilled over the time to the first token (the client's: request sent to the first"
-                + " streamed text). Decode: the tokens after the first over the time from the first to the last.");
+                + " streamed text). Decode: the tokens after the first over the time from the first to the last."
+                + " Overhead: how much longer the server took for the same tokens; in the median columns the median"
+                + " of each round's library-server pair (run one right after the other, alternating which first),"
+                + " in the fastest columns the fastest server round against the fastest library round.");
         int mismatched = (int) r.rounds().stream().filter(x -> x.libraryPromptTokens() != x.serverPromptTokens())
                 .count();
         if (mismatched > 0) {
@@ -144,6 +163,7 @@ final class LlamaBenchReport {
                 .put("context", s.contextLength()).put("context_cells", s.contextCells())
                 .put("batch", s.batchSize()).put("prompt_tokens", s.plan().promptTokens())
                 .put("max_tokens", s.plan().maxTokens()).put("runs", s.plan().runs())
+                .put("parallel_runs", s.plan().parallelRuns())
                 .put("parallel_prompt_tokens", s.plan().parallelPromptTokens());
         ObjectNode single = root.putObject("single");
         Rates lib = library(r);
@@ -152,8 +172,8 @@ final class LlamaBenchReport {
         rates(single.putObject("library"), lib);
         rates(single.putObject("server_timings"), srv);
         rates(single.putObject("server_client_clock"), cli);
-        overheads(single.putObject("overhead_percent"), lib, cli);
-        overheads(single.putObject("engine_overhead_percent"), lib, srv);
+        overheads(single.putObject("overhead_percent"), Overhead.of(r.rounds(), LlamaBench.Round::client));
+        overheads(single.putObject("engine_overhead_percent"), Overhead.of(r.rounds(), LlamaBench.Round::server));
         ArrayNode rounds = single.putArray("rounds");
         for (LlamaBench.Round round : r.rounds()) {
             ObjectNode o = rounds.addObject().put("library_prompt_tokens", round.libraryPromptTokens())
@@ -178,11 +198,10 @@ final class LlamaBenchReport {
                 .put("fastest_decode_tokens_per_s", number(rates.bestDecode()));
     }
 
-    private static void overheads(ObjectNode o, Rates library, Rates server) {
-        o.put("prefill", number(overhead(library.prefill(), server.prefill())))
-                .put("decode", number(overhead(library.decode(), server.decode())))
-                .put("fastest_prefill", number(overhead(library.bestPrefill(), server.bestPrefill())))
-                .put("fastest_decode", number(overhead(library.bestDecode(), server.bestDecode())));
+    private static void overheads(ObjectNode o, Overhead overhead) {
+        o.put("prefill", number(overhead.prefill())).put("decode", number(overhead.decode()))
+                .put("fastest_prefill", number(overhead.fastestPrefill()))
+                .put("fastest_decode", number(overhead.fastestDecode()));
     }
 
     private static void timing(ObjectNode o, Timing t) {

@@ -50,7 +50,7 @@ class LlamaBenchTest {
         ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), flags).config();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         LlamaBench.Result result = new LlamaBench(LlamaTestServer.runtime(), config, "the tiny model",
-                new LlamaBench.Plan(24, 6, 1, 12, Duration.ZERO), new PrintStream(log, true, StandardCharsets.UTF_8)).run();
+                new LlamaBench.Plan(24, 6, 2, 1, 12, Duration.ZERO), new PrintStream(log, true, StandardCharsets.UTF_8)).run();
 
         assertThat(result.setup().modelId()).isEqualTo("tiny");
         assertThat(result.setup().threads()).isEqualTo(1);
@@ -58,7 +58,7 @@ class LlamaBenchTest {
         assertThat(result.setup().contextLength()).isEqualTo(512);
         assertThat(result.setup().contextCells()).as("3 conversations and a spare sequence").isEqualTo(4 * 512);
         assertThat(result.setup().parameters()).isEqualTo(143_168);
-        assertThat(result.rounds()).hasSize(1).allSatisfy(round -> {
+        assertThat(result.rounds()).hasSize(2).allSatisfy(round -> {
             assertThat(round.libraryPromptTokens()).as("the server's prompt is the library's")
                     .isEqualTo(round.serverPromptTokens()).isBetween(24, 40);
             assertThat(round.library().prefillTokens()).isEqualTo(round.libraryPromptTokens());
@@ -99,7 +99,7 @@ class LlamaBenchTest {
             assertThat(json.at("/single/" + side + "/fastest_prefill_tokens_per_s").isNumber()).as(side).isTrue();
         }
         assertThat(json.at("/single/overhead_percent/prefill").isNumber()).isTrue();
-        assertThat(json.at("/single/rounds")).hasSize(1);
+        assertThat(json.at("/single/rounds")).hasSize(2);
         assertThat(json.path("parallel")).hasSize(3);
         assertThat(json.at("/parallel/2/chats").asInt()).isEqualTo(3);
         assertThat(json.at("/parallel/0/gain").asDouble()).isEqualTo(1.0);
@@ -118,6 +118,15 @@ class LlamaBenchTest {
         assertThat(rates.prefill()).isEqualTo(150);
         assertThat(rates.bestPrefill()).isEqualTo(200);
         assertThat(rates.bestDecode()).isEqualTo(10);
+        Timing slower = new Timing(100, 1000, 11, 2000);
+        List<LlamaBench.Round> rounds = List.of(new LlamaBench.Round(100, 100, t, t, slower),
+                new LlamaBench.Round(100, 100, slower, slower, slower),
+                new LlamaBench.Round(100, 100, t, t, slower));
+        LlamaBenchReport.Overhead overhead = LlamaBenchReport.Overhead.of(rounds, LlamaBench.Round::client);
+        assertThat(overhead.prefill()).as("the median of the pairs: 100, 0, 100").isEqualTo(100);
+        assertThat(overhead.decode()).isEqualTo(100);
+        assertThat(overhead.fastestPrefill()).as("200 against 100 tokens/s").isEqualTo(100);
+        assertThat(LlamaBenchReport.Overhead.of(rounds, LlamaBench.Round::server).decode()).isZero();
     }
 
     @Test
