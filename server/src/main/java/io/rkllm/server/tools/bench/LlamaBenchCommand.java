@@ -58,8 +58,13 @@ final class LlamaBenchCommand {
             throw new ConfigException("--gguf: not a .gguf file: " + gguf.get());
         }
         Path work = null;
+        Thread cleanUp = null;
         try {
             work = Files.createTempDirectory("rkllm-bench-llama");
+            // Ctrl-C during a run of minutes would otherwise leave the written model (hundreds of MB) in /tmp
+            Path written = work;
+            cleanUp = Thread.ofPlatform().unstarted(() -> delete(written));
+            Runtime.getRuntime().addShutdownHook(cleanUp);
             String description;
             Path models = work.resolve("models");
             if (gguf.isPresent()) {
@@ -107,6 +112,13 @@ final class LlamaBenchCommand {
             Thread.currentThread().interrupt();
             return 1;
         } finally {
+            if (cleanUp != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(cleanUp);
+                } catch (IllegalStateException e) {
+                    // the JVM is already shutting down: the hook removes the directory
+                }
+            }
             if (work != null) {
                 delete(work);
             }
