@@ -6,7 +6,9 @@ import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.Backends;
 import io.rkllm.server.models.GgufLimits;
+import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.SlotCount;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -44,6 +46,11 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
     /** The backend over the opened library, with the threads and sequences the configuration gives. */
     public LlamaBackend backend(ServerConfig.Llama config) {
         return new LlamaBackend(runtime.orElseThrow(), settings(config));
+    }
+
+    /** A server whose one engine is this library (the llama bench's, which measures it alone). */
+    public ServerApp serveAlone(ServerConfig config, ModelCatalog catalog) {
+        return ServerApp.start(config, Backends.of(backend(config.engines().llama())), catalog);
     }
 
     /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */

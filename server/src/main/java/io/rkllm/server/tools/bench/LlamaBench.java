@@ -8,7 +8,6 @@ import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Backends;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
@@ -22,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -147,8 +147,7 @@ public final class LlamaBench {
                     runtime.info().library().path() + " (" + LlamaBackend.label(runtime.info()) + ")",
                     settings.threads(), settings.parallel(), context,
                     LlamaBackend.chatContext(context, settings).contextLength(), library.batchSize(), plan);
-            ServerApp app = ServerApp.start(config, Backends.of(new LlamaBackend(runtime, settings)),
-                    discovery.catalog());
+            ServerApp app = new LlamaEngine(Optional.of(runtime), "").serveAlone(config, discovery.catalog());
             try {
                 URI base = URI.create("http://127.0.0.1:" + app.port());
                 post(base, "/v1/models/" + model.id() + "/load");
