@@ -89,9 +89,21 @@ public final class LlamaBench {
      * @param serverPromptTokens the prompt as the server counted it ({@code usage.prompt_tokens})
      * @param server the server's own timings ({@code timings.prompt_n}, {@code prompt_ms}, {@code predicted_*})
      * @param client the client's clock (the server's prefilled tokens over the time to the first streamed text)
+     * @param cpu the CPU time both sides spent
      */
     public record Round(int libraryPromptTokens, int serverPromptTokens, Timing library, Timing server,
-                        Timing client) {
+                        Timing client, Cpu cpu) {
+    }
+
+    /**
+     * CPU time of one round, in ms (NaN where the JVM does not say).
+     *
+     * @param library the library alone's thread
+     * @param decodeThread the server's decode loop thread during its request
+     * @param restOfProcess every other thread of the process during the server's request: the server's HTTP,
+     *     pipeline and worker threads, the bench's own HTTP client, the JIT and the GC
+     */
+    public record Cpu(double library, double decodeThread, double restOfProcess) {
     }
 
     /** One run of {@code chats} chats at once: their tokens after the first, over the span of their decoding. */
@@ -170,31 +182,62 @@ public final class LlamaBench {
             String content = prompts.content(r + ". Round " + r + ".", plan.promptTokens());
             int[] tokens = library.tokenize(prompts.rendered(content));
             // every other round the server goes first, so that neither side always follows the other
-            StreamedChat chat;
-            Timing alone;
+            Served served;
+            Alone alone;
             if (r % 2 == 0) {
-                chat = StreamedChat.send(http, base, request(id, content));
+                served = serve(base, id, content);
                 Thread.sleep(plan.settle());
-                alone = library.run(tokens, plan.maxTokens());
+                alone = alone(library, tokens);
             } else {
-                alone = library.run(tokens, plan.maxTokens());
+                alone = alone(library, tokens);
                 Thread.sleep(plan.settle());
-                chat = StreamedChat.send(http, base, request(id, content));
+                served = serve(base, id, content);
             }
             Thread.sleep(plan.settle());
-            Round round = new Round(tokens.length, chat.usage().at("/usage/prompt_tokens").asInt(), alone,
-                    serverTiming(chat.usage()), clientTiming(chat));
+            StreamedChat chat = served.chat();
+            Cpu cpu = new Cpu(alone.cpuMs(), served.decodeCpuMs(), served.processCpuMs() - served.decodeCpuMs());
+            Round round = new Round(tokens.length, chat.usage().at("/usage/prompt_tokens").asInt(), alone.timing(),
+                    serverTiming(chat.usage()), clientTiming(chat), cpu);
             out.printf(Locale.ROOT, "%s  prompt %d/%d tokens  library %.1f/%.2f  server timings %.1f/%.2f"
-                            + "  client %.1f/%.2f  (prefill/decode tokens/s, %d/%d tokens)%n",
+                            + "  client %.1f/%.2f  (prefill/decode tokens/s, %d/%d tokens)  CPU ms: library %.0f,"
+                            + " decode thread %.0f, rest of the process %.0f%n",
                     r == 0 ? "warm-up " : "round " + r, round.libraryPromptTokens(), round.serverPromptTokens(),
-                    alone.prefillPerSecond(), alone.decodePerSecond(), round.server().prefillPerSecond(),
+                    round.library().prefillPerSecond(), round.library().decodePerSecond(),
+                    round.server().prefillPerSecond(),
                     round.server().decodePerSecond(), round.client().prefillPerSecond(),
-                    round.client().decodePerSecond(), alone.generated(), round.server().generated());
+                    round.client().decodePerSecond(), round.library().generated(), round.server().generated(), cpu.library(),
+                    cpu.decodeThread(), cpu.restOfProcess());
             if (r > 0) {
                 rounds.add(round);
             }
         }
         return rounds;
+    }
+
+    /** A streamed chat and the CPU time the process and its decode thread spent while it ran, in ms. */
+    private record Served(StreamedChat chat, double processCpuMs, double decodeCpuMs) {
+    }
+
+    /** The library alone's run and its thread's CPU time, in ms. */
+    private record Alone(Timing timing, double cpuMs) {
+    }
+
+    private Served serve(URI base, String id, String content) throws IOException, InterruptedException {
+        String decodeThread = "llama-decode-" + id;
+        long process = CpuClock.process();
+        long decode = CpuClock.thread(decodeThread);
+        StreamedChat chat = StreamedChat.send(http, base, request(id, content));
+        return new Served(chat, cpuMs(process, CpuClock.process()), cpuMs(decode, CpuClock.thread(decodeThread)));
+    }
+
+    private Alone alone(LibraryRun library, int[] tokens) {
+        long cpu = CpuClock.currentThread();
+        Timing timing = library.run(tokens, plan.maxTokens());
+        return new Alone(timing, cpuMs(cpu, CpuClock.currentThread()));
+    }
+
+    private static double cpuMs(long before, long after) {
+        return before < 0 || after < 0 ? Double.NaN : (after - before) / 1e6;
     }
 
     private List<ParallelRun> parallel(URI base, String id, Prompts prompts, int most)

@@ -130,6 +130,10 @@ final class LlamaBenchReport {
                 + " Overhead: how much longer the server took for the same tokens; in the median columns the median"
                 + " of each round's library-server pair (run one right after the other, alternating which first),"
                 + " in the fastest columns the fastest server round against the fastest library round.");
+        b.append(String.format(Locale.ROOT, " CPU time per round (median): the library's thread %.0f ms; during the"
+                        + " server's request its decode thread %.0f ms and the rest of the process (HTTP, pipeline,"
+                        + " the bench's client, JIT, GC) %.0f ms.", median(r.rounds(), x -> x.cpu().library()),
+                median(r.rounds(), x -> x.cpu().decodeThread()), median(r.rounds(), x -> x.cpu().restOfProcess())));
         int mismatched = (int) r.rounds().stream().filter(x -> x.libraryPromptTokens() != x.serverPromptTokens())
                 .count();
         if (mismatched > 0) {
@@ -174,6 +178,9 @@ final class LlamaBenchReport {
         rates(single.putObject("server_client_clock"), cli);
         overheads(single.putObject("overhead_percent"), Overhead.of(r.rounds(), LlamaBench.Round::client));
         overheads(single.putObject("engine_overhead_percent"), Overhead.of(r.rounds(), LlamaBench.Round::server));
+        single.putObject("cpu_ms_median").put("library", number(median(r.rounds(), x -> x.cpu().library())))
+                .put("decode_thread", number(median(r.rounds(), x -> x.cpu().decodeThread())))
+                .put("rest_of_process", number(median(r.rounds(), x -> x.cpu().restOfProcess())));
         ArrayNode rounds = single.putArray("rounds");
         for (LlamaBench.Round round : r.rounds()) {
             ObjectNode o = rounds.addObject().put("library_prompt_tokens", round.libraryPromptTokens())
@@ -181,6 +188,9 @@ final class LlamaBenchReport {
             timing(o.putObject("library"), round.library());
             timing(o.putObject("server_timings"), round.server());
             timing(o.putObject("server_client_clock"), round.client());
+            o.putObject("cpu_ms").put("library", number(round.cpu().library()))
+                    .put("decode_thread", number(round.cpu().decodeThread()))
+                    .put("rest_of_process", number(round.cpu().restOfProcess()));
         }
         ArrayNode parallel = root.putArray("parallel");
         for (ParallelRow p : parallel(r)) {

@@ -74,6 +74,9 @@ class LlamaBenchTest {
             }
             assertThat(round.client().prefillMs()).as("the client's clock includes the server's")
                     .isGreaterThanOrEqualTo(round.server().prefillMs());
+            assertThat(round.cpu().library()).isPositive();
+            assertThat(round.cpu().decodeThread()).as("the server's decode loop computed").isPositive();
+            assertThat(round.cpu().restOfProcess()).isPositive();
         });
         assertThat(result.parallel()).extracting(LlamaBench.ParallelRun::chats).containsExactly(1, 2, 3);
         assertThat(result.parallel()).allSatisfy(run -> {
@@ -100,6 +103,8 @@ class LlamaBenchTest {
         }
         assertThat(json.at("/single/overhead_percent/prefill").isNumber()).isTrue();
         assertThat(json.at("/single/rounds")).hasSize(2);
+        assertThat(json.at("/single/rounds/0/cpu_ms/decode_thread").isNumber()).isTrue();
+        assertThat(json.at("/single/cpu_ms_median/rest_of_process").isNumber()).isTrue();
         assertThat(json.path("parallel")).hasSize(3);
         assertThat(json.at("/parallel/2/chats").asInt()).isEqualTo(3);
         assertThat(json.at("/parallel/0/gain").asDouble()).isEqualTo(1.0);
@@ -119,9 +124,10 @@ class LlamaBenchTest {
         assertThat(rates.bestPrefill()).isEqualTo(200);
         assertThat(rates.bestDecode()).isEqualTo(10);
         Timing slower = new Timing(100, 1000, 11, 2000);
-        List<LlamaBench.Round> rounds = List.of(new LlamaBench.Round(100, 100, t, t, slower),
-                new LlamaBench.Round(100, 100, slower, slower, slower),
-                new LlamaBench.Round(100, 100, t, t, slower));
+        LlamaBench.Cpu cpu = new LlamaBench.Cpu(1, 1, 1);
+        List<LlamaBench.Round> rounds = List.of(new LlamaBench.Round(100, 100, t, t, slower, cpu),
+                new LlamaBench.Round(100, 100, slower, slower, slower, cpu),
+                new LlamaBench.Round(100, 100, t, t, slower, cpu));
         LlamaBenchReport.Overhead overhead = LlamaBenchReport.Overhead.of(rounds, LlamaBench.Round::client);
         assertThat(overhead.prefill()).as("the median of the pairs: 100, 0, 100").isEqualTo(100);
         assertThat(overhead.decode()).isEqualTo(100);
