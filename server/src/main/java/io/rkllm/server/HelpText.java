@@ -37,6 +37,12 @@ final class HelpText {
                   rkllm-server bench embeddings [--url URL] [--model ID] [options]
                                                       upload a 200-chunk document as Open WebUI does, with a chat
                                                       in the middle: failures, overhead, the chat's first token
+                  rkllm-server bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N]
+                                     [--json FILE] [options]
+                                                      a GGUF model's prefill and decode through a server started
+                                                      here against llama.cpp's library alone, and 1-3 chats at
+                                                      once; without --gguf on a random-weight model it writes
+                                                      (--layers --width --heads --kv-heads --ff --type f16|f32)
                   rkllm-server fuzz [--url URL] [--cases N] [--seed S]
                                                       send malformed and mutated requests, check every answer
                   rkllm-server soak [--url URL --model ID] [--requests N] [--clients C]

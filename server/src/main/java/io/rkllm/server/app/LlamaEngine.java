@@ -6,7 +6,9 @@ import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.Backends;
 import io.rkllm.server.models.GgufLimits;
+import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.SlotCount;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -46,7 +48,13 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         return new LlamaBackend(runtime.orElseThrow(), settings(config));
     }
 
-    static LlamaBackend.Settings settings(ServerConfig.Llama config) {
+    /** A server whose one engine is this library (the llama bench's, which measures it alone). */
+    public ServerApp serveAlone(ServerConfig config, ModelCatalog catalog) {
+        return ServerApp.start(config, Backends.of(backend(config.engines().llama())), catalog);
+    }
+
+    /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */
+    public static LlamaBackend.Settings settings(ServerConfig.Llama config) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
                 config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty());
     }

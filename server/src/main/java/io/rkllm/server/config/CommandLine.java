@@ -38,7 +38,8 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
      */
     private static final Set<String> COMMAND_OPTIONS = Set.of("user", "url", "model", "cases", "seed", "first",
             "concurrency", "timeout", "key", "requests", "clients", "disconnects", "non-streaming", "rounds",
-            "padding", "trace", "pid", "prefill-tps", "in", "out");
+            "padding", "trace", "pid", "prefill-tps", "in", "out", "gguf", "layers", "width", "heads", "kv-heads",
+            "ff", "type", "prompt-tokens", "tokens", "runs", "parallel-runs", "parallel-prompt-tokens", "json");
 
     public static CommandLine parse(String... args) {
         String command = null;

@@ -33,7 +33,7 @@ import okhttp3.Response;
  * ({@link TinyLlama}, {@link TinyBert}), served by the real llama.cpp library (the build bundled in de.kherud:llama, opened once per
  * JVM) through the real binding, with one decode thread.
  */
-final class LlamaTestServer implements AutoCloseable {
+public final class LlamaTestServer implements AutoCloseable {
     static final MediaType JSON_TYPE = MediaType.get("application/json");
 
     private final ServerApp app;
@@ -59,7 +59,7 @@ final class LlamaTestServer implements AutoCloseable {
         }
     }
 
-    static LlamaRuntime runtime() {
+    public static LlamaRuntime runtime() {
         return Library.RUNTIME;
     }
 

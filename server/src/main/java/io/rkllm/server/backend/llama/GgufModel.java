@@ -67,11 +67,7 @@ final class GgufModel implements BackendModel {
 
     private static GgufModel open(LlamaRuntime runtime, ModelLoad load, LlamaBackend.Settings settings,
                                   Sampling defaults) {
-        ModelParams params = ModelParams.of(load.file());
-        if (settings.gpuLayers().isPresent()) {
-            params = params.withGpuLayers(settings.gpuLayers().getAsInt());
-        }
-        LlamaModel model = loadModel(runtime, params);
+        LlamaModel model = loadModel(runtime, LlamaBackend.modelParams(load.file(), settings));
         try {
             if (load.embedding()) {
                 // a reranker's score needs llama.cpp's own rank pooling (its classification head); vectors are
@@ -82,8 +78,7 @@ final class GgufModel implements BackendModel {
                 return new GgufModel(load.id(), new PromptText(Optional.empty()), defaults, null, model, context, 1);
             }
             int sequences = settings.parallel();
-            LlamaContext context = model.newContext(ContextParams.generation(load.contextLength() * (sequences + 1),
-                    sequences + 1, settings.threads()));
+            LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings));
             PromptText text = new PromptText(template(load.id(), model));
             LOG.info("model {}: llama.cpp context of {} cells, {} conversations at once (and one for background "
                             + "tasks) of up to {} tokens each, {} threads, {}", load.id(), context.contextLength(),
@@ -125,7 +120,7 @@ final class GgufModel implements BackendModel {
     }
 
     /** The model's own Jinja template, when it has one that renders. */
-    private static Optional<JinjaChatTemplate> template(String id, LlamaModel model) {
+    static Optional<JinjaChatTemplate> template(String id, LlamaModel model) {
         Optional<String> source = model.chatTemplate().filter(t -> !t.isBlank());
         if (source.isEmpty()) {
             return Optional.empty();

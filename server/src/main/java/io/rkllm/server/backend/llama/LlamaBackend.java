@@ -1,15 +1,22 @@
 package io.rkllm.server.backend.llama;
 
+import io.rkllm.llama.ContextParams;
 import io.rkllm.llama.LibraryInfo;
+import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.llama.ModelParams;
+import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.Backend;
 import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.LoadContext;
 import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.RuntimeInfo;
 import io.rkllm.server.engine.Sampling;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 import java.util.OptionalLong;
 
 /**
@@ -68,6 +75,31 @@ public final class LlamaBackend implements Backend {
     @Override
     public List<String> formats() {
         return List.of(".gguf");
+    }
+
+    /** How a GGUF model's file is opened (mapped; layers offloaded when configured). */
+    public static ModelParams modelParams(Path file, Settings settings) {
+        ModelParams params = ModelParams.of(file);
+        return settings.gpuLayers().isPresent() ? params.withGpuLayers(settings.gpuLayers().getAsInt()) : params;
+    }
+
+    /**
+     * The context of a chat model served with {@code contextLength} tokens per conversation: one sequence per
+     * parallel conversation and one for background tasks, each up to {@code contextLength} cells.
+     */
+    public static ContextParams chatContext(int contextLength, Settings settings) {
+        int sequences = settings.parallel() + 1;
+        return ContextParams.generation(contextLength * sequences, sequences, settings.threads());
+    }
+
+    /**
+     * What this backend decodes for a conversation of one user message (no system prompt, thinking off): the text
+     * rendered by the model's own chat template; empty when it has none that renders (the pipeline's family template
+     * is then used). The bench gives the library the same prompt as the server with it.
+     */
+    public static Optional<UnaryOperator<String>> userTurns(LlamaModel model) {
+        return GgufModel.template("bench", model).map(t -> text -> t.render(ChatPrompt.Message.of("user", text),
+                false));
     }
 
     @Override

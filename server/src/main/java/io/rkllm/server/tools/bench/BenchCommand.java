@@ -39,17 +39,22 @@ public final class BenchCommand {
      * without --url once per picture cache policy (resend, incremental, and no embedding cache);
      * {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]
      * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
-     * server started here on the simulated runtime.
+     * server started here on the simulated runtime. {@code bench llama [--gguf FILE] [options] [config flags]}: a GGUF
+     * model's speed through a server started here against llama.cpp's library alone ({@link LlamaBenchCommand}).
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
         if (kind.equals("images")) {
             return images(line, loader);
         }
+        if (kind.equals("llama")) {
+            return new LlamaBenchCommand(environment, out, err).run(line, loader);
+        }
         if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
             throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID],"
                     + " bench long-chat [--url URL] [--model ID] [--turns N], bench images [--url URL] [--model ID],"
-                    + " or bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]");
+                    + " bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N],"
+                    + " or bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE]");
         }
         boolean longChat = kind.equals("long-chat");
         boolean embeddings = kind.equals("embeddings");

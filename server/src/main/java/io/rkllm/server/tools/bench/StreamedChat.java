@@ -14,16 +14,26 @@ import java.util.stream.Stream;
 
 /**
  * One streamed chat turn as the benches send it (Open WebUI's way: SSE with usage at the end): the answer's text,
- * its usage chunk, when the first token came, and the response headers.
+ * its usage chunk, when the request was sent, when the first and the last piece of text came
+ * ({@link System#nanoTime()}), how many chunks carried text, and the response headers.
  */
-record StreamedChat(String content, JsonNode usage, long firstTokenNanos, HttpHeaders headers) {
+record StreamedChat(String content, JsonNode usage, long sentNanos, long firstTokenNanos, long lastTokenNanos,
+                    int textChunks, HttpHeaders headers) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static StreamedChat send(HttpClient http, URI base, String model, ArrayNode messages)
             throws IOException, InterruptedException {
-        ObjectNode body = JSON.createObjectNode().put("model", model).put("stream", true);
-        body.putObject("stream_options").put("include_usage", true);
+        ObjectNode body = JSON.createObjectNode().put("model", model);
         body.set("messages", messages.deepCopy());
+        return send(http, base, body);
+    }
+
+    /** Sends {@code body} (a chat completion request) streamed, with usage at the end. */
+    static StreamedChat send(HttpClient http, URI base, ObjectNode chat)
+            throws IOException, InterruptedException {
+        ObjectNode body = chat.deepCopy().put("stream", true);
+        body.putObject("stream_options").put("include_usage", true);
+        long sent = System.nanoTime();
         HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
@@ -35,6 +45,8 @@ record StreamedChat(String content, JsonNode usage, long firstTokenNanos, HttpHe
         StringBuilder content = new StringBuilder();
         JsonNode usage = null;
         long first = 0;
+        long last = 0;
+        int chunks = 0;
         for (String line : (Iterable<String>) response.body()::iterator) {
             if (!line.startsWith("data: ") || line.equals("data: [DONE]")) {
                 continue;
@@ -45,8 +57,10 @@ record StreamedChat(String content, JsonNode usage, long firstTokenNanos, HttpHe
             }
             JsonNode delta = chunk.at("/choices/0/delta");
             String piece = delta.path("content").asText("");
-            if (first == 0 && (!piece.isEmpty() || !delta.path("reasoning_content").asText("").isEmpty())) {
-                first = System.nanoTime();
+            if (!piece.isEmpty() || !delta.path("reasoning_content").asText("").isEmpty()) {
+                last = System.nanoTime();
+                first = first == 0 ? last : first;
+                chunks++;
             }
             content.append(piece);
             if (chunk.has("usage") && !chunk.get("usage").isNull()) {
@@ -56,6 +70,6 @@ record StreamedChat(String content, JsonNode usage, long firstTokenNanos, HttpHe
         if (usage == null) {
             throw new IOException("the stream carried no usage chunk");
         }
-        return new StreamedChat(content.toString(), usage, first, response.headers());
+        return new StreamedChat(content.toString(), usage, sent, first, last, chunks, response.headers());
     }
 }
