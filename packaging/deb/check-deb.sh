@@ -43,6 +43,15 @@ case "$(field Depends)" in
     *openjdk-25-jre-headless*adduser*) ;;
     *) fail "Depends lacks a Java 25 runtime or adduser: $(field Depends)" ;;
 esac
+# GGUF models: the bundled llama.cpp library links libgomp.so.1; Debian's libllama0 is preferred where it exists
+case ", $(field Recommends)," in
+    *", libgomp1,"*) ;;
+    *) fail "Recommends lacks libgomp1 (the bundled llama.cpp library needs it): $(field Recommends)" ;;
+esac
+case ", $(field Recommends)," in
+    *", libllama0,"*) ;;
+    *) fail "Recommends lacks libllama0 (Debian's llama.cpp): $(field Recommends)" ;;
+esac
 case "$deb" in
     *"rkllm-server_$(field Version)_all.deb") ;;
     *) fail "file name $deb does not match version $(field Version)" ;;
@@ -58,6 +67,8 @@ for script in postinst prerm postrm; do
 done
 dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./etc/rkllm-server/rkllm-server.yaml \
     | grep -q '^  dir: /var/lib/rkllm-server/models$' || fail "the configuration does not set models.dir"
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./etc/rkllm-server/rkllm-server.yaml \
+    | sed -n '/^engines:/,/^[a-z]/p' | grep -q '^    # library: ""' || fail "the configuration does not show engines.llama.library"
 
 echo "check-deb: $deb: $(echo "$listing" | wc -l) entries, control fields, conffiles, maintainer scripts: ok"
 if command -v lintian >/dev/null 2>&1; then

@@ -54,8 +54,12 @@ public final class LlamaRuntime {
         try {
             lookup = SymbolLookup.libraryLookup(library.path(), Arena.global());
         } catch (IllegalArgumentException e) {
+            // the JDK does not say why dlopen failed; for the bundled build it is nearly always OpenMP, which a
+            // minimal system (a board's image, a container) may lack
             throw new LlamaException("cannot load the llama.cpp library " + library.path() + ": " + e.getMessage()
-                    + " (a library built for another system, or one whose dependencies are missing)", e);
+                    + (library.origin() == LlamaLibrary.Origin.BUNDLED
+                    ? " (the bundled build needs libgomp.so.1, OpenMP: sudo apt install libgomp1)"
+                    : " (a library built for another system, or one whose dependencies are missing)"), e);
         }
         LibraryIdentity identity = new LibraryIdentifier(lookup).identify(forced, kvApi);
         NativeLlama api = new NativeLlama(lookup, LlamaLayouts.of(identity.generation()));

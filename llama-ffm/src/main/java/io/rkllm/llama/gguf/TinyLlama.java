@@ -62,6 +62,24 @@ public final class TinyLlama {
     private TinyLlama() {
     }
 
+    /**
+     * Writes a tiny model outside the tests, for checks that serve one through a whole server (scripts/arm64-check
+     * on an emulated aarch64 JVM): {@code java -cp rkllm-server.jar io.rkllm.llama.gguf.TinyLlama FILE
+     * [chat|embedding]}.
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length < 1 || args.length > 2
+                || (args.length == 2 && !List.of("chat", "embedding").contains(args[1]))) {
+            System.err.println("usage: TinyLlama FILE.gguf [chat|embedding] (default chat)");
+            System.exit(2);
+        }
+        boolean embedding = args.length == 2 && args[1].equals("embedding");
+        Path file = Path.of(args[0]);
+        write(file, embedding ? Options.embeddingModel() : Options.chat());
+        System.out.println(file + ": tiny " + (embedding ? "embedding" : "chat") + " model, "
+                + java.nio.file.Files.size(file) + " bytes");
+    }
+
     /** The vocabulary every tiny model has: byte tokens, merges, then the three special tokens. */
     public static List<String> vocabulary(Options options) {
         List<String> tokens = new ArrayList<>(ByteLevelBpe.learn(CORPUS, options.merges()).tokens());

@@ -49,6 +49,16 @@ class GgufReaderTest {
     }
 
     @Test
+    void theCommandLineWritesTheModelsTheTestsWrite() throws IOException {
+        Path file = dir.resolve("main.gguf");
+        TinyLlama.main(new String[] {file.toString()});
+        assertThat(Files.mismatch(file, chat)).isEqualTo(-1);
+        Path embed = dir.resolve("main-embed.gguf");
+        TinyLlama.main(new String[] {embed.toString(), "embedding"});
+        assertThat(Files.mismatch(embed, embedding)).isEqualTo(-1);
+    }
+
+    @Test
     void quantisationAndPoolingComeFromTheFile() throws IOException {
         assertThat(new GgufReader().read(f16).summary().quantisation()).isEqualTo("F16");
         assertThat(Files.size(f16)).isLessThan(Files.size(chat));
