@@ -23,6 +23,7 @@ import java.util.OptionalInt;
  * @param missing why it did not (with the fix); empty when it did
  */
 public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LlamaEngine.class);
 
     /** Not opened at all, with the reason. */
     public static LlamaEngine absent(String why) {
@@ -35,11 +36,28 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         }
         Optional<Path> configured = config.library().isBlank() ? Optional.empty()
                 : Optional.of(Path.of(config.library()));
+        LlamaLibraryLocator locator = LlamaLibraryLocator.system();
         try {
-            return new LlamaEngine(Optional.of(LlamaRuntime.open(LlamaLibraryLocator.system().locate(configured),
-                    Optional.empty())), "");
+            return new LlamaEngine(Optional.of(LlamaRuntime.open(locator.locate(configured), Optional.empty())), "");
         } catch (LlamaException | IllegalStateException | java.io.UncheckedIOException e) {
-            return absent(e.getMessage() + " (set engines.llama.library or --llama-library to a libllama.so)");
+            String why = e.getMessage() + " (set engines.llama.library or --llama-library to a libllama.so)";
+            // an installed library found by searching (Debian's, a user's build) that does not open is no reason to
+            // go without llama.cpp when the jar carries one; a configured one is the user's choice and stays refused
+            return configured.isPresent() ? absent(why) : bundledInstead(locator, why);
+        }
+    }
+
+    private static LlamaEngine bundledInstead(LlamaLibraryLocator locator, String why) {
+        try {
+            Optional<io.rkllm.llama.LlamaLibrary> bundled = locator.bundled();
+            if (bundled.isEmpty()) {
+                return absent(why);
+            }
+            LlamaRuntime runtime = LlamaRuntime.open(bundled.get(), Optional.empty());
+            LOG.warn("the installed llama.cpp library could not be used ({}); using the one bundled in the jar", why);
+            return new LlamaEngine(Optional.of(runtime), "");
+        } catch (LlamaException | IllegalStateException | java.io.UncheckedIOException e) {
+            return absent(why + "; the bundled one did not open either: " + e.getMessage());
         }
     }
 
