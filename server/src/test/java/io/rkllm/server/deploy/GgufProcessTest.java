@@ -97,4 +97,26 @@ class GgufProcessTest {
             child.destroyIfAlive();
         }
     }
+
+    @Test
+    void withoutALlamaLibraryTheRkllmModelsAreServedAndTheGgufModelSaysWhy() throws Exception {
+        ChildServer child = ChildServer.start(dir, System.getProperty("java.class.path"),
+                Map.of("RKLLM_MODELS_DIR", models.toString()), "--logging.access_log=false",
+                "--llama-library", dir.resolve("no-libllama.so").toString());
+        try {
+            int port = child.awaitPort();
+            List<String> ids = ids(port);
+            assertThat(answer(port, ids.stream().filter(id -> id.endsWith("-sim")).findFirst().orElseThrow()))
+                    .isNotEmpty();
+            HttpResponse<String> refused = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/v1/chat/completions")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"tiny\",\"messages\":[{\"role\":"
+                            + "\"user\",\"content\":\"Hello\"}]}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).as(refused.body()).isIn(404, 503);
+            assertThat(refused.body()).contains("no-libllama.so");
+            assertThat(Files.readString(child.console())).contains("no-libllama.so");
+        } finally {
+            child.destroyIfAlive();
+        }
+    }
 }
