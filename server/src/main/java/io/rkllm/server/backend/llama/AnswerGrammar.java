@@ -36,6 +36,10 @@ record AnswerGrammar(String gbnf, Optional<String> after) {
             return new Outcome.Made(new AnswerGrammar(JsonSchemaGrammar.of(shape.schema()), shape.after()));
         } catch (UnsupportedSchemaException e) {
             return new Outcome.Unsupported(e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            // the converter's own limits (a grammar it made and refuses, a schema nested past the stack): the
+            // answer is then written freely and checked, as for a keyword it does not translate
+            return new Outcome.Unsupported("the grammar could not be made: " + e);
         }
     }
 }

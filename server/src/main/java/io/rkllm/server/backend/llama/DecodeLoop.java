@@ -58,6 +58,7 @@ final class DecodeLoop implements AutoCloseable {
     /** Decode calls and decoded tokens, read by tests and logs from any thread. */
     private volatile long decodes;
     private volatile long decodedTokens;
+    private volatile boolean ended;
     private volatile int widest;
 
     /**
@@ -76,9 +77,22 @@ final class DecodeLoop implements AutoCloseable {
         this.thread.start();
     }
 
-    /** Queues a request; its events come back on its own queue. */
+    /** Queues a request; its events come back on its own queue. A loop that has ended fails it at once. */
     void submit(Request request) {
-        commands.add(() -> waiting.add(request));
+        if (ended) {
+            request.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
+            return;
+        }
+        commands.add(new Admission(request, waiting));
+        if (ended) {
+            // ended between the check and the add: the loop's last drain may have missed it
+            drainCommands();
+        }
+    }
+
+    /** Whether the loop's thread has stopped (unloaded, or failed): its model serves nothing more. */
+    boolean ended() {
+        return ended;
     }
 
     /** Cancels a request from any thread: before it runs it never starts, while it runs its decode is aborted. */
@@ -127,9 +141,17 @@ final class DecodeLoop implements AutoCloseable {
                     break;
                 }
                 admitWaiting();
-                endCancelled();
-                if (!active.isEmpty()) {
-                    step();
+                try {
+                    endCancelled();
+                    if (!active.isEmpty()) {
+                        step();
+                    }
+                } catch (RuntimeException e) {
+                    // a bug, not the user's: the runs of this step end, the loop and the model go on
+                    LOG.error("model {}: a decode step failed", id, e);
+                    for (Running r : List.copyOf(active)) {
+                        abandon(r, "the run failed: " + e);
+                    }
                 }
             }
         } catch (InterruptedException e) {
@@ -137,9 +159,11 @@ final class DecodeLoop implements AutoCloseable {
         } catch (Throwable t) {
             LOG.error("model {}: the decode loop failed", id, t);
         } finally {
+            ended = true;
             for (Running r : List.copyOf(active)) {
-                fail(r, "model " + id + " was unloaded");
+                abandon(r, "model " + id + " was unloaded");
             }
+            drainCommands();
             for (Request r : waiting) {
                 r.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
             }
@@ -149,6 +173,24 @@ final class DecodeLoop implements AutoCloseable {
             }
             context.close();
             model.close();
+        }
+    }
+
+    /** After the loop: requests still queued as commands end too (other commands are dropped). */
+    private void drainCommands() {
+        for (Runnable command = commands.poll(); command != null; command = commands.poll()) {
+            if (command instanceof Admission admission) {
+                admission.request().events().add(new Request.Event.End(new RunEnd.Failed("model " + id
+                        + " was unloaded")));
+            }
+        }
+    }
+
+    /** The command that gives the loop a request. */
+    private record Admission(Request request, Deque<Request> waiting) implements Runnable {
+        @Override
+        public void run() {
+            waiting.add(request);
         }
     }
 
@@ -204,6 +246,21 @@ final class DecodeLoop implements AutoCloseable {
                     + " tokens long; model " + id + " is served with a context of " + sequenceContext + " tokens")));
             return true;
         }
+        // the sampler first: one that cannot be made (a grammar llama.cpp refuses) fails the request before any
+        // sequence is marked busy or cut
+        boolean grammarNow = request.grammar().isPresent() && request.grammar().get().after().isEmpty();
+        Sampler sampler = model.newSampler(grammarNow
+                ? request.sampling().withGrammar(request.grammar().get().gbnf()) : request.sampling());
+        try {
+            if (request.sampling().penalises() && !grammarNow) { // a grammar's chain takes only what it sampled
+                for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {
+                    sampler.accept(prompt[i]);
+                }
+            }
+        } catch (RuntimeException e) {
+            sampler.close();
+            throw e;
+        }
         SlotTable.Slot slot;
         int keep;
         KvCache kv = context.kv();
@@ -227,14 +284,6 @@ final class DecodeLoop implements AutoCloseable {
         slot.busy = true;
         slot.conversation = null;
         slots.publish();
-        boolean grammarNow = request.grammar().isPresent() && request.grammar().get().after().isEmpty();
-        Sampler sampler = model.newSampler(grammarNow
-                ? request.sampling().withGrammar(request.grammar().get().gbnf()) : request.sampling());
-        if (request.sampling().penalises() && !grammarNow) { // a grammar's chain takes only what it sampled
-            for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {
-                sampler.accept(prompt[i]);
-            }
-        }
         active.add(new Running(request, slot, prompt, keep, sampler));
         LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens", id, slot.sequence, keep, prompt.length);
         return true;
@@ -310,6 +359,13 @@ final class DecodeLoop implements AutoCloseable {
         DecodeStatus status;
         try {
             status = context.decode(batch, () -> members.stream().anyMatch(r -> r.request.cancelled().isSet()));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
+            LOG.warn("model {}: decode refused: {}", id, e.getMessage());
+            for (Running r : members) {
+                fail(r, "the run could not be decoded: " + e.getMessage());
+            }
+            return;
         } catch (LlamaException e) {
             // build 4916 reports a full cache as an error ("failed to prepare ubatch"), later builds as NO_KV_SLOT
             LOG.debug("model {}: decode failed: {}", id, e.getMessage());
@@ -355,7 +411,14 @@ final class DecodeLoop implements AutoCloseable {
         }
         for (Running r : members) {
             if (r.output >= 0 && (r.generating || r.prefilled == r.prompt.length)) {
-                sample(r);
+                try {
+                    sample(r);
+                } catch (RuntimeException e) {
+                    LOG.warn("model {}: sampling failed: {}", id, e.toString());
+                    if (active.contains(r)) {
+                        abandon(r, "the run failed: " + e.getMessage());
+                    }
+                }
             }
         }
     }
@@ -457,6 +520,26 @@ final class DecodeLoop implements AutoCloseable {
                 ? Optional.of(r.request.text()) : Optional.empty();
         r.request.events().add(new Request.Event.End(new RunEnd.Finished(reason, stats, r.keep, prefilled,
                 "sequence " + r.slot.sequence)));
+    }
+
+    /**
+     * Ends a run after an unexpected failure: its sequence is emptied (what the cache holds is not known for sure),
+     * and the run gets its end whatever else fails.
+     */
+    private void abandon(Running r, String message) {
+        try {
+            context.kv().remove(r.slot.sequence, -1, -1);
+            r.slot.truncate(0);
+        } catch (RuntimeException e) {
+            LOG.warn("model {}: emptying sequence {} failed: {}", id, r.slot.sequence, e.toString());
+        }
+        try {
+            fail(r, message);
+        } catch (RuntimeException e) {
+            active.remove(r);
+            r.slot.busy = false;
+            r.request.events().add(new Request.Event.End(new RunEnd.Failed(message)));
+        }
     }
 
     private void fail(Running r, String message) {

@@ -137,4 +137,19 @@ class GrammarAnswerTest {
         assertThat(free.substring(endAt)).startsWith(rest.substring(0, json));
         assertValid(rest.substring(json));
     }
+
+    @Test
+    void aGrammarTheLibraryRefusesFailsItsRunAndLeavesTheSequenceFree() throws Exception {
+        ChatPrompt chat = prompt("Anything?", GREEDY, Optional.empty());
+        Request refused = new Request(chat, "Anything?", false, LlamaSampling.of(GREEDY),
+                Optional.of(new AnswerGrammar("root ::= missing-rule", Optional.empty())), 8);
+        model.loop().submit(refused);
+        Request.Event end = refused.events().take();
+        assertThat(end).isInstanceOfSatisfying(Request.Event.End.class,
+                e -> assertThat(e.end()).isInstanceOf(RunEnd.Failed.class));
+        // the model has one sequence for chats: a leaked one would leave this waiting for ever
+        Answer after = generate(prompt("Still there?", GREEDY, Optional.empty()), 8);
+        assertThat(after.end()).isInstanceOf(RunEnd.Finished.class);
+        assertThat(model.loop().ended()).isFalse();
+    }
 }
