@@ -96,6 +96,10 @@ final class GenerationJob extends Job {
         }
         generation.emit(switch (end) {
             case RunEnd.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
+            case RunEnd.Refused refused -> new GenerationEvent.Failed(Failure.InvalidRequest.of("messages",
+                    refused.message()));
+            case RunEnd.TooLong tooLong -> new GenerationEvent.Failed(new Failure.ContextTooLong(
+                    tooLong.promptTokens(), tooLong.contextTokens(), tooLong.message()));
             case RunEnd.Finished finished -> finished(finished);
         });
     }

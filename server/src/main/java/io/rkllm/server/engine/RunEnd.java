@@ -23,4 +23,15 @@ public sealed interface RunEnd {
     /** The run could not be prepared or started, or the runtime reported an error; the message is for the client. */
     record Failed(String message) implements RunEnd {
     }
+
+    /**
+     * The request cannot run as it is, and it is the client's to change: the model's chat template refuses the
+     * conversation (roles out of the order it takes, a role it does not have).
+     */
+    record Refused(String message) implements RunEnd {
+    }
+
+    /** The prompt, counted by the model's own tokenizer, does not fit the context (the pipeline's count is an estimate). */
+    record TooLong(int promptTokens, int contextTokens, String message) implements RunEnd {
+    }
 }

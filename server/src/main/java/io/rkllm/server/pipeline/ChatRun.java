@@ -351,6 +351,9 @@ public final class ChatRun implements Run {
 
     /** The failure as the client should read it: what happened, with the limit that was reached. */
     private Failure failure(Failure failure) {
+        if (failure instanceof Failure.InvalidRequest || failure instanceof Failure.ContextTooLong) {
+            return failure; // the backend found the request itself at fault: the client's to change, as it says
+        }
         if (!(failure instanceof Failure.Cancelled cancelled)) {
             return new Failure.RuntimeFailed("the model failed while generating: " + failure.message()
                     + ". The model stays loaded; retry the request.");

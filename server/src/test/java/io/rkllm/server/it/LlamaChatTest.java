@@ -272,4 +272,14 @@ class LlamaChatTest {
         assertThat(value.fieldNames()).toIterable().containsExactly("name", "cores", "big");
         assertThat(reply.json().at("/done_reason").asText()).isEqualTo("stop");
     }
+
+    @Test
+    void aPromptLongerThanTheContextByTheModelsOwnCountIsTheClientsError() throws Exception {
+        // CJK text: about one token per character by the pipeline's estimate, three by the tiny byte-level vocabulary
+        String text = "\u6a21\u578b\u4e0a\u4e0b\u6587".repeat(200);
+        TestServer.Reply reply = server.post("/v1/chat/completions", chat(user(text), ""));
+        assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+        assertThat(reply.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
+        assertThat(ok(server.post("/v1/chat/completions", chat(user("Short again."), "")))).isNotNull();
+    }
 }

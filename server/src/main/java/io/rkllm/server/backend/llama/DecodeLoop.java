@@ -242,8 +242,9 @@ final class DecodeLoop implements AutoCloseable {
             return true;
         }
         if (prompt.length >= sequenceContext) {
-            request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is " + prompt.length
-                    + " tokens long; model " + id + " is served with a context of " + sequenceContext + " tokens")));
+            request.events().add(new Request.Event.End(new RunEnd.TooLong(prompt.length, sequenceContext,
+                    "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
+                            + sequenceContext + " tokens: shorten the conversation, or leave out tools or documents")));
             return true;
         }
         // the sampler first: one that cannot be made (a grammar llama.cpp refuses) fails the request before any

@@ -155,6 +155,8 @@ final class GgufModel implements BackendModel {
         String rendered;
         try {
             rendered = text.render(prompt);
+        } catch (JinjaChatTemplate.RefusedConversation e) {
+            return new RunEnd.Refused(e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
             return new RunEnd.Failed(e.getMessage());
