@@ -2,6 +2,7 @@ package io.rkllm.server.app;
 
 import io.rkllm.llama.LibraryInfo;
 import io.rkllm.llama.LlamaException;
+import io.rkllm.llama.LlamaLibrary;
 import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.server.backend.llama.LlamaBackend;
@@ -13,6 +14,8 @@ import io.rkllm.server.pipeline.SlotCount;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens llama.cpp's library for GGUF models as the configuration says ({@code engines.llama.*}), or says why not: the
@@ -23,7 +26,7 @@ import java.util.OptionalInt;
  * @param missing why it did not (with the fix); empty when it did
  */
 public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LlamaEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LlamaEngine.class);
 
     /** Not opened at all, with the reason. */
     public static LlamaEngine absent(String why) {
@@ -49,7 +52,7 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
 
     private static LlamaEngine bundledInstead(LlamaLibraryLocator locator, String why) {
         try {
-            Optional<io.rkllm.llama.LlamaLibrary> bundled = locator.bundled();
+            Optional<LlamaLibrary> bundled = locator.bundled();
             if (bundled.isEmpty()) {
                 return absent(why);
             }

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -223,31 +224,13 @@ final class GgufModel implements BackendModel {
             return new EmbedResult.TooLong("input", "it is " + tokens.length + " tokens long; model " + id
                     + " takes at most " + embeddingContext.batchSize());
         }
-        long start = System.nanoTime();
-        embeddingContext.kv().clear();
-        try (Batch batch = new Batch(tokens.length, 1)) {
-            for (int i = 0; i < tokens.length; i++) {
-                batch.add(tokens[i], i, 0, true);
-            }
-            DecodeStatus status = embeddingContext.decode(batch, cancellation::isCancelled);
-            if (status == DecodeStatus.ABORTED) {
-                return new EmbedResult.Aborted();
-            }
-            if (status != DecodeStatus.OK) {
-                return new EmbedResult.Failed("llama.cpp had no room for the text (" + status + ")");
-            }
+        return decodeAlone(tokens, cancellation, "the text", "embedding", () -> {
             List<float[]> rows = new ArrayList<>(tokens.length);
             for (int i = 0; i < tokens.length; i++) {
                 rows.add(embeddingContext.embedding(i));
             }
-            double ms = (System.nanoTime() - start) / 1e6;
-            return new EmbedResult.Rows(rows.getFirst().length, rows, new RunStats(ms, tokens.length, 0, 0));
-        } catch (RuntimeException e) {
-            LOG.warn("model {}: embedding failed: {}", id, e.toString());
-            return new EmbedResult.Failed(e.getMessage());
-        } finally {
-            embeddingContext.kv().clear();
-        }
+            return rows;
+        });
     }
 
     /**
@@ -266,6 +249,19 @@ final class GgufModel implements BackendModel {
             return new EmbedResult.TooLong("query", "the query is " + (tokens.length - 1) + " tokens with its "
                     + "markers, and model " + id + " reads at most " + room + " of query and document together");
         }
+        return decodeAlone(tokens, cancellation, "the pair", "ranking",
+                () -> List.of(new float[] {embeddingContext.sequenceEmbedding(0)[0]}));
+    }
+
+    /**
+     * Decodes {@code tokens} as the one sequence of the empty embedding context, every token an output, and reads
+     * the result's rows; the context is emptied again afterwards, whatever happens.
+     *
+     * @param what what the tokens are, for the message when llama.cpp has no room for them
+     * @param task what the run does, for the log
+     */
+    private EmbedResult decodeAlone(int[] tokens, Cancellation cancellation, String what, String task,
+                                    Supplier<List<float[]>> read) {
         long start = System.nanoTime();
         embeddingContext.kv().clear();
         try (Batch batch = new Batch(tokens.length, 1)) {
@@ -277,13 +273,13 @@ final class GgufModel implements BackendModel {
                 return new EmbedResult.Aborted();
             }
             if (status != DecodeStatus.OK) {
-                return new EmbedResult.Failed("llama.cpp had no room for the pair (" + status + ")");
+                return new EmbedResult.Failed("llama.cpp had no room for " + what + " (" + status + ")");
             }
-            float[] score = {embeddingContext.sequenceEmbedding(0)[0]};
-            return new EmbedResult.Rows(1, List.of(score), new RunStats((System.nanoTime() - start) / 1e6,
+            List<float[]> rows = read.get();
+            return new EmbedResult.Rows(rows.getFirst().length, rows, new RunStats((System.nanoTime() - start) / 1e6,
                     tokens.length, 0, 0));
         } catch (RuntimeException e) {
-            LOG.warn("model {}: ranking failed: {}", id, e.toString());
+            LOG.warn("model {}: {} failed: {}", id, task, e.toString());
             return new EmbedResult.Failed(e.getMessage());
         } finally {
             embeddingContext.kv().clear();
