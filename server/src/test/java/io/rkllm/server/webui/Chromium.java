@@ -23,10 +23,17 @@ final class Chromium implements AutoCloseable {
 
     private final Process process;
     private final DevTools devTools;
+    private final String version;
 
-    private Chromium(Process process, DevTools devTools) {
+    private Chromium(Process process, DevTools devTools) throws Exception {
         this.process = process;
         this.devTools = devTools;
+        this.version = devTools.send(null, "Browser.getVersion", null).path("product").asText("an unknown Chromium");
+    }
+
+    /** The browser's product and version as it reports them, e.g. "Chrome/156.0.8078.108". */
+    String version() {
+        return version;
     }
 
     /**

@@ -116,6 +116,17 @@ class WebUiBrowserTest {
         tab.pressEnter(0);
     }
 
+    /**
+     * Nothing in the page's console or uncaught, and no event handler attribute anywhere in the live DOM. The
+     * browser's version is in the message: a browser update that starts reporting something shows up here first.
+     */
+    void assertPageQuiet() throws Exception {
+        assertThat(tab.problems()).as("the page's console and uncaught errors in %s", browser.version()).isEmpty();
+        assertThat(tab.eval("[...document.querySelectorAll('*')].flatMap(e => [...e.attributes]"
+                + ".filter(a => a.name.startsWith('on')).map(a => e.tagName + ' ' + a.name))").toString())
+                .as("inline event handlers in the live page in %s", browser.version()).isEqualTo("[]");
+    }
+
     int answers() throws Exception {
         return tab.eval("document.querySelectorAll('.message.assistant').length").asInt();
     }
@@ -213,7 +224,7 @@ class WebUiBrowserTest {
 
         // the follow-up: the conversation's id reaches the server, whose KV cache holds the first turn
         send("Now show code [[say:# Result\n\nSee `x`:\n\n```python\nprint('hi')\n```\n\n"
-                + "<img src=x onerror=\"window.pwned=1\"><script>window.pwned=2</script>"
+                + "<img src=x onerror=\"window.pwned=1\"><script>window.pwned=2</script> E=mc<sup>2</sup>\n\n"
                 + "![tracker](http://192.0.2.1/t.png) [link](https://example.org)]]");
         awaitAnswer();
         Matcher cached = Pattern.compile("(\\d+) of (\\d+) prompt tokens from the cache").matcher(lastStats());
@@ -238,9 +249,13 @@ class WebUiBrowserTest {
         assertThat(tab.eval("[...document.querySelectorAll('" + last + " .blocked-picture')].map(b => b.textContent)")
                 .toString()).contains("[tracker: not loaded, http://192.0.2.1/t.png]");
         assertThat(tab.eval("document.querySelector('" + last + " a').rel").asText()).isEqualTo("noopener noreferrer");
+        // the model's own HTML is shown as the text it wrote, bare formatting tags apart
+        assertThat(tab.eval("document.querySelector('" + last + "').textContent").asText())
+                .contains("<img src=x onerror=\"window.pwned=1\"><script>window.pwned=2</script>");
+        assertThat(tab.eval("document.querySelector('" + last + " sup').textContent").asText()).isEqualTo("2");
         assertThat(tab.requests()).allSatisfy(r -> assertThat(r.url).matches(u -> u.startsWith(server.url("/"))
                 || u.startsWith("data:"), "on this server or in the page"));
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test
@@ -262,7 +277,7 @@ class WebUiBrowserTest {
         assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .status').textContent").asText())
                 .contains("Stopped.");
         assertThat(tab.eval("document.getElementById('send').hidden").asBoolean()).isFalse();
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test
@@ -294,7 +309,7 @@ class WebUiBrowserTest {
         JsonNode json = DevTools.JSON.readTree(Files.readString(exported));
         assertThat(json.path("format").asText()).isEqualTo("rkllm-webui");
         assertThat(json.path("conversations").toString()).contains("Remember the aardvark", "I will remember it.");
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test
@@ -328,7 +343,7 @@ class WebUiBrowserTest {
         tab.eval("document.querySelector('#conversations .conversation.active .remove').click()");
         tab.waitFor("the conversation to go", Duration.ofSeconds(5),
                 "document.querySelectorAll('#conversations .conversation').length === " + (listed - 1));
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test
@@ -381,7 +396,7 @@ class WebUiBrowserTest {
         assertThat(followUp.path("messages").get(2).has("reasoning_content")).isFalse();
 
         tab.eval("localStorage.removeItem('rkllm.webui.settings')");
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     static Path pollFile(Path downloads) throws Exception {
@@ -442,7 +457,7 @@ class WebUiBrowserTest {
         assertThat(prompt.find()).as(lastStats()).isTrue();
         assertThat(Integer.parseInt(prompt.group(1))).as("prompt tokens: the picture's 196 and the text")
                 .isGreaterThan(196);
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test
@@ -461,7 +476,8 @@ class WebUiBrowserTest {
         assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .error-box').textContent")
                 .asText()).contains("400", "context_length_exceeded");
         // the page's console stays clean: failed requests are answers, not page errors
-        assertThat(tab.problems()).allSatisfy(p -> assertThat(p).contains("400"));
+        assertThat(tab.problems()).as("the page's console and uncaught errors in %s", browser.version())
+                .allSatisfy(p -> assertThat(p).contains("400"));
     }
 
     @Test
@@ -477,7 +493,7 @@ class WebUiBrowserTest {
         tab.waitFor("the conversation list", Duration.ofSeconds(5),
                 "document.getElementById('app').classList.contains('drawer-open')");
         assertNoSidewaysScroll(390);
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     void assertNoSidewaysScroll(int width) throws Exception {
@@ -520,7 +536,7 @@ class WebUiBrowserTest {
         tab.screenshot(SCREENSHOTS.resolve("phone-light.png"));
         tab.emulateDarkScheme(true);
         tab.screenshot(SCREENSHOTS.resolve("phone-dark.png"));
-        assertThat(tab.problems()).isEmpty();
+        assertPageQuiet();
     }
 
     @Test

@@ -1,6 +1,11 @@
 // Model output as HTML: Markdown by marked, then sanitised by DOMPurify (nothing a model writes runs as script
 // or loads anything), then code blocks coloured by highlight.js, each with a copy button. The three libraries
 // come from the jar (vendor/, loaded by index.html as classic scripts: window.marked, DOMPurify, hljs).
+//
+// HTML the model writes outside code is shown as the text it is, but for a few bare formatting tags (<br> in a
+// table cell, <sup>...): the markup DOMPurify then parses is marked's own. Parsing a model's <img onerror=...>
+// at all, even in DOMPurify's detached document, makes Chromium (from 156) report a blocked inline handler
+// against the page's Content-Security-Policy; and a model that writes "<div>" means the text, not an element.
 
 import {copyText} from './clipboard.js';
 import {h, icon} from './dom.js';
@@ -14,12 +19,32 @@ const PURIFY = {
   ALLOW_DATA_ATTR: false,
 };
 const MAX_AUTO_HIGHLIGHT = 20000;
+// tags kept as markup when written bare (no attribute can ride on them); every other '<' of raw HTML is text
+const BARE_TAG = /^<\/?(br|hr|b|i|em|strong|u|s|del|ins|mark|sub|sup|small|kbd|abbr|details|summary)\s*\/?>$/i;
+const TAG = /<\/?[A-Za-z][^<>]*>?/g;
+
+function escapeHtml(text) {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Raw HTML of a model's answer as text, its bare formatting tags kept. */
+export function rawHtmlAsText(html) {
+  let out = '';
+  let last = 0;
+  for (const match of html.matchAll(TAG)) {
+    out += escapeHtml(html.slice(last, match.index));
+    out += BARE_TAG.test(match[0]) ? match[0].toLowerCase() : escapeHtml(match[0]);
+    last = match.index + match[0].length;
+  }
+  return out + escapeHtml(html.slice(last));
+}
 
 let ready = false;
 
 function setUp() {
   if (ready) return;
   window.marked.setOptions({gfm: true, breaks: false});
+  window.marked.use({renderer: {html: token => rawHtmlAsText(token.text)}});
   window.DOMPurify.addHook('afterSanitizeAttributes', node => {
     if (node.tagName === 'A') {
       node.setAttribute('target', '_blank');

@@ -69,8 +69,16 @@ class ContinuousBatchingTest {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
+        return generate(question, cancellation, () -> { });
+    }
+
+    /** As above, with {@code onToken} run on every token as the decode loop delivers it. */
+    static Answer generate(String question, Cancellation cancellation, Runnable onToken) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
+        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> {
+            text.append(t);
+            onToken.run();
+        }, cancellation);
         return new Answer(end, text.toString());
     }
 
@@ -113,24 +121,16 @@ class ContinuousBatchingTest {
         model.loop().execute(() -> await(held));
         CompletableFuture<Answer> kept = CompletableFuture.supplyAsync(() -> generate(keep, new Cancellation()),
                 ContinuousBatchingTest::thread);
-        CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(() -> generate("Write a story.", cancel),
-                ContinuousBatchingTest::thread);
+        // cancelled from its first token, on the loop's own thread: under way, not merely queued, and never
+        // finished first however the machine schedules the test's threads
+        CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(
+                () -> generate("Write a story.", cancel, cancel::cancel), ContinuousBatchingTest::thread);
         awaitQueued(2);
         held.countDown();
-        cancelFirstToken(cancel);
         Answer gone = cancelled.get();
         assertThat(gone.end()).isInstanceOfSatisfying(RunEnd.Finished.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
-    }
-
-    /** Cancels as soon as the loop has run a step (the cancelled run is under way, not merely queued). */
-    private static void cancelFirstToken(Cancellation cancel) {
-        long start = model.loop().decodes();
-        while (model.loop().decodes() == start) {
-            Thread.onSpinWait();
-        }
-        cancel.cancel();
     }
 
     /** Waits until {@code n} requests wait in the held loop's queue of commands. */
