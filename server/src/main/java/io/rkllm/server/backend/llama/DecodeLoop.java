@@ -52,6 +52,8 @@ final class DecodeLoop implements AutoCloseable {
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
     private final List<Running> active = new ArrayList<>();
+    /** Commands to run once the next step has decoded (the loop's thread only). */
+    private final List<Runnable> afterStep = new ArrayList<>();
     private final Thread thread;
     private Batch batch;
     private volatile boolean stopping;
@@ -110,6 +112,14 @@ final class DecodeLoop implements AutoCloseable {
         commands.add(command);
     }
 
+    /**
+     * Runs {@code command} on the loop's thread right after the next decode step (tests act on a run that is under
+     * way with it, however fast the model and however slow the test's own thread).
+     */
+    void afterNextStep(Runnable command) {
+        commands.add(() -> afterStep.add(command));
+    }
+
     /** Commands not yet taken by the loop (requests submitted while it is held, for tests). */
     int pendingCommands() {
         return commands.size();
@@ -145,6 +155,9 @@ final class DecodeLoop implements AutoCloseable {
                     endCancelled();
                     if (!active.isEmpty()) {
                         step();
+                        List<Runnable> after = List.copyOf(afterStep);
+                        afterStep.clear();
+                        after.forEach(Runnable::run);
                     }
                 } catch (RuntimeException e) {
                     // a bug, not the user's: the runs of this step end, the loop and the model go on

@@ -101,7 +101,8 @@ public final class LlamaBench {
      * @param library the library alone's thread
      * @param decodeThread the server's decode loop thread during its request
      * @param restOfProcess every other thread of the process during the server's request: the server's HTTP,
-     *     pipeline and worker threads, the bench's own HTTP client, the JIT and the GC
+     *     pipeline and worker threads, the bench's own HTTP client, the JIT and the GC (at the process clock's
+     *     resolution, 10 ms on Linux: 0 for a request shorter than that)
      */
     public record Cpu(double library, double decodeThread, double restOfProcess) {
     }
@@ -195,7 +196,10 @@ public final class LlamaBench {
             }
             Thread.sleep(plan.settle());
             StreamedChat chat = served.chat();
-            Cpu cpu = new Cpu(alone.cpuMs(), served.decodeCpuMs(), served.processCpuMs() - served.decodeCpuMs());
+            // the process clock ticks coarser than a thread's (10 ms from /proc on Linux): over a short request it can
+            // read less than the decode thread alone, which is the clock's resolution, not negative work
+            Cpu cpu = new Cpu(alone.cpuMs(), served.decodeCpuMs(),
+                    Math.max(0, served.processCpuMs() - served.decodeCpuMs()));
             Round round = new Round(tokens.length, chat.usage().at("/usage/prompt_tokens").asInt(), alone.timing(),
                     serverTiming(chat.usage()), clientTiming(chat), cpu);
             out.printf(Locale.ROOT, "%s  prompt %d/%d tokens  library %.1f/%.2f  server timings %.1f/%.2f"

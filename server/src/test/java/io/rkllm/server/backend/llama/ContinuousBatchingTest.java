@@ -69,16 +69,8 @@ class ContinuousBatchingTest {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
-        return generate(question, cancellation, () -> { });
-    }
-
-    /** As above, with {@code onToken} run on every token as the decode loop delivers it. */
-    static Answer generate(String question, Cancellation cancellation, Runnable onToken) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> {
-            text.append(t);
-            onToken.run();
-        }, cancellation);
+        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
         return new Answer(end, text.toString());
     }
 
@@ -121,11 +113,12 @@ class ContinuousBatchingTest {
         model.loop().execute(() -> await(held));
         CompletableFuture<Answer> kept = CompletableFuture.supplyAsync(() -> generate(keep, new Cancellation()),
                 ContinuousBatchingTest::thread);
-        // cancelled from its first token, on the loop's own thread: under way, not merely queued, and never
-        // finished first however the machine schedules the test's threads
-        CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(
-                () -> generate("Write a story.", cancel, cancel::cancel), ContinuousBatchingTest::thread);
+        CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(() -> generate("Write a story.", cancel),
+                ContinuousBatchingTest::thread);
         awaitQueued(2);
+        // cancelled on the loop's own thread after the first step: under way (its prompt read, its first token
+        // sampled), not merely queued, and never finished first however the machine schedules this thread
+        model.loop().afterNextStep(cancel::cancel);
         held.countDown();
         Answer gone = cancelled.get();
         assertThat(gone.end()).isInstanceOfSatisfying(RunEnd.Finished.class,

@@ -76,7 +76,8 @@ class LlamaBenchTest {
                     .isGreaterThanOrEqualTo(round.server().prefillMs());
             assertThat(round.cpu().library()).isPositive();
             assertThat(round.cpu().decodeThread()).as("the server's decode loop computed").isPositive();
-            assertThat(round.cpu().restOfProcess()).isPositive();
+            // the process clock's resolution (10 ms) is longer than a tiny model's request: only its sign is sure
+            assertThat(round.cpu().restOfProcess()).isNotNegative();
         });
         assertThat(result.parallel()).extracting(LlamaBench.ParallelRun::chats).containsExactly(1, 2, 3);
         assertThat(result.parallel()).allSatisfy(run -> {
