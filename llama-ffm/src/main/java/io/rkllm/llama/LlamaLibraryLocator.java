@@ -1,16 +1,8 @@
 package io.rkllm.llama;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,11 +11,10 @@ import java.util.Optional;
  * Chooses the libllama to load, in this order: a configured path (a file, or a directory holding libllama.so);
  * a user-built library installed under {@code /usr/local/lib} (where llama.cpp's {@code cmake --install} puts
  * it); Debian's libllama0; a libllama.so on {@code LD_LIBRARY_PATH}; and, when none of these exists, the one
- * bundled in de.kherud:llama's jar on the class path (llama.cpp build 4916, Linux x86_64 and aarch64), copied
- * to a cache directory named after its SHA-256 so that it is extracted once and never half-written.
+ * bundled in the jar ({@link BundledLlama}: llama.cpp v0.5.0 from npm's prebuilt packages, Linux x86_64 and
+ * aarch64), extracted with its ggml libraries to a cache directory once and never half-written.
  */
 public final class LlamaLibraryLocator {
-    static final String BUNDLED_RESOURCE = "de/kherud/llama/Linux/%s/libjllama.so";
     private static final List<String> NAMES = List.of("libllama.so", "libllama.so.0");
 
     private final Map<String, String> environment;
@@ -81,8 +72,7 @@ public final class LlamaLibraryLocator {
         }
         return installed().or(this::bundled).orElseThrow(() -> new LlamaException(
                 "no llama.cpp library found: none installed (" + String.join(", ", searched())
-                        + ") and none bundled for " + arch + " (de.kherud:llama on the class path carries "
-                        + "Linux x86_64 and aarch64)"));
+                        + ") and none bundled for " + arch + " (the jar carries Linux x86_64 and aarch64)"));
     }
 
     /** The first installed library of the search places, if any. */
@@ -134,40 +124,8 @@ public final class LlamaLibraryLocator {
 
     /** The bundled library for this architecture, extracted (once) to the cache; empty when none is bundled. */
     public Optional<LlamaLibrary> bundled() {
-        String resource = BUNDLED_RESOURCE.formatted(arch);
-        ClassLoader loader = LlamaLibraryLocator.class.getClassLoader();
-        if (loader.getResource(resource) == null) {
-            return Optional.empty();
-        }
-        try {
-            String digest;
-            try (InputStream in = new DigestInputStream(loader.getResourceAsStream(resource), sha256())) {
-                in.transferTo(java.io.OutputStream.nullOutputStream());
-                digest = HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
-            }
-            Path dir = cacheDir.resolve(digest.substring(0, 16));
-            Path target = dir.resolve("libjllama.so");
-            if (!Files.isRegularFile(target)) {
-                Files.createDirectories(dir);
-                Path temporary = Files.createTempFile(dir, "libjllama", ".part");
-                try (InputStream in = loader.getResourceAsStream(resource)) {
-                    Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
-                }
-                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            }
-            return Optional.of(new LlamaLibrary(target, LlamaLibrary.Origin.BUNDLED,
-                    "bundled in de.kherud:llama (" + resource + "), no library installed"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot extract the bundled llama.cpp library to " + cacheDir, e);
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return BundledLlama.forArch(arch).map(bundle -> new LlamaLibrary(bundle.extract(cacheDir),
+                LlamaLibrary.Origin.BUNDLED, bundle.describe() + ", no library installed"));
     }
 
     static String normalise(String osArch) {

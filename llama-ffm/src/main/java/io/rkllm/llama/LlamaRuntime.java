@@ -54,11 +54,12 @@ public final class LlamaRuntime {
         try {
             lookup = SymbolLookup.libraryLookup(library.path(), Arena.global());
         } catch (IllegalArgumentException e) {
-            // the JDK does not say why dlopen failed; for the bundled build it is nearly always OpenMP, which a
-            // minimal system (a board's image, a container) may lack
+            // the JDK does not say why dlopen failed; for the bundled build it is nearly always a system older than
+            // the one it was built on (Ubuntu 22.04: glibc 2.34, GCC 11's libstdc++)
             throw new LlamaException("cannot load the llama.cpp library " + library.path() + ": " + e.getMessage()
                     + (library.origin() == LlamaLibrary.Origin.BUNDLED
-                    ? " (the bundled build needs libgomp.so.1, OpenMP: sudo apt install libgomp1)"
+                    ? " (the bundled llama.cpp needs glibc 2.34 and GCC 11's libstdc++ or newer: Debian 12, Ubuntu"
+                    + " 22.04 or later; on an older system build llama.cpp there and set engines.llama.library)"
                     : " (a library built for another system, or one whose dependencies are missing)"), e);
         }
         LibraryIdentity identity = new LibraryIdentifier(lookup).identify(forced, kvApi);

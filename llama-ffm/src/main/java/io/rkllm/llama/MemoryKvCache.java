@@ -12,12 +12,15 @@ final class MemoryKvCache implements KvCache {
     private final NativeLlama api;
     private final MemorySegment memory;
 
-    MemoryKvCache(NativeLlama api, MemorySegment context) {
+    private MemoryKvCache(NativeLlama api, MemorySegment memory) {
         this.api = api;
-        this.memory = (MemorySegment) api.call("llama_get_memory", context);
-        if (memory.equals(MemorySegment.NULL)) {
-            throw new LlamaException("llama_get_memory returned no memory for the context");
-        }
+        this.memory = memory;
+    }
+
+    /** The context's memory, or {@link NoKvCache} for a model llama.cpp gives none (one that attends both ways). */
+    static KvCache of(NativeLlama api, MemorySegment context) {
+        MemorySegment memory = (MemorySegment) api.call("llama_get_memory", context);
+        return memory.equals(MemorySegment.NULL) ? new NoKvCache(KvApi.MEMORY) : new MemoryKvCache(api, memory);
     }
 
     static void bind(NativeLlama api) {

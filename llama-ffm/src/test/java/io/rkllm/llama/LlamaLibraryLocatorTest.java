@@ -59,20 +59,27 @@ class LlamaLibraryLocatorTest {
     }
 
     @Test
-    void withNothingInstalledTheBundledLibraryIsExtractedOnce() throws IOException {
+    void withNothingInstalledTheBundledLibraryIsExtractedOnceWithItsGgmlLibraries() throws IOException {
         LlamaLibrary first = locator(Map.of()).locate(Optional.empty());
         assertThat(first.origin()).isEqualTo(LlamaLibrary.Origin.BUNDLED);
-        assertThat(first.path()).startsWith(dir.resolve("cache")).hasFileName("libjllama.so");
+        assertThat(first.reason()).contains("llama.cpp v0.5.0", "@node-llama-cpp/linux-x64 3.22.1");
+        assertThat(first.path()).startsWith(dir.resolve("cache")).hasFileName("libllama.v0.5.0.so");
         long modified = Files.getLastModifiedTime(first.path()).toMillis();
         LlamaLibrary second = locator(Map.of()).locate(Optional.empty());
         assertThat(second.path()).isEqualTo(first.path());
         assertThat(Files.getLastModifiedTime(second.path()).toMillis()).isEqualTo(modified);
-        try (var in = getClass().getClassLoader().getResourceAsStream(
-                LlamaLibraryLocator.BUNDLED_RESOURCE.formatted("x86_64"))) {
-            assertThat(Files.readAllBytes(first.path())).isEqualTo(in.readAllBytes());
+        BundledLlama bundle = BundledLlama.forArch("x86_64").orElseThrow();
+        for (String file : bundle.files()) {
+            try (var in = getClass().getClassLoader().getResourceAsStream(bundle.resource(file))) {
+                assertThat(Files.readAllBytes(first.path().resolveSibling(file))).as(file)
+                        .isEqualTo(in.readAllBytes());
+            }
         }
         try (var files = Files.list(first.path().getParent())) {
-            assertThat(files).containsExactly(first.path());
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactlyInAnyOrderElementsOf(bundle.files());
+        }
+        try (var cache = Files.list(dir.resolve("cache"))) {
+            assertThat(cache).as("no temporary directory left").containsExactly(first.path().getParent());
         }
     }
 

@@ -85,8 +85,9 @@ class RerankTest {
         }
         assertThat(distinct).hasSize(DOCUMENTS.size());
         assertThat(scores(QUERY, DOCUMENTS)).containsExactly(first);
-        // a pair scored alone scores as it does beside others (the sequences do not see each other)
-        assertThat(scores(QUERY, List.of(DOCUMENTS.get(2)))[0]).isCloseTo(first[2], within(1e-5f));
+        // a pair scored alone scores as it does beside others (the sequences do not see each other); to float
+        // rounding only, as ggml's CPU kernels sum in another order for another batch shape (v0.5.0: 2e-4)
+        assertThat(scores(QUERY, List.of(DOCUMENTS.get(2)))[0]).isCloseTo(first[2], within(1e-3f));
     }
 
     @Test

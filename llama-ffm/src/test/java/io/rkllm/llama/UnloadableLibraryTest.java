@@ -11,23 +11,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A library the system loader refuses is a LlamaException naming the file and the likely fix: for the bundled build,
- * the OpenMP runtime a minimal system lacks (the JDK does not pass on dlopen's reason).
+ * a system older than the one it was built for (the JDK does not pass on dlopen's reason).
  */
 class UnloadableLibraryTest {
     @TempDir
     Path dir;
 
     private Path notALibrary() throws IOException {
-        return Files.writeString(dir.resolve("libjllama.so"), "not an ELF file\n");
+        return Files.writeString(dir.resolve("libllama.v0.5.0.so"), "not an ELF file\n");
     }
 
     @Test
-    void theBundledBuildThatDoesNotLoadNamesLibgomp() throws IOException {
+    void theBundledBuildThatDoesNotLoadNamesTheSystemItNeeds() throws IOException {
         Path file = notALibrary();
-        LlamaLibrary bundled = new LlamaLibrary(file, LlamaLibrary.Origin.BUNDLED, "bundled in de.kherud:llama");
+        LlamaLibrary bundled = new LlamaLibrary(file, LlamaLibrary.Origin.BUNDLED, "llama.cpp bundled in the jar");
         assertThatThrownBy(() -> LlamaRuntime.open(bundled, Optional.empty()))
                 .isInstanceOf(LlamaException.class).hasMessageContaining(file.toString())
-                .hasMessageContaining("sudo apt install libgomp1");
+                .hasMessageContaining("glibc 2.34").hasMessageContaining("engines.llama.library");
     }
 
     @Test
@@ -37,6 +37,6 @@ class UnloadableLibraryTest {
         assertThatThrownBy(() -> LlamaRuntime.open(configured, Optional.empty()))
                 .isInstanceOf(LlamaException.class).hasMessageContaining(file.toString())
                 .hasMessageContaining("built for another system, or one whose dependencies are missing")
-                .hasMessageNotContaining("libgomp1");
+                .hasMessageNotContaining("glibc");
     }
 }

@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Generates a tiny llama-architecture GGUF model that the real llama.cpp loads and runs: random weights from a
+ * Generates a tiny llama-architecture (or qwen3: the same with a norm on each head's queries and keys) GGUF model
+ * that the real llama.cpp loads and runs: random weights from a
  * fixed seed, a byte-level BPE vocabulary learnt from a fixed text with ChatML's special tokens, a ChatML chat
  * template. Its text is nonsense, but it is the same nonsense every time: greedy decoding is deterministic, so
  * tests can assert on tokens, prefix reuse, parallel sequences and embeddings without downloading a model.
@@ -33,14 +34,35 @@ public final class TinyLlama {
             """;
 
     /**
-     * @param embedding write {@code llama.pooling_type} = mean and name the model as an embedding model
-     * @param type      F32 or F16 weights
+     * @param embedding    write {@code llama.pooling_type} = mean and name the model as an embedding model
+     * @param type         F32 or F16 weights
+     * @param architecture {@code llama}, or {@code qwen3} (which llama.cpp builds before mid-2025 do not know)
      */
     public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
-                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
+                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers,
+                          String architecture) {
+
+        public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
+                       int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
+            this(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges, type,
+                    embedding, declaredLayers, "llama");
+        }
 
         public static Options chat() {
             return new Options(42, 64, 2, 4, 2, 192, 2048, 200, TensorType.F32, false, 2);
+        }
+
+        /** The chat model as a Qwen3: a current architecture, as a newly released model would be. */
+        public static Options qwen3() {
+            return chat().withArchitecture("qwen3");
+        }
+
+        public Options withArchitecture(String value) {
+            if (!List.of("llama", "qwen3").contains(value)) {
+                throw new IllegalArgumentException("a tiny model is llama or qwen3, not " + value);
+            }
+            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
+                    type, embedding, declaredLayers, value);
         }
 
         public static Options embeddingModel() {
@@ -49,13 +71,13 @@ public final class TinyLlama {
 
         public Options withType(TensorType value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding, declaredLayers);
+                    value, embedding, declaredLayers, architecture);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, value);
+                    type, embedding, value, architecture);
         }
     }
 
@@ -69,15 +91,18 @@ public final class TinyLlama {
      */
     public static void main(String[] args) throws IOException {
         if (args.length < 1 || args.length > 2
-                || (args.length == 2 && !List.of("chat", "embedding").contains(args[1]))) {
-            System.err.println("usage: TinyLlama FILE.gguf [chat|embedding] (default chat)");
+                || (args.length == 2 && !List.of("chat", "embedding", "qwen3").contains(args[1]))) {
+            System.err.println("usage: TinyLlama FILE.gguf [chat|embedding|qwen3] (default chat)");
             System.exit(2);
         }
-        boolean embedding = args.length == 2 && args[1].equals("embedding");
+        String kind = args.length == 2 ? args[1] : "chat";
         Path file = Path.of(args[0]);
-        write(file, embedding ? Options.embeddingModel() : Options.chat());
-        System.out.println(file + ": tiny " + (embedding ? "embedding" : "chat") + " model, "
-                + java.nio.file.Files.size(file) + " bytes");
+        write(file, switch (kind) {
+            case "embedding" -> Options.embeddingModel();
+            case "qwen3" -> Options.qwen3();
+            default -> Options.chat();
+        });
+        System.out.println(file + ": tiny " + kind + " model, " + java.nio.file.Files.size(file) + " bytes");
     }
 
     /** The vocabulary every tiny model has: byte tokens, merges, then the three special tokens. */
@@ -101,11 +126,11 @@ public final class TinyLlama {
         int embd = options.embeddingLength();
         int headDim = embd / options.heads();
         int kvEmbd = headDim * options.kvHeads();
-        String arch = "llama";
+        String arch = options.architecture();
 
         GgufWriter w = new GgufWriter()
                 .putString("general.architecture", arch)
-                .putString("general.name", options.embedding() ? "tiny-llama-embed" : "tiny-llama")
+                .putString("general.name", options.embedding() ? "tiny-" + arch + "-embed" : "tiny-" + arch)
                 .putUint32("general.file_type", options.type() == TensorType.F16 ? 1 : 0)
                 .putUint32(arch + ".context_length", options.contextLength())
                 .putUint32(arch + ".embedding_length", embd)
@@ -147,6 +172,10 @@ public final class TinyLlama {
             w.addTensor(p + "attn_k.weight", new long[] {embd, kvEmbd}, t, r.normal(embd * kvEmbd, scale));
             w.addTensor(p + "attn_v.weight", new long[] {embd, kvEmbd}, t, r.normal(embd * kvEmbd, scale));
             w.addTensor(p + "attn_output.weight", new long[] {embd, embd}, t, r.normal(embd * embd, scale));
+            if (arch.equals("qwen3")) {
+                w.addTensor(p + "attn_q_norm.weight", new long[] {headDim}, TensorType.F32, ones(headDim));
+                w.addTensor(p + "attn_k_norm.weight", new long[] {headDim}, TensorType.F32, ones(headDim));
+            }
             w.addTensor(p + "ffn_norm.weight", new long[] {embd}, TensorType.F32, ones(embd));
             int ff = options.feedForwardLength();
             w.addTensor(p + "ffn_gate.weight", new long[] {embd, ff}, t, r.normal(embd * ff, scale));

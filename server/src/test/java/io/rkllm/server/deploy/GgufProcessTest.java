@@ -81,16 +81,23 @@ class GgufProcessTest {
     }
 
     @Test
-    void aMachineWithoutTheRkllmRuntimeStartsAndServesItsGgufModels() throws Exception {
+    void aMachineWithoutTheRkllmRuntimeStartsAndServesItsGgufModelsAQwen3OneIncluded() throws Exception {
+        // a current architecture (Qwen3: llama.cpp builds before mid-2025 refuse it), served by the bundled library
+        // with no engine configuration at all
+        Path qwen3 = Files.createDirectories(models.resolve("qwen3-tiny"));
+        TinyLlama.write(qwen3.resolve("qwen3-tiny.gguf"), TinyLlama.Options.qwen3());
         ChildServer child = ChildServer.startUnsimulated(dir, System.getProperty("java.class.path"), Map.of(),
                 "--models", models.toString(), "--runtime.library", dir.resolve("no-such-librkllmrt.so").toString(),
                 "--logging.access_log=false");
         try {
             int port = child.awaitPort();
-            assertThat(ids(port)).containsExactly("tiny");
+            assertThat(ids(port)).containsExactlyInAnyOrder("tiny", "qwen3-tiny");
             JsonNode model = call(port, "GET", "/v1/models/tiny", null);
             assertThat(model.toString()).contains("llama");
             assertThat(answer(port, "tiny")).isNotEmpty();
+            assertThat(call(port, "GET", "/v1/models/qwen3-tiny", null).at("/gguf/architecture").asText())
+                    .isEqualTo("qwen3");
+            assertThat(answer(port, "qwen3-tiny")).isNotEmpty();
             String console = Files.readString(child.console());
             assertThat(console).contains("no-such-librkllmrt.so").contains("llama.cpp: ");
         } finally {

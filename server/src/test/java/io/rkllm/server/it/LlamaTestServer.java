@@ -30,8 +30,8 @@ import okhttp3.Response;
 
 /**
  * A real server on an ephemeral port whose models are tiny GGUF models generated into a temporary models directory
- * ({@link TinyLlama}, {@link TinyBert}), served by the real llama.cpp library (the build bundled in de.kherud:llama, opened once per
- * JVM) through the real binding, with one decode thread.
+ * ({@link TinyLlama}, {@link TinyBert}), served by the real llama.cpp library (the jar's bundled llama.cpp v0.5.0,
+ * opened once per JVM) through the real binding, with one decode thread.
  */
 public final class LlamaTestServer implements AutoCloseable {
     static final MediaType JSON_TYPE = MediaType.get("application/json");

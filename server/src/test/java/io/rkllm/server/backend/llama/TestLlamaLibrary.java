@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The real libllama for the server's tests: the build bundled in de.kherud:llama (or {@code -Dllama.library=PATH}),
- * opened once per JVM (a loaded library stays loaded).
+ * The real libllama for the server's tests: the build bundled in the jar, llama.cpp v0.5.0 (or
+ * {@code -Dllama.library=PATH}), opened once per JVM (a loaded library stays loaded).
  */
 public final class TestLlamaLibrary {
     private TestLlamaLibrary() {

@@ -133,7 +133,7 @@ class DoctorTest {
         Check llama = r.only("llama");
         assertThat(llama.status()).isEqualTo(Check.Status.OK);
         // the bundled library: where it is, its build and API generation, its devices
-        assertThat(llama.message()).contains("libjllama.so", "4916", "devices", "CPU");
+        assertThat(llama.message()).contains("libllama.v0.5.0.so", "the jar's llama.cpp v0.5.0", "devices", "CPU");
         assertThat(r.text()).contains("tiny");
     }
 
