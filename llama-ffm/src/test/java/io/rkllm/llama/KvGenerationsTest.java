@@ -2,22 +2,22 @@ package io.rkllm.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The same KvCache over each KV generation the library exports: build 4916 has the llama_kv_self_ calls and
- * still the deprecated llama_kv_cache_ ones, so both are exercised here; the llama_memory_ ones with a build of
- * that generation ({@code -Dllama.library}).
+ * The same KvCache over each KV generation: build 4916 has the llama_kv_self_ calls and still the deprecated
+ * llama_kv_cache_ ones, so both are exercised here; the llama_memory_ ones by every other test, on the bundled
+ * v0.5.0.
  */
 class KvGenerationsTest {
 
     @Test
     void theDeprecatedKvCacheCallsWorkLikeTheNewerOnes() {
-        LibraryInfo info = TestLlama.runtime().info();
-        assumeThat(info.identity().kvApi()).isEqualTo(KvApi.KV_SELF);
+        // build 4916 (test class path only) has both the llama_kv_self_ calls and the deprecated llama_kv_cache_ ones
+        LibraryInfo info = Build4916.runtime().info();
+        assertThat(info.identity().kvApi()).isEqualTo(KvApi.KV_SELF);
         LlamaRuntime old = LlamaRuntime.open(info.library(), Optional.empty(), Optional.of(KvApi.KV_CACHE));
         assertThat(old.info().identity().kvApi()).isEqualTo(KvApi.KV_CACHE);
         try (LlamaModel model = old.load(ModelParams.of(TestLlama.chatModel()));
