@@ -32,8 +32,9 @@ class ClientDisconnectTest {
             }
             JsonNode run = awaitRun(server);
             assertThat(run.get("result").asText()).isEqualTo("abort");
-            // 5 tokens were read; the abort lands at the next write or two, not 2000 tokens later
-            assertThat(run.get("generate_tokens").asInt()).isBetween(5, 20);
+            // 5 tokens were read; the abort lands at the next write or two, not 2000 tokens later (the simulated
+            // NPU keeps its pace while a loaded machine may keep the server's threads waiting: up to 2 s of tokens)
+            assertThat(run.get("generate_tokens").asInt()).isBetween(5, 100);
             assertNextRequestServed(server);
         }
     }
@@ -63,8 +64,9 @@ class ClientDisconnectTest {
             }
             JsonNode run = awaitRun(server);
             assertThat(run.get("result").asText()).isEqualTo("abort");
-            // probed at least every 50 ms while tokens arrive (20 ms apart), so a few tokens, not 2000
-            assertThat(run.get("generate_tokens").asInt()).isLessThan(30);
+            // probed at least every 50 ms while tokens arrive (20 ms apart), so a few tokens, not 2000 (up to 2 s of
+            // them on a loaded machine, whose threads wait while the simulated NPU keeps its pace)
+            assertThat(run.get("generate_tokens").asInt()).isLessThan(100);
             assertNextRequestServed(server);
         }
     }

@@ -116,7 +116,7 @@ class FaultsTest {
 
     @Test
     void aFailedInitIsA503BeforeTheStreamAndTheFixedFileLoads() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "init_fail")).start()) {
             for (boolean stream : new boolean[] {false, true}) {
                 TestServer.Reply r = server.postForReply("/v1/chat/completions", chat("m", "[[say:x]]", stream));
@@ -150,7 +150,7 @@ class FaultsTest {
 
     @Test
     void anErrorMidStreamIsAnSseErrorEventAndTheModelStaysUsable() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "error_after=3")).start()) {
             JsonNode e = streamError(server.postForReply("/v1/chat/completions", chat("m", "[[tokens:20]]", true)));
             assertThat(e.path("code").asText()).isEqualTo("runtime_error");
@@ -171,7 +171,7 @@ class FaultsTest {
 
     @Test
     void aHungRunIsAbortedByTheWatchdogAndAReloadServes() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         try (TestServer server = TestServer.in(dir).model("m", Map.of("fault", "hang"))
                 .set("timeouts.first_token", "1s").set("queue.keep_alive", "300ms").start()) {
             JsonNode e = streamError(server.postForReply("/v1/chat/completions", chat("m", "hello", true)));
@@ -194,7 +194,7 @@ class FaultsTest {
 
     @Test
     void aClientGoneDuringAPrefillThatIgnoresAbortDoesNotWedgeTheQueue() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         // prefill of about 40 tokens at 40 tok/s, 3 times slower: about 3 s that an abort cannot interrupt
         try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
                         "prefill_tps", "40", "decode_tps", "500", "fault", "slow_prefill=3, abort_ignores_prefill"))
@@ -226,7 +226,7 @@ class FaultsTest {
 
     @Test
     void aDeletedModelFileFailsTheNextLoadCleanly() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
             assertOk(server, "m", "loaded");
             Path file = modelFile("m");
@@ -250,7 +250,7 @@ class FaultsTest {
 
     @Test
     void aSecondModelThatDoesNotFitFailsWhileTheFirstServes() throws Exception {
-        long before = modelThreads();
+        long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         try (TestServer server = TestServer.in(dir).model("a", Map.of()).model("b", Map.of("fault", "max_handles=1"))
                 .set("models.max_loaded", "2").start()) {
             assertOk(server, "a", "first");
