@@ -44,6 +44,14 @@ final class SimulatedServer implements AutoCloseable {
     }
 
     static SimulatedServer start(Path dir, Map<String, String> flags) {
+        return start(dir, flags, TIME_SCALE, 0);
+    }
+
+    /**
+     * As {@link #start(Path, Map)}, every simulated delay multiplied by {@code timeScale}, and with
+     * {@code contextLength} &gt; 0 every chat model's context that long (the runtime's limit and the sidecar's).
+     */
+    static SimulatedServer start(Path dir, Map<String, String> flags, double timeScale, int contextLength) {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("runtime.simulate", "true");
         all.put("server.port", "0");
@@ -55,7 +63,7 @@ final class SimulatedServer implements AutoCloseable {
         try {
             RkllmRuntime runtime = RuntimeLoader.open(config.runtime(), Optional.of(simulation), Map.of());
             Path models = simulation.models();
-            scaleDelays(models);
+            scaleDelays(models, timeScale, contextLength);
             ServerApp app = ServerApp.start(config, runtime,
                     RuntimeLoader.rknn(config.runtime(), Optional.of(simulation), Map.of()),
                     new ModelDiscovery().discover(models).catalog());
@@ -70,11 +78,18 @@ final class SimulatedServer implements AutoCloseable {
      * Every delay of the simulated models and encoder (loading, prefill, decoding, encoding) five times shorter,
      * for the suite's time; an answer still streams token by token at their relative speeds.
      */
-    private static void scaleDelays(Path models) {
+    private static void scaleDelays(Path models, double timeScale, int contextLength) {
         try (Stream<Path> files = Files.walk(models)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".rkllm") || f.toString().endsWith(".rknn"))
                     .toList()) {
-                Files.writeString(file, "\ntime_scale: " + TIME_SCALE + "\n", StandardOpenOption.APPEND);
+                Files.writeString(file, "\ntime_scale: " + timeScale + "\n", StandardOpenOption.APPEND);
+                Path sidecar = file.resolveSibling("model.yaml");
+                if (contextLength > 0 && file.toString().endsWith(".rkllm")
+                        && Files.readString(sidecar).contains("context_length: 4096")) {
+                    Files.writeString(file, "max_context_limit: " + contextLength + "\n", StandardOpenOption.APPEND);
+                    Files.writeString(sidecar, Files.readString(sidecar).replace("context_length: 4096",
+                            "context_length: " + contextLength));
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

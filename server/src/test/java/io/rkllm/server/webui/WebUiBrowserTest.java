@@ -457,7 +457,113 @@ class WebUiBrowserTest {
         assertThat(prompt.find()).as(lastStats()).isTrue();
         assertThat(Integer.parseInt(prompt.group(1))).as("prompt tokens: the picture's 196 and the text")
                 .isGreaterThan(196);
+
+        // kept in the browser: the conversation's record names its picture, which is stored once on its own (the
+        // saves while an answer streams write the text only)
+        String stored = tab.eval("new Promise((resolve, reject) => { const open = indexedDB.open('rkllm-webui');"
+                + " open.onerror = () => reject(open.error); open.onsuccess = () => {"
+                + " const t = open.result.transaction(['conversations', 'pictures']);"
+                + " const all = t.objectStore('conversations').getAll(); const keys = t.objectStore('pictures').getAllKeys();"
+                + " t.oncomplete = () => { const c = all.result.find(c => c.messages.some(m => m.images && m.images.length));"
+                + " const image = c.messages.find(m => m.images && m.images.length).images[0];"
+                + " resolve(JSON.stringify({key: image.key || null, inline: 'dataUrl' in image,"
+                + " record: JSON.stringify(c).length, stored: keys.result.includes(image.key)})); }; }; })").asText();
+        JsonNode record = DevTools.JSON.readTree(stored);
+        assertThat(record.path("inline").asBoolean()).as(stored).isFalse();
+        assertThat(record.path("stored").asBoolean()).as(stored).isTrue();
+        assertThat(record.path("record").asInt()).as("the record without the picture's bytes: " + stored)
+                .isLessThan(4000);
+        tab.reload();
+        awaitBooted(tab);
+        assertThat(tab.eval("document.querySelector('.message.user .pictures img').src").asText())
+                .as("the picture after a reload").startsWith("data:image/png;base64,");
         assertPageQuiet();
+    }
+
+    @Test
+    void aLongAnswerIsStreamedAtTheCostPerTokenOfAShortOneAndShownWhole() throws Exception {
+        // models 100 times faster than the others' pace, with room for a 4,000-token answer after its 4,000-token
+        // request: the whole answer arrives, every block rendered and every code block highlighted
+        try (SimulatedServer fast = SimulatedServer.start(dir.resolve("fast"), Map.of(), 0.002, 16384)) {
+            open(fast, 1280, 800, false);
+            selectModel(TEXT_MODEL);
+            String answer = markdownAnswer(4000);
+            send("Write it [[say:" + answer.replace("\\", "\\\\").replace("\n", "\\n") + "]]");
+            String shown = awaitAnswer();
+            assertThat(shown).as("the whole answer shown; %s", tab.eval("document.querySelector("
+                    + "'.message.assistant:last-of-type .status').textContent").asText()).contains("Section 40");
+            assertThat(lastStats()).contains("4000 tokens");
+            assertThat(tab.eval("document.querySelectorAll('.message.assistant:last-of-type .content pre code.hljs')"
+                    + ".length").asInt()).as("code blocks highlighted").isEqualTo(count(answer, "```python"));
+            assertThat(tab.eval("document.querySelectorAll('.message.assistant:last-of-type .content h2').length")
+                    .asInt()).isEqualTo(count(answer, "## Section"));
+
+            // the page's renderer as an answer streams in: a piece of 3 tokens (9 bytes) at a time, each drawn as
+            // the page draws a streaming answer, then the whole answer drawn at once, as the page does at its end
+            JsonNode costs = DevTools.JSON.readTree(tab.eval("(async () => {"
+                    + " const md = await import('./ui/js/markdown.js');"
+                    + " const stream = (text, draw) => { const div = document.createElement('div');"
+                    + "   const start = performance.now();"
+                    + "   for (let end = 9; end < text.length + 9; end += 9) draw(div, text.slice(0, end));"
+                    + "   return {ms: performance.now() - start, html: div.innerHTML}; };"
+                    + " const whole = text => { const div = document.createElement('div'); md.renderMarkdown(div, text);"
+                    + "   return div.innerHTML; };"
+                    + " const short = " + DevTools.JSON.writeValueAsString(markdownAnswer(200)) + ";"
+                    + " const long = " + DevTools.JSON.writeValueAsString(answer) + ";"
+                    + " const medium = long.slice(0, 3000);"
+                    + " const runs = [0, 1, 2].map(() => stream(short, md.renderStreaming).ms);"
+                    + " const streamed = [0, 1].map(() => stream(long, md.renderStreaming));"
+                    + " return JSON.stringify({shortMs: Math.min(...runs), longMs: Math.min(...streamed.map(r => r.ms)),"
+                    + "   same: streamed[0].html === whole(long) && stream(short, md.renderStreaming).html === whole(short),"
+                    + "   redrawShortMs: Math.min(...[0, 1, 2].map(() => stream(short, md.renderMarkdown).ms)),"
+                    + "   redrawMediumMs: stream(medium, md.renderMarkdown).ms}); })()").asText());
+            double perTokenShort = costs.path("shortMs").asDouble() / 200;
+            double perTokenLong = costs.path("longMs").asDouble() / 4000;
+            double redrawShort = costs.path("redrawShortMs").asDouble() / 200;
+            double redrawMedium = costs.path("redrawMediumMs").asDouble() / 1000;
+            System.out.printf("WebUiBrowserTest: rendering cost per token while streaming: 200 tokens %.1f µs (best of"
+                    + " three), 4,000 tokens %.1f µs (best of two); the whole answer redrawn at every piece, as before: 200 tokens"
+                    + " %.1f µs, 1,000 tokens %.1f µs; in %s%n", perTokenShort * 1000, perTokenLong * 1000,
+                    redrawShort * 1000, redrawMedium * 1000, browser.version());
+            assertThat(costs.path("same").asBoolean()).as("drawn piece by piece, the answer is what it is drawn whole")
+                    .isTrue();
+            // the measure sees a cost that grows with the answer: redrawing it whole at every piece grows at once
+            assertThat(redrawMedium).as("µs per token redrawing everything, 1,000 against 200 tokens")
+                    .isGreaterThan(2 * redrawShort);
+            assertThat(perTokenLong).as("µs per token streamed, 4,000 against 200 tokens")
+                    .isLessThanOrEqualTo(2 * perTokenShort);
+            assertPageQuiet();
+        }
+    }
+
+    static int count(String text, String what) {
+        int count = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            count++;
+        }
+        return count;
+    }
+
+    /**
+     * An answer as models write them, of exactly {@code tokens} simulated tokens (a [[say:]] answer is 3 bytes a
+     * token): a section of about 100 tokens at a time, each a heading, a paragraph, and in turn a list or a code
+     * block.
+     */
+    static String markdownAnswer(int tokens) {
+        StringBuilder text = new StringBuilder();
+        for (int section = 1; text.length() < tokens * 3; section++) {
+            text.append("## Section ").append(section).append("\n\nThe board runs the model on its NPU while the")
+                    .append(" cores serve requests; answer ").append(section).append(" says how, in plain words.\n\n");
+            if (section % 2 == 0) {
+                text.append("```python\nfor core in range(").append(section).append("):\n    print(core)\n```\n\n");
+            } else {
+                text.append("- first point\n- second point, with `code`\n\n");
+            }
+        }
+        while (text.length() < tokens * 3) {
+            text.append('.');
+        }
+        return text.substring(0, tokens * 3 - 1) + ".";
     }
 
     @Test

@@ -132,6 +132,7 @@ export class ChatApp {
     for (const conversation of importable(data)) {
       this.conversations = this.conversations.filter(c => c.id !== conversation.id);
       this.conversations.push(conversation);
+      await this.store.remove(conversation.id); // its pictures too: the file's may differ from the ones kept
       await this.store.put(conversation);
     }
     this.conversations.sort((a, b) => b.updated - a.updated);

@@ -64,9 +64,52 @@ function setUp() {
 /** Renders `text` as sanitised Markdown into `target`, replacing what was there. */
 export function renderMarkdown(target, text) {
   setUp();
+  streams.delete(target);
   const html = window.marked.parse(text || '', {async: false});
   target.innerHTML = window.DOMPurify.sanitize(html, PURIFY);
   decorate(target);
+}
+
+// What renderStreaming last put in each target: the text, where its finished blocks end, the last block's nodes.
+const streams = new WeakMap();
+
+/**
+ * Renders a growing answer as renderMarkdown would, but parses, sanitises and highlights only its last block
+ * again: the blocks before it are finished (a later line cannot reopen them, but for rare cases such as a
+ * reference link defined further on, which the whole render at the end settles) and keep the nodes they got.
+ * Re-rendering the whole answer at every piece made a long answer quadratic in its length.
+ */
+export function renderStreaming(target, text) {
+  setUp();
+  text = (text || '').replace(/\r\n?/g, '\n');
+  let state = streams.get(target);
+  if (!state || !text.startsWith(state.text.slice(0, state.stable))) {
+    target.replaceChildren();
+    state = {text: '', stable: 0, tail: []};
+    streams.set(target, state);
+  }
+  for (const node of state.tail) node.remove();
+  const tokens = window.marked.lexer(text.slice(state.stable));
+  // the last block still grows; so does a list or a paragraph before trailing blank lines
+  let open = tokens.length - 1;
+  while (open > 0 && tokens[open].type === 'space') open--;
+  let stable = state.stable;
+  for (let i = 0; i < open; i++) {
+    target.append(...renderTokens([tokens[i]], tokens.links));
+    stable += tokens[i].raw.length;
+  }
+  state.tail = open >= 0 ? renderTokens(tokens.slice(open), tokens.links) : [];
+  target.append(...state.tail);
+  state.stable = stable;
+  state.text = text;
+}
+
+function renderTokens(tokens, links) {
+  const list = Object.assign(tokens, {links: links || {}});
+  const holder = document.createElement('div');
+  holder.innerHTML = window.DOMPurify.sanitize(window.marked.parser(list), PURIFY);
+  decorate(holder);
+  return [...holder.childNodes];
 }
 
 function decorate(root) {

@@ -2,7 +2,7 @@
 // thinking folded apart, the server's numbers, notes and errors, and the actions on each message.
 
 import {h, iconButton} from './dom.js';
-import {renderMarkdown} from './markdown.js';
+import {renderMarkdown, renderStreaming} from './markdown.js';
 import {copyText} from './clipboard.js';
 
 export class MessagesView {
@@ -95,7 +95,7 @@ export class MessagesView {
       content: h('div', {class: 'content md'}),
       status: h('div', {class: 'status'}),
       actions: h('div', {class: 'actions'}),
-      rendered: {content: null, reasoning: null},
+      rendered: {content: null, reasoning: null, streaming: false},
     };
     node.root.append(node.who, node.thinking, node.content, node.status, node.actions);
     this.fillAnswer(node, message, index);
@@ -107,16 +107,20 @@ export class MessagesView {
     node.root.classList.toggle('streaming', streaming);
     node.who.textContent = message.model || 'assistant';
     node.thinking.hidden = !message.reasoning;
-    if (message.reasoning && node.rendered.reasoning !== message.reasoning) {
-      renderMarkdown(node.thinking.lastElementChild, message.reasoning);
+    // while it streams only the answer's last block is rendered again; once it ends, the whole answer once more
+    const render = streaming ? renderStreaming : renderMarkdown;
+    const settled = node.rendered.streaming && !streaming;
+    node.rendered.streaming = streaming;
+    if (message.reasoning && (settled || node.rendered.reasoning !== message.reasoning)) {
+      render(node.thinking.lastElementChild, message.reasoning);
       node.rendered.reasoning = message.reasoning;
     }
     const seconds = message.thinkingMs ? ` for ${(message.thinkingMs / 1000).toFixed(1)} s` : '';
     const words = (message.reasoning || '').split(/\s+/).filter(Boolean).length;
     node.thinking.firstElementChild.textContent = streaming && !message.content
       ? `Thinking… (${words} words so far)` : `Thought${seconds}`;
-    if (node.rendered.content !== message.content) {
-      renderMarkdown(node.content, message.content);
+    if (settled || node.rendered.content !== message.content) {
+      render(node.content, message.content);
       node.rendered.content = message.content;
     }
     const status = [];
