@@ -7,13 +7,17 @@ import java.util.regex.Pattern;
 /**
  * Keeps the head of an article above its first kept paragraph: the headline, the dateline or byline, a
  * kicker ("EXCLUSIVE") and a lead too weak to anchor a span (a sentence without its full stop). None of
- * them is prose, so the spans start below them; on a short news item they are a good part of what it says.
- * Only a dateline makes the lines above the article its head: without one, titles right above the first
- * paragraph are as likely a box of other stories.
+ * them is prose, so the spans start below them; on a short news item they are a good part of what it says
+ * (who, when, about what). A long article says what its headline says in its own paragraphs, and there the
+ * head is left to the spans. Only a dateline makes the lines above the article its head: without one,
+ * titles right above the first paragraph are as likely a box of other stories.
  */
 final class ArticleHead {
     private ArticleHead() {
     }
+
+    /** Kept text (characters) under which an article is a short item whose head is kept: about 300 words. */
+    static final int SHORT_ITEM = 2000;
 
     /** Lines of prose between the head and the first kept paragraph (a lead in two or three lines). */
     static final int LEAD_LINES = 3;
@@ -47,13 +51,19 @@ final class ArticleHead {
         return line.length() <= 100 && DATELINE.matcher(line).find();
     }
 
-    /** Marks the head of the article above its first kept line as kept, when a dateline shows there is one. */
+    /** Marks the head of a short article above its first kept line as kept, when a dateline shows there is one. */
     static void keep(List<PageLine> lines) {
         int first = 0;
         while (first < lines.size() && lines.get(first).kind != Kind.GOOD) {
             first++;
         }
-        if (first == lines.size()) {
+        int kept = 0;
+        for (PageLine l : lines) {
+            if (l.kind == Kind.GOOD) {
+                kept += l.length;
+            }
+        }
+        if (first == lines.size() || kept >= SHORT_ITEM) {
             return;
         }
         int top = first;
