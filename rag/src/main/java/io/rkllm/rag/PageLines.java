@@ -73,7 +73,10 @@ final class PageLines {
 
     /** Whether {@code next} continues the hard-wrapped sentence in {@code prev}. */
     private static boolean continues(CharSequence prev, String next) {
-        if (prev.length() < 40) {
+        // a line opening on a dash and a lower-case word is the middle of a sentence ("dress\n-- adorned in
+        // pearls -- was stolen"), however short the line before it (a paragraph's first line is often short)
+        boolean dash = DASH_CONTINUATION.matcher(next).lookingAt();
+        if (prev.length() < (dash ? 20 : 40)) {
             return false;
         }
         int last = Character.codePointBefore(prev, prev.length());
@@ -81,13 +84,19 @@ final class PageLines {
             return false;
         }
         int first = next.codePointAt(0);
-        if (!Character.isLowerCase(first) && ",;".indexOf(last) < 0) {
+        if (!dash && !Character.isLowerCase(first) && ",;".indexOf(last) < 0) {
             return false;
         }
-        // the lines of a code listing are not a wrapped sentence
+        // the lines of a code listing are not a wrapped sentence (an SQL comment opens on "-- " too)
         String p = prev.toString();
-        return !CodeLines.strong(next) && !CodeLines.comment(next) && !CodeLines.strong(p) && !CodeLines.comment(p);
+        if (CodeLines.strong(p) || CodeLines.comment(p) || CodeLines.strong(next)) {
+            return false;
+        }
+        return dash ? FunctionWords.density(p + " " + next) >= MIN_DENSITY : !CodeLines.comment(next);
     }
+
+    /** A dash, then a lower-case word: "-- adorned", "— which". */
+    private static final Pattern DASH_CONTINUATION = Pattern.compile("^(?:--|—|–) \\p{Ll}");
 
     static boolean hasSentencePunctuation(String s) {
         for (int i = 0; i < s.length(); i++) {

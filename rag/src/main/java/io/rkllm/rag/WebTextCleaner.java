@@ -13,7 +13,8 @@ import java.util.function.IntBinaryOperator;
  * vocabulary; {@link CodeBlocks} finds the code listings (technical pages: references, tutorials,
  * answers), which come out fenced with ``` and indented as on the page; {@link ArticleSpans} then keeps
  * the spans of prose and code that form the article (a short line between two paragraphs is a heading
- * or a list item of the article; the same line in a run of menu entries is navigation). docs/rag.md
+ * or a list item of the article; the same line in a run of menu entries is navigation), and
+ * {@link ArticleHead} the headline and dateline above its first paragraph. docs/rag.md
  * describes the passes. Stateless and thread-safe.
  */
 public final class WebTextCleaner {
@@ -52,10 +53,12 @@ public final class WebTextCleaner {
             }
             ArticleSpans.keepLoose(lines);
             ArticleSpans.trimEdges(lines);
+            ArticleHead.keep(lines);
             ArticleSpans.cutComments(lines);
             return lines;
         }
         ArticleSpans.selectSpans(lines);
+        ArticleHead.keep(lines);
         ArticleSpans.cutComments(lines);
         return lines;
     }
