@@ -101,6 +101,11 @@ public final class ServerApp implements AutoCloseable {
         return http.port();
     }
 
+    /** The HTTP layer (for tests). */
+    public HttpServer http() {
+        return http;
+    }
+
     /** Stops accepting requests, lets running generations finish within {@code grace}, frees every model. */
     public void stop(Duration grace) {
         stop(grace, Duration.ZERO);

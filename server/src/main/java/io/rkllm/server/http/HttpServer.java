@@ -31,6 +31,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.eclipse.jetty.server.AbstractConnector;
+import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.component.LifeCycle;
 import org.slf4j.Logger;
@@ -43,6 +45,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    /**
+     * The listen queue: connections whose handshake the kernel has completed and that wait for the server to accept
+     * them (listen(2)'s backlog; the kernel caps it at {@code net.core.somaxconn}, 4096 by default since Linux 5.4).
+     * Jetty's default is the JDK's 50, and Open WebUI's document upload opens a connection per chunk, hundreds at
+     * once: on a loaded machine the acceptor falls behind and the kernel drops the handshakes beyond the queue. A
+     * client whose SYN was dropped waits for its retransmission (1 s, then 3, then 7: a connect timeout); one whose
+     * completing ACK was dropped believes itself connected and sends its request, and when the queue stays full a few
+     * seconds the kernel gives the half-open connection up and answers the request with a reset.
+     */
+    static final int ACCEPT_QUEUE = 4096;
 
     private final Javalin app;
     private final AccessPolicy access;
@@ -84,6 +96,16 @@ public final class HttpServer implements AutoCloseable {
             c.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors.Server(errors)));
             c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JettyErrors.Context(errors)));
             c.jetty.modifyServer(server -> server.addEventListener(new LifeCycle.Listener() {
+                @Override
+                public void lifeCycleStarting(LifeCycle event) {
+                    // before the connector binds (Javalin adds it just before starting the server)
+                    for (var connector : server.getConnectors()) {
+                        if (connector instanceof ServerConnector sc) {
+                            sc.setAcceptQueueSize(ACCEPT_QUEUE);
+                        }
+                    }
+                }
+
                 @Override
                 public void lifeCycleStarted(LifeCycle event) {
                     for (var connector : server.getConnectors()) {
@@ -191,6 +213,18 @@ public final class HttpServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /**
+     * Stops or resumes taking connections off the listen queue; the kernel goes on completing handshakes into it
+     * meanwhile. For tests: a server too busy to run its acceptor.
+     */
+    public void accepting(boolean accepting) {
+        for (Connector connector : app.jettyServer().server().getConnectors()) {
+            if (connector instanceof AbstractConnector c) {
+                c.setAccepting(accepting);
+            }
+        }
     }
 
     @Override

@@ -1,15 +1,22 @@
 package io.rkllm.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -133,6 +140,72 @@ class EmbeddingFloodTest {
                     beforeFirstToken);
             assertThat(order.subList(chatRun, order.size())).as("the flood went on after the chat").contains("e");
         }
+    }
+
+    /**
+     * A machine too loaded to run the server's acceptor for a while: the kernel must hold the whole flood's
+     * connections until it runs. With a listen queue shorter than the flood (Jetty's default, 50) it drops the
+     * handshakes beyond it: a connection waits for its SYN's retransmission, or, when the dropped packet was the ACK
+     * completing it, gets reset after its client has sent the request (aChatDuringTheFloodGoesFirst failed so on a
+     * loaded machine: "HTTP/1.1 header parser received no bytes", Connection reset).
+     */
+    @Test
+    void twoHundredConnectionsAtOnceWaitInTheListenQueueWhileTheServerCannotAcceptThem() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("e", EmbeddingsApiTest.EMBEDDING)
+                .sidecar("e", EmbeddingsApiTest.SIDECAR).start()) {
+            assumeTrue(somaxconn() >= CHUNKS, "net.core.somaxconn caps every listen queue below " + CHUNKS);
+            server.app().http().accepting(false);
+            List<SocketChannel> connections = new ArrayList<>();
+            try {
+                for (int i = 0; i < CHUNKS; i++) {
+                    SocketChannel connection = SocketChannel.open();
+                    connections.add(connection);
+                    connection.configureBlocking(false);
+                    connection.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.port()));
+                }
+                // the kernel completes each handshake at once, without the server: none waits for a retransmission
+                Poll.until("the handshakes to complete", Duration.ofSeconds(10), () -> {
+                    int connected = 0;
+                    for (SocketChannel connection : connections) {
+                        connected += connection.finishConnect() ? 1 : 0;
+                    }
+                    return connected;
+                }, n -> n == CHUNKS);
+                for (int i = 0; i < CHUNKS; i++) {
+                    byte[] body = ("{\"model\":\"e\",\"input\":[" + ChatCompletionsTest.quote(chunk(i)) + "]}")
+                            .getBytes(StandardCharsets.UTF_8);
+                    ByteBuffer request = ByteBuffer.allocate(body.length + 200);
+                    request.put(("POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                            + "\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII)).put(body).flip();
+                    SocketChannel connection = connections.get(i);
+                    connection.configureBlocking(true);
+                    while (request.hasRemaining()) {
+                        connection.write(request);
+                    }
+                }
+                server.app().http().accepting(true);
+                for (int i = 0; i < CHUNKS; i++) {
+                    Socket socket = connections.get(i).socket();
+                    socket.setSoTimeout(60_000);
+                    String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertThat(reply).as("chunk %d", i).startsWith("HTTP/1.1 200 ");
+                    assertThat(json(reply.substring(reply.indexOf("\r\n\r\n") + 4)).at("/data/0/embedding").size())
+                            .as("chunk %d", i).isEqualTo(16);
+                }
+            } finally {
+                for (SocketChannel connection : connections) {
+                    connection.close();
+                }
+            }
+        }
+    }
+
+    private static int somaxconn() throws IOException {
+        Path limit = Path.of("/proc/sys/net/core/somaxconn");
+        // (Files.readString reads procfs files of size 0 short: "4" of "4096")
+        return Files.exists(limit) ? Integer.parseInt(Files.readAllLines(limit).getFirst().strip())
+                : Integer.MAX_VALUE;
     }
 
     @Test
