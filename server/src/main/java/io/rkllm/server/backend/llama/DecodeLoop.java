@@ -49,6 +49,7 @@ final class DecodeLoop implements AutoCloseable {
     private final int sequenceContext;
     private final SlotTable slots;
     private final PrefixCachePolicy policy = new PrefixCachePolicy();
+    private final PromptTokenizer tokenizer;
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
     private final List<Running> active = new ArrayList<>();
@@ -73,6 +74,7 @@ final class DecodeLoop implements AutoCloseable {
         this.scratch = chatSequences;
         this.sequenceContext = sequenceContext;
         this.slots = new SlotTable(chatSequences + 1);
+        this.tokenizer = new PromptTokenizer(model);
         this.thread = Thread.ofPlatform().name("llama-decode-" + id).daemon(true).unstarted(this::run);
         this.thread.start();
     }
@@ -236,11 +238,16 @@ final class DecodeLoop implements AutoCloseable {
                 || !request.task() && slots.free(chatSequences).isEmpty()) {
             return false;
         }
-        int[] prompt = model.tokenize(request.text(), true, true);
-        if (prompt.length == 0) {
+        int[] whole = tokenizer.whole(request.text());
+        if (whole.length == 0) {
             request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is empty")));
             return true;
         }
+        List<SlotTable.Slot> free = slots.free(chatSequences);
+        PrefixCachePolicy.Decision decision = request.task() ? null : policy.decide(free.stream()
+                .map(s -> s.held.view(s.lastUsed)).toList(), new PrefixCachePolicy.Prompt(request.text(), whole),
+                tokenizer);
+        int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
             request.events().add(new Request.Event.End(new RunEnd.TooLong(prompt.length, sequenceContext,
                     "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
@@ -264,30 +271,44 @@ final class DecodeLoop implements AutoCloseable {
         }
         SlotTable.Slot slot;
         int keep;
+        Spelling spelling;
         KvCache kv = context.kv();
         if (request.task()) {
             slot = slots.get(scratch);
             keep = startTask(kv, slot, prompt);
+            spelling = Spelling.blank(prompt.length);
         } else {
-            List<SlotTable.Slot> free = slots.free(chatSequences);
-            List<PrefixCachePolicy.SlotTokens> views = free.stream()
-                    .map(s -> new PrefixCachePolicy.SlotTokens(s.tokens(), s.lastUsed)).toList();
-            PrefixCachePolicy.Decision decision = policy.decide(views, prompt);
             slot = free.get(decision.cache().slot());
+            SlotTable.Slot source = free.get(decision.source());
+            spelling = spell(prompt, source.held.spelling(), decision.shared());
             keep = decision.keep();
-            if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
+            if (decision.copies()) {
+                kv.remove(slot.sequence, -1, -1);
+                kv.copy(source.sequence, slot.sequence, 0, keep);
+            } else if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
                 // a model whose cache cannot lose a tail (recurrent layers) starts over
                 kv.remove(slot.sequence, -1, -1);
                 keep = 0;
             }
-            slot.truncate(keep);
         }
+        slot.held.restart(prompt, keep, spelling);
         slot.busy = true;
         slot.conversation = null;
         slots.publish();
-        active.add(new Running(request, slot, prompt, keep, sampler));
-        LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens", id, slot.sequence, keep, prompt.length);
+        active.add(new Running(request, slot, prompt, spelling, keep, sampler));
+        LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens{}", id, slot.sequence, keep, prompt.length,
+                decision != null && decision.copies() ? " (copied from sequence " + free.get(decision.source())
+                        .sequence + ")" : "");
         return true;
+    }
+
+    /** The prompt's text token by token: as far as the source spells it cleanly, its spelling; then the pieces. */
+    private Spelling spell(int[] prompt, Spelling source, int shared) {
+        int known = Math.min(shared, source.tokens());
+        while (known > 0 && source.cut(known) < 0) {
+            known--;
+        }
+        return Spelling.of(prompt, source, known, tokenizer::piece);
     }
 
     /** The spare sequence, emptied, then sharing the cells of the longest common prefix of any chat sequence. */
@@ -297,9 +318,7 @@ final class DecodeLoop implements AutoCloseable {
         SlotTable.Slot best = null;
         int shared = 0;
         for (int i = 0; i < chatSequences; i++) {
-            int[] held = slots.get(i).tokens();
-            int common = Arrays.mismatch(held, prompt);
-            common = common < 0 ? held.length : common;
+            int common = PrefixCachePolicy.commonPrefix(slots.get(i).tokens(), prompt);
             if (common > shared) {
                 best = slots.get(i);
                 shared = common;
@@ -308,9 +327,6 @@ final class DecodeLoop implements AutoCloseable {
         int keep = Math.min(shared, prompt.length - 1);
         if (best != null && keep > 0) {
             kv.copy(best.sequence, slot.sequence, 0, keep);
-            for (int i = 0; i < keep; i++) {
-                slot.append(prompt[i]);
-            }
             return keep;
         }
         return 0;
@@ -402,10 +418,12 @@ final class DecodeLoop implements AutoCloseable {
         }
         for (Running r : members) {
             if (r.generating) {
-                r.slot.append(r.lastToken);
+                r.slot.held.decodedPending(r.lastToken);
             } else {
                 for (int i = 0; i < r.chunk; i++) {
-                    r.slot.append(r.prompt[r.prefilled + i]);
+                    int index = r.prefilled + i;
+                    r.slot.held.decodedPrompt(r.prompt[index], r.spelling.textOf(index),
+                            r.spelling.clean()[index + 1]);
                 }
                 r.prefilled += r.chunk;
             }
@@ -437,11 +455,14 @@ final class DecodeLoop implements AutoCloseable {
             r.firstToken = System.nanoTime();
         }
         if (model.isEndOfGeneration(token)) {
+            r.endToken = token;
             finish(r, StopReason.END);
             return;
         }
         r.generated++;
-        String text = r.utf8.add(model.tokenToPiece(token, false));
+        byte[] piece = model.tokenToPiece(token, false);
+        String text = r.utf8.add(piece);
+        r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {
             r.answer.append(text);
             r.request.events().add(new Request.Event.Text(text, r.generated));
@@ -508,6 +529,12 @@ final class DecodeLoop implements AutoCloseable {
 
     private void finish(Running r, StopReason reason) {
         String rest = r.utf8.flush();
+        r.slot.held.endText(rest);
+        if (r.endToken >= 0) {
+            // held undecoded, as the last of an answer: a follow-up whose template ends the answer with this token's
+            // text decodes it as its first new token
+            r.slot.held.sampled(r.endToken, tokenizer.text(r.endToken), true, false);
+        }
         if (!rest.isEmpty()) {
             r.answer.append(rest);
             r.request.events().add(new Request.Event.Text(rest, r.generated));
@@ -584,6 +611,8 @@ final class DecodeLoop implements AutoCloseable {
         final Request request;
         final SlotTable.Slot slot;
         final int[] prompt;
+        /** The prompt's text token by token, which the sequence holds as it decodes them. */
+        final Spelling spelling;
         final int keep;
         Sampler sampler;
         /** A grammar that starts after the reasoning's end, until it does. */
@@ -595,14 +624,17 @@ final class DecodeLoop implements AutoCloseable {
         int chunk;
         int output = -1;
         int lastToken = -1;
+        /** The end-of-generation token that ended the answer, or -1. */
+        int endToken = -1;
         boolean generating;
         int generated;
         long firstToken;
 
-        Running(Request request, SlotTable.Slot slot, int[] prompt, int keep, Sampler sampler) {
+        Running(Request request, SlotTable.Slot slot, int[] prompt, Spelling spelling, int keep, Sampler sampler) {
             this.request = request;
             this.slot = slot;
             this.prompt = prompt;
+            this.spelling = spelling;
             this.keep = keep;
             this.prefilled = keep;
             this.sampler = sampler;
