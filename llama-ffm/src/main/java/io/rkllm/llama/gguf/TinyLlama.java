@@ -35,9 +35,17 @@ public final class TinyLlama {
     /**
      * @param embedding write {@code llama.pooling_type} = mean and name the model as an embedding model
      * @param type      F32 or F16 weights
+     * @param chatTemplate {@code tokenizer.chat_template}; none written when empty
      */
     public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
-                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
+                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers,
+                          String chatTemplate) {
+
+        public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
+                       int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
+            this(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges, type,
+                    embedding, declaredLayers, CHAT_TEMPLATE);
+        }
 
         public static Options chat() {
             return new Options(42, 64, 2, 4, 2, 192, 2048, 200, TensorType.F32, false, 2);
@@ -49,13 +57,19 @@ public final class TinyLlama {
 
         public Options withType(TensorType value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding, declaredLayers);
+                    value, embedding, declaredLayers, chatTemplate);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, value);
+                    type, embedding, value, chatTemplate);
+        }
+
+        /** Another chat template ({@code ""}: none, as a model served with its family's template). */
+        public Options withChatTemplate(String value) {
+            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
+                    type, embedding, declaredLayers, value);
         }
     }
 
@@ -128,8 +142,10 @@ public final class TinyLlama {
                 .putUint32("tokenizer.ggml.bos_token_id", endOfText)
                 .putUint32("tokenizer.ggml.eos_token_id", imEnd)
                 .putUint32("tokenizer.ggml.padding_token_id", endOfText)
-                .putBool("tokenizer.ggml.add_bos_token", false)
-                .putString("tokenizer.chat_template", CHAT_TEMPLATE);
+                .putBool("tokenizer.ggml.add_bos_token", false);
+        if (!options.chatTemplate().isEmpty()) {
+            w.putString("tokenizer.chat_template", options.chatTemplate());
+        }
 
         SeededWeights r = new SeededWeights(options.seed());
         TensorType t = options.type();

@@ -52,6 +52,8 @@ final class DecodeLoop implements AutoCloseable {
     private final PromptTokenizer tokenizer;
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
+    /** Requests whose runs gave their cells up for lack of room, until a run ends (first in line then). */
+    private final Deque<Request> postponed = new ArrayDeque<>();
     private final List<Running> active = new ArrayList<>();
     private final Thread thread;
     private Batch batch;
@@ -61,6 +63,8 @@ final class DecodeLoop implements AutoCloseable {
     private volatile long decodedTokens;
     private volatile boolean ended;
     private volatile int widest;
+    /** Runs that gave their cells up to wait for room, for tests. */
+    private volatile int postponements;
 
     /**
      * @param chatSequences sequences for conversations (the context has one more, for background tasks)
@@ -117,6 +121,11 @@ final class DecodeLoop implements AutoCloseable {
         return commands.size();
     }
 
+    /** How many runs so far waited for room in the shared KV cache. */
+    int postponements() {
+        return postponements;
+    }
+
     /** The most sequences one decode carried so far. */
     int widestStep() {
         return widest;
@@ -134,7 +143,8 @@ final class DecodeLoop implements AutoCloseable {
         try {
             batch = new Batch(context.batchSize(), 1);
             while (!stopping) {
-                Runnable command = active.isEmpty() ? commands.take() : commands.poll();
+                // requests a run's end put back in line are admitted without waiting for a command
+                Runnable command = active.isEmpty() && waiting.isEmpty() ? commands.take() : commands.poll();
                 while (command != null) {
                     command.run();
                     command = commands.poll();
@@ -166,6 +176,8 @@ final class DecodeLoop implements AutoCloseable {
                 abandon(r, "model " + id + " was unloaded");
             }
             drainCommands();
+            waiting.addAll(postponed);
+            postponed.clear();
             for (Request r : waiting) {
                 r.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
             }
@@ -209,6 +221,14 @@ final class DecodeLoop implements AutoCloseable {
 
     /** Gives waiting requests the free sequences, in their order; a request with no sequence free waits. */
     private void admitWaiting() {
+        for (Iterator<Request> it = postponed.iterator(); it.hasNext(); ) {
+            Request request = it.next();
+            if (request.cancelled().isSet()) {
+                it.remove();
+                request.events().add(new Request.Event.End(new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE,
+                        0, Optional.empty(), "")));
+            }
+        }
         for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
             Request request = it.next();
             if (request.cancelled().isSet()) {
@@ -386,11 +406,7 @@ final class DecodeLoop implements AutoCloseable {
         } catch (LlamaException e) {
             // build 4916 reports a full cache as an error ("failed to prepare ubatch"), later builds as NO_KV_SLOT
             LOG.debug("model {}: decode failed: {}", id, e.getMessage());
-            if (!evictIdle()) {
-                for (Running r : members) {
-                    endFull(r, e.getMessage());
-                }
-            }
+            outOfRoom(members, e.getMessage());
             return;
         }
         decodes++;
@@ -404,11 +420,7 @@ final class DecodeLoop implements AutoCloseable {
                 return;
             }
             case NO_KV_SLOT -> {
-                if (!evictIdle()) {
-                    for (Running r : members) {
-                        endFull(r, "the KV cache is full");
-                    }
-                }
+                outOfRoom(members, "the KV cache is full");
                 return;
             }
             case OK -> {
@@ -517,14 +529,55 @@ final class DecodeLoop implements AutoCloseable {
         return true;
     }
 
-    /** A run the cache has no more room for: a generating one ends at its length, one still reading fails. */
-    private void endFull(Running r, String why) {
-        if (r.generating) {
-            finish(r, StopReason.LENGTH);
-        } else {
-            fail(r, "the context of model " + id + " is full (" + why + "): the prompts of its parallel"
-                    + " conversations do not fit together; retry, or serve it with a longer engines.llama.context");
+    /**
+     * The shared KV cache had no room for this step. Its cells go, in this order: those of the least recently used
+     * idle sequence; those of the runs still reading their prompts, which wait, their requests first in line, until
+     * a run ends (while others generate); else a run ends: the generating run holding the most cells at its length,
+     * or, when every run is still reading and none can wait for another, the last admitted one fails.
+     */
+    private void outOfRoom(List<Running> members, String why) {
+        if (evictIdle()) {
+            return;
         }
+        List<Running> reading = members.stream().filter(r -> !r.generating).toList();
+        boolean othersGenerate = active.stream().anyMatch(r -> r.generating);
+        if (!reading.isEmpty() && othersGenerate) {
+            for (Running r : reading.reversed()) {
+                postpone(r);
+            }
+            return;
+        }
+        if (othersGenerate) {
+            Running largest = members.stream().filter(r -> r.generating)
+                    .max(java.util.Comparator.comparingInt(r -> r.slot.length())).orElseThrow();
+            LOG.debug("model {}: the KV cache is full ({}): sequence {} ends its answer", id, why,
+                    largest.slot.sequence);
+            finish(largest, StopReason.LENGTH);
+            return;
+        }
+        Running last = reading.getLast();
+        if (reading.size() > 1) {
+            postpone(last);
+            return;
+        }
+        fail(last, "the context of model " + id + " is full (" + why + "): the prompts of its parallel"
+                + " conversations do not fit together; retry, or serve it with a longer engines.llama.context");
+    }
+
+    /**
+     * A run still reading its prompt gives its cells up and its request waits, first in line, for a run to end: the
+     * shared cache has no room for it now.
+     */
+    private void postpone(Running r) {
+        LOG.debug("model {}: the KV cache is full: sequence {} waits for a run to end", id, r.slot.sequence);
+        context.kv().remove(r.slot.sequence, -1, -1);
+        r.slot.truncate(0);
+        active.remove(r);
+        r.sampler.close();
+        r.slot.busy = false;
+        slots.holds(r.slot, null);
+        postponed.addFirst(r.request);
+        postponements++;
     }
 
     private void finish(Running r, StopReason reason) {
@@ -576,6 +629,10 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     private void release(Running r, CachedConversation held) {
+        // a run's end is what postponed requests wait for: its sequence's cells may go to them now
+        while (!postponed.isEmpty()) {
+            waiting.addFirst(postponed.removeLast());
+        }
         active.remove(r);
         r.sampler.close();
         SlotTable.Slot slot = r.slot;
