@@ -81,9 +81,9 @@ final class GgufModel implements BackendModel {
             int sequences = settings.parallel();
             LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings));
             PromptText text = new PromptText(template(load.id(), model), endOfTurn(model));
-            LOG.info("model {}: llama.cpp context of {} cells, {} conversations at once (and one for background "
-                            + "tasks) of up to {} tokens each, {} threads, {}", load.id(), context.contextLength(),
-                    sequences, load.contextLength(), settings.threads(), text.ownTemplate()
+            LOG.info("model {}: llama.cpp context of {} cells shared by {} conversations at once (and one for "
+                            + "background tasks), each of up to {} tokens, {} threads, {}", load.id(),
+                    context.contextLength(), sequences, load.contextLength(), settings.threads(), text.ownTemplate()
                             ? "its own chat template" : "the family's chat template");
             return new GgufModel(load.id(), text, defaults,
                     new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
