@@ -12,9 +12,22 @@ package io.rkllm.llama;
  * @param pooling        how embeddings are pooled per sequence ({@link Pooling#UNSPECIFIED}: the model's own)
  * @param unifiedKv      the sequences share the context's cells (each may grow to the whole context); builds
  *                       before v0.5.0 always share, later ones split the cells evenly unless this is set
+ * @param flashAttention on builds with the {@code flash_attn} switch (b4916), turn flash attention on; later
+ *                       builds decide by themselves ({@code flash_attn_type} auto, which is on for the CPU). In a
+ *                       shared cache each token's attention runs over every cell in use, other sequences' too (masked
+ *                       out): the flash kernel skips masked cells, the plain one computes them, so that without it
+ *                       the idle conversations a cache keeps slow every other sequence's steps
  */
 public record ContextParams(int contextLength, int batchSize, int microBatchSize, int sequences, int threads,
-                            int batchThreads, boolean embeddings, Pooling pooling, boolean unifiedKv) {
+                            int batchThreads, boolean embeddings, Pooling pooling, boolean unifiedKv,
+                            boolean flashAttention) {
+
+    /** With the library's own flash attention setting. */
+    public ContextParams(int contextLength, int batchSize, int microBatchSize, int sequences, int threads,
+                         int batchThreads, boolean embeddings, Pooling pooling, boolean unifiedKv) {
+        this(contextLength, batchSize, microBatchSize, sequences, threads, batchThreads, embeddings, pooling,
+                unifiedKv, false);
+    }
 
     public ContextParams {
         if (contextLength < 0 || batchSize <= 0 || microBatchSize <= 0 || sequences <= 0 || threads <= 0
@@ -24,10 +37,10 @@ public record ContextParams(int contextLength, int batchSize, int microBatchSize
         }
     }
 
-    /** A generation context of {@code contextLength} cells for {@code sequences} sequences. */
+    /** A generation context of {@code contextLength} cells shared by {@code sequences} sequences. */
     public static ContextParams generation(int contextLength, int sequences, int threads) {
         return new ContextParams(contextLength, 512, 512, sequences, threads, threads, false, Pooling.UNSPECIFIED,
-                true);
+                true, true);
     }
 
     /** An embedding context: every token of a text in one batch, pooled by {@code pooling}. */
@@ -38,6 +51,6 @@ public record ContextParams(int contextLength, int batchSize, int microBatchSize
 
     public ContextParams withBatchSize(int value) {
         return new ContextParams(contextLength, value, Math.min(microBatchSize, value), sequences, threads,
-                batchThreads, embeddings, pooling, unifiedKv);
+                batchThreads, embeddings, pooling, unifiedKv, flashAttention);
     }
 }

@@ -72,6 +72,9 @@ public final class LlamaContext implements AutoCloseable {
             if (Structs.has(l, "kv_unified")) {
                 p.set(JAVA_BOOLEAN, Structs.offset(l, "kv_unified"), params.unifiedKv());
             }
+            if (params.flashAttention() && Structs.has(l, "flash_attn")) {
+                p.set(JAVA_BOOLEAN, Structs.offset(l, "flash_attn"), true);
+            }
             AbortCallback abort = new AbortCallback();
             p.set(ADDRESS, Structs.offset(l, "abort_callback"), abort.stub(arena));
             p.set(ADDRESS, Structs.offset(l, "abort_callback_data"), MemorySegment.NULL);

@@ -25,12 +25,14 @@ final class HelpText {
                                                       start an installed coding agent against the running server
                                                       (base URL, model, telemetry off; nothing written outside a
                                                       temporary directory); prints what it set (docs/agents.md)
-                  rkllm-server bench conversations [--url URL] [--model ID] [options]
+                  rkllm-server bench conversations [--url URL] [--model ID] [--gguf FILE|tiny] [options]
                                                       replay an Open WebUI session and report the KV cache's use;
-                                                      without --url against a simulated server started here
-                  rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [options]
+                                                      without --url against a simulated server started here, with
+                                                      --gguf against a GGUF model served by llama.cpp here
+                  rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [--gguf FILE|tiny] [options]
                                                       replay one chat that outgrows the context: prefill, messages
-                                                      left out, time to first token (docs/performance.md)
+                                                      left out, answers reused, time to first token
+                                                      (docs/performance.md)
                   rkllm-server bench images [--url URL] [--model ID] [options]
                                                       replay a picture chat per picture cache policy: encoder runs,
                                                       prefill, time to first token (docs/performance.md)

@@ -36,16 +36,17 @@ public final class TinyLlama {
     /**
      * @param embedding    write {@code llama.pooling_type} = mean and name the model as an embedding model
      * @param type         F32 or F16 weights
+     * @param chatTemplate {@code tokenizer.chat_template}; none written when empty
      * @param architecture {@code llama}, or {@code qwen3} (which llama.cpp builds before mid-2025 do not know)
      */
     public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                           int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers,
-                          String architecture) {
+                          String chatTemplate, String architecture) {
 
         public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                        int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
             this(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges, type,
-                    embedding, declaredLayers, "llama");
+                    embedding, declaredLayers, CHAT_TEMPLATE, "llama");
         }
 
         public static Options chat() {
@@ -62,7 +63,7 @@ public final class TinyLlama {
                 throw new IllegalArgumentException("a tiny model is llama or qwen3, not " + value);
             }
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, value);
+                    type, embedding, declaredLayers, chatTemplate, value);
         }
 
         public static Options embeddingModel() {
@@ -71,13 +72,19 @@ public final class TinyLlama {
 
         public Options withType(TensorType value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding, declaredLayers, architecture);
+                    value, embedding, declaredLayers, chatTemplate, architecture);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, value, architecture);
+                    type, embedding, value, chatTemplate, architecture);
+        }
+
+        /** Another chat template ({@code ""}: none, as a model served with its family's template). */
+        public Options withChatTemplate(String value) {
+            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
+                    type, embedding, declaredLayers, value, architecture);
         }
     }
 
@@ -153,8 +160,10 @@ public final class TinyLlama {
                 .putUint32("tokenizer.ggml.bos_token_id", endOfText)
                 .putUint32("tokenizer.ggml.eos_token_id", imEnd)
                 .putUint32("tokenizer.ggml.padding_token_id", endOfText)
-                .putBool("tokenizer.ggml.add_bos_token", false)
-                .putString("tokenizer.chat_template", CHAT_TEMPLATE);
+                .putBool("tokenizer.ggml.add_bos_token", false);
+        if (!options.chatTemplate().isEmpty()) {
+            w.putString("tokenizer.chat_template", options.chatTemplate());
+        }
 
         SeededWeights r = new SeededWeights(options.seed());
         TensorType t = options.type();

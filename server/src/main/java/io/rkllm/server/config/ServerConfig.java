@@ -25,9 +25,10 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param library  the libllama to load (a file, or a directory holding libllama.so); empty = a user-built one in
      *                 /usr/local/lib, Debian's libllama0, LD_LIBRARY_PATH, else the build bundled in the jar
      * @param threads  threads per decode; 0 = the board's big cores (cpu_capacity or cpufreq), else every core
-     * @param parallel conversations one loaded GGUF model runs at once (sequences of its context, decoded together)
-     * @param context  tokens per conversation; 0 = the model's training context, capped so that the weights and the
-     *                 KV cache of every sequence fit in 60% of the memory
+     * @param parallel conversations one loaded GGUF model runs at once (sequences of its context, decoded together,
+     *                 sharing its KV cache)
+     * @param context  tokens of the KV cache the conversations share, and the most one may hold; 0 = the model's
+     *                 training context, capped so that the weights and the KV cache fit in 60% of the memory
      * @param gpuLayers layers offloaded to an accelerator (a GPU build, the RKNPU fork); -1 = the library's default
      */
     public record Llama(boolean enabled, String library, int threads, int parallel, int context, int gpuLayers) {

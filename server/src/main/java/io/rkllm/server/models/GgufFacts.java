@@ -17,8 +17,8 @@ import java.util.Optional;
  *                         {@code rank}), for embedding models and rerankers
  * @param chatTemplate     {@code tokenizer.chat_template}, the model's own Jinja template
  * @param embeddingLength  {@code <arch>.embedding_length}, 0 when the file does not say
- * @param sequences        conversations one loaded copy runs at once ({@code engines.llama.parallel}); its KV cache
- *                         holds that many contexts
+ * @param sequences        conversations one loaded copy runs at once ({@code engines.llama.parallel}); they share
+ *                         its one KV cache
  */
 public record GgufFacts(String architecture, Optional<String> name, long parameterCount, String quantisation,
                         int trainingContext, long kvBytesPerToken, Optional<String> pooling,

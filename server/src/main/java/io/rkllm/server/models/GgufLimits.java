@@ -8,9 +8,9 @@ import java.util.Locale;
  * ({@code engines.llama.context}, 0 = the model's training context capped by memory; never more than an embedding
  * model's or a reranker's training context) and the machine's memory.
  *
- * <p>The default context is the model's own (its training context), capped so that the weights and the KV cache of
- * every parallel sequence fit in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves the whole KV cache
- * when a context is created, and a 40k-token Qwen3 context of 4 sequences would take more memory than a board has.
+ * <p>The default context is the model's own (its training context), capped so that the weights and the KV cache fit
+ * in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves the whole KV cache when a context is created.
+ * The parallel sequences share that one cache (as llama-server's slots do), so their number does not change it.
  */
 public record GgufLimits(int parallel, int context, long memoryBytes) {
     /** The share of the machine's memory the loaded models may take (as pipeline/ModelMemory's budget). */
@@ -45,7 +45,7 @@ public record GgufLimits(int parallel, int context, long memoryBytes) {
             return new ContextChoice(trained, facts.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
         }
         long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
-        long fits = room / (facts.kvBytesPerToken() * parallel);
+        long fits = room / facts.kvBytesPerToken();
         // whole multiples of 256 cells, as llama.cpp pads the context anyway
         int capped = (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
         return capped < trained

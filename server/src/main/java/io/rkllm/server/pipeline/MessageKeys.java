@@ -96,9 +96,18 @@ final class MessageKeys {
         return THINK_SWITCH.matcher(content).replaceFirst("").strip();
     }
 
-    /** Assistant text as the model should see it again: reasoning removed. */
+    /**
+     * Assistant text as the model should see it again: reasoning removed. An answer without reasoning stays exactly
+     * as the client sent it back, its whitespace too: a GGUF model's cache holds the answer as the model wrote it,
+     * and the follow-up reuses it only as far as the text is the same (the key trims it anyway).
+     */
     static String assistantText(String content) {
-        return ThinkStripper.strip(DETAILS.matcher(content).replaceAll("")).strip();
+        String withoutDetails = DETAILS.matcher(content).replaceAll("");
+        if (withoutDetails.equals(content) && !content.contains(OutputScanner.THINK_OPEN)
+                && !content.contains(OutputScanner.THINK_CLOSE)) {
+            return content;
+        }
+        return ThinkStripper.strip(withoutDetails).strip();
     }
 
     static String digest(List<String> keys) {

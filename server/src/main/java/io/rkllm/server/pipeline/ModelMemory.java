@@ -44,15 +44,15 @@ public final class ModelMemory {
     }
 
     /**
-     * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens for each of its
-     * sequences and the spare one for background tasks, and llama.cpp's compute buffers (about a tenth of the weights,
-     * at least 64 MB). Without the KV size in the header, 1.3 times the file.
+     * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens that all its
+     * sequences share, and llama.cpp's compute buffers (about a tenth of the weights, at least 64 MB). Without the KV
+     * size in the header, 1.3 times the file.
      */
     public static long ggufBytes(long fileBytes, GgufFacts gguf, int context) {
         if (gguf.kvBytesPerToken() <= 0) {
             return perHandle(fileBytes);
         }
-        long kv = gguf.kvBytesPerToken() * context * (gguf.pooling().isPresent() ? 1 : gguf.sequences() + 1);
+        long kv = gguf.kvBytesPerToken() * context;
         return fileBytes + kv + Math.max(64L << 20, fileBytes / 10);
     }
 

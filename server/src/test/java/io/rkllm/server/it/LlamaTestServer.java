@@ -72,7 +72,8 @@ public final class LlamaTestServer implements AutoCloseable {
         private final Map<String, Generator> models = new LinkedHashMap<>();
         private final Map<String, byte[]> files = new LinkedHashMap<>();
         private final Map<String, String> flags = new LinkedHashMap<>();
-        private int parallel = 2;
+        /** {@code engines.llama.parallel}; the configuration's default when not set. */
+        private Integer parallel;
 
         Builder(Path dir) {
             this.dir = dir;
@@ -122,13 +123,16 @@ public final class LlamaTestServer implements AutoCloseable {
                 all.put("server.port", "0");
                 all.put("logging.access_log", "false");
                 all.put("engines.llama.threads", "1");
-                all.put("engines.llama.parallel", Integer.toString(parallel));
+                if (parallel != null) {
+                    all.put("engines.llama.parallel", Integer.toString(parallel));
+                }
                 all.putAll(flags);
                 all.put("models.dir", modelsDir.toString());
                 ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
-                DiscoveryResult discovery = new ModelDiscovery(new GgufLimits(parallel,
+                int sequences = config.engines().llama().parallel();
+                DiscoveryResult discovery = new ModelDiscovery(new GgufLimits(sequences,
                         config.engines().llama().context(), 0)).discover(modelsDir);
-                Backends backends = Backends.of(new LlamaBackend(runtime(), new LlamaBackend.Settings(1, parallel,
+                Backends backends = Backends.of(new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
                         OptionalInt.empty())));
                 return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);
             } catch (IOException e) {

@@ -49,8 +49,11 @@ final class DecodeLoop implements AutoCloseable {
     private final int sequenceContext;
     private final SlotTable slots;
     private final PrefixCachePolicy policy = new PrefixCachePolicy();
+    private final PromptTokenizer tokenizer;
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
+    /** Requests whose runs gave their cells up for lack of room, until a run ends (first in line then). */
+    private final Deque<Request> postponed = new ArrayDeque<>();
     private final List<Running> active = new ArrayList<>();
     /** Commands to run once the next step has decoded (the loop's thread only). */
     private final List<Runnable> afterStep = new ArrayList<>();
@@ -62,6 +65,8 @@ final class DecodeLoop implements AutoCloseable {
     private volatile long decodedTokens;
     private volatile boolean ended;
     private volatile int widest;
+    /** Runs that gave their cells up to wait for room, for tests. */
+    private volatile int postponements;
 
     /**
      * @param chatSequences sequences for conversations (the context has one more, for background tasks)
@@ -75,6 +80,7 @@ final class DecodeLoop implements AutoCloseable {
         this.scratch = chatSequences;
         this.sequenceContext = sequenceContext;
         this.slots = new SlotTable(chatSequences + 1);
+        this.tokenizer = new PromptTokenizer(model);
         this.thread = Thread.ofPlatform().name("llama-decode-" + id).daemon(true).unstarted(this::run);
         this.thread.start();
     }
@@ -125,6 +131,11 @@ final class DecodeLoop implements AutoCloseable {
         return commands.size();
     }
 
+    /** How many runs so far waited for room in the shared KV cache. */
+    int postponements() {
+        return postponements;
+    }
+
     /** The most sequences one decode carried so far. */
     int widestStep() {
         return widest;
@@ -142,7 +153,8 @@ final class DecodeLoop implements AutoCloseable {
         try {
             batch = new Batch(context.batchSize(), 1);
             while (!stopping) {
-                Runnable command = active.isEmpty() ? commands.take() : commands.poll();
+                // requests a run's end put back in line are admitted without waiting for a command
+                Runnable command = active.isEmpty() && waiting.isEmpty() ? commands.take() : commands.poll();
                 while (command != null) {
                     command.run();
                     command = commands.poll();
@@ -177,6 +189,8 @@ final class DecodeLoop implements AutoCloseable {
                 abandon(r, "model " + id + " was unloaded");
             }
             drainCommands();
+            waiting.addAll(postponed);
+            postponed.clear();
             for (Request r : waiting) {
                 r.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
             }
@@ -220,6 +234,14 @@ final class DecodeLoop implements AutoCloseable {
 
     /** Gives waiting requests the free sequences, in their order; a request with no sequence free waits. */
     private void admitWaiting() {
+        for (Iterator<Request> it = postponed.iterator(); it.hasNext(); ) {
+            Request request = it.next();
+            if (request.cancelled().isSet()) {
+                it.remove();
+                request.events().add(new Request.Event.End(new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE,
+                        0, Optional.empty(), "")));
+            }
+        }
         for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
             Request request = it.next();
             if (request.cancelled().isSet()) {
@@ -249,11 +271,16 @@ final class DecodeLoop implements AutoCloseable {
                 || !request.task() && slots.free(chatSequences).isEmpty()) {
             return false;
         }
-        int[] prompt = model.tokenize(request.text(), true, true);
-        if (prompt.length == 0) {
+        int[] whole = tokenizer.whole(request.text());
+        if (whole.length == 0) {
             request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is empty")));
             return true;
         }
+        List<SlotTable.Slot> free = slots.free(chatSequences);
+        PrefixCachePolicy.Decision decision = request.task() ? null : policy.decide(free.stream()
+                .map(s -> s.held.view(s.lastUsed)).toList(), new PrefixCachePolicy.Prompt(request.text(), whole),
+                tokenizer);
+        int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
             request.events().add(new Request.Event.End(new RunEnd.TooLong(prompt.length, sequenceContext,
                     "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
@@ -277,30 +304,44 @@ final class DecodeLoop implements AutoCloseable {
         }
         SlotTable.Slot slot;
         int keep;
+        Spelling spelling;
         KvCache kv = context.kv();
         if (request.task()) {
             slot = slots.get(scratch);
             keep = startTask(kv, slot, prompt);
+            spelling = Spelling.blank(prompt.length);
         } else {
-            List<SlotTable.Slot> free = slots.free(chatSequences);
-            List<PrefixCachePolicy.SlotTokens> views = free.stream()
-                    .map(s -> new PrefixCachePolicy.SlotTokens(s.tokens(), s.lastUsed)).toList();
-            PrefixCachePolicy.Decision decision = policy.decide(views, prompt);
             slot = free.get(decision.cache().slot());
+            SlotTable.Slot source = free.get(decision.source());
+            spelling = spell(prompt, source.held.spelling(), decision.shared());
             keep = decision.keep();
-            if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
+            if (decision.copies()) {
+                kv.remove(slot.sequence, -1, -1);
+                kv.copy(source.sequence, slot.sequence, 0, keep);
+            } else if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
                 // a model whose cache cannot lose a tail (recurrent layers) starts over
                 kv.remove(slot.sequence, -1, -1);
                 keep = 0;
             }
-            slot.truncate(keep);
         }
+        slot.held.restart(prompt, keep, spelling);
         slot.busy = true;
         slot.conversation = null;
         slots.publish();
-        active.add(new Running(request, slot, prompt, keep, sampler));
-        LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens", id, slot.sequence, keep, prompt.length);
+        active.add(new Running(request, slot, prompt, spelling, keep, sampler));
+        LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens{}", id, slot.sequence, keep, prompt.length,
+                decision != null && decision.copies() ? " (copied from sequence " + free.get(decision.source())
+                        .sequence + ")" : "");
         return true;
+    }
+
+    /** The prompt's text token by token: as far as the source spells it cleanly, its spelling; then the pieces. */
+    private Spelling spell(int[] prompt, Spelling source, int shared) {
+        int known = Math.min(shared, source.tokens());
+        while (known > 0 && source.cut(known) < 0) {
+            known--;
+        }
+        return Spelling.of(prompt, source, known, tokenizer::piece);
     }
 
     /** The spare sequence, emptied, then sharing the cells of the longest common prefix of any chat sequence. */
@@ -310,9 +351,7 @@ final class DecodeLoop implements AutoCloseable {
         SlotTable.Slot best = null;
         int shared = 0;
         for (int i = 0; i < chatSequences; i++) {
-            int[] held = slots.get(i).tokens();
-            int common = Arrays.mismatch(held, prompt);
-            common = common < 0 ? held.length : common;
+            int common = PrefixCachePolicy.commonPrefix(slots.get(i).tokens(), prompt);
             if (common > shared) {
                 best = slots.get(i);
                 shared = common;
@@ -321,9 +360,6 @@ final class DecodeLoop implements AutoCloseable {
         int keep = Math.min(shared, prompt.length - 1);
         if (best != null && keep > 0) {
             kv.copy(best.sequence, slot.sequence, 0, keep);
-            for (int i = 0; i < keep; i++) {
-                slot.append(prompt[i]);
-            }
             return keep;
         }
         return 0;
@@ -383,11 +419,7 @@ final class DecodeLoop implements AutoCloseable {
         } catch (LlamaException e) {
             // build 4916 reports a full cache as an error ("failed to prepare ubatch"), later builds as NO_KV_SLOT
             LOG.debug("model {}: decode failed: {}", id, e.getMessage());
-            if (!evictIdle()) {
-                for (Running r : members) {
-                    endFull(r, e.getMessage());
-                }
-            }
+            outOfRoom(members, e.getMessage());
             return;
         }
         decodes++;
@@ -401,11 +433,7 @@ final class DecodeLoop implements AutoCloseable {
                 return;
             }
             case NO_KV_SLOT -> {
-                if (!evictIdle()) {
-                    for (Running r : members) {
-                        endFull(r, "the KV cache is full");
-                    }
-                }
+                outOfRoom(members, "the KV cache is full");
                 return;
             }
             case OK -> {
@@ -415,10 +443,12 @@ final class DecodeLoop implements AutoCloseable {
         }
         for (Running r : members) {
             if (r.generating) {
-                r.slot.append(r.lastToken);
+                r.slot.held.decodedPending(r.lastToken);
             } else {
                 for (int i = 0; i < r.chunk; i++) {
-                    r.slot.append(r.prompt[r.prefilled + i]);
+                    int index = r.prefilled + i;
+                    r.slot.held.decodedPrompt(r.prompt[index], r.spelling.textOf(index),
+                            r.spelling.clean()[index + 1]);
                 }
                 r.prefilled += r.chunk;
             }
@@ -450,11 +480,14 @@ final class DecodeLoop implements AutoCloseable {
             r.firstToken = System.nanoTime();
         }
         if (model.isEndOfGeneration(token)) {
+            r.endToken = token;
             finish(r, StopReason.END);
             return;
         }
         r.generated++;
-        String text = r.utf8.add(model.tokenToPiece(token, false));
+        byte[] piece = model.tokenToPiece(token, false);
+        String text = r.utf8.add(piece);
+        r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {
             r.answer.append(text);
             r.request.events().add(new Request.Event.Text(text, r.generated));
@@ -509,18 +542,65 @@ final class DecodeLoop implements AutoCloseable {
         return true;
     }
 
-    /** A run the cache has no more room for: a generating one ends at its length, one still reading fails. */
-    private void endFull(Running r, String why) {
-        if (r.generating) {
-            finish(r, StopReason.LENGTH);
-        } else {
-            fail(r, "the context of model " + id + " is full (" + why + "): the prompts of its parallel"
-                    + " conversations do not fit together; retry, or serve it with a longer engines.llama.context");
+    /**
+     * The shared KV cache had no room for this step. Its cells go, in this order: those of the least recently used
+     * idle sequence; those of the runs still reading their prompts, which wait, their requests first in line, until
+     * a run ends (while others generate); else a run ends: the generating run holding the most cells at its length,
+     * or, when every run is still reading and none can wait for another, the last admitted one fails.
+     */
+    private void outOfRoom(List<Running> members, String why) {
+        if (evictIdle()) {
+            return;
         }
+        List<Running> reading = members.stream().filter(r -> !r.generating).toList();
+        boolean othersGenerate = active.stream().anyMatch(r -> r.generating);
+        if (!reading.isEmpty() && othersGenerate) {
+            for (Running r : reading.reversed()) {
+                postpone(r);
+            }
+            return;
+        }
+        if (othersGenerate) {
+            Running largest = members.stream().filter(r -> r.generating)
+                    .max(java.util.Comparator.comparingInt(r -> r.slot.length())).orElseThrow();
+            LOG.debug("model {}: the KV cache is full ({}): sequence {} ends its answer", id, why,
+                    largest.slot.sequence);
+            finish(largest, StopReason.LENGTH);
+            return;
+        }
+        Running last = reading.getLast();
+        if (reading.size() > 1) {
+            postpone(last);
+            return;
+        }
+        fail(last, "the context of model " + id + " is full (" + why + "): the prompts of its parallel"
+                + " conversations do not fit together; retry, or serve it with a longer engines.llama.context");
+    }
+
+    /**
+     * A run still reading its prompt gives its cells up and its request waits, first in line, for a run to end: the
+     * shared cache has no room for it now.
+     */
+    private void postpone(Running r) {
+        LOG.debug("model {}: the KV cache is full: sequence {} waits for a run to end", id, r.slot.sequence);
+        context.kv().remove(r.slot.sequence, -1, -1);
+        r.slot.truncate(0);
+        active.remove(r);
+        r.sampler.close();
+        r.slot.busy = false;
+        slots.holds(r.slot, null);
+        postponed.addFirst(r.request);
+        postponements++;
     }
 
     private void finish(Running r, StopReason reason) {
         String rest = r.utf8.flush();
+        r.slot.held.endText(rest);
+        if (r.endToken >= 0) {
+            // held undecoded, as the last of an answer: a follow-up whose template ends the answer with this token's
+            // text decodes it as its first new token
+            r.slot.held.sampled(r.endToken, tokenizer.text(r.endToken), true, false);
+        }
         if (!rest.isEmpty()) {
             r.answer.append(rest);
             r.request.events().add(new Request.Event.Text(rest, r.generated));
@@ -562,6 +642,10 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     private void release(Running r, CachedConversation held) {
+        // a run's end is what postponed requests wait for: its sequence's cells may go to them now
+        while (!postponed.isEmpty()) {
+            waiting.addFirst(postponed.removeLast());
+        }
         active.remove(r);
         r.sampler.close();
         SlotTable.Slot slot = r.slot;
@@ -597,6 +681,8 @@ final class DecodeLoop implements AutoCloseable {
         final Request request;
         final SlotTable.Slot slot;
         final int[] prompt;
+        /** The prompt's text token by token, which the sequence holds as it decodes them. */
+        final Spelling spelling;
         final int keep;
         Sampler sampler;
         /** A grammar that starts after the reasoning's end, until it does. */
@@ -608,14 +694,17 @@ final class DecodeLoop implements AutoCloseable {
         int chunk;
         int output = -1;
         int lastToken = -1;
+        /** The end-of-generation token that ended the answer, or -1. */
+        int endToken = -1;
         boolean generating;
         int generated;
         long firstToken;
 
-        Running(Request request, SlotTable.Slot slot, int[] prompt, int keep, Sampler sampler) {
+        Running(Request request, SlotTable.Slot slot, int[] prompt, Spelling spelling, int keep, Sampler sampler) {
             this.request = request;
             this.slot = slot;
             this.prompt = prompt;
+            this.spelling = spelling;
             this.keep = keep;
             this.prefilled = keep;
             this.sampler = sampler;

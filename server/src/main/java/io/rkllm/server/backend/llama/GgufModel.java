@@ -76,14 +76,14 @@ final class GgufModel implements BackendModel {
                 Pooling pooling = ranks(model) ? Pooling.RANK : Pooling.NONE;
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
                         settings.threads(), pooling));
-                return new GgufModel(load.id(), new PromptText(Optional.empty()), defaults, null, model, context, 1);
+                return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1);
             }
             int sequences = settings.parallel();
             LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings));
-            PromptText text = new PromptText(template(load.id(), model));
-            LOG.info("model {}: llama.cpp context of {} cells, {} conversations at once (and one for background "
-                            + "tasks) of up to {} tokens each, {} threads, {}", load.id(), context.contextLength(),
-                    sequences, load.contextLength(), settings.threads(), text.ownTemplate()
+            PromptText text = new PromptText(template(load.id(), model), endOfTurn(model));
+            LOG.info("model {}: llama.cpp context of {} cells shared by {} conversations at once (and one for "
+                            + "background tasks), each of up to {} tokens, {} threads, {}", load.id(),
+                    context.contextLength(), sequences, load.contextLength(), settings.threads(), text.ownTemplate()
                             ? "its own chat template" : "the family's chat template");
             return new GgufModel(load.id(), text, defaults,
                     new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
@@ -136,6 +136,12 @@ final class GgufModel implements BackendModel {
                     id, String.join("; ", problems));
         }
         return template;
+    }
+
+    /** The text of the token the model ends an answer with: its end of turn, else its end of text. */
+    static String endOfTurn(LlamaModel model) {
+        int token = model.eot() >= 0 ? model.eot() : model.eos();
+        return token >= 0 ? piece(model, token) : "";
     }
 
     private static String piece(LlamaModel model, int token) {

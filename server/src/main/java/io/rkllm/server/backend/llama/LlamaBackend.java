@@ -84,12 +84,13 @@ public final class LlamaBackend implements Backend {
     }
 
     /**
-     * The context of a chat model served with {@code contextLength} tokens per conversation: one sequence per
-     * parallel conversation and one for background tasks, each up to {@code contextLength} cells.
+     * The context of a chat model served with {@code contextLength} tokens: one sequence per parallel conversation
+     * and one for background tasks, sharing one KV cache of {@code contextLength} cells (unified: each may grow to
+     * all of it), as llama-server's slots share theirs. More conversations cost no more memory; each holds what its
+     * chat holds, and when together they hold it all, the least recently used idle one gives its cells up.
      */
     public static ContextParams chatContext(int contextLength, Settings settings) {
-        int sequences = settings.parallel() + 1;
-        return ContextParams.generation(contextLength * sequences, sequences, settings.threads());
+        return ContextParams.generation(contextLength, settings.parallel() + 1, settings.threads());
     }
 
     /**

@@ -6,14 +6,17 @@ import java.util.Optional;
 
 /**
  * The text a GGUF model reads for a prompt: the conversation rendered by the model's own chat template (its GGUF's
- * Jinja template, {@link JinjaChatTemplate}) when it renders, else the pipeline's texts in the family template
- * the pipeline chose (the whole conversation as one turn, as the RKLLM path sends it), else those texts alone.
+ * Jinja template, {@link JinjaChatTemplate}) when it renders, else turn by turn in the family template the pipeline
+ * chose ({@link FamilyTurns}), else the pipeline's text alone (a model of no family the server knows).
  */
 final class PromptText {
     private final Optional<JinjaChatTemplate> jinja;
+    private final FamilyTurns family;
 
-    PromptText(Optional<JinjaChatTemplate> jinja) {
+    /** @param endOfTurn the text of the token the model ends an answer with, for the family template */
+    PromptText(Optional<JinjaChatTemplate> jinja, String endOfTurn) {
         this.jinja = jinja;
+        this.family = new FamilyTurns(endOfTurn);
     }
 
     /** Whether prompts go through the model's own template. */
@@ -31,6 +34,10 @@ final class PromptText {
         }
         if (jinja.isPresent() && !prompt.messages().isEmpty()) {
             return jinja.get().render(prompt);
+        }
+        if (prompt.template().isPresent() && !prompt.messages().isEmpty()) {
+            return family.render(prompt.template().get(), prompt.systemInText() ? prompt.systemPrompt() : "",
+                    prompt.messages());
         }
         String whole = prompt.whole().text();
         return prompt.template().map(t -> wrap(t, whole)).orElse(whole);

@@ -3,13 +3,12 @@ package io.rkllm.server.backend.llama;
 import io.rkllm.server.engine.cache.CacheContents;
 import io.rkllm.server.engine.cache.CachedConversation;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * What each sequence of a context holds: its tokens in order (exactly what its KV cells hold, kept in step with every
- * decode and every cut), whether a run uses it now, when it last ran, and the conversation it holds in the words
+ * What each sequence of a context holds: its tokens in order and the text they spell ({@link HeldSequence}), whether
+ * a run uses it now, when it last ran, and the conversation it holds in the words
  * every backend publishes ({@link CachedConversation}). Written by the decode loop only; {@link #held()} is read
  * from any thread.
  */
@@ -25,8 +24,7 @@ final class SlotTable {
     /** One sequence. */
     static final class Slot {
         final int sequence;
-        private int[] tokens = new int[256];
-        private int length;
+        final HeldSequence held = new HeldSequence();
         long lastUsed;
         boolean busy;
         CachedConversation conversation;
@@ -35,24 +33,19 @@ final class SlotTable {
             this.sequence = sequence;
         }
 
+        /** Tokens in its cells. */
         int length() {
-            return length;
+            return held.decoded();
         }
 
+        /** The tokens in its cells. */
         int[] tokens() {
-            return Arrays.copyOf(tokens, length);
+            return held.decodedTokens();
         }
 
-        void append(int token) {
-            if (length == tokens.length) {
-                tokens = Arrays.copyOf(tokens, length * 2);
-            }
-            tokens[length++] = token;
-        }
-
-        /** The cache was cut to its first {@code keep} tokens. */
+        /** The cache was cut to its first {@code keep} cells. */
         void truncate(int keep) {
-            length = Math.min(length, keep);
+            held.truncate(keep);
         }
     }
 
@@ -91,7 +84,7 @@ final class SlotTable {
         Slot best = null;
         for (int i = 0; i < count; i++) {
             Slot s = slots[i];
-            if (!s.busy && s.length > 0 && (best == null || s.lastUsed < best.lastUsed)) {
+            if (!s.busy && s.length() > 0 && (best == null || s.lastUsed < best.lastUsed)) {
                 best = s;
             }
         }
@@ -115,7 +108,7 @@ final class SlotTable {
     void publish() {
         List<CachedConversation> held = new ArrayList<>();
         for (Slot s : slots) {
-            if (s.conversation != null && s.length > 0) {
+            if (s.conversation != null && s.length() > 0) {
                 held.add(s.conversation);
             }
         }

@@ -26,6 +26,11 @@ final class Utf8Pieces {
         return decode(bytes, complete);
     }
 
+    /** Whether no character waits for more bytes: the text so far is all the pieces so far spell. */
+    boolean whole() {
+        return pending.size() == 0;
+    }
+
     /** What is left at the end of a run, malformed or not. */
     String flush() {
         byte[] bytes = pending.toByteArray();

@@ -35,7 +35,7 @@ import java.util.Optional;
  */
 public final class OutputScanner {
 
-    static final String THINK_OPEN = "<think>";
+    public static final String THINK_OPEN = "<think>";
     public static final String THINK_CLOSE = "</think>";
     static final String TOOL_OPEN = "<tool_call>";
     static final String TOOL_CLOSE = "</tool_call>";

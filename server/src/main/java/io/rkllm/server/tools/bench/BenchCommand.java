@@ -35,7 +35,8 @@ public final class BenchCommand {
     /**
      * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
      * session; {@code bench long-chat [--url URL] [--model ID] [--turns N] [config flags]}: one chat that
-     * outgrows the context; {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
+     * outgrows the context; both with {@code --gguf FILE|tiny} against a GGUF model served by llama.cpp here;
+     * {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
      * without --url once per picture cache policy (resend, incremental, and no embedding cache);
      * {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]
      * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
@@ -51,8 +52,9 @@ public final class BenchCommand {
             return new LlamaBenchCommand(environment, out, err).run(line, loader);
         }
         if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
-            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID],"
-                    + " bench long-chat [--url URL] [--model ID] [--turns N], bench images [--url URL] [--model ID],"
+            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID] [--gguf FILE"
+                    + "|tiny], bench long-chat [--url URL] [--model ID] [--turns N] [--gguf FILE|tiny],"
+                    + " bench images [--url URL] [--model ID],"
                     + " bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N],"
                     + " or bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE]");
         }
@@ -68,8 +70,15 @@ public final class BenchCommand {
         options.remove("chat-model");
         int chunks = embeddings ? count(options.remove("chunks"), 200, "--chunks") : 0;
         int chunkChars = embeddings ? count(options.remove("chunk-chars"), 1000, "--chunk-chars") : 0;
+        String gguf = embeddings ? null : options.remove("gguf");
+        if (gguf != null && url != null) {
+            throw new ConfigException("--gguf starts a server here: it cannot be given with --url");
+        }
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        if (gguf != null) {
+            return gguf(gguf, longChat, turns, line, loader);
         }
         ServerApp app = null;
         Simulation simulation = null;
@@ -122,6 +131,41 @@ public final class BenchCommand {
             }
         }
     }
+
+    /**
+     * The conversation benches against a GGUF model served by llama.cpp in a server started here (a file, or
+     * {@code tiny}: {@link GgufBenchServer}). Its answers do not follow the script's directives: each is limited by
+     * {@code max_tokens} instead (long-chat: the length the script asks for; conversations: {@value #GGUF_ANSWER}).
+     */
+    private int gguf(String gguf, boolean longChat, int turns, CommandLine line, ConfigLoader loader) {
+        try (GgufBenchServer server = GgufBenchServer.start(gguf, loader, environment, line.configFlags())) {
+            out.println("bench: server at " + server.url() + " with " + server.description() + " "
+                    + line.configFlags());
+            URI url = URI.create(server.url());
+            if (longChat) {
+                var result = new LongChatBench(url, server.model(), out, true).run(
+                        LongChatScript.generate(turns, LongChatScript.SEED));
+                out.println();
+                out.println(LongChatBench.markdown(server.model() + ", " + turns + " turns, " + line.configFlags(),
+                        result));
+            } else {
+                var result = new ConversationBench(url, server.model(), out, java.util.OptionalInt.of(GGUF_ANSWER))
+                        .run();
+                out.println();
+                out.println(ConversationBench.markdown(server.model() + " " + line.configFlags(), result));
+            }
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        }
+    }
+
+    /** The answers' limit of {@code bench conversations --gguf}: about what the simulated model answers. */
+    static final int GGUF_ANSWER = 64;
 
     private static int count(String value, int otherwise, String option) {
         if (value == null) {

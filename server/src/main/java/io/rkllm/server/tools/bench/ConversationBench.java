@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -37,10 +39,17 @@ public final class ConversationBench {
     private final URI base;
     private final String model;
     private final PrintStream out;
+    private final OptionalInt maxTokens;
     private final List<CompletableFuture<JsonNode>> backgroundTasks = new ArrayList<>();
 
-    /** One measured chat turn. */
-    public record Turn(String chat, int turn, int prefilled, int cached, int minimum, double ttftMillis) {
+    /**
+     * One measured chat turn.
+     *
+     * @param answer the answer's tokens
+     * @param answerReused the share of the chat's previous answer this turn found in the cache (empty on the first)
+     */
+    public record Turn(String chat, int turn, int prefilled, int cached, int minimum, double ttftMillis, int answer,
+                       OptionalDouble answerReused) {
         double ratio() {
             return minimum == 0 ? 0 : (double) prefilled / minimum;
         }
@@ -56,6 +65,12 @@ public final class ConversationBench {
             return turns.stream().mapToInt(Turn::minimum).sum();
         }
 
+        /** The follow-ups' shares of the previous answer found in the cache. */
+        double[] answerReuse() {
+            return turns.stream().filter(t -> t.answerReused().isPresent())
+                    .mapToDouble(t -> t.answerReused().getAsDouble()).toArray();
+        }
+
         double medianFollowUpTtft() {
             double[] ttft = turns.stream().filter(t -> t.turn() > 1).mapToDouble(Turn::ttftMillis).sorted().toArray();
             return ttft.length == 0 ? 0 : ttft.length % 2 == 1 ? ttft[ttft.length / 2]
@@ -64,9 +79,18 @@ public final class ConversationBench {
     }
 
     public ConversationBench(URI base, String model, PrintStream out) {
+        this(base, model, out, OptionalInt.empty());
+    }
+
+    /**
+     * @param maxTokens the answers' limit, for a model that does not end its answers when the script says (a GGUF
+     *                  model: the simulated ones follow their directives)
+     */
+    public ConversationBench(URI base, String model, PrintStream out, OptionalInt maxTokens) {
         this.base = base;
         this.model = model;
         this.out = out;
+        this.maxTokens = maxTokens;
     }
 
     public Result run() throws IOException, InterruptedException {
@@ -78,6 +102,7 @@ public final class ConversationBench {
             histories.add(messages);
         }
         List<Turn> turns = new ArrayList<>();
+        Turn[] previous = new Turn[chats.size()];
         int rounds = chats.getFirst().questions().size();
         for (int round = 0; round < rounds; round++) {
             for (int c = 0; c < chats.size(); c++) {
@@ -89,19 +114,24 @@ public final class ConversationBench {
                 // for both, so the time to first token counts from here
                 long started = System.nanoTime();
                 background(OpenWebUiTasks.queries(messages)).join();
-                StreamedChat answer = StreamedChat.send(http, base, model, messages);
+                StreamedChat answer = StreamedChat.send(http, base, model, messages, maxTokens);
                 int minimum = SimTokenCount.count(PREFIX) + SimTokenCount.count(question)
                         + SimTokenCount.count(POSTFIX);
                 if (round == 0) {
                     minimum += SimTokenCount.count("<|im_start|>system\n" + chat.system() + "<|im_end|>\n");
                 }
-                Turn turn = new Turn(chat.name(), round + 1, answer.usage().at("/timings/prompt_n").asInt(),
-                        answer.usage().at("/timings/cache_n").asInt(), minimum,
-                        (answer.firstTokenNanos() - started) / 1e6);
+                int cached = answer.usage().at("/timings/cache_n").asInt();
+                Turn before = previous[c];
+                Turn turn = new Turn(chat.name(), round + 1, answer.usage().at("/timings/prompt_n").asInt(), cached,
+                        minimum, (answer.firstTokenNanos() - started) / 1e6,
+                        answer.usage().at("/usage/completion_tokens").asInt(), before == null ? OptionalDouble.empty()
+                        : AnswerReuse.of(before.prefilled() + before.cached(), before.answer(), cached));
                 turns.add(turn);
-                out.printf(Locale.ROOT, "%-6s turn %d  prefilled %5d  cached %5d  minimum %4d  ratio %5.2f  ttft %7.1f ms%n",
-                        turn.chat(), turn.turn(), turn.prefilled(), turn.cached(), turn.minimum(), turn.ratio(),
-                        turn.ttftMillis());
+                previous[c] = turn;
+                out.printf(Locale.ROOT, "%-6s turn %d  prefilled %5d  cached %5d  minimum %4d  ratio %5.2f  answer %4d"
+                                + "  answer reused %5s  ttft %7.1f ms%n", turn.chat(), turn.turn(), turn.prefilled(),
+                        turn.cached(), turn.minimum(), turn.ratio(), turn.answer(),
+                        AnswerReuse.cell(turn.answerReused()), turn.ttftMillis());
                 messages.addObject().put("role", "assistant").put("content", answer.content());
                 if (round == 0) {
                     background(OpenWebUiTasks.title(messages));
@@ -122,16 +152,20 @@ public final class ConversationBench {
     public static String markdown(String title, Result r) {
         StringBuilder s = new StringBuilder();
         s.append("#### ").append(title).append("\n\n");
-        s.append("| chat | turn | prefilled | reused | minimum | ratio | time to first token |\n");
-        s.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        s.append("| chat | turn | prefilled | reused | minimum | ratio | answer | previous answer reused |"
+                + " time to first token |\n");
+        s.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Turn t : r.turns()) {
-            s.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %.2f | %.0f ms |%n", t.chat(), t.turn(),
-                    t.prefilled(), t.cached(), t.minimum(), t.ratio(), t.ttftMillis()));
+            s.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %.2f | %d | %s | %.0f ms |%n", t.chat(),
+                    t.turn(), t.prefilled(), t.cached(), t.minimum(), t.ratio(), t.answer(),
+                    AnswerReuse.cell(t.answerReused()), t.ttftMillis()));
         }
-        s.append(String.format(Locale.ROOT, "| **total** | | **%d** | | **%d** | **%.2f** | median of follow-ups **%.0f ms** |%n",
-                r.prefilled(), r.minimum(), (double) r.prefilled() / r.minimum(), r.medianFollowUpTtft()));
-        s.append(String.format(Locale.ROOT, "%nBackground task requests: %d, prefill spent on them: %d tokens.%n",
-                r.taskRequests(), r.taskPrefill()));
+        s.append(String.format(Locale.ROOT, "| **total** | | **%d** | | **%d** | **%.2f** | | | median of follow-ups"
+                        + " **%.0f ms** |%n", r.prefilled(), r.minimum(), (double) r.prefilled() / r.minimum(),
+                r.medianFollowUpTtft()));
+        s.append(String.format(Locale.ROOT, "%nBackground task requests: %d, prefill spent on them: %d tokens."
+                + " Previous answer reused: %s.%n", r.taskRequests(), r.taskPrefill(),
+                AnswerReuse.summary(r.answerReuse())));
         return s.toString();
     }
 

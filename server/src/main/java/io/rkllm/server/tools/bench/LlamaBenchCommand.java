@@ -23,9 +23,10 @@ import java.util.stream.Stream;
  * [config flags]}: the
  * llama.cpp engine through the server against the library alone ({@link LlamaBench}), on a GGUF file or on a
  * random-weight model written for the run ({@link BenchModel}) into a temporary models directory, removed
- * afterwards. Unless the flags say otherwise, 3 conversations at once ({@code engines.llama.parallel}) with a
- * context of 2,048 tokens each ({@code engines.llama.context}: the library alone allocates the same KV cache again
- * beside the server's, which a model's whole training context would make too big on a board).
+ * afterwards. Unless the flags say otherwise, the configuration's conversations at once ({@code
+ * engines.llama.parallel}, 4 by default) sharing a KV cache of 2,048 tokens ({@code engines.llama.context}: the
+ * library alone allocates the same KV cache again beside the server's, which a model's whole training context would
+ * make too big on a board).
  */
 final class LlamaBenchCommand {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -85,7 +86,6 @@ final class LlamaBenchCommand {
             flags.putIfAbsent("server.port", "0");
             flags.putIfAbsent("server.host", "127.0.0.1");
             flags.putIfAbsent("logging.access_log", "false");
-            flags.putIfAbsent("engines.llama.parallel", "3");
             flags.putIfAbsent("engines.llama.context", "2048");
             ServerConfig config = loader.load(Optional.empty(), environment, flags).config();
             LlamaEngine engine = LlamaEngine.open(config.engines().llama());

@@ -108,8 +108,8 @@ final class LlamaBenchReport {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "#### %s: %s%n%n", s.modelId(), s.description()));
         b.append(String.format(Locale.ROOT, "%,d parameters, %s, %.0f MB; %s; %d threads; context %d tokens per"
-                        + " conversation (%d cells, %d sequences), batch %d; prompt %d tokens, %d generated, greedy;"
-                        + " %d rounds after a warm-up.%n%n", s.parameters(), s.quantisation(), s.fileBytes() / 1e6,
+                        + " conversation (%d cells shared by %d sequences), batch %d; prompt %d tokens, %d generated,"
+                        + " greedy; %d rounds after a warm-up.%n%n", s.parameters(), s.quantisation(), s.fileBytes() / 1e6,
                 s.library(), s.threads(), s.contextLength(), s.contextCells(), s.parallel() + 1, s.batchSize(),
                 s.plan().promptTokens(), s.plan().maxTokens(), s.plan().runs()));
         b.append("| measured by | prefill tokens/s (median) | (fastest) | decode tokens/s (median) | (fastest) |\n"

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 
 /**
  * Replays one long chat ({@link LongChatScript}) that outgrows the model's context, one turn after the other as a
@@ -29,6 +31,7 @@ public final class LongChatBench {
     private final URI base;
     private final String model;
     private final PrintStream out;
+    private final boolean limitAnswers;
 
     /**
      * One measured turn.
@@ -80,6 +83,25 @@ public final class LongChatBench {
             return turns.stream().filter(t -> first > 0 && t.turn() >= first).mapToInt(Turn::seen).average().orElse(0);
         }
 
+        /** Each follow-up's share of the previous answer found in the cache. */
+        List<OptionalDouble> answerReuse() {
+            List<OptionalDouble> shares = new ArrayList<>();
+            for (int i = 0; i < turns.size(); i++) {
+                Turn before = i == 0 ? null : turns.get(i - 1);
+                shares.add(before == null ? OptionalDouble.empty()
+                        : AnswerReuse.of(before.seen(), before.answer(), turns.get(i).reused()));
+            }
+            return shares;
+        }
+
+        /** The follow-ups' shares, of the turns that did not resend their history. */
+        double[] incrementalAnswerReuse() {
+            List<OptionalDouble> shares = answerReuse();
+            return java.util.stream.IntStream.range(0, turns.size())
+                    .filter(i -> shares.get(i).isPresent() && turns.get(i).leftOut() == turns.get(i - 1).leftOut())
+                    .mapToDouble(i -> shares.get(i).getAsDouble()).toArray();
+        }
+
         double medianTtft() {
             return percentile(50);
         }
@@ -99,9 +121,18 @@ public final class LongChatBench {
     }
 
     public LongChatBench(URI base, String model, PrintStream out) {
+        this(base, model, out, false);
+    }
+
+    /**
+     * @param limitAnswers send each turn's answer length as {@code max_tokens}, for a model that does not read the
+     *                     script's directives (a GGUF model)
+     */
+    public LongChatBench(URI base, String model, PrintStream out, boolean limitAnswers) {
         this.base = base;
         this.model = model;
         this.out = out;
+        this.limitAnswers = limitAnswers;
     }
 
     public Result run(LongChatScript script) throws IOException, InterruptedException {
@@ -113,7 +144,8 @@ public final class LongChatBench {
             LongChatScript.Turn step = script.turns().get(i);
             messages.addObject().put("role", "user").put("content", step.message());
             long started = System.nanoTime();
-            StreamedChat answer = StreamedChat.send(http, base, model, messages);
+            StreamedChat answer = StreamedChat.send(http, base, model, messages,
+                    limitAnswers ? OptionalInt.of(step.answerTokens()) : OptionalInt.empty());
             int leftOut = answer.headers().firstValue("X-RKLLM-Context-Trimmed").map(LongChatBench::leadingNumber)
                     .orElse(0);
             int minimum = SimTokenCount.count(ConversationBench.PREFIX) + SimTokenCount.count(step.message())
@@ -126,11 +158,13 @@ public final class LongChatBench {
             Turn turn = new Turn(i + 1, SimTokenCount.count(step.message()),
                     answer.usage().at("/usage/completion_tokens").asInt(), prefilled, reused, leftOut,
                     minimum, prefilled + reused, (answer.firstTokenNanos() - started) / 1e6);
+            Turn before = turns.isEmpty() ? null : turns.getLast();
             turns.add(turn);
-            out.printf(Locale.ROOT, "turn %2d  message %4d  answer %4d  prefilled %5d  reused %5d  left out %3d"
-                            + "  minimum %4d  ttft %8.1f ms%s%n", turn.turn(), turn.message(), turn.answer(),
-                    turn.prefilled(), turn.reused(), turn.leftOut(), turn.minimum(), turn.ttftMillis(),
-                    turn.resent() ? "  resent" : "");
+            out.printf(Locale.ROOT, "turn %2d  message %4d  answer %4d  prefilled %5d  reused %5d  answer reused %5s"
+                            + "  left out %3d  minimum %4d  ttft %8.1f ms%s%n", turn.turn(), turn.message(),
+                    turn.answer(), turn.prefilled(), turn.reused(), AnswerReuse.cell(before == null
+                            ? OptionalDouble.empty() : AnswerReuse.of(before.seen(), before.answer(), turn.reused())),
+                    turn.leftOut(), turn.minimum(), turn.ttftMillis(), turn.resent() ? "  resent" : "");
             messages.addObject().put("role", "assistant").put("content", answer.content());
         }
         return new Result(turns, contextLength);
@@ -140,14 +174,17 @@ public final class LongChatBench {
     public static String markdown(String title, Result r) {
         StringBuilder s = new StringBuilder();
         s.append("#### ").append(title).append("\n\n");
-        s.append("| turn | message | answer | prefilled | reused | left out | minimum | time to first token |\n");
-        s.append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Turn t : r.turns()) {
-            s.append(String.format(Locale.ROOT, "| %d | %d | %d | %s | %d | %d | %d | %.0f ms |%n", t.turn(),
+        s.append("| turn | message | answer | prefilled | reused | previous answer reused | left out | minimum |"
+                + " time to first token |\n");
+        s.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        List<OptionalDouble> shares = r.answerReuse();
+        for (int i = 0; i < r.turns().size(); i++) {
+            Turn t = r.turns().get(i);
+            s.append(String.format(Locale.ROOT, "| %d | %d | %d | %s | %d | %s | %d | %d | %.0f ms |%n", t.turn(),
                     t.message(), t.answer(), t.resent() ? "**" + t.prefilled() + "**" : Integer.toString(t.prefilled()),
-                    t.reused(), t.leftOut(), t.minimum(), t.ttftMillis()));
+                    t.reused(), AnswerReuse.cell(shares.get(i)), t.leftOut(), t.minimum(), t.ttftMillis()));
         }
-        s.append(String.format(Locale.ROOT, "| **total** | | | **%d** | | | **%d** | |%n", r.prefilled(),
+        s.append(String.format(Locale.ROOT, "| **total** | | | **%d** | | | | **%d** | |%n", r.prefilled(),
                 r.minimum()));
         s.append('\n').append(summary(r)).append('\n');
         return s.toString();
@@ -162,7 +199,9 @@ public final class LongChatBench {
                 r.prefilled(), r.minimum(), (double) r.prefilled() / Math.max(1, r.minimum()), r.resends(),
                 r.turns().size(), r.longestResendRun(), r.firstTrimmed() == 0 ? "none" : "turn " + r.firstTrimmed(),
                 r.meanSeenAfterTrim(), 100 * r.meanSeenAfterTrim() / Math.max(1, r.contextLength()),
-                r.contextLength(), r.medianTtft(), r.percentile(90), r.maxTtft());
+                r.contextLength(), r.medianTtft(), r.percentile(90), r.maxTtft())
+                + " Previous answer reused, turns that did not leave more out: "
+                + AnswerReuse.summary(r.incrementalAnswerReuse()) + ".";
     }
 
 

@@ -23,8 +23,15 @@ record StreamedChat(String content, JsonNode usage, long sentNanos, long firstTo
 
     static StreamedChat send(HttpClient http, URI base, String model, ArrayNode messages)
             throws IOException, InterruptedException {
+        return send(http, base, model, messages, java.util.OptionalInt.empty());
+    }
+
+    /** With {@code max_tokens} when given. */
+    static StreamedChat send(HttpClient http, URI base, String model, ArrayNode messages,
+                             java.util.OptionalInt maxTokens) throws IOException, InterruptedException {
         ObjectNode body = JSON.createObjectNode().put("model", model);
         body.set("messages", messages.deepCopy());
+        maxTokens.ifPresent(n -> body.put("max_tokens", n));
         return send(http, base, body);
     }
 

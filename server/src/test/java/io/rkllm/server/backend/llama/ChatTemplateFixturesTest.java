@@ -101,7 +101,7 @@ class ChatTemplateFixturesTest {
                     prompt.newKeys(), prompt.newPart(), prompt.whole(), prompt.task(), prompt.thinking(),
                     prompt.sampling(), prompt.reserveTokens(), prompt.contextLength(), prompt.answerKey(),
                     prompt.messages());
-            PromptText text = new PromptText(template);
+            PromptText text = new PromptText(template, "<|im_end|>");
             assertThat(text.ownTemplate()).isFalse();
             assertThat(text.render(withFamily)).isEqualTo("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\n"
                     + "Hello! Who are you?<|im_end|>\n<|im_start|>assistant\n");
@@ -128,7 +128,7 @@ class ChatTemplateFixturesTest {
         Optional<JinjaChatTemplate> template = JinjaChatTemplate.tryOf(source, t.get("bos").asText(),
                 t.get("eos").asText(), addsBos, problems, FIXED);
         assertThat(problems).isEmpty();
-        return new PromptText(template);
+        return new PromptText(template, t.get("eos").asText());
     }
 
     /** The conversation as the engine hands it over: the system prompt apart, tool arguments as JSON text. */

@@ -56,7 +56,8 @@ class LlamaBenchTest {
         assertThat(result.setup().threads()).isEqualTo(1);
         assertThat(result.setup().parallel()).isEqualTo(3);
         assertThat(result.setup().contextLength()).isEqualTo(512);
-        assertThat(result.setup().contextCells()).as("3 conversations and a spare sequence").isEqualTo(4 * 512);
+        assertThat(result.setup().contextCells()).as("one cache that 3 conversations and a spare sequence share")
+                .isEqualTo(512);
         assertThat(result.setup().parameters()).isEqualTo(143_168);
         assertThat(result.rounds()).hasSize(2).allSatisfy(round -> {
             assertThat(round.libraryPromptTokens()).as("the server's prompt is the library's")
