@@ -24,14 +24,16 @@ class FileConfinementTest {
             + "|loadLora|LoraAdapter|withLora");
     /**
      * Sources allowed to write: --simulate's unpacking, the fuzz and soak tools' temporary model files, and the
-     * launch command's agent configuration in its temporary directory, and the llama bench's generated model (in
-     * a temporary directory, deleted afterwards) and its --json report: commands of the user's, not the server.
+     * launch command's agent configuration in its temporary directory, and the llama bench's and the GGUF
+     * conversation benches' generated models (in a temporary directory, deleted afterwards) and the --json report:
+     * commands of the user's, not the server.
      */
     private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/app/Simulation.java",
             "io/rkllm/server/tools/reliability/LocalServer.java",
             "io/rkllm/server/tools/reliability/ReliabilityCommands.java",
             "io/rkllm/server/tools/launch/LaunchCommand.java", "io/rkllm/server/tools/launch/CodexCli.java",
-            "io/rkllm/server/tools/launch/ContinueCli.java", "io/rkllm/server/tools/bench/LlamaBenchCommand.java");
+            "io/rkllm/server/tools/launch/ContinueCli.java", "io/rkllm/server/tools/bench/LlamaBenchCommand.java",
+            "io/rkllm/server/tools/bench/GgufBenchServer.java");
 
     @Test
     void noServerCodeWritesFilesOrHandsARuntimeAPath() throws IOException {
