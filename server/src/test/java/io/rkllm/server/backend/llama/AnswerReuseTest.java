@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.engine.AnswerShape;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Cancellation;
 import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.RunEnd;
 import io.rkllm.server.engine.StopReason;
 import io.rkllm.server.engine.cache.Trim;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,13 +33,7 @@ class AnswerReuseTest {
 
     @BeforeAll
     static void load() throws Exception {
-        Path file = dir.resolve("tiny.gguf");
-        TinyLlama.write(file, TinyLlama.Options.chat());
-        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, 2,
-                OptionalInt.empty()));
-        BackendModel loaded = backend.load(new ModelLoad("tiny", file, 1024, GrammarAnswerTest.GREEDY, 1, 64, 0,
-                Optional.empty(), "llama", false), new ContinuousBatchingTest.DirectLoad());
-        model = (GgufModel) loaded;
+        model = TinyGgufModel.load(dir, 1024, 2);
     }
 
     @AfterAll

@@ -2,15 +2,8 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.llama.gguf.TinyLlama;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Cancellation;
 import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.EmbeddingCache;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.ModelRegistry;
-import io.rkllm.server.engine.NpuLock;
 import io.rkllm.server.engine.RunEnd;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.StopReason;
@@ -19,10 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class ContinuousBatchingTest {
-    static final Sampling GREEDY = new Sampling(0, 1, 0, 1, 0, 0);
+    static final Sampling GREEDY = TinyGgufModel.GREEDY;
     static final int TOKENS = 16;
 
     @TempDir
@@ -44,13 +35,7 @@ class ContinuousBatchingTest {
 
     @BeforeAll
     static void load() throws Exception {
-        Path file = dir.resolve("tiny.gguf");
-        TinyLlama.write(file, TinyLlama.Options.chat());
-        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, 3,
-                OptionalInt.empty()));
-        BackendModel loaded = backend.load(new ModelLoad("tiny", file, 512, GREEDY, 1, 64, 0, Optional.empty(),
-                "llama", false), new DirectLoad());
-        model = (GgufModel) loaded;
+        model = TinyGgufModel.load(dir, 512, 3);
     }
 
     @AfterAll
@@ -143,34 +128,5 @@ class ContinuousBatchingTest {
 
     private static void thread(Runnable task) {
         Thread.ofPlatform().start(task);
-    }
-
-    /** Loads directly, without the engine's memory check. */
-    static final class DirectLoad implements LoadContext {
-        @Override
-        public <T> T loadSlot(Supplier<T> init) {
-            return init.get();
-        }
-
-        @Override
-        public <T> T loadEncoder(Supplier<T> init) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public NpuLock npu() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public EmbeddingCache pictures() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public ModelRegistry.Listener listener() {
-            return new ModelRegistry.Listener() {
-            };
-        }
     }
 }

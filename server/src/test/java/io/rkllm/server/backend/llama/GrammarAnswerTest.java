@@ -6,12 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
-import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.engine.AnswerShape;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Cancellation;
 import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.RunEnd;
 import io.rkllm.server.engine.Sampling;
 import io.rkllm.server.engine.StopReason;
@@ -19,7 +16,6 @@ import io.rkllm.server.engine.cache.Trim;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +34,7 @@ class GrammarAnswerTest {
     static final String SCHEMA = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":0,"
             + "\"maximum\":99},\"tag\":{\"enum\":[\"cpu\",\"npu\"]}},\"required\":[\"id\",\"tag\"],"
             + "\"additionalProperties\":false}";
-    static final Sampling GREEDY = new Sampling(0, 1, 0, 1, 0, 0);
+    static final Sampling GREEDY = TinyGgufModel.GREEDY;
     /** Greedy with a repetition penalty: the prompt's tokens are not fed to a chain with a grammar. */
     static final Sampling PENALISED = new Sampling(0, 1, 0, 1.2, 0, 0, 0, OptionalLong.empty());
 
@@ -48,13 +44,7 @@ class GrammarAnswerTest {
 
     @BeforeAll
     static void load() throws Exception {
-        Path file = dir.resolve("tiny.gguf");
-        TinyLlama.write(file, TinyLlama.Options.chat());
-        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, 1,
-                OptionalInt.empty()));
-        BackendModel loaded = backend.load(new ModelLoad("tiny", file, 512, GREEDY, 1, 64, 0, Optional.empty(),
-                "llama", false), new ContinuousBatchingTest.DirectLoad());
-        model = (GgufModel) loaded;
+        model = TinyGgufModel.load(dir, 512, 1);
     }
 
     @AfterAll

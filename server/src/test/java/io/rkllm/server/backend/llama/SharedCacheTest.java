@@ -2,17 +2,13 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.llama.gguf.TinyLlama;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Cancellation;
 import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.RunEnd;
 import io.rkllm.server.engine.StopReason;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,13 +34,7 @@ class SharedCacheTest {
 
     @BeforeEach
     void load() throws Exception {
-        Path file = dir.resolve("tiny.gguf");
-        TinyLlama.write(file, TinyLlama.Options.chat());
-        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, 3,
-                OptionalInt.empty()));
-        BackendModel loaded = backend.load(new ModelLoad("tiny", file, CONTEXT, GrammarAnswerTest.GREEDY, 1, 64, 0,
-                Optional.empty(), "llama", false), new ContinuousBatchingTest.DirectLoad());
-        model = (GgufModel) loaded;
+        model = TinyGgufModel.load(dir, CONTEXT, 3);
     }
 
     @AfterEach

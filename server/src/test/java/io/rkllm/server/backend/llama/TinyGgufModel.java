@@ -1,0 +1,64 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.engine.EmbeddingCache;
+import io.rkllm.server.engine.LoadContext;
+import io.rkllm.server.engine.ModelLoad;
+import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.NpuLock;
+import io.rkllm.server.engine.Sampling;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Supplier;
+
+/**
+ * The tests' tiny chat model loaded straight into the llama backend, as the engine's worker loads it but without
+ * the engine's memory check: one decode thread, {@code parallel} conversations sharing a cache of {@code context}
+ * tokens, greedy by default.
+ */
+final class TinyGgufModel {
+    static final Sampling GREEDY = new Sampling(0, 1, 0, 1, 0, 0);
+
+    private TinyGgufModel() {
+    }
+
+    static GgufModel load(Path dir, int context, int parallel) throws IOException {
+        Path file = dir.resolve("tiny.gguf");
+        TinyLlama.write(file, TinyLlama.Options.chat());
+        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, parallel,
+                OptionalInt.empty()));
+        return (GgufModel) backend.load(new ModelLoad("tiny", file, context, GREEDY, 1, 64, 0, Optional.empty(),
+                "llama", false), new DirectLoad());
+    }
+
+    /** Loads directly, without the engine's memory check. */
+    static final class DirectLoad implements LoadContext {
+        @Override
+        public <T> T loadSlot(Supplier<T> init) {
+            return init.get();
+        }
+
+        @Override
+        public <T> T loadEncoder(Supplier<T> init) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public NpuLock npu() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public EmbeddingCache pictures() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public ModelRegistry.Listener listener() {
+            return new ModelRegistry.Listener() {
+            };
+        }
+    }
+}
