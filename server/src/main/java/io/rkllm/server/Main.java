@@ -3,6 +3,7 @@ package io.rkllm.server;
 import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
+import io.rkllm.server.app.BoardFacts;
 import io.rkllm.server.app.Engines;
 import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.RknnLibrary;
@@ -25,7 +26,9 @@ import io.rkllm.server.tools.bench.BenchCommand;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.tools.doctor.SystemRoots;
 import io.rkllm.server.tools.launch.LaunchCommand;
+import io.rkllm.server.tools.pull.PullCommand;
 import io.rkllm.server.tools.reliability.ReliabilityCommands;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -42,7 +45,10 @@ import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The command line: {@code serve} (default), {@code models}, {@code doctor}, {@code cds-archive}, the benches; exit code 2 for bad configuration. */
+/**
+ * The command line: {@code serve} (default), {@code models}, {@code pull}, {@code doctor}, {@code cds-archive}, the
+ * benches; exit code 2 for bad configuration.
+ */
 public final class Main {
     static final int OK = 0;
     static final int FAILED = 1;
@@ -98,6 +104,7 @@ public final class Main {
                 case "doctor" -> doctor(line);
                 case "cds-archive" -> cdsArchive(line, loader);
                 case "launch" -> launch(line, loader, passed);
+                case "pull" -> pull(line, loader);
                 default -> serve(load(line, loader));
             };
         } catch (ConfigException e) {
@@ -257,6 +264,20 @@ public final class Main {
         ServerConfig config = load(rest, loader).config();
         return new LaunchCommand(environment, out, err).run(new LaunchCommand.Request(line.arguments().getFirst(),
                 model, url, key, dryRun, passed), config);
+    }
+
+    /** {@code pull MODEL [--models DIR]}: see {@link PullCommand}. */
+    private int pull(CommandLine line, ConfigLoader loader) {
+        if (line.arguments().size() != 1) {
+            err.println("rkllm-server pull: name one model: rkllm-server pull OWNER/REPO[:QUANT], OWNER/REPO/FILE or"
+                    + " hf.co/OWNER/REPO[:QUANT] (e.g. rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF)");
+            return BAD_CONFIG;
+        }
+        ServerConfig config = load(line, loader).config();
+        Console console = System.console();
+        boolean terminal = out == System.out && console != null && console.isTerminal();
+        return new PullCommand(environment, out, err, terminal, version()).run(line.arguments().getFirst(),
+                config.models().dir(), BoardFacts.of(config.runtime(), environment), LlamaEngine.limits(config));
     }
 
     private int doctor(CommandLine line) {
