@@ -4,17 +4,23 @@ import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
 import io.rkllm.server.app.BoardFacts;
+import io.rkllm.server.app.CatalogRefresh;
 import io.rkllm.server.app.Engines;
 import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.RknnLibrary;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.download.DiskSpace;
+import io.rkllm.server.download.Hub;
+import io.rkllm.server.download.ModelsDirectory;
+import io.rkllm.server.download.Puller;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
@@ -42,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +60,8 @@ public final class Main {
     static final int OK = 0;
     static final int FAILED = 1;
     static final int BAD_CONFIG = 2;
+    /** How often, at most, a request makes the server look whether the models directory changed. */
+    private static final Duration CATALOG_LOOK = Duration.ofSeconds(2);
 
     private final Map<String, String> environment;
     private final PrintStream out;
@@ -169,17 +178,26 @@ public final class Main {
         Path modelsDir = simulation.isPresent() && loaded.simulatedModels() ? simulation.get().models()
                 : config.models().dir();
         loaded.file().ifPresent(f -> out.println("config: " + f.toAbsolutePath()));
-        DiscoveryResult discovery = discover(modelsDir, config);
-        if (simulation.isPresent() && loaded.simulatedModels() && Files.isDirectory(config.models().dir())) {
-            // the simulated RKLLM models, and beside them the real GGUF models of models.dir (llama.cpp runs them)
-            DiscoveryResult real = new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir());
-            discovery = discovery.withGgufOf(real);
-            real.errors().stream().filter(e -> e.path().toString().toLowerCase(java.util.Locale.ROOT)
-                    .endsWith(".gguf")).forEach(e -> err.println("error: " + e));
-        }
+        // with --simulate: the simulated RKLLM models, and beside them the real GGUF models of models.dir
+        boolean withReal = simulation.isPresent() && loaded.simulatedModels();
+        Supplier<DiscoveryResult> discover = () -> {
+            DiscoveryResult found = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
+            if (withReal && Files.isDirectory(config.models().dir())) {
+                found = found.withGgufOf(new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir()));
+            }
+            return found;
+        };
+        CatalogRefresh catalogs = new CatalogRefresh(discover, withReal ? List.of(modelsDir, config.models().dir())
+                : List.of(modelsDir), CATALOG_LOOK);
+        DiscoveryResult discovery = catalogs.initial();
+        discovery.warnings().forEach(w -> err.println("warning: " + w));
+        discovery.errors().forEach(e -> err.println("error: " + e));
         boolean gguf = discovery.models().stream().anyMatch(m -> m.gguf().isPresent());
+        boolean rkllmModels = discovery.models().stream().anyMatch(m -> m.gguf().isEmpty());
+        boolean runtimeConfigured = !config.runtime().library().isBlank() || !config.runtime().abi().equals("auto");
         // a missing engine library is the reason its models cannot load; a machine that can serve none stops here
-        Engines engines = Engines.open(config, simulation, environment, gguf).requireFor(gguf);
+        Engines engines = Engines.open(config, simulation, environment, gguf)
+                .requireFor(gguf, rkllmModels, runtimeConfigured);
         Optional<RkllmRuntime> rkllm = engines.rkllm();
         if (rkllm.isEmpty()) {
             out.println("runtime: " + engines.summary().getFirst());
@@ -215,7 +233,10 @@ public final class Main {
             out.println("image encoders: " + rknn.path().map(p -> "RKNN runtime " + p)
                     .orElse("no RKNN runtime (librknnrt.so) found: vision models will fail to load"));
         }
-        ServerApp app = ServerApp.start(config, engines.backends(config), discovery.catalog());
+        Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()),
+                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM), BoardFacts.of(engines.rkllm()));
+        ServerApp app = ServerApp.start(config, engines.backends(config),
+                new ServedModels(catalogs, Optional.of(downloads)));
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());
         if (config.server().webUi()) {

@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  * Hub should not give (HTML, an empty body, a missing field) is a {@link PullException.Kind#BAD_GATEWAY} naming
  * {@code HF_ENDPOINT}, every refusal a {@link PullException} of its kind.
  */
-public final class HubClient {
+public final class HubClient implements AutoCloseable {
     private static final Duration API_TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_REDIRECTS = 10;
     private static final int MAX_ERROR_BODY = 64 * 1024;
@@ -48,6 +48,12 @@ public final class HubClient {
 
     public Hub hub() {
         return hub;
+    }
+
+    /** Ends the client's connections (a pull's client lives as long as the pull). */
+    @Override
+    public void close() {
+        http.shutdownNow();
     }
 
     /** The repository's files at the revision named, with sizes and digests. */

@@ -32,20 +32,20 @@ public final class Puller {
                 Transfer.Settings.DEFAULT.retryDelay(), Transfer.Settings.DEFAULT.stallTimeout());
     }
 
-    private final HubClient hub;
+    private final HubSource hubs;
     private final ModelsDirectory models;
     private final Board board;
     private final Transfer transfer;
 
-    public Puller(HubClient hub, ModelsDirectory models, Board board) {
-        this(hub, models, board, Settings.DEFAULT);
+    public Puller(HubSource hubs, ModelsDirectory models, Board board) {
+        this(hubs, models, board, Settings.DEFAULT);
     }
 
-    public Puller(HubClient hub, ModelsDirectory models, Board board, Settings settings) {
-        this.hub = hub;
+    public Puller(HubSource hubs, ModelsDirectory models, Board board, Settings settings) {
+        this.hubs = hubs;
         this.models = models;
         this.board = board;
-        this.transfer = new Transfer(hub, new Transfer.Settings(settings.attempts(), settings.retryDelay(),
+        this.transfer = new Transfer(new Transfer.Settings(settings.attempts(), settings.retryDelay(),
                 settings.stallTimeout()));
     }
 
@@ -56,6 +56,12 @@ public final class Puller {
     /** Pulls {@code model} (see {@link ModelName}) into the models directory. */
     public PullResult pull(String model, PullProgress progress) throws PullException {
         ModelName name = ModelName.parse(model);
+        try (HubClient hub = new HubClient(hubs.hub())) {
+            return pull(name, hub, progress);
+        }
+    }
+
+    private PullResult pull(ModelName name, HubClient hub, PullProgress progress) throws PullException {
         progress.listing(name.repo());
         RepoListing listing = hub.listing(name);
         if (listing.gated() && hub.hub().token().isEmpty()) {
@@ -66,7 +72,7 @@ public final class Puller {
         models.create();
         Path folder = models.folder(plan);
         try (AutoCloseable ignored = models.lock(plan.folder())) {
-            return pull(plan, folder, listing, progress);
+            return pull(plan, folder, hub, listing, progress);
         } catch (PullException e) {
             throw e;
         } catch (Exception e) {
@@ -74,7 +80,7 @@ public final class Puller {
         }
     }
 
-    private PullResult pull(PullPlan plan, Path folder, RepoListing listing, PullProgress progress)
+    private PullResult pull(PullPlan plan, Path folder, HubClient hub, RepoListing listing, PullProgress progress)
             throws PullException {
         models.checkFolder(folder, plan);
         Optional<Receipt> receipt = Receipt.read(folder);
@@ -98,7 +104,7 @@ public final class Puller {
         try {
             for (HubFile f : missing) {
                 Path partial = models.partial(f);
-                downloaded += transfer.fetch(listing, f, partial, progress);
+                downloaded += transfer.fetch(hub, listing, f, partial, progress);
                 verified.put(f, partial);
             }
             progress.placing(folder);

@@ -40,13 +40,11 @@ final class Transfer {
         static final Settings DEFAULT = new Settings(4, Duration.ofSeconds(2), Duration.ofSeconds(60));
     }
 
-    private final HubClient hub;
     private final Settings settings;
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("rkllm-pull-watchdog").daemon(true).factory());
 
-    Transfer(HubClient hub, Settings settings) {
-        this.hub = hub;
+    Transfer(Settings settings) {
         this.settings = settings;
     }
 
@@ -62,7 +60,8 @@ final class Transfer {
      *
      * @return the bytes read from the Hub
      */
-    long fetch(RepoListing repo, HubFile file, Path partial, PullProgress progress) throws PullException {
+    long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
+            throws PullException {
         try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             FileLock lock = lock(channel, file);

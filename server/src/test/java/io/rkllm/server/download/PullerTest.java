@@ -69,7 +69,7 @@ class PullerTest {
     private Puller puller(Map<String, String> environment, Board board, DiskSpace disk) throws PullException {
         Map<String, String> env = new java.util.HashMap<>(environment);
         env.put("HF_ENDPOINT", hub.endpoint());
-        return new Puller(new HubClient(Hub.fromEnvironment(env, "test")), new ModelsDirectory(models, disk), board,
+        return new Puller(() -> Hub.fromEnvironment(env, "test"), new ModelsDirectory(models, disk), board,
                 new Puller.Settings(3, Duration.ZERO, Duration.ofSeconds(30)));
     }
 

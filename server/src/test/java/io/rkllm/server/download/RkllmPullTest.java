@@ -43,7 +43,7 @@ class RkllmPullTest {
     }
 
     private Puller puller(Board board) throws PullException {
-        return new Puller(new HubClient(Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test")),
+        return new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
                 new ModelsDirectory(models, DiskSpace.SYSTEM), board,
                 new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
     }

@@ -3,7 +3,6 @@ package io.rkllm.server.tools.pull;
 import io.rkllm.server.download.Board;
 import io.rkllm.server.download.DiskSpace;
 import io.rkllm.server.download.Hub;
-import io.rkllm.server.download.HubClient;
 import io.rkllm.server.download.HubFile;
 import io.rkllm.server.download.ModelsDirectory;
 import io.rkllm.server.download.PullException;
@@ -55,7 +54,7 @@ public final class PullCommand {
         PullResult result;
         try {
             Hub hub = Hub.fromEnvironment(environment, version);
-            Puller puller = new Puller(new HubClient(hub), new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), board);
+            Puller puller = new Puller(() -> hub, new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), board);
             result = puller.pull(model, narrated(hub, modelsDir));
         } catch (PullException e) {
             out.flush();
