@@ -191,7 +191,10 @@ public final class Main {
                 : List.of(modelsDir), CATALOG_LOOK);
         DiscoveryResult discovery = catalogs.initial();
         discovery.warnings().forEach(w -> err.println("warning: " + w));
-        discovery.errors().forEach(e -> err.println("error: " + e));
+        boolean noDirectory = !Files.exists(modelsDir);
+        // a models directory that is not there yet is a fresh install's: the first pull creates it
+        discovery.errors().stream().filter(e -> !noDirectory || !e.path().equals(modelsDir.toAbsolutePath()
+                .normalize())).forEach(e -> err.println("error: " + e));
         boolean gguf = discovery.models().stream().anyMatch(m -> m.gguf().isPresent());
         boolean rkllmModels = discovery.models().stream().anyMatch(m -> m.gguf().isEmpty());
         boolean runtimeConfigured = !config.runtime().library().isBlank() || !config.runtime().abi().equals("auto");
@@ -226,7 +229,10 @@ public final class Main {
                     + g.quantisation()).orElse("") + "  " + m.file());
         }
         if (discovery.models().isEmpty()) {
-            out.println("  (none: put .rkllm or .gguf files there, each in its own folder, or use --models DIR)");
+            out.println("  none yet" + (noDirectory ? " (the directory does not exist yet: the first pull creates it)"
+                    : "") + ": download one with `rkllm-server pull OWNER/REPO[:QUANT]` (e.g. rkllm-server pull"
+                    + " bartowski/Qwen2.5-1.5B-Instruct-GGUF) or the chat page's download, or put .rkllm or .gguf files"
+                    + " there, each in its own folder; docs/models.md recommends models for each board");
         }
         RknnLibrary rknn = engines.rknn();
         if (discovery.models().stream().anyMatch(ModelDescriptor::seesImages)) {
@@ -312,7 +318,10 @@ public final class Main {
     private DiscoveryResult discover(Path modelsDir, ServerConfig config) {
         DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
         discovery.warnings().forEach(w -> err.println("warning: " + w));
-        discovery.errors().forEach(e -> err.println("error: " + e));
+        boolean noDirectory = !Files.exists(modelsDir);
+        // a models directory that is not there yet is a fresh install's: the first pull creates it
+        discovery.errors().stream().filter(e -> !noDirectory || !e.path().equals(modelsDir.toAbsolutePath()
+                .normalize())).forEach(e -> err.println("error: " + e));
         return discovery;
     }
 

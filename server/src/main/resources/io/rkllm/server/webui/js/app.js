@@ -168,7 +168,7 @@ export class ChatApp {
 
   async send(text, images) {
     if (!this.current.model) {
-      this.banner('There is no chat model to answer: see the model list above.');
+      this.banner('There is no chat model to answer yet: download one first (see below).');
       return;
     }
     const conversation = this.current;

@@ -162,7 +162,10 @@ function statsLine(stats) {
 export function welcome(model) {
   return h('div', {class: 'welcome'},
     h('h1', {text: 'Chat on this board'}),
-    h('p', {text: model
-      ? `${model.name || model.id} answers here, on this machine: nothing leaves it. Pick another model above; pictures work with vision models.`
-      : 'No chat model is available yet: put .rkllm models in the models directory, or start the server with --simulate.'}));
+    model
+      ? h('p', {text: `${model.name || model.id} answers here, on this machine: nothing leaves it. Pick another model above; pictures work with vision models.`})
+      : h('div', {class: 'no-model'},
+        h('p', {text: 'There is no model on this server yet. Download one from the Hugging Face Hub on the board:'}),
+        h('pre', {}, h('code', {text: 'rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF'})),
+        h('p', {text: 'or put .rkllm or .gguf models in the models directory; docs/models.md recommends models for each board. It appears here without a restart.'})));
 }
