@@ -44,8 +44,8 @@ import java.util.function.Supplier;
  *   <li>errors as the Hub gives them: {@code X-Error-Code} {@code RepoNotFound} (401 without a token, as the Hub
  *       hides private repositories, 404 with one), {@code GatedRepo} (401), {@code EntryNotFound} (404).</li>
  * </ul>
- * Faults for tests: a transfer cut after N bytes, one byte of a file changed, an HTML page or an empty body instead of
- * the listing, ranges ignored. Every request is recorded.
+ * Faults for tests: a transfer cut after N bytes or held there until released, one byte of a file changed, an HTML page
+ * or an empty body instead of the listing, ranges ignored. Every request is recorded.
  */
 public final class StandInHub implements AutoCloseable {
     /** A request as the stand-in saw it. */
@@ -74,6 +74,9 @@ public final class StandInHub implements AutoCloseable {
     private final AtomicInteger cuts = new AtomicInteger();
     private final Map<String, Long> corrupt = new ConcurrentHashMap<>();
     private volatile String listingFault = "";
+    private final AtomicLong holdAfter = new AtomicLong(-1);
+    private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
+    private final java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean ignoreRanges;
     private volatile String token = "hf_standin_token_0123456789abcdefghijklmnopq";
     private final AtomicInteger commits = new AtomicInteger();
@@ -160,6 +163,27 @@ public final class StandInHub implements AutoCloseable {
     public void cutTransfers(long bytes, int times) {
         cutAfter.set(bytes);
         cuts.set(times);
+    }
+
+    /**
+     * The next transfer from the storage sends {@code bytes} bytes, then waits until {@link #release()} (a slow Hub,
+     * for a download to be cancelled in the middle).
+     */
+    public void holdAfter(long bytes) {
+        held = new java.util.concurrent.CountDownLatch(1);
+        holdAfter.set(bytes);
+    }
+
+    /** Waits until a held transfer has sent its bytes and waits. */
+    public void awaitHolding() throws InterruptedException {
+        if (!holding.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new AssertionError("no transfer reached the hold");
+        }
+    }
+
+    /** Lets a held transfer go on. */
+    public void release() {
+        held.countDown();
     }
 
     /** The storage serves this file with the byte at {@code offset} changed. */
@@ -351,6 +375,7 @@ public final class StandInHub implements AutoCloseable {
             limit = Math.min(limit, cutAfter.get());
         }
         Long flip = corrupt.get(blob.sha256());
+        long hold = holdAfter.getAndSet(-1);
         OutputStream out = x.getResponseBody();
         try (InputStream in = blob.bytes().get()) {
             in.skipNBytes(from);
@@ -365,7 +390,16 @@ public final class StandInHub implements AutoCloseable {
                 if (flip != null && flip >= at && flip < at + n) {
                     buffer[(int) (flip - at)] ^= 0x5A;
                 }
-                out.write(buffer, 0, n);
+                if (hold >= 0 && sent < hold && sent + n >= hold) {
+                    int first = (int) (hold - sent);
+                    out.write(buffer, 0, first);
+                    out.flush();
+                    holding.countDown();
+                    awaitRelease();
+                    out.write(buffer, first, n - first);
+                } else {
+                    out.write(buffer, 0, n);
+                }
                 at += n;
                 sent += n;
             }
@@ -374,6 +408,17 @@ public final class StandInHub implements AutoCloseable {
                 // a cut transfer: the connection ends before the announced length
                 throw new IOException("cut by the stand-in Hub");
             }
+        }
+    }
+
+    private void awaitRelease() throws IOException {
+        try {
+            if (!held.await(120, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IOException("never released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
         }
     }
 

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class OllamaPulls {
     private static final Logger LOG = LoggerFactory.getLogger(OllamaPulls.class);
-    /** Progress lines of one file at most this often (Ollama's clients redraw on each). */
+    /** Progress lines of one file at most this often, unless it moved by a hundredth (Ollama's clients redraw on each). */
     private static final long LINE_EVERY = 100_000_000L;
 
     private final ModelService models;
@@ -190,6 +190,7 @@ final class OllamaPulls {
         private final StreamSink sink;
         private HubFile file;
         private long lastLine;
+        private long lastCompleted;
         private boolean finished;
 
         Lines(StreamSink sink) {
@@ -208,11 +209,13 @@ final class OllamaPulls {
         @Override
         public void transfer(HubFile f, long completed) throws PullException {
             long now = System.nanoTime();
-            if (f.equals(file) && completed < f.size() && now - lastLine < LINE_EVERY) {
+            if (f.equals(file) && completed < f.size() && now - lastLine < LINE_EVERY
+                    && completed - lastCompleted < f.size() / 100) {
                 return;
             }
             file = f;
             lastLine = now;
+            lastCompleted = completed;
             String digest = f.digest().label();
             send(mapper.createObjectNode().put("status", "pulling " + f.digest().hex().substring(0, 12))
                     .put("digest", digest).put("total", f.size()).put("completed", completed));
