@@ -4,18 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * The Hub's read API, as much of it as a pull needs (what huggingface_hub's {@code model_info(files_metadata=True)}
@@ -25,54 +22,52 @@ import java.util.OptionalLong;
  * with a {@code Range} request. The token goes to the Hub only, not to the storage it redirects to. Every answer the
  * Hub should not give (HTML, an empty body, a missing field) is a {@link PullException.Kind#BAD_GATEWAY} naming
  * {@code HF_ENDPOINT}, every refusal a {@link PullException} of its kind.
+ *
+ * <p>The JDK's {@link HttpURLConnection}, not its {@code HttpClient}: a body is read on the calling thread straight
+ * from the socket into the caller's buffer, without a buffer allocated per chunk and handed between threads, which
+ * on loopback made the HttpClient's stream a fifth of curl's speed and its heap grow by hundreds of MB per GB
+ * (scripts/bench-pull); and its read timeout is the stall detection a transfer needs.
  */
-public final class HubClient implements AutoCloseable {
-    private static final Duration API_TIMEOUT = Duration.ofSeconds(30);
+public final class HubClient {
     private static final int MAX_REDIRECTS = 10;
     private static final int MAX_ERROR_BODY = 64 * 1024;
+    private static final int MAX_LISTING = 64 * 1024 * 1024;
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
     private final Hub hub;
-    private final HttpClient http;
+    private final Duration readTimeout;
     private final ObjectMapper json = new ObjectMapper();
 
-    public HubClient(Hub hub) {
-        // HTTP/1.1: one stream per download, no HTTP/2 flow-control window between the socket and the disk
-        this(hub, HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(15)).build());
-    }
-
-    HubClient(Hub hub, HttpClient http) {
+    /** @param readTimeout a connection that gets no byte for this long fails (a stalled transfer, a silent Hub) */
+    public HubClient(Hub hub, Duration readTimeout) {
         this.hub = hub;
-        this.http = http;
+        this.readTimeout = readTimeout;
     }
 
     public Hub hub() {
         return hub;
     }
 
-    /** Ends the client's connections (a pull's client lives as long as the pull). */
-    @Override
-    public void close() {
-        http.shutdownNow();
-    }
-
     /** The repository's files at the revision named, with sizes and digests. */
     public RepoListing listing(ModelName name) throws PullException {
         String url = hub.endpoint() + "/api/models/" + name.repo()
                 + (name.revision().equals("main") ? "" : "/revision/" + segment(name.revision())) + "?blobs=true";
-        HttpResponse<InputStream> response = send(request(URI.create(url), true).timeout(API_TIMEOUT)
-                .header("Accept", "application/json").GET().build(), name.repo());
+        HttpURLConnection c = connect(URI.create(url), true, "application/json", 0, name.repo());
         JsonNode info;
-        try (InputStream body = response.body()) {
-            if (response.statusCode() != 200) {
-                throw refusal(response.statusCode(), response.headers(), readError(body), name.repo(),
-                        Optional.empty(), false);
+        try {
+            int status = c.getResponseCode();
+            if (status != 200) {
+                throw refusal(status, c, readError(c), name.repo(), Optional.empty(), false);
             }
-            byte[] bytes = body.readNBytes(64 * 1024 * 1024);
-            info = parseJson(bytes, response.headers().firstValue("Content-Type").orElse(""), "the listing of "
-                    + name.repo());
+            byte[] bytes;
+            try (InputStream body = c.getInputStream()) {
+                bytes = body.readNBytes(MAX_LISTING);
+            }
+            info = parseJson(bytes, Optional.ofNullable(c.getContentType()).orElse(""), "the listing of " + name.repo());
         } catch (IOException e) {
             throw unreachable(e);
+        } finally {
+            c.disconnect();
         }
         JsonNode siblings = info.path("siblings");
         String sha = info.path("sha").asText("");
@@ -111,55 +106,53 @@ public final class HubClient implements AutoCloseable {
      * instead (a storage that ignores ranges): {@link Body#start()} says where it does.
      */
     public Body open(RepoListing repo, HubFile file, long offset) throws PullException {
-        URI uri = URI.create(hub.endpoint() + "/" + repo.repo() + "/resolve/" + repo.revision() + "/" + path(file.path()));
+        URI uri = URI.create(hub.endpoint() + "/" + repo.repo() + "/resolve/" + repo.revision() + "/"
+                + path(file.path()));
         URI hubOrigin = URI.create(hub.endpoint());
         boolean ranged = offset > 0;
         for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-            HttpRequest.Builder request = request(uri, sameOrigin(uri, hubOrigin)).GET();
-            if (ranged) {
-                request.header("Range", "bytes=" + offset + "-");
-            }
-            HttpResponse<InputStream> response = send(request.build(), repo.repo());
-            int status = response.statusCode();
-            var headers = response.headers();
-            if (status >= 300 && status < 400) {
-                close(response.body());
-                checkLinked(headers, file);
-                Optional<String> location = headers.firstValue("Location");
-                if (location.isEmpty()) {
-                    throw notAHub("a redirect without a Location for " + file.path());
+            HttpURLConnection c = connect(uri, sameOrigin(uri, hubOrigin), "*/*", ranged ? offset : 0, repo.repo());
+            try {
+                int status = c.getResponseCode();
+                if (status >= 300 && status < 400) {
+                    checkLinked(c, file);
+                    String location = c.getHeaderField("Location");
+                    if (location == null) {
+                        throw notAHub("a redirect without a Location for " + file.path());
+                    }
+                    uri = uri.resolve(location);
+                    drain(c);
+                    continue;
                 }
-                uri = uri.resolve(location.get());
-                continue;
-            }
-            if (status == 416 && ranged) {
-                close(response.body());
-                ranged = false; // what we hold is not a prefix the storage recognises: start again
-                continue;
-            }
-            if (status != 200 && status != 206) {
-                String error;
-                try (InputStream body = response.body()) {
-                    error = readError(body);
-                } catch (IOException e) {
-                    error = "";
+                if (status == 416 && ranged) {
+                    drain(c);
+                    ranged = false; // what we hold is not a prefix the storage recognises: start again
+                    continue;
                 }
-                throw refusal(status, headers, error, repo.repo(), Optional.of(file.path()), repo.gated());
+                if (status != 200 && status != 206) {
+                    throw refusal(status, c, readError(c), repo.repo(), Optional.of(file.path()), repo.gated());
+                }
+                checkLinked(c, file);
+                long start = status == 206 ? offset : 0;
+                String type = Optional.ofNullable(c.getContentType()).orElse("").toLowerCase(Locale.ROOT);
+                if (type.startsWith("text/html") && !file.path().toLowerCase(Locale.ROOT).endsWith(".html")) {
+                    throw notAHub("an HTML page instead of " + file.path());
+                }
+                long length = c.getContentLengthLong();
+                if (length >= 0 && start + length != file.size()) {
+                    throw notAHub(file.path() + " of " + (start + length) + " bytes where the listing says "
+                            + file.size());
+                }
+                HttpURLConnection open = c;
+                c = null;
+                return new Body(open.getInputStream(), start, open);
+            } catch (IOException e) {
+                throw unreachable(e);
+            } finally {
+                if (c != null) {
+                    c.disconnect();
+                }
             }
-            checkLinked(headers, file);
-            long start = status == 206 ? offset : 0;
-            String type = headers.firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
-            if (type.startsWith("text/html") && !file.path().toLowerCase(Locale.ROOT).endsWith(".html")) {
-                close(response.body());
-                throw notAHub("an HTML page instead of " + file.path());
-            }
-            OptionalLong length = headers.firstValueAsLong("Content-Length");
-            if (length.isPresent() && start + length.getAsLong() != file.size()) {
-                close(response.body());
-                throw notAHub(file.path() + " of " + (start + length.getAsLong()) + " bytes where the listing says "
-                        + file.size());
-            }
-            return new Body(response.body(), start);
         }
         throw notAHub("more than " + MAX_REDIRECTS + " redirects for " + file.path());
     }
@@ -167,48 +160,60 @@ public final class HubClient implements AutoCloseable {
     /**
      * A file's bytes as they arrive.
      *
-     * @param stream the bytes, from {@code start}; closing it before the end cuts the connection
+     * @param stream the bytes, from {@code start}; a read that waits longer than the read timeout fails
      * @param start  the offset of its first byte in the file
      */
-    public record Body(InputStream stream, long start) implements AutoCloseable {
+    public record Body(InputStream stream, long start, HttpURLConnection connection) implements AutoCloseable {
+        /** Closes the stream; one not read to its end drops its connection. */
         @Override
         public void close() {
-            HubClient.close(stream);
+            try {
+                stream.close();
+            } catch (IOException e) {
+                connection.disconnect();
+            }
+        }
+    }
+
+    private HttpURLConnection connect(URI uri, boolean withToken, String accept, long from, String repo)
+            throws PullException {
+        try {
+            HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+            c.setInstanceFollowRedirects(false); // a redirect to the storage must not carry the token
+            c.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+            c.setReadTimeout((int) Math.min(Integer.MAX_VALUE, readTimeout.toMillis()));
+            c.setUseCaches(false);
+            c.setRequestProperty("User-Agent", hub.userAgent());
+            c.setRequestProperty("Accept", accept);
+            c.setRequestProperty("Accept-Encoding", "identity");
+            if (withToken) {
+                hub.token().ifPresent(t -> c.setRequestProperty("Authorization", "Bearer " + t));
+            }
+            if (from > 0) {
+                c.setRequestProperty("Range", "bytes=" + from + "-");
+            }
+            return c;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new PullException(PullException.Kind.BAD_GATEWAY, "cannot ask the Hub at " + hub.endpoint()
+                    + " for " + repo + ": " + e.getMessage());
         }
     }
 
     /** The size and digest the resolve step announces must be the listing's (a listing and a file of one commit). */
-    private void checkLinked(java.net.http.HttpHeaders headers, HubFile file) throws PullException {
-        OptionalLong size = headers.firstValueAsLong("X-Linked-Size");
-        if (size.isPresent() && size.getAsLong() != file.size()) {
-            throw notAHub("X-Linked-Size " + size.getAsLong() + " for " + file.path() + " where the listing says "
+    private void checkLinked(HttpURLConnection c, HubFile file) throws PullException {
+        String size = c.getHeaderField("X-Linked-Size");
+        if (size != null && size.strip().matches("\\d+") && Long.parseLong(size.strip()) != file.size()) {
+            throw notAHub("X-Linked-Size " + size.strip() + " for " + file.path() + " where the listing says "
                     + file.size());
         }
-        Optional<String> etag = headers.firstValue("X-Linked-Etag").or(() -> headers.firstValue("ETag"))
-                .map(e -> e.replaceFirst("^W/", "").replace("\"", "").toLowerCase(Locale.ROOT));
-        if (etag.isPresent() && etag.get().matches("[0-9a-f]{64}") && file.digest().kind() == Digest.Kind.SHA256
-                && !etag.get().equals(file.digest().hex())) {
-            throw notAHub("the digest " + etag.get() + " for " + file.path() + " where the listing says "
-                    + file.digest().hex());
-        }
-    }
-
-    private HttpRequest.Builder request(URI uri, boolean withToken) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).header("User-Agent", hub.userAgent());
-        if (withToken) {
-            hub.token().ifPresent(t -> b.header("Authorization", "Bearer " + t));
-        }
-        return b;
-    }
-
-    private HttpResponse<InputStream> send(HttpRequest request, String repo) throws PullException {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-        } catch (IOException e) {
-            throw unreachable(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PullException(PullException.Kind.CANCELLED, "the pull of " + repo + " was interrupted");
+        String etag = Optional.ofNullable(c.getHeaderField("X-Linked-Etag")).orElse(c.getHeaderField("ETag"));
+        if (etag != null) {
+            String hex = etag.replaceFirst("^W/", "").replace("\"", "").toLowerCase(Locale.ROOT);
+            if (hex.matches("[0-9a-f]{64}") && file.digest().kind() == Digest.Kind.SHA256
+                    && !hex.equals(file.digest().hex())) {
+                throw notAHub("the digest " + hex + " for " + file.path() + " where the listing says "
+                        + file.digest().hex());
+            }
         }
     }
 
@@ -251,14 +256,14 @@ public final class HubClient implements AutoCloseable {
     }
 
     /** A refusal of the Hub, by its status and {@code X-Error-Code}, in words that say what to do. */
-    private PullException refusal(int status, java.net.http.HttpHeaders headers, String error, String repo,
-                                  Optional<String> file, boolean gated) {
-        String code = headers.firstValue("X-Error-Code").orElse("");
-        String said = headers.firstValue("X-Error-Message").orElse(error).strip();
-        String token = hub.token().isPresent() ? "HF_TOKEN" : "";
+    private PullException refusal(int status, HttpURLConnection c, String error, String repo, Optional<String> file,
+                                  boolean gated) {
+        String code = Optional.ofNullable(c.getHeaderField("X-Error-Code")).orElse("");
+        String said = Optional.ofNullable(c.getHeaderField("X-Error-Message")).orElse(error).strip();
+        boolean token = hub.token().isPresent();
         if (code.equals("RepoNotFound") || (status == 404 && file.isEmpty() && !code.equals("RevisionNotFound"))) {
             return new PullException(PullException.Kind.NOT_FOUND, "no repository " + repo + " on " + hub.endpoint()
-                    + (token.isEmpty() ? " (a private one needs HF_TOKEN)" : " that HF_TOKEN may read"));
+                    + (token ? " that HF_TOKEN may read" : " (a private one needs HF_TOKEN)"));
         }
         if (code.equals("GatedRepo") || ((status == 401 || status == 403) && gated)) {
             return gatedRefusal(repo);
@@ -266,8 +271,7 @@ public final class HubClient implements AutoCloseable {
         if (status == 401 || status == 403) {
             return new PullException(PullException.Kind.UNAUTHORIZED, "the Hub refused " + repo
                     + file.map(f -> "/" + f).orElse("") + " (" + status + (said.isEmpty() ? "" : ": " + said) + ")"
-                    + (token.isEmpty() ? ": set HF_TOKEN to a token of an account that may read it"
-                            : ": HF_TOKEN may not read it"));
+                    + (token ? ": HF_TOKEN may not read it" : ": set HF_TOKEN to a token of an account that may read it"));
         }
         if (status == 404 && code.equals("RevisionNotFound")) {
             return new PullException(PullException.Kind.NOT_FOUND, "no such revision in " + repo);
@@ -287,26 +291,31 @@ public final class HubClient implements AutoCloseable {
                         + "/settings/tokens, read access)"));
     }
 
-    private static String readError(InputStream body) throws IOException {
-        String text = new String(body.readNBytes(MAX_ERROR_BODY), StandardCharsets.UTF_8).strip();
-        if (text.startsWith("{")) {
-            try {
-                JsonNode node = new ObjectMapper().readTree(text);
-                if (node.path("error").isTextual()) {
-                    return node.path("error").asText();
-                }
-            } catch (IOException e) {
+    /** The error an answer's body states (a JSON {@code error}, or its first line of text), if any. */
+    private String readError(HttpURLConnection c) {
+        try (InputStream body = c.getErrorStream()) {
+            if (body == null) {
                 return "";
             }
+            String text = new String(body.readNBytes(MAX_ERROR_BODY), StandardCharsets.UTF_8).strip();
+            if (text.startsWith("{")) {
+                JsonNode node = json.readTree(text);
+                return node.path("error").isTextual() ? node.path("error").asText() : "";
+            }
+            return text.startsWith("<") ? "" : text.lines().findFirst().orElse("");
+        } catch (IOException e) {
+            return "";
         }
-        return text.startsWith("<") ? "" : text.lines().findFirst().orElse("");
     }
 
-    static void close(InputStream stream) {
-        try {
-            stream.close();
+    /** Reads what is left of a short answer, so that its connection can carry the next request. */
+    private static void drain(HttpURLConnection c) {
+        try (InputStream in = c.getResponseCode() >= 400 ? c.getErrorStream() : c.getInputStream()) {
+            if (in != null) {
+                in.readNBytes(MAX_ERROR_BODY);
+            }
         } catch (IOException e) {
-            // the connection is dropped either way
+            c.disconnect();
         }
     }
 

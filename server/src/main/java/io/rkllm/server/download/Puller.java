@@ -35,6 +35,7 @@ public final class Puller {
     private final HubSource hubs;
     private final ModelsDirectory models;
     private final Board board;
+    private final Settings settings;
     private final Transfer transfer;
 
     public Puller(HubSource hubs, ModelsDirectory models, Board board) {
@@ -45,6 +46,7 @@ public final class Puller {
         this.hubs = hubs;
         this.models = models;
         this.board = board;
+        this.settings = settings;
         this.transfer = new Transfer(new Transfer.Settings(settings.attempts(), settings.retryDelay(),
                 settings.stallTimeout()));
     }
@@ -56,9 +58,7 @@ public final class Puller {
     /** Pulls {@code model} (see {@link ModelName}) into the models directory. */
     public PullResult pull(String model, PullProgress progress) throws PullException {
         ModelName name = ModelName.parse(model);
-        try (HubClient hub = new HubClient(hubs.hub())) {
-            return pull(name, hub, progress);
-        }
+        return pull(name, new HubClient(hubs.hub(), settings.stallTimeout()), progress);
     }
 
     private PullResult pull(ModelName name, HubClient hub, PullProgress progress) throws PullException {

@@ -12,24 +12,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One file from the Hub into its partial download, in constant memory: what the partial already holds is kept
  * (its bytes hashed again, the rest asked for with a {@code Range} request), the bytes are hashed as they are
- * written, a transfer that is cut or stalls is resumed from where it stopped a few times, and the whole file must
- * have the digest the Hub publishes. A file that does not is deleted; a transfer given up on keeps its partial, so
- * that the next pull resumes it. The partial is locked while it is written: two pulls never write one file.
+ * written ({@link DigestingWriter}), a transfer that is cut or stalls is resumed from where it stopped a few times,
+ * and the whole file must have the digest the Hub publishes before it is flushed to the disk and handed on. A file
+ * that does not is deleted; a transfer given up on keeps its partial, so that the next pull resumes it. The partial
+ * is locked while it is written: two pulls never write one file.
  */
 final class Transfer {
     private static final Logger LOG = LoggerFactory.getLogger(Transfer.class);
-    private static final int BUFFER = 512 * 1024;
 
     /**
      * @param attempts     requests per file before a cut transfer is given up on
@@ -41,8 +36,6 @@ final class Transfer {
     }
 
     private final Settings settings;
-    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("rkllm-pull-watchdog").daemon(true).factory());
 
     Transfer(Settings settings) {
         this.settings = settings;
@@ -88,7 +81,7 @@ final class Transfer {
                             s.have = 0;
                             s.digest = file.digest().start(file.size());
                         }
-                        cut = copy(body, channel, s, file, progress);
+                        cut = copy(body.stream(), channel, s, file, progress);
                     }
                     if (cut == null) {
                         break;
@@ -103,7 +96,6 @@ final class Transfer {
                     pause(delay);
                     delay = delay.multipliedBy(2);
                 }
-                channel.force(true);
                 if (!file.digest().matches(s.digest)) {
                     lock.release();
                     channel.close();
@@ -112,6 +104,7 @@ final class Transfer {
                             + " not have the digest the Hub publishes (" + file.digest().label() + "); they were"
                             + " removed, nothing was installed: pull again");
                 }
+                channel.force(true);
                 return s.downloaded;
             } finally {
                 if (lock.isValid()) {
@@ -139,10 +132,10 @@ final class Transfer {
 
     /** The digest of what an earlier attempt left, read back from the disk. */
     private static void hashPrefix(FileChannel channel, State s) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+        ByteBuffer buffer = ByteBuffer.allocate(DigestingWriter.BUFFER);
         long at = 0;
         while (at < s.have) {
-            buffer.clear().limit((int) Math.min(BUFFER, s.have - at));
+            buffer.clear().limit((int) Math.min(DigestingWriter.BUFFER, s.have - at));
             int n = channel.read(buffer, at);
             if (n < 0) {
                 break;
@@ -152,20 +145,17 @@ final class Transfer {
         }
     }
 
-    /** Copies the body to the file; null when the file is complete, else why the transfer stopped short. */
-    private IOException copy(HubClient.Body body, FileChannel channel, State s, HubFile file, PullProgress progress)
+    /**
+     * Copies the body to the file; null when the file is complete, else why the transfer stopped short (the bytes that
+     * arrived before are kept: the resume asks for the rest only). A write that fails (a full disk) throws.
+     */
+    private static IOException copy(InputStream in, FileChannel channel, State s, HubFile file, PullProgress progress)
             throws PullException, IOException {
-        InputStream in = body.stream();
-        byte[] buffer = new byte[BUFFER];
-        AtomicLong lastRead = new AtomicLong(System.nanoTime());
-        long stallNanos = settings.stallTimeout().toNanos();
-        ScheduledFuture<?> stall = watchdog.scheduleWithFixedDelay(() -> {
-            if (System.nanoTime() - lastRead.get() > stallNanos) {
-                body.close(); // the blocked read fails, and the transfer resumes on a new connection
-            }
-        }, Math.max(1, stallNanos / 4), Math.max(1, stallNanos / 4), TimeUnit.NANOSECONDS);
+        DigestingWriter writer = new DigestingWriter(channel, s.digest, s.have);
+        boolean complete = false;
         try {
             while (s.have < file.size()) {
+                byte[] buffer = writer.buffer();
                 int want = (int) Math.min(buffer.length, file.size() - s.have);
                 int filled = 0;
                 IOException cut = null;
@@ -182,27 +172,31 @@ final class Transfer {
                         break;
                     }
                     filled += n;
-                    lastRead.set(System.nanoTime());
                 }
-                // what arrived before a cut is kept: the resume asks for the rest only
-                ByteBuffer out = ByteBuffer.wrap(buffer, 0, filled);
-                long at = s.have;
-                while (out.hasRemaining()) {
-                    at += channel.write(out, at);
-                }
-                s.digest.update(buffer, 0, filled);
-                s.have += filled;
-                s.downloaded += filled;
                 if (filled > 0) {
+                    writer.write(buffer, filled);
+                    s.have += filled;
+                    s.downloaded += filled;
                     progress.transfer(file, s.have);
+                } else {
+                    writer.unused(buffer);
                 }
                 if (cut != null) {
+                    writer.finish();
+                    complete = true;
                     return cut;
                 }
             }
+            writer.finish();
+            complete = true;
             return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PullException(PullException.Kind.CANCELLED, "the pull was interrupted");
         } finally {
-            stall.cancel(false);
+            if (!complete) {
+                writer.abandon();
+            }
         }
     }
 

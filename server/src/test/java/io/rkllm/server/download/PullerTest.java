@@ -182,6 +182,23 @@ class PullerTest {
     }
 
     @Test
+    void aTransferThatStallsIsCutAfterTheStallTimeoutAndResumed() throws Exception {
+        hub.holdAfter(5000);
+        Puller impatient = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
+                new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
+                new Puller.Settings(3, Duration.ZERO, Duration.ofMillis(500)));
+        try {
+            PullResult result = impatient.pull(REPO, PullProgress.NONE);
+
+            assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+            assertThat(hub.downloads()).extracting(StandInHub.Seen::range)
+                    .containsExactly(Optional.empty(), Optional.of("bytes=5000-"));
+        } finally {
+            hub.release();
+        }
+    }
+
+    @Test
     void aStorageThatIgnoresRangesGivesTheWholeFileAgain() throws Exception {
         hub.cutTransfers(1000, 1);
         hub.ignoreRanges();

@@ -460,24 +460,26 @@ public final class StandInHub implements AutoCloseable {
     }
 
     /**
-     * Serves one file from disk as {@code bench/model-GGUF}'s {@code model-Q4_K_M.gguf}, for the pull bench:
-     * {@code java -cp server/target/test-classes io.rkllm.server.download.StandInHub FILE}; prints the endpoint.
+     * Serves files from disk for the pull bench (scripts/bench-pull): {@code java -cp server/target/test-classes
+     * io.rkllm.server.download.StandInHub FILE...}, the first as {@code bench/model-GGUF}'s {@code model-Q4_K_M.gguf},
+     * the others as {@code bench/model2-GGUF}, {@code bench/model3-GGUF}, ...; prints the endpoint, then waits.
      */
     public static void main(String[] args) throws Exception {
-        Path file = Path.of(args[0]);
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] buffer = new byte[1 << 20];
-            int n;
-            while ((n = in.read(buffer)) > 0) {
-                md.update(buffer, 0, n);
-            }
-        }
         StandInHub hub = start();
-        hub.repo("bench/model-GGUF").file("model-Q4_K_M.gguf", file, HexFormat.of().formatHex(md.digest()));
+        for (int i = 0; i < args.length; i++) {
+            Path file = Path.of(args[i]);
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            try (InputStream in = Files.newInputStream(file)) {
+                byte[] buffer = new byte[1 << 20];
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    md.update(buffer, 0, n);
+                }
+            }
+            hub.repo("bench/model" + (i == 0 ? "" : Integer.toString(i + 1)) + "-GGUF").file("model-Q4_K_M.gguf", file,
+                    HexFormat.of().formatHex(md.digest()));
+        }
         System.out.println(hub.endpoint());
-        System.out.println("http://127.0.0.1:" + hub.storage.getAddress().getPort() + "/blobs/"
-                + hub.blobs.keySet().iterator().next());
         System.out.flush();
         new java.util.concurrent.CountDownLatch(1).await();
     }
