@@ -222,6 +222,7 @@ else
     say "skip" "systemctl (${live:+systemd is not running}${live:-not the live system})"
 fi
 
-echo "Done. Next: put models in /var/lib/rkllm-server/models/<name>/, check with" \
-    "'$prefix/bin/rkllm-server doctor', then 'sudo systemctl start rkllm-server'" \
-    "(docs/deploy.md)."
+echo "Done. Next: 'sudo systemctl start rkllm-server' (it starts without a model), then get one with" \
+    "'sudo -u rkllm $prefix/bin/rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF' or the chat page's" \
+    "download (docs/models.md recommends models for each board); check the machine with" \
+    "'$prefix/bin/rkllm-server doctor' (docs/deploy.md)."

@@ -23,6 +23,7 @@ for entry in \
     "-rw-r--r-- ./usr/share/doc/rkllm-server/copyright" \
     "-rw-r--r-- ./usr/share/doc/rkllm-server/changelog.gz" \
     "-rw-r--r-- ./usr/share/doc/rkllm-server/deploy.md" \
+    "-rw-r--r-- ./usr/share/doc/rkllm-server/models.md" \
     "-rw-r--r-- ./usr/share/man/man1/rkllm-server.1.gz" \
     "-rw-r--r-- ./usr/share/lintian/overrides/rkllm-server" \
     "drwxr-xr-x ./var/lib/rkllm-server/" \

@@ -17,6 +17,12 @@ final class HelpText {
                 Usage (rkllm-server: the installed launcher; ./rkllm-server in a checkout; or java -jar rkllm-server.jar):
                   rkllm-server [serve] [options]      run the server (the default command)
                   rkllm-server models [options]       list the models found and how they will be served
+                  rkllm-server pull MODEL [--models DIR]
+                                                      download a model from the Hugging Face Hub into the models
+                                                      directory: OWNER/REPO[:QUANT] (Q4_K_M when none is named),
+                                                      OWNER/REPO/FILE or hf.co/OWNER/REPO[:QUANT]; .gguf, or the
+                                                      .rkllm file for this board; resumes, checks the Hub's sha256;
+                                                      HF_ENDPOINT (a mirror), HF_TOKEN (gated repositories)
                   rkllm-server doctor [options]       check what serving needs (Java, runtime library and ABI, NPU
                                                       driver and device, models, config, port), with fixes;
                                                       --user NAME: the service user to check (default rkllm)

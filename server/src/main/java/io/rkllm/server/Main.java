@@ -3,17 +3,24 @@ package io.rkllm.server;
 import ch.qos.logback.classic.Level;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.rag.RagCleanCommand;
+import io.rkllm.server.app.BoardFacts;
+import io.rkllm.server.app.CatalogRefresh;
 import io.rkllm.server.app.Engines;
 import io.rkllm.server.app.LlamaEngine;
 import io.rkllm.server.app.RknnLibrary;
 import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.download.DiskSpace;
+import io.rkllm.server.download.Hub;
+import io.rkllm.server.download.ModelsDirectory;
+import io.rkllm.server.download.Puller;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
@@ -25,7 +32,9 @@ import io.rkllm.server.tools.bench.BenchCommand;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.tools.doctor.SystemRoots;
 import io.rkllm.server.tools.launch.LaunchCommand;
+import io.rkllm.server.tools.pull.PullCommand;
 import io.rkllm.server.tools.reliability.ReliabilityCommands;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -39,14 +48,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The command line: {@code serve} (default), {@code models}, {@code doctor}, {@code cds-archive}, the benches; exit code 2 for bad configuration. */
+/**
+ * The command line: {@code serve} (default), {@code models}, {@code pull}, {@code doctor}, {@code cds-archive}, the
+ * benches; exit code 2 for bad configuration.
+ */
 public final class Main {
     static final int OK = 0;
     static final int FAILED = 1;
     static final int BAD_CONFIG = 2;
+    /** How often, at most, a request makes the server look whether the models directory changed. */
+    private static final Duration CATALOG_LOOK = Duration.ofSeconds(2);
 
     private final Map<String, String> environment;
     private final PrintStream out;
@@ -98,6 +113,7 @@ public final class Main {
                 case "doctor" -> doctor(line);
                 case "cds-archive" -> cdsArchive(line, loader);
                 case "launch" -> launch(line, loader, passed);
+                case "pull" -> pull(line, loader);
                 default -> serve(load(line, loader));
             };
         } catch (ConfigException e) {
@@ -162,17 +178,29 @@ public final class Main {
         Path modelsDir = simulation.isPresent() && loaded.simulatedModels() ? simulation.get().models()
                 : config.models().dir();
         loaded.file().ifPresent(f -> out.println("config: " + f.toAbsolutePath()));
-        DiscoveryResult discovery = discover(modelsDir, config);
-        if (simulation.isPresent() && loaded.simulatedModels() && Files.isDirectory(config.models().dir())) {
-            // the simulated RKLLM models, and beside them the real GGUF models of models.dir (llama.cpp runs them)
-            DiscoveryResult real = new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir());
-            discovery = discovery.withGgufOf(real);
-            real.errors().stream().filter(e -> e.path().toString().toLowerCase(java.util.Locale.ROOT)
-                    .endsWith(".gguf")).forEach(e -> err.println("error: " + e));
-        }
+        // with --simulate: the simulated RKLLM models, and beside them the real GGUF models of models.dir
+        boolean withReal = simulation.isPresent() && loaded.simulatedModels();
+        Supplier<DiscoveryResult> discover = () -> {
+            DiscoveryResult found = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
+            if (withReal && Files.isDirectory(config.models().dir())) {
+                found = found.withGgufOf(new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir()));
+            }
+            return found;
+        };
+        CatalogRefresh catalogs = new CatalogRefresh(discover, withReal ? List.of(modelsDir, config.models().dir())
+                : List.of(modelsDir), CATALOG_LOOK);
+        DiscoveryResult discovery = catalogs.initial();
+        discovery.warnings().forEach(w -> err.println("warning: " + w));
+        boolean noDirectory = !Files.exists(modelsDir);
+        // a models directory that is not there yet is a fresh install's: the first pull creates it
+        discovery.errors().stream().filter(e -> !noDirectory || !e.path().equals(modelsDir.toAbsolutePath()
+                .normalize())).forEach(e -> err.println("error: " + e));
         boolean gguf = discovery.models().stream().anyMatch(m -> m.gguf().isPresent());
+        boolean rkllmModels = discovery.models().stream().anyMatch(m -> m.gguf().isEmpty());
+        boolean runtimeConfigured = !config.runtime().library().isBlank() || !config.runtime().abi().equals("auto");
         // a missing engine library is the reason its models cannot load; a machine that can serve none stops here
-        Engines engines = Engines.open(config, simulation, environment, gguf).requireFor(gguf);
+        Engines engines = Engines.open(config, simulation, environment, gguf)
+                .requireFor(gguf, rkllmModels, runtimeConfigured);
         Optional<RkllmRuntime> rkllm = engines.rkllm();
         if (rkllm.isEmpty()) {
             out.println("runtime: " + engines.summary().getFirst());
@@ -201,14 +229,20 @@ public final class Main {
                     + g.quantisation()).orElse("") + "  " + m.file());
         }
         if (discovery.models().isEmpty()) {
-            out.println("  (none: put .rkllm or .gguf files there, each in its own folder, or use --models DIR)");
+            out.println("  none yet" + (noDirectory ? " (the directory does not exist yet: the first pull creates it)"
+                    : "") + ": download one with `rkllm-server pull OWNER/REPO[:QUANT]` (e.g. rkllm-server pull"
+                    + " bartowski/Qwen2.5-1.5B-Instruct-GGUF) or the chat page's download, or put .rkllm or .gguf files"
+                    + " there, each in its own folder; docs/models.md recommends models for each board");
         }
         RknnLibrary rknn = engines.rknn();
         if (discovery.models().stream().anyMatch(ModelDescriptor::seesImages)) {
             out.println("image encoders: " + rknn.path().map(p -> "RKNN runtime " + p)
                     .orElse("no RKNN runtime (librknnrt.so) found: vision models will fail to load"));
         }
-        ServerApp app = ServerApp.start(config, engines.backends(config), discovery.catalog());
+        Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()),
+                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM), BoardFacts.of(engines.rkllm()));
+        ServerApp app = ServerApp.start(config, engines.backends(config),
+                new ServedModels(catalogs, Optional.of(downloads)));
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());
         if (config.server().webUi()) {
@@ -259,6 +293,20 @@ public final class Main {
                 model, url, key, dryRun, passed), config);
     }
 
+    /** {@code pull MODEL [--models DIR]}: see {@link PullCommand}. */
+    private int pull(CommandLine line, ConfigLoader loader) {
+        if (line.arguments().size() != 1) {
+            err.println("rkllm-server pull: name one model: rkllm-server pull OWNER/REPO[:QUANT], OWNER/REPO/FILE or"
+                    + " hf.co/OWNER/REPO[:QUANT] (e.g. rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF)");
+            return BAD_CONFIG;
+        }
+        ServerConfig config = load(line, loader).config();
+        Console console = System.console();
+        boolean terminal = out == System.out && console != null && console.isTerminal();
+        return new PullCommand(environment, out, err, terminal, version()).run(line.arguments().getFirst(),
+                config.models().dir(), BoardFacts.of(config.runtime(), environment), LlamaEngine.limits(config));
+    }
+
     private int doctor(CommandLine line) {
         setLogLevel("warn");
         Optional<Path> file = line.configFile()
@@ -270,7 +318,10 @@ public final class Main {
     private DiscoveryResult discover(Path modelsDir, ServerConfig config) {
         DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
         discovery.warnings().forEach(w -> err.println("warning: " + w));
-        discovery.errors().forEach(e -> err.println("error: " + e));
+        boolean noDirectory = !Files.exists(modelsDir);
+        // a models directory that is not there yet is a fresh install's: the first pull creates it
+        discovery.errors().stream().filter(e -> !noDirectory || !e.path().equals(modelsDir.toAbsolutePath()
+                .normalize())).forEach(e -> err.println("error: " + e));
         return discovery;
     }
 

@@ -23,6 +23,8 @@ public final class Engines {
     private final String rkllmMissing;
     private final RknnLibrary rknn;
     private final LlamaEngine llama;
+    /** llama.cpp was not opened at the start but may be when a GGUF model comes (the configuration with it). */
+    private final java.util.Optional<ServerConfig.Llama> llamaOnDemand;
 
     /**
      * @param rkllm the RKLLM runtime, when its library opened
@@ -31,10 +33,16 @@ public final class Engines {
      * @param llama llama.cpp's library, or why it is not there
      */
     public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn, LlamaEngine llama) {
+        this(rkllm, rkllmMissing, rknn, llama, Optional.empty());
+    }
+
+    private Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn, LlamaEngine llama,
+                    Optional<ServerConfig.Llama> llamaOnDemand) {
         this.rkllm = rkllm;
         this.rkllmMissing = rkllmMissing;
         this.rknn = rknn;
         this.llama = llama;
+        this.llamaOnDemand = llamaOnDemand;
     }
 
     /** Without llama.cpp. */
@@ -45,7 +53,8 @@ public final class Engines {
     /**
      * Opens what the configuration names (or the simulated runtimes); a library that does not open is noted.
      * llama.cpp's library is opened when {@code gguf} models are to be served, or when there is no RKLLM runtime
-     * (a machine must have one engine); otherwise the server does without it (nothing to run on it).
+     * (a machine must have one engine); otherwise it is opened when the first GGUF model is asked for (one pulled
+     * while the server runs).
      */
     public static Engines open(ServerConfig config, Optional<Simulation> simulation, Map<String, String> environment,
                                boolean gguf) {
@@ -58,9 +67,10 @@ public final class Engines {
             rkllm = Optional.empty();
             missing = e.getMessage();
         }
-        LlamaEngine llama = gguf || rkllm.isEmpty() ? LlamaEngine.open(config.engines().llama())
-                : LlamaEngine.absent("not opened: no .gguf model in the models directory");
-        return new Engines(rkllm, missing, rknn, llama);
+        boolean now = gguf || rkllm.isEmpty() || !config.engines().llama().enabled();
+        LlamaEngine llama = now ? LlamaEngine.open(config.engines().llama())
+                : LlamaEngine.absent("not opened yet: no .gguf model in the models directory");
+        return new Engines(rkllm, missing, rknn, llama, now ? Optional.empty() : Optional.of(config.engines().llama()));
     }
 
     /** The RKLLM runtime, when it is available. */
@@ -91,19 +101,29 @@ public final class Engines {
 
     /**
      * These engines, when they can serve something: without the RKLLM runtime, only GGUF models can be served, so
-     * a models directory without any stops the server with the runtime's reason, as it always did (a wrong
-     * library path or a forced ABI on a board, instead of a server that lists models it can never load).
+     * a models directory with {@code .rkllm} models and no GGUF one stops the server with the runtime's reason, as
+     * it always did (a wrong library path or a forced ABI on a board, instead of a server that lists models it can
+     * never load), and so does a runtime library the configuration names ({@code runtime.library}, a forced ABI)
+     * that does not open. An empty directory and a runtime that is simply not installed do not: a fresh install
+     * starts, and GGUF models can be pulled.
      *
      * @param ggufModels the models directory has {@code .gguf} models
+     * @param rkllmModels it has {@code .rkllm} models
+     * @param runtimeConfigured the configuration names the RKLLM library or forces its ABI
      * @throws RuntimeLoader.StartupException saying why (with the fix)
      */
-    public Engines requireFor(boolean ggufModels) {
+    public Engines requireFor(boolean ggufModels, boolean rkllmModels, boolean runtimeConfigured) {
         requireOne();
-        if (rkllm.isEmpty() && !ggufModels) {
+        if (rkllm.isEmpty() && (runtimeConfigured || rkllmModels) && !ggufModels) {
             throw new RuntimeLoader.StartupException(rkllmMissing + "\n(without it the server serves .gguf models"
                     + " through llama.cpp, and the models directory has none)");
         }
         return this;
+    }
+
+    /** Why the RKLLM runtime is missing (with the fix); empty when it is there. */
+    public Optional<String> rkllmMissing() {
+        return rkllm.isPresent() ? Optional.empty() : Optional.of(rkllmMissing);
     }
 
     /** The backends the engine chooses from, per model file, with the configuration each reads. */
@@ -117,6 +137,8 @@ public final class Engines {
         }
         if (llama.runtime().isPresent()) {
             available.add(llama.backend(config.engines().llama()));
+        } else if (llamaOnDemand.isPresent()) {
+            available.add(new OnDemandLlama(llamaOnDemand.get()));
         } else {
             unavailable.add(new Backends.Unavailable("the " + LlamaBackend.NAME, List.of(".gguf"), llama.missing()));
         }
@@ -126,6 +148,7 @@ public final class Engines {
     /** One line per engine, for the start banner and {@code doctor}: what it runs, or why it is missing. */
     public List<String> summary() {
         return List.of(rkllm.map(r -> RkllmBackend.NAME + " (ABI " + r.abi().label() + "): .rkllm models")
-                .orElse(RkllmBackend.NAME + ": not available: " + rkllmMissing), llama.summary());
+                .orElse(RkllmBackend.NAME + ": not available: " + rkllmMissing), llamaOnDemand.isPresent()
+                ? LlamaBackend.NAME + ": opened when the first .gguf model loads" : llama.summary());
     }
 }

@@ -54,6 +54,14 @@ public final class ServerApp implements AutoCloseable {
 
     /** A server whose models run on {@code backends}, each model on the one that runs its file. */
     public static ServerApp start(ServerConfig config, Backends backends, ModelCatalog catalog) {
+        return start(config, backends, ServedModels.fixed(catalog));
+    }
+
+    /**
+     * A server whose models come from {@code served}: a catalogue that follows the models directory, and pulls into
+     * it over HTTP when it has a puller.
+     */
+    public static ServerApp start(ServerConfig config, Backends backends, ServedModels served) {
         Metrics metrics = Metrics.of(config.metrics());
         long maxMemory = ModelMemory.limit(config.models().maxMemory(),
                 SlotCount.systemMemory(Path.of("/proc/meminfo")));
@@ -63,7 +71,7 @@ public final class ServerApp implements AutoCloseable {
                         config.models().memoryCheck(), config.models().memoryBudgetMb(),
                         (long) config.vision().cacheMb() << 20, maxMemory), Clock.systemUTC(),
                 metrics.engine());
-        ModelService models = new ModelService(catalog, registry, config);
+        ModelService models = new ModelService(served.catalogs(), registry, config);
         metrics.bind(models::loaded);
         TokenEstimator estimator = new TokenEstimator();
         ChatPipeline pipeline = new ChatPipeline(models, estimator, config);
@@ -71,7 +79,7 @@ public final class ServerApp implements AutoCloseable {
         AtomicBoolean stopping = new AtomicBoolean();
         HttpServer http;
         try {
-            http = new HttpServer(config, pipeline, embeddings, models,
+            http = new HttpServer(config, pipeline, embeddings, models, served.downloads(),
                     () -> stopping.get() ? "shutting down" : null, metrics, ApiFamilies::all);
         } catch (RuntimeException e) { // e.g. an unreadable security.api_key_file
             registry.shutdown(Duration.ZERO);

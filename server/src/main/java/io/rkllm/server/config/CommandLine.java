@@ -30,7 +30,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate",
             "dry-run");
     public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
-            "fuzz", "cds-archive", "launch");
+            "fuzz", "cds-archive", "launch", "pull");
     /**
      * The options of the commands (doctor, bench, fuzz, soak, rag-clean), all taking a value: only so that a
      * misspelt flag at the end of the line is called unknown rather than missing its value. Each command

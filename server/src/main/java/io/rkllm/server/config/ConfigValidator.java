@@ -33,6 +33,8 @@ final class ConfigValidator {
         require(SWITCHES.contains(c.runtime().eosGuard()), "runtime.eos_guard",
                 "must be one of " + SWITCHES + ", got '" + c.runtime().eosGuard() + "'");
         require(c.models().maxLoaded() >= 1, "models.max_loaded", "must be at least 1");
+        require(SWITCHES.contains(c.security().allowPull()), "security.allow_pull",
+                "must be one of " + SWITCHES + ", got '" + c.security().allowPull() + "'");
         ServerConfig.Llama llama = c.engines().llama();
         require(llama.threads() >= 0, "engines.llama.threads", "must not be negative (0 = the big cores)");
         require(llama.parallel() >= 1 && llama.parallel() <= 64, "engines.llama.parallel",

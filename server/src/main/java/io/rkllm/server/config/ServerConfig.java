@@ -149,9 +149,12 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param apiKeyFile a file with one key per line ({@code #} comments), added to {@code apiKeys}
      * @param publicModels GET /v1/models and /v1/models/{id} answer without a key
      * @param corsOrigins browser origins allowed to call the API ({@code *} = any); none = same-origin only
+     * @param allowPull whether clients may pull and delete models ({@code POST /api/pull}, {@code DELETE /api/delete},
+     *                  the chat page's downloads): {@code auto} = when the server listens on loopback only or has
+     *                  API keys, {@code on}, {@code off}
      */
     public record Security(List<String> apiKeys, String apiKeyFile, boolean publicModels,
-                           List<String> corsOrigins) {
+                           List<String> corsOrigins, String allowPull) {
     }
 
     /**

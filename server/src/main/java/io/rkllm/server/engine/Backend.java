@@ -16,6 +16,14 @@ public interface Backend {
     /** What the layers above may know of it: its name, its ABI, its sampling. */
     RuntimeInfo info();
 
+    /**
+     * Whether a load that runs out of memory takes the process down, asked when the registry starts: a backend whose
+     * library opens only when its first model loads answers without opening it.
+     */
+    default boolean loadFailureIsFatal() {
+        return info().loadFailureIsFatal();
+    }
+
     /** The file name endings of the models it runs, lower case ({@code .rkllm}). */
     List<String> formats();
 

@@ -88,7 +88,7 @@ public final class ModelRegistry implements AutoCloseable {
         this.loadTimeout = settings.loadTimeout();
         // auto: on when any backend's failed load takes the process down (RKLLM runtime 1.3)
         this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), backends.available().stream()
-                .anyMatch(b -> b.info().loadFailureIsFatal())),
+                .anyMatch(Backend::loadFailureIsFatal)),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.listener = listener;
@@ -281,6 +281,25 @@ public final class ModelRegistry implements AutoCloseable {
         listener.unloaded(id, why);
         LOG.info("model {} unloaded ({})", id, why);
         return true;
+    }
+
+    /**
+     * Takes a loaded model out of use without cutting anything short (its file changed or went away while the server
+     * runs): an idle one is unloaded now, a busy one takes no new requests, finishes its queue and then unloads; the
+     * next request for its id loads it again, from the file as it is then.
+     */
+    public synchronized void retire(String id, String why) {
+        LoadedModel model = loaded.get(id);
+        if (model == null) {
+            return;
+        }
+        if (model.isReady() && model.isIdle()) {
+            stop(model, why);
+            notifyAll();
+        } else if (!model.isDraining()) {
+            LOG.info("model {} finishes its queued requests, then unloads ({})", id, why);
+            model.startDraining();
+        }
     }
 
     public synchronized Optional<LoadedModel> find(String id) {

@@ -24,7 +24,8 @@ final class HealthHandler {
     void handle(Context ctx) throws Exception {
         String reason = notReadyReason.get();
         if (reason == null && models.all().isEmpty()) {
-            reason = "no models found: put .rkllm files in the models directory";
+            reason = "no model yet: download one with `rkllm-server pull OWNER/REPO[:QUANT]`, POST /api/pull or the chat"
+                    + " page's download (or put .rkllm or .gguf files in the models directory)";
         }
         if (reason != null) {
             throw ApiException.unavailable("not_ready", reason, 5);

@@ -15,6 +15,7 @@ import io.rkllm.server.api.Json;
 import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.download.Puller;
 import io.rkllm.server.http.webui.WebUi;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
@@ -24,10 +25,12 @@ import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
 import io.rkllm.server.security.AccessPolicy;
 import io.rkllm.server.security.ApiKeys;
 import io.rkllm.server.security.CorsPolicy;
+import io.rkllm.server.security.PullPolicy;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -62,25 +65,28 @@ public final class HttpServer implements AutoCloseable {
     private final ErrorResponses errors;
 
     /**
+     * @param downloads  the puller of {@code POST /api/pull}, when the server writes its models directory
      * @param familiesOf the API families to serve, built from the shared services (the app chooses them, so that
      *                   this core knows no family)
      */
     public HttpServer(ServerConfig config, ChatPipeline pipeline, EmbeddingPipeline embeddingPipeline,
-                      ModelService modelService, Supplier<String> notReadyReason, Metrics metrics,
-                      Function<HttpServices, List<ApiFamily>> familiesOf) {
+                      ModelService modelService, Optional<Puller> downloads, Supplier<String> notReadyReason,
+                      Metrics metrics, Function<HttpServices, List<ApiFamily>> familiesOf) {
         RequestIds ids = new RequestIds();
         RequestLimits limits = RequestLimits.of(config.limits());
         CommonFields fields = new CommonFields(mapper, limits,
                 new ImageSources(ImageSources.Settings.of(config.limits(), config.vision())));
+        ApiKeys keys = ApiKeys.load(config.security());
         var services = new HttpServices(config, pipeline, modelService,
                 new RunDriver(pipeline, config.queue().keepAlive(), metrics),
-                new EmbeddingDriver(embeddingPipeline, modelService, mapper, metrics), fields, limits, mapper);
+                new EmbeddingDriver(embeddingPipeline, modelService, mapper, metrics), fields, limits, mapper,
+                downloads, PullPolicy.of(config, keys.enabled()));
         List<ApiFamily> families = familiesOf.apply(services);
         errors = new ErrorResponses(families, new OpenAiErrorShape(mapper), mapper);
         Set<String> headers = new HashSet<>();
         families.forEach(f -> headers.addAll(f.requestHeaders()));
         WebUi webUi = new WebUi(config.server().webUi());
-        access = new AccessPolicy(ApiKeys.load(config.security()), config.security().publicModels(),
+        access = new AccessPolicy(keys, config.security().publicModels(),
                 new CorsPolicy(config.security().corsOrigins(), headers), webUi.enabled() ? WebUi.PREFIX : null);
         long maxBody = config.limits().maxBodyMb() * 1024L * 1024L;
         long idleTimeout = config.server().idleTimeout().toMillis();

@@ -8,7 +8,7 @@ import java.io.OutputStream;
  * A streamed response body (SSE or NDJSON) written by hand on the raw response stream: every piece with one write
  * and a flush, so that nothing buffers a token.
  */
-final class StreamSink {
+public final class StreamSink {
     private final OutputStream out;
 
     private StreamSink(OutputStream out) {
@@ -16,7 +16,7 @@ final class StreamSink {
     }
 
     /** Commits the 200 with the streaming headers and {@code contentType} (SSE, NDJSON). */
-    static StreamSink open(HttpServletResponse response, String contentType) throws IOException {
+    public static StreamSink open(HttpServletResponse response, String contentType) throws IOException {
         response.setStatus(200);
         response.setContentType(contentType);
         response.setHeader("Cache-Control", "no-cache");
@@ -27,7 +27,7 @@ final class StreamSink {
     }
 
     /** Writes one complete piece and flushes; an IOException means the client is gone. */
-    void send(byte[] piece) throws IOException {
+    public void send(byte[] piece) throws IOException {
         out.write(piece);
         out.flush();
     }

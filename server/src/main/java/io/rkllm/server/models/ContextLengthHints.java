@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * {@code ctx4096}, {@code ctx-8192}, {@code ctx8k}, {@code 4096ctx}. A bare number such as {@code 4096} is
  * not a hint (it could be anything); {@code k} means 1024.
  */
-final class ContextLengthHints {
+public final class ContextLengthHints {
 
     /** Smallest value a name may set. */
     static final int MIN = 512;
@@ -27,7 +27,7 @@ final class ContextLengthHints {
     }
 
     /** The last hint in the name, in tokens, if any lies within [{@link #MIN}, {@link #MAX}]. */
-    static OptionalInt fromName(String name) {
+    public static OptionalInt fromName(String name) {
         OptionalInt raw = rawFromName(name);
         return raw.isPresent() && raw.getAsInt() >= MIN && raw.getAsInt() <= MAX ? raw : OptionalInt.empty();
     }

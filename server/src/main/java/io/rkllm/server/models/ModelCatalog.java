@@ -114,6 +114,16 @@ public final class ModelCatalog {
         return matches;
     }
 
+    /** The model of exactly this id (any case); no alias, prefix or tag. */
+    public Optional<ModelDescriptor> byId(String id) {
+        return Optional.ofNullable(byId.get(id.toLowerCase(Locale.ROOT)));
+    }
+
+    /** This catalogue without the model of that id. */
+    public ModelCatalog without(String id) {
+        return new ModelCatalog(models.stream().filter(m -> !m.id().equalsIgnoreCase(id)).toList());
+    }
+
     /** Every model, sorted by id. */
     public List<ModelDescriptor> all() {
         return models;

@@ -26,10 +26,14 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Everything the routes do with models: list them, find one by id, alias or prefix, read its state, load and
- * unload it. The one place that joins the catalogue (what exists) and the engine (what is loaded).
+ * unload it. The one place that joins the catalogue (what exists) and the engine (what is loaded). The catalogue
+ * follows the models directory while the server runs ({@link CatalogSource}): a model added appears, a model whose
+ * file went away or changed is retired from the engine once its queued work is done, and one being deleted is
+ * withdrawn and unloaded before its files go.
  */
 public final class ModelService {
-    private final ModelCatalog catalog;
+    private final CatalogSource source;
+    private volatile ModelCatalog catalog;
     private final ModelRegistry registry;
     private final String slotsSetting;
     private final long memoryBytes;
@@ -64,7 +68,13 @@ public final class ModelService {
 
     public ModelService(ModelCatalog catalog, ModelRegistry registry, String slotsSetting,
                         long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
-        this.catalog = catalog;
+        this(CatalogSource.fixed(catalog), registry, slotsSetting, memoryBytes, vision, embeddingQueue);
+    }
+
+    public ModelService(CatalogSource source, ModelRegistry registry, String slotsSetting,
+                        long memoryBytes, ServerConfig.Vision vision, int embeddingQueue) {
+        this.source = source;
+        this.catalog = source.current();
         this.registry = registry;
         this.slotsSetting = slotsSetting;
         this.memoryBytes = memoryBytes;
@@ -73,9 +83,18 @@ public final class ModelService {
     }
 
     public ModelService(ModelCatalog catalog, ModelRegistry registry, ServerConfig config) {
-        this(catalog, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
+        this(CatalogSource.fixed(catalog), registry, config);
+    }
+
+    public ModelService(CatalogSource source, ModelRegistry registry, ServerConfig config) {
+        this(source, registry, config.cache().slots(), SlotCount.systemMemory(Path.of("/proc/meminfo")),
                 config.vision(), config.embeddings().maxWaiting());
     }
+
+    /** What a request for a model hears when the server has none at all (a fresh install): how to get one. */
+    public static final String NO_MODELS = "No model is installed yet: download one with `rkllm-server pull"
+            + " OWNER/REPO` (e.g. rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF), POST /api/pull, or the chat"
+            + " page's download; docs/models.md recommends models for each board.";
 
     /** The built-in {@code embeddings.max_waiting}, for services made without a configuration (tests, tools). */
     static final int DEFAULT_EMBEDDING_QUEUE = 1024;
@@ -85,7 +104,58 @@ public final class ModelService {
             20, 100, 128, "resend", false, "all");
 
     public List<ModelDescriptor> all() {
-        return catalog.all();
+        return catalog().all();
+    }
+
+    /** The catalogue, looked at again when the models directory changed. */
+    private ModelCatalog catalog() {
+        source.changed().ifPresent(this::adopt);
+        return catalog;
+    }
+
+    /** Reads the models directory now (after a pull or a delete), so the change shows in the next answer. */
+    public void refresh() {
+        adopt(source.rescan());
+    }
+
+    /** The model of exactly this id (or {@code id:latest}), any case: what a delete may name, never a prefix. */
+    public Optional<ModelDescriptor> exactly(String name) {
+        String id = name.strip();
+        if (id.toLowerCase(java.util.Locale.ROOT).endsWith(":latest")) {
+            id = id.substring(0, id.length() - ":latest".length());
+        }
+        return catalog().byId(id);
+    }
+
+    /**
+     * Takes a model out of service before its files are deleted: no request finds it from now on, work it is
+     * running ends, work queued for it is cancelled, and it is unloaded.
+     */
+    public void withdraw(ModelDescriptor model) {
+        synchronized (this) {
+            catalog = catalog.without(model.id());
+            loads.remove(model.id());
+        }
+        registry.unload(model.id(), "deleted");
+    }
+
+    /**
+     * A new catalogue: models whose file is gone, or whose file or description changed, are retired from the engine
+     * (unloaded when idle, else once their queue is done) so that the next request loads them as they are now.
+     */
+    private synchronized void adopt(ModelCatalog next) {
+        ModelCatalog old = catalog;
+        if (next == old) {
+            return;
+        }
+        catalog = next;
+        for (ModelDescriptor m : old.all()) {
+            Optional<ModelDescriptor> now = next.byId(m.id());
+            if (now.isEmpty() || !now.get().equals(m)) {
+                loads.remove(m.id());
+                registry.retire(m.id(), now.isEmpty() ? "its file is gone" : "its file changed");
+            }
+        }
     }
 
     /** The ABI of the first available engine's runtime, for /health; empty when none is available. */
@@ -104,12 +174,17 @@ public final class ModelService {
 
     /** The model of that id, alias or unambiguous prefix, if any. */
     public Optional<ModelDescriptor> resolve(String name) {
-        return catalog.resolve(name);
+        return catalog().resolve(name);
     }
 
     /** The model of that id, alias or unambiguous prefix; {@link Failure.ModelNotFound} naming the candidates. */
     public ModelDescriptor find(String name) {
+        ModelCatalog catalog = catalog();
         return catalog.resolve(name).orElseThrow(() -> {
+            if (catalog.isEmpty()) {
+                return new FailureException(new Failure.ModelNotFound(name, "The model '" + name + "' does not exist."
+                        + " " + NO_MODELS));
+            }
             List<String> candidates = catalog.candidates(name);
             String detail = candidates.isEmpty() ? ". Available: " + ids() : ". Did you mean one of " + candidates
                     + "?";
@@ -139,7 +214,7 @@ public final class ModelService {
 
     /** The reranker a request names (or the only one); any other model is refused, naming the rerankers. */
     public ModelDescriptor forRerank(String name) {
-        List<ModelDescriptor> rankers = catalog.all().stream().filter(ModelDescriptor::ranks).toList();
+        List<ModelDescriptor> rankers = catalog().all().stream().filter(ModelDescriptor::ranks).toList();
         if (name.isBlank()) {
             if (rankers.size() == 1) {
                 return rankers.getFirst();
@@ -166,9 +241,13 @@ public final class ModelService {
             }
             return model;
         }
+        ModelCatalog catalog = catalog();
         List<ModelDescriptor> all = catalog.all().stream().filter(m -> m.kind() == kind).toList();
         if (all.size() == 1) {
             return all.getFirst();
+        }
+        if (all.isEmpty() && catalog.isEmpty()) {
+            throw new FailureException(new Failure.ModelNotFound("", NO_MODELS));
         }
         return registry.loadedModels().stream().flatMap(m -> catalog.resolve(m.id()).stream())
                 .filter(m -> m.kind() == kind).findFirst()
@@ -177,7 +256,7 @@ public final class ModelService {
     }
 
     private String wrongKind(ModelDescriptor model) {
-        List<String> others = catalog.all().stream().filter(m -> m.kind() != model.kind())
+        List<String> others = catalog().all().stream().filter(m -> m.kind() != model.kind())
                 .map(ModelDescriptor::id).toList();
         if (model.isEmbedding()) {
             return "The model '" + model.id() + "' is an embedding model: it turns text into vectors (POST "
@@ -267,7 +346,7 @@ public final class ModelService {
     }
 
     private List<String> ids() {
-        return catalog.all().stream().map(ModelDescriptor::id).toList();
+        return catalog().all().stream().map(ModelDescriptor::id).toList();
     }
 
     private static ModelStatus status(LoadedModel m) {

@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * </pre>
  *
  * Beside the layers: {@code domain} (Failure, CancelReason: the words every layer shares), {@code models}
- * (discovery and the catalogue: plain records), {@code config}, {@code metrics}, {@code logging}.
+ * (discovery and the catalogue: plain records), {@code config}, {@code metrics}, {@code logging}, and
+ * {@code download} (the Hub client, transfers, the models directory as pulls write it), which the {@code pull}
+ * command, the app and the HTTP routes call and which knows nothing of them.
  */
 class LayerRulesTest {
     private static JavaClasses classes;
@@ -61,6 +63,7 @@ class LayerRulesTest {
                 .layer("Engine").definedBy("io.rkllm.server.engine..")
                 .layer("Backend").definedBy("io.rkllm.server.backend..")
                 .layer("Config").definedBy("io.rkllm.server.config..")
+                .layer("Download").definedBy("io.rkllm.server.download..")
                 .layer("Binding").definedBy("io.rkllm.ffm..", "io.rkllm.llama..")
                 .whereLayer("Launcher").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Tools").mayOnlyBeAccessedByLayers("Launcher")
@@ -73,6 +76,8 @@ class LayerRulesTest {
                 // the app wiring chooses the backends: nothing that serves requests names one
                 .whereLayer("Backend").mayOnlyBeAccessedByLayers("App", "Tools", "Launcher")
                 .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Launcher", "Config")
+                // downloads are called by the pull command, the app and the HTTP routes; no engine learns of them
+                .whereLayer("Download").mayOnlyBeAccessedByLayers("Http", "App", "Tools", "Launcher")
                 .check(classes);
     }
 
@@ -160,6 +165,16 @@ class LayerRulesTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
                         "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama")
+                .check(classes);
+    }
+
+    @Test
+    void downloadsKnowNothingOfServing() {
+        noClasses().that().resideInAPackage("io.rkllm.server.download..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
+                        "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
+                        "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.server.tools..",
+                        "io.rkllm.ffm..", "io.rkllm.llama..", "io.javalin..", "org.eclipse.jetty..")
                 .check(classes);
     }
 

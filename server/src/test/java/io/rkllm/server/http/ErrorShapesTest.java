@@ -70,7 +70,8 @@ class ErrorShapesTest {
                     "invalid_request_error");
 
             ollama(post(server, "/api/chat", "{}"), 400);
-            ollama(post(server, "/api/pull", "{}"), 404);
+            ollama(post(server, "/api/pull", "{}"), 400);
+            ollama(post(server, "/api/push", "{}"), 404);
             ollama(raw(server, "GET /api/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400);
 
             openAi(post(server, "/v1/responses", "{}"), 400);

@@ -4,10 +4,17 @@ import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.gguf.TinyBert;
 import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.app.CatalogRefresh;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.download.Board;
+import io.rkllm.server.download.DiskSpace;
+import io.rkllm.server.download.Hub;
+import io.rkllm.server.download.ModelsDirectory;
+import io.rkllm.server.download.Puller;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.GgufLimits;
@@ -18,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -74,6 +82,7 @@ public final class LlamaTestServer implements AutoCloseable {
         private final Map<String, String> flags = new LinkedHashMap<>();
         /** {@code engines.llama.parallel}; the configuration's default when not set. */
         private Integer parallel;
+        private Optional<String> hub = Optional.empty();
 
         Builder(Path dir) {
             this.dir = dir;
@@ -107,6 +116,15 @@ public final class LlamaTestServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Pulls from this Hub ({@code HF_ENDPOINT}) into the models directory, whose catalogue then follows the
+         * directory as the server's does.
+         */
+        Builder pullsFrom(String endpoint) {
+            hub = Optional.of(endpoint);
+            return this;
+        }
+
         LlamaTestServer start() {
             try {
                 Path modelsDir = Files.createDirectories(dir.resolve("models"));
@@ -130,11 +148,21 @@ public final class LlamaTestServer implements AutoCloseable {
                 all.put("models.dir", modelsDir.toString());
                 ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
                 int sequences = config.engines().llama().parallel();
-                DiscoveryResult discovery = new ModelDiscovery(new GgufLimits(sequences,
-                        config.engines().llama().context(), 0)).discover(modelsDir);
+                ModelDiscovery discover = new ModelDiscovery(new GgufLimits(sequences,
+                        config.engines().llama().context(), 0));
                 Backends backends = Backends.of(new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
                         OptionalInt.empty())));
-                return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);
+                if (hub.isEmpty()) {
+                    DiscoveryResult discovery = discover.discover(modelsDir);
+                    return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);
+                }
+                CatalogRefresh catalogs = new CatalogRefresh(() -> discover.discover(modelsDir), List.of(modelsDir),
+                        Duration.ofMillis(50));
+                Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.get()), "test"),
+                        new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), Board.UNKNOWN,
+                        new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
+                return new LlamaTestServer(ServerApp.start(config, backends, new ServedModels(catalogs,
+                        Optional.of(puller))), catalogs.initial());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -168,6 +196,20 @@ public final class LlamaTestServer implements AutoCloseable {
         try (Response r = client.newCall(request.build()).execute()) {
             return new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
         }
+    }
+
+    /** A DELETE with a JSON body (Ollama's /api/delete). */
+    TestServer.Reply delete(String path, String json) throws IOException {
+        try (Response r = client.newCall(new Request.Builder().url(url(path)).delete(RequestBody.create(json,
+                JSON_TYPE)).build()).execute()) {
+            return new TestServer.Reply(r.code(), r.body().string(), r.headers().toMultimap());
+        }
+    }
+
+    /** A POST whose answer is read by the caller (a stream). */
+    Response open(String path, String json) throws IOException {
+        return client.newCall(new Request.Builder().url(url(path)).post(RequestBody.create(json, JSON_TYPE)).build())
+                .execute();
     }
 
     TestServer.Reply get(String path) throws IOException {

@@ -1,11 +1,21 @@
 package io.rkllm.server.webui;
 
 import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.app.CatalogRefresh;
 import io.rkllm.server.app.RuntimeLoader;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.download.Board;
+import io.rkllm.server.download.DiskSpace;
+import io.rkllm.server.download.Hub;
+import io.rkllm.server.download.ModelsDirectory;
+import io.rkllm.server.download.Puller;
+import io.rkllm.server.engine.Backends;
+import io.rkllm.server.it.LlamaTestServer;
 import io.rkllm.server.models.ModelDiscovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,8 +28,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -68,6 +80,41 @@ final class SimulatedServer implements AutoCloseable {
                     RuntimeLoader.rknn(config.runtime(), Optional.of(simulation), Map.of()),
                     new ModelDiscovery().discover(models).catalog());
             return new SimulatedServer(simulation, app);
+        } catch (RuntimeException e) {
+            simulation.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A server that starts with no model at all and pulls from the Hub at {@code hub} (HF_ENDPOINT) into its models
+     * directory, whose GGUF models the real llama.cpp library runs: a fresh install, for the page's download.
+     */
+    static SimulatedServer empty(Path dir, String hub, Map<String, String> flags) {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("server.port", "0");
+        all.put("logging.access_log", "false");
+        all.put("engines.llama.threads", "1");
+        all.putAll(flags);
+        Path models = dir.resolve("models");
+        all.put("models.dir", models.toString());
+        ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
+        Simulation simulation = new Simulation(dir.resolve("simulation"));
+        try {
+            Files.createDirectories(models);
+            ModelDiscovery discovery = new ModelDiscovery();
+            CatalogRefresh catalogs = new CatalogRefresh(() -> discovery.discover(models), List.of(models),
+                    Duration.ofMillis(50));
+            Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub), "test"),
+                    new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
+                    new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
+            Backends backends = Backends.of(new LlamaBackend(LlamaTestServer.runtime(),
+                    new LlamaBackend.Settings(1, 1, OptionalInt.empty())));
+            return new SimulatedServer(simulation, ServerApp.start(config, backends,
+                    new ServedModels(catalogs, Optional.of(puller))));
+        } catch (IOException e) {
+            simulation.close();
+            throw new UncheckedIOException(e);
         } catch (RuntimeException e) {
             simulation.close();
             throw e;

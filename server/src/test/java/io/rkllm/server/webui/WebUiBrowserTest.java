@@ -19,6 +19,7 @@ import java.util.function.DoublePredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
+import io.rkllm.server.download.StandInHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -655,6 +656,106 @@ class WebUiBrowserTest {
         tab.emulateDarkScheme(true);
         tab.screenshot(SCREENSHOTS.resolve("phone-dark.png"));
         assertPageQuiet();
+    }
+
+    /** A page on a server without any model: booted, its list (empty) loaded, the welcome saying how to get one. */
+    BrowserTab openEmpty(SimulatedServer on) throws Exception {
+        tab = browser.newTab();
+        tab.viewport(1280, 800, false);
+        tab.navigate(on.url("/"));
+        tab.waitFor("the page to start", Duration.ofSeconds(30),
+                "document.documentElement.classList.contains('booted')");
+        tab.eval("document.getElementById('new-chat').click()");
+        tab.waitFor("the welcome of a server without models", Duration.ofSeconds(30),
+                "document.getElementById('welcome-download')");
+        return tab;
+    }
+
+    /** Fills the download dialog (open) and presses Download. */
+    void download(String repo, String quant) throws Exception {
+        tab.eval("(() => { const f = document.getElementById('download-form'); f.elements.repo.value = '" + repo
+                + "'; f.elements.quant.value = '" + quant + "'; document.getElementById('download-start').click(); })()");
+    }
+
+    static byte[] tinyModel(Path file) throws Exception {
+        io.rkllm.llama.gguf.TinyLlama.write(file, io.rkllm.llama.gguf.TinyLlama.Options.chat());
+        return Files.readAllBytes(file);
+    }
+
+    @Test
+    void aServerWithoutModelsSaysHowToGetOneAndTheDownloadedModelAnswersAtOnce() throws Exception {
+        try (StandInHub hub = StandInHub.start();
+             SimulatedServer empty = SimulatedServer.empty(dir.resolve("empty"), hub.endpoint(), Map.of())) {
+            byte[] model = tinyModel(dir.resolve("tiny-page.gguf"));
+            hub.repo("tiny/Tiny-Chat-GGUF").file("Tiny-Chat-Q4_K_M.gguf", model).file("Tiny-Chat-Q8_0.gguf", model);
+            openEmpty(empty);
+            assertThat(tab.eval("document.querySelector('.welcome').textContent").asText())
+                    .contains("There is no model on this server yet")
+                    .contains("rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF");
+            assertThat(tab.eval("document.getElementById('model').options.length").asInt()).isZero();
+            tab.screenshot(SCREENSHOTS.resolve("no-model.png"));
+
+            tab.eval("document.getElementById('welcome-download').click()");
+            assertThat(tab.eval("document.getElementById('download').open").asBoolean()).isTrue();
+            download("hf.co/tiny/Tiny-Chat-GGUF", "q8_0");
+
+            tab.waitFor("the download to end", Duration.ofSeconds(60),
+                    "document.getElementById('download-status').textContent.startsWith('Downloaded')");
+            assertThat(tab.eval("document.getElementById('download-status').textContent").asText())
+                    .isEqualTo("Downloaded: tiny-chat-q8_0, selected above.");
+            assertThat(tab.eval("document.getElementById('download-bar').value").asDouble()).isEqualTo(1.0);
+            assertThat(tab.eval("document.getElementById('model').value").asText()).isEqualTo("tiny-chat-q8_0");
+            tab.screenshot(SCREENSHOTS.resolve("download.png"));
+            tab.eval("document.getElementById('download-close').click()");
+            assertThat(tab.eval("document.getElementById('download').open").asBoolean()).isFalse();
+
+            send("Hello");
+            awaitAnswer();
+            assertThat(tab.eval("document.querySelectorAll('.message.assistant .error').length").asInt()).isZero();
+            assertPageQuiet();
+        }
+    }
+
+    @Test
+    void aDownloadShowsItsProgressCanBeCancelledAndSaysWhatTheServerRefused() throws Exception {
+        try (StandInHub hub = StandInHub.start();
+             SimulatedServer empty = SimulatedServer.empty(dir.resolve("cancel"), hub.endpoint(), Map.of());
+             SimulatedServer closed = SimulatedServer.empty(dir.resolve("closed"), hub.endpoint(),
+                     Map.of("security.allow_pull", "off"))) {
+            byte[] model = tinyModel(dir.resolve("tiny-big.gguf"));
+            hub.repo("tiny/Big-GGUF").file("Big-Q4_K_M.gguf", java.util.Arrays.copyOf(model, 8_000_000));
+            hub.holdAfter(1 << 20);
+            openEmpty(empty);
+            tab.eval("document.getElementById('open-download').click()");
+            download("tiny/Big-GGUF", "");
+            hub.awaitHolding();
+            tab.waitFor("progress", Duration.ofSeconds(30),
+                    "/^1\\d% of 8\\.0 MB/.test(document.getElementById('download-status').textContent)");
+            assertThat(tab.eval("document.getElementById('download-cancel').hidden").asBoolean()).isFalse();
+            assertThat(tab.eval("document.getElementById('download-start').hidden").asBoolean()).isTrue();
+
+            tab.eval("document.getElementById('download-cancel').click()");
+
+            tab.waitFor("the cancel", Duration.ofSeconds(30),
+                    "document.getElementById('download-status').textContent.startsWith('Cancelled')");
+            hub.release();
+            assertThat(tab.eval("document.getElementById('download-start').hidden").asBoolean()).isFalse();
+            assertThat(tab.eval("document.getElementById('model').options.length").asInt()).isZero();
+
+            download("tiny/Big-GGUF", "Q2_K");
+            tab.waitFor("the refusal", Duration.ofSeconds(30), "!document.getElementById('download-error').hidden");
+            assertThat(tab.eval("document.getElementById('download-error').textContent").asText())
+                    .isEqualTo("tiny/Big-GGUF has no Q2_K quantisation; it has Q4_K_M (pull tiny/Big-GGUF:Q4_K_M)");
+            assertPageQuiet();
+            tab.close();
+
+            openEmpty(closed);
+            tab.eval("document.getElementById('welcome-download').click()");
+            download("tiny/Big-GGUF", "");
+            tab.waitFor("the 403", Duration.ofSeconds(30), "!document.getElementById('download-error').hidden");
+            assertThat(tab.eval("document.getElementById('download-error').textContent").asText())
+                    .isEqualTo("pulling and deleting models is off on this server (security.allow_pull: off)");
+        }
     }
 
     @Test

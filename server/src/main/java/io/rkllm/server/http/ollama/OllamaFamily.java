@@ -7,7 +7,10 @@ import io.rkllm.server.http.HttpServices;
 import io.rkllm.server.http.Route;
 import java.util.List;
 
-/** Ollama's API under {@code /api/}: chat, generate, embeddings, the model list and details, in its error shape. */
+/**
+ * Ollama's API under {@code /api/}: chat, generate, embeddings, the model list and details, pulling and deleting
+ * models, in its error shape.
+ */
 public final class OllamaFamily implements ApiFamily {
     private final List<Route> routes;
     private final ErrorShape errors;
@@ -17,6 +20,7 @@ public final class OllamaFamily implements ApiFamily {
         var ollama = new OllamaHandler(s.driver(), s.models(), new OllamaRequestParser(s.fields(), s.limits()),
                 s.mapper(), s.config().models().idleUnload());
         var embeddings = new OllamaEmbeddings(s.embeddings(), new EmbeddingRequestParser(s.fields()));
+        var pulls = new OllamaPulls(s.models(), s.downloads(), s.pulls(), s.mapper());
         routes = List.of(
                 Route.get("/api/version", ollama::version),
                 Route.get("/api/tags", ollama::tags),
@@ -25,7 +29,9 @@ public final class OllamaFamily implements ApiFamily {
                 Route.post("/api/chat", ollama::chat),
                 Route.post("/api/generate", ollama::generate),
                 Route.post("/api/embed", embeddings::embed),
-                Route.post("/api/embeddings", embeddings::embeddings));
+                Route.post("/api/embeddings", embeddings::embeddings),
+                Route.post("/api/pull", pulls::pull),
+                Route.delete("/api/delete", pulls::delete));
     }
 
     @Override

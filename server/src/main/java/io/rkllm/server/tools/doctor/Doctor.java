@@ -146,11 +146,13 @@ public final class Doctor {
         DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
         Library library = library(config.runtime(), sim);
         LlamaEngine llama = LlamaEngine.open(config.engines().llama());
-        // a machine whose models are all GGUF serves them through llama.cpp without librkllmrt.so: not blocking
-        boolean onlyGguf = !discovery.models().isEmpty()
-                && discovery.models().stream().allMatch(m -> m.gguf().isPresent());
+        // a machine whose models are all GGUF (or that has none yet) serves them through llama.cpp without
+        // librkllmrt.so: not blocking
+        boolean onlyGguf = discovery.models().stream().allMatch(m -> m.gguf().isPresent());
         checks.add(llama.runtime().isPresent() && onlyGguf && library.check().status() == Check.Status.FAIL
-                ? library.check().notBlocking("the models are GGUF models, which llama.cpp serves without it")
+                ? library.check().notBlocking(discovery.models().isEmpty()
+                        ? "no model needs it yet: GGUF models run through llama.cpp without it, .rkllm models need it"
+                        : "the models are GGUF models, which llama.cpp serves without it")
                 : library.check());
         checks.add(engines(library));
         checks.add(llama(llama));
@@ -351,16 +353,26 @@ public final class Doctor {
         for (Problem w : discovery.warnings()) {
             checks.add(Check.warn("model", w.toString(), "see docs/models.md"));
         }
+        String pull = "download one: rkllm-server pull OWNER/REPO[:QUANT] (e.g. rkllm-server pull"
+                + " bartowski/Qwen2.5-1.5B-Instruct-GGUF; as the service's user: sudo -u rkllm rkllm-server pull ...),"
+                + " or the chat page's download; docs/models.md recommends models for each board";
         for (Problem e : discovery.errors()) {
+            boolean missing = e.path().equals(dir.toAbsolutePath().normalize()) && !Files.exists(dir);
+            if (missing) {
+                // a fresh install: the server starts without it, and the first pull creates it
+                checks.add(Check.warn("model", "no model yet: " + e, pull + " (the pull creates " + dir
+                        + "), or set models.dir (--models DIR) to where your models are"));
+                continue;
+            }
             String fix = e.path().equals(dir.toAbsolutePath().normalize())
-                    ? "create it, or set models.dir (--models DIR) to where your .rkllm files are"
+                    ? "correct models.dir (--models DIR), or " + pull
                     : "correct the file (docs/models.md); the other models are served";
             checks.add(discovery.models().isEmpty() ? Check.fail("model", e.toString(), fix)
                     : Check.warn("model", e.toString(), fix));
         }
         if (discovery.models().isEmpty() && discovery.errors().isEmpty()) {
-            checks.add(Check.fail("model", "no .rkllm model in " + where, "download a model converted for your"
-                    + " chip (e.g. RK3588) into " + dir + "/<name>/ (docs/deploy.md says where to find them)"));
+            // the server starts and serves as soon as a model arrives: nothing blocks, but there is nothing to chat with
+            checks.add(Check.warn("model", "no model in " + where + " yet", pull));
         }
         return checks;
     }

@@ -1,8 +1,8 @@
-// The server's API as the page uses it: the model list and streamed chat completions (OpenAI's format), same
-// origin, with the API key from the settings when there is one. Paths are relative to the page, so that it also
+// The server's API as the page uses it: the model list and streamed chat completions (OpenAI's format), and the
+// download of a model (Ollama's /api/pull), same origin, with the API key from the settings when there is one. Paths are relative to the page, so that it also
 // works behind a proxy that serves the server under a path (https://host/rkllm/).
 
-import {serverEvents} from './stream.js';
+import {jsonLines, serverEvents} from './stream.js';
 
 /** An error the server answered (its OpenAI-shaped body), or one of the connection. */
 export class ApiError extends Error {
@@ -62,6 +62,29 @@ export class Api {
     if (!response.ok) throw await ApiError.of(response);
     const body = await response.json();
     return Array.isArray(body.data) ? body.data : [];
+  }
+
+  /**
+   * Pulls a model into the server's models directory: yields Ollama's progress lines ({status, digest, total,
+   * completed}, then {status: 'success'}, or {error}). An abort through `signal` closes the connection, which stops
+   * the download on the server (what it downloaded is kept: pulling again resumes).
+   */
+  async* pull(model, signal) {
+    let response;
+    try {
+      response = await fetch('api/pull', {
+        method: 'POST',
+        headers: this.headers(true),
+        body: JSON.stringify({model, stream: true}),
+        signal,
+        cache: 'no-store',
+      });
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      throw new ApiError(0, 'unreachable', `the server cannot be reached (${e.message})`);
+    }
+    if (!response.ok) throw await ApiError.of(response);
+    yield* jsonLines(response.body);
   }
 
   /**

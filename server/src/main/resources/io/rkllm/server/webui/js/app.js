@@ -25,6 +25,7 @@ export class ChatApp {
     this.composer = composer;
     this.hooks = hooks;
     this.models = [];
+    this.modelsLoaded = false; // until the first list arrives, an empty one says nothing
     this.conversations = [];
     this.current = null;
     this.busy = null; // {conversation, index, controller} while an answer streams
@@ -64,7 +65,8 @@ export class ChatApp {
   drawConversation() {
     document.title = this.current.messages.length ? `${this.current.title} · rkllm-server` : 'rkllm-server chat';
     const busyIndex = this.busy && this.busy.conversation === this.current ? this.busy.index : -1;
-    this.view.show(this.current, busyIndex, welcome(this.model()));
+    const none = this.modelsLoaded && this.models.length === 0;
+    this.view.show(this.current, busyIndex, welcome(this.model(), none ? () => this.hooks.openDownload() : null));
   }
 
   drawAll() {
@@ -144,6 +146,7 @@ export class ChatApp {
   async refreshModels() {
     try {
       const models = chatModels(await this.api.models());
+      this.modelsLoaded = true;
       this.banner(null);
       if (JSON.stringify(models) === JSON.stringify(this.models) && this.current.model) {
         return; // nothing new: an open model list stays open
@@ -165,11 +168,22 @@ export class ChatApp {
     if (this.current.messages.length === 0 && !this.busy) this.drawConversation();
   }
 
+  /** A model was downloaded (its id, when it is new): the list again, and the new model for an empty chat. */
+  async downloaded(id) {
+    await this.refreshModels();
+    if (id && this.models.some(m => m.id === id)) {
+      if (this.current.messages.length > 0) this.current = newConversation(id);
+      this.selectModel(id);
+      this.drawAll();
+    }
+  }
+
   // ---- answers
 
   async send(text, images) {
     if (!this.current.model) {
-      this.banner('There is no chat model to answer: see the model list above.');
+      this.banner('There is no chat model to answer yet: download one first.',
+        h('button', {type: 'button', class: 'button', text: 'Download a model', onclick: () => this.hooks.openDownload()}));
       return;
     }
     const conversation = this.current;

@@ -4,6 +4,7 @@ import {Api} from './api.js';
 import {ChatApp} from './app.js';
 import {Composer} from './composer.js';
 import {decorateIcons} from './dom.js';
+import {bindDownloadDialog} from './downloads.js';
 import {MessagesView} from './messages.js';
 import {bindSettingsDialog, loadSettings, saveSettings} from './settings.js';
 import {downloadJson} from './sidebar.js';
@@ -70,7 +71,7 @@ async function boot() {
   const settings = loadSettings();
   showTheme(settings.theme);
   decorateIcons(document);
-  const hooks = {conversationOpened: () => setDrawer(false), openSettings: () => {}};
+  const hooks = {conversationOpened: () => setDrawer(false), openSettings: () => {}, openDownload: () => {}};
   let app = null;
   const view = new MessagesView($('messages'), {
     edit: (index, text) => app.edit(index, text),
@@ -100,6 +101,11 @@ async function boot() {
     showTheme(edited.theme);
     app.refreshModels();
   });
+  hooks.openDownload = bindDownloadDialog($('download'), {
+    form: $('download-form'), progress: $('download-progress'), bar: $('download-bar'), status: $('download-status'),
+    error: $('download-error'), start: $('download-start'), cancel: $('download-cancel'), close: $('download-close'),
+  }, app.api, app);
+  $('open-download').addEventListener('click', () => hooks.openDownload());
   window.addEventListener('error', e => app.banner(`Something went wrong on this page: ${e.message}`));
   window.addEventListener('unhandledrejection', e => {
     const reason = e.reason;

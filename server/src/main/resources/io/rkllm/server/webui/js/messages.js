@@ -163,10 +163,22 @@ function statsLine(stats) {
   return h('span', {class: 'stats', title: details.join('; ')}, parts.join(' · '));
 }
 
-export function welcome(model) {
+/**
+ * The empty conversation's text: the model that answers, or, on a server without any (`openDownload` given), how to
+ * get one.
+ */
+export function welcome(model, openDownload) {
   return h('div', {class: 'welcome'},
     h('h1', {text: 'Chat on this board'}),
-    h('p', {text: model
-      ? `${model.name || model.id} answers here, on this machine: nothing leaves it. Pick another model above; pictures work with vision models.`
-      : 'No chat model is available yet: put .rkllm models in the models directory, or start the server with --simulate.'}));
+    model || !openDownload
+      ? h('p', {text: model
+        ? `${model.name || model.id} answers here, on this machine: nothing leaves it. Pick another model above; pictures work with vision models.`
+        : 'Answers are generated here, on this machine: nothing leaves it.'})
+      : h('div', {class: 'no-model'},
+        h('p', {text: 'There is no model on this server yet. Download one from the Hugging Face Hub:'}),
+        h('button', {type: 'button', class: 'button primary', id: 'welcome-download', text: 'Download a model',
+          onclick: openDownload}),
+        h('p', {text: 'or on the board (docs/models.md recommends models for each board):'}),
+        h('pre', {}, h('code', {text: 'rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF'})),
+        h('p', {text: 'A model downloaded or copied into the models directory appears here without a restart.'})));
 }

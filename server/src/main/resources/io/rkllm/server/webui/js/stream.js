@@ -41,3 +41,39 @@ function parseBlock(block) {
   if (comments.length) return {comment: comments.join('\n')};
   return null;
 }
+
+/** NDJSON from a fetch body (Ollama's streams): one parsed object per line, in order; a line that is no JSON is skipped. */
+export async function* jsonLines(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    while (true) {
+      const {value, done} = await reader.read();
+      buffer += decoder.decode(value || new Uint8Array(), {stream: !done});
+      let end;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, end).trim();
+        buffer = buffer.slice(end + 1);
+        const item = parseLine(line);
+        if (item) yield item;
+      }
+      if (done) {
+        const item = parseLine(buffer.trim());
+        if (item) yield item;
+        return;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function parseLine(line) {
+  if (!line) return null;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
+}

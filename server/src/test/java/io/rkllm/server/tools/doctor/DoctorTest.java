@@ -257,13 +257,23 @@ class DoctorTest {
     }
 
     @Test
-    void noModelsBlocks() throws IOException {
+    void noModelsYetIsAWarningThatSaysHowToGetOne() throws IOException {
         board("0.9.8", "rw-rw----", true);
         Path empty = Files.createDirectories(dir.resolve("empty"));
         Report r = doctor(Map.of("runtime.library", library.toString(), "models.dir", empty.toString()));
 
-        assertThat(r.code()).isEqualTo(Doctor.BLOCKED);
-        assertThat(r.only("model").message()).contains("no .rkllm model in " + empty);
+        assertThat(r.code()).as(r.text()).isEqualTo(Doctor.OK);
+        assertThat(r.only("model").status()).isEqualTo(Check.Status.WARN);
+        assertThat(r.only("model").message()).isEqualTo("no model in " + empty + " yet");
+        assertThat(r.only("model").fix()).hasValueSatisfying(f -> assertThat(f)
+                .startsWith("download one: rkllm-server pull OWNER/REPO[:QUANT]"));
+
+        Report missing = doctor(Map.of("runtime.library", library.toString(), "models.dir",
+                dir.resolve("not-yet").toString()));
+        assertThat(missing.code()).as(missing.text()).isEqualTo(Doctor.OK);
+        assertThat(missing.only("model").message()).startsWith("no model yet: ").contains("does not exist");
+        assertThat(missing.only("model").fix()).hasValueSatisfying(f -> assertThat(f)
+                .contains("(the pull creates " + dir.resolve("not-yet") + ")"));
     }
 
     @Test

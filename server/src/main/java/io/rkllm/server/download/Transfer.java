@@ -1,0 +1,230 @@
+package io.rkllm.server.download;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One file from the Hub into its partial download, in constant memory: what the partial already holds is kept
+ * (its bytes hashed again, the rest asked for with a {@code Range} request), the bytes are hashed as they are
+ * written ({@link DigestingWriter}), a transfer that is cut or stalls is resumed from where it stopped a few times,
+ * and the whole file must have the digest the Hub publishes before it is flushed to the disk and handed on. A file
+ * that does not is deleted; a transfer given up on keeps its partial, so that the next pull resumes it. The partial
+ * is locked while it is written: two pulls never write one file.
+ */
+final class Transfer {
+    private static final Logger LOG = LoggerFactory.getLogger(Transfer.class);
+
+    /**
+     * @param attempts     requests per file before a cut transfer is given up on
+     * @param retryDelay   the pause before asking again (doubled each time)
+     * @param stallTimeout a transfer that gets no byte for this long is cut and resumed
+     */
+    record Settings(int attempts, Duration retryDelay, Duration stallTimeout) {
+        static final Settings DEFAULT = new Settings(4, Duration.ofSeconds(2), Duration.ofSeconds(60));
+    }
+
+    private final Settings settings;
+
+    Transfer(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Where a file's download stands: bytes on disk, bytes read from the Hub, the digest so far. */
+    private static final class State {
+        long have;
+        long downloaded;
+        MessageDigest digest;
+    }
+
+    /**
+     * Downloads {@code file} into {@code partial} and verifies it.
+     *
+     * @return the bytes read from the Hub
+     */
+    long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
+            throws PullException {
+        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            FileLock lock = lock(channel, file);
+            try {
+                State s = new State();
+                s.digest = file.digest().start(file.size());
+                s.have = channel.size();
+                if (s.have > file.size()) {
+                    channel.truncate(0);
+                    s.have = 0;
+                }
+                if (s.have > 0) {
+                    progress.verifying(file);
+                    hashPrefix(channel, s);
+                    LOG.info("resuming {} at {} of {} bytes", file.path(), s.have, file.size());
+                }
+                progress.transfer(file, s.have);
+                Duration delay = settings.retryDelay();
+                for (int attempt = 1; s.have < file.size(); attempt++) {
+                    IOException cut;
+                    try (HubClient.Body body = hub.open(repo, file, s.have)) {
+                        if (body.start() != s.have) {
+                            channel.truncate(0);
+                            s.have = 0;
+                            s.digest = file.digest().start(file.size());
+                        }
+                        cut = copy(body.stream(), channel, s, file, progress);
+                    }
+                    if (cut == null) {
+                        break;
+                    }
+                    if (attempt >= settings.attempts()) {
+                        throw PullException.resumable(PullException.Kind.BAD_GATEWAY, "the transfer of " + file.path()
+                                + " was cut at " + s.have + " of " + file.size() + " bytes, " + attempt + " times ("
+                                + describe(cut) + "); pull again to resume from there");
+                    }
+                    LOG.info("the transfer of {} was cut at {} of {} bytes ({}); resuming", file.path(), s.have,
+                            file.size(), describe(cut));
+                    pause(delay);
+                    delay = delay.multipliedBy(2);
+                }
+                if (!file.digest().matches(s.digest)) {
+                    lock.release();
+                    channel.close();
+                    Files.deleteIfExists(partial);
+                    throw new PullException(PullException.Kind.BAD_GATEWAY, file.path() + ": the downloaded bytes do"
+                            + " not have the digest the Hub publishes (" + file.digest().label() + "); they were"
+                            + " removed, nothing was installed: pull again");
+                }
+                channel.force(true);
+                return s.downloaded;
+            } finally {
+                if (lock.isValid()) {
+                    lock.release();
+                }
+            }
+        } catch (IOException e) {
+            throw storage(partial, e);
+        }
+    }
+
+    private static FileLock lock(FileChannel channel, HubFile file) throws IOException, PullException {
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            throw new PullException(PullException.Kind.CONFLICT, file.path() + " is being downloaded by another pull"
+                    + " right now; wait for it to finish");
+        }
+        return lock;
+    }
+
+    /** The digest of what an earlier attempt left, read back from the disk. */
+    private static void hashPrefix(FileChannel channel, State s) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(DigestingWriter.BUFFER);
+        long at = 0;
+        while (at < s.have) {
+            buffer.clear().limit((int) Math.min(DigestingWriter.BUFFER, s.have - at));
+            int n = channel.read(buffer, at);
+            if (n < 0) {
+                break;
+            }
+            s.digest.update(buffer.array(), 0, n);
+            at += n;
+        }
+    }
+
+    /**
+     * Copies the body to the file; null when the file is complete, else why the transfer stopped short (the bytes that
+     * arrived before are kept: the resume asks for the rest only). A write that fails (a full disk) throws.
+     */
+    private static IOException copy(InputStream in, FileChannel channel, State s, HubFile file, PullProgress progress)
+            throws PullException, IOException {
+        DigestingWriter writer = new DigestingWriter(channel, s.digest, s.have);
+        boolean complete = false;
+        try {
+            while (s.have < file.size()) {
+                byte[] buffer = writer.buffer();
+                int want = (int) Math.min(buffer.length, file.size() - s.have);
+                int filled = 0;
+                IOException cut = null;
+                while (filled < want) {
+                    int n;
+                    try {
+                        n = in.read(buffer, filled, want - filled);
+                    } catch (IOException e) {
+                        cut = e;
+                        break;
+                    }
+                    if (n < 0) {
+                        cut = new EOFException("the connection ended early");
+                        break;
+                    }
+                    filled += n;
+                }
+                if (filled > 0) {
+                    writer.write(buffer, filled);
+                    s.have += filled;
+                    s.downloaded += filled;
+                    progress.transfer(file, s.have);
+                } else {
+                    writer.unused(buffer);
+                }
+                if (cut != null) {
+                    writer.finish();
+                    complete = true;
+                    return cut;
+                }
+            }
+            writer.finish();
+            complete = true;
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PullException(PullException.Kind.CANCELLED, "the pull was interrupted");
+        } finally {
+            if (!complete) {
+                writer.abandon();
+            }
+        }
+    }
+
+    private static String describe(IOException e) {
+        return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static void pause(Duration delay) throws PullException {
+        try {
+            Thread.sleep(delay);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PullException(PullException.Kind.CANCELLED, "the pull was interrupted");
+        }
+    }
+
+    /** A write that failed: the disk is full (the partial is deleted: its space is what is missing) or not writable. */
+    static PullException storage(Path file, IOException e) {
+        String why = describe(e);
+        if (why.contains("No space left") || why.contains("Disk quota exceeded")) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // the message below says what happened either way
+            }
+            return new PullException(PullException.Kind.INSUFFICIENT_STORAGE, "the disk of " + file.getParent()
+                    + " is full (" + why + "); the partial download was removed: free some space and pull again", e);
+        }
+        return new PullException(PullException.Kind.INSUFFICIENT_STORAGE, "cannot write " + file + ": " + why, e);
+    }
+}

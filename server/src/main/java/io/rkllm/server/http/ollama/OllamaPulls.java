@@ -1,0 +1,246 @@
+package io.rkllm.server.http.ollama;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.download.HubFile;
+import io.rkllm.server.download.ModelName;
+import io.rkllm.server.download.PullException;
+import io.rkllm.server.download.PullProgress;
+import io.rkllm.server.download.PullResult;
+import io.rkllm.server.download.Puller;
+import io.rkllm.server.http.StreamSink;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.pipeline.ModelService;
+import io.rkllm.server.security.PullPolicy;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ollama's {@code POST /api/pull} and {@code DELETE /api/delete}, which Open WebUI's model settings and Ollama's
+ * clients use: a model from the Hugging Face Hub into the models directory (streamed as Ollama's progress lines,
+ * {@code {"status", "digest", "total", "completed"}}, ending with {@code {"status": "success"}} or an
+ * {@code {"error"}} line; one answer with {@code "stream": false}), served at once; a model's files deleted, after it
+ * is unloaded. Only where {@code security.allow_pull} allows it.
+ */
+final class OllamaPulls {
+    private static final Logger LOG = LoggerFactory.getLogger(OllamaPulls.class);
+    /** Progress lines of one file at most this often, unless it moved by a hundredth (Ollama's clients redraw on each). */
+    private static final long LINE_EVERY = 100_000_000L;
+
+    private final ModelService models;
+    private final Optional<Puller> downloads;
+    private final PullPolicy policy;
+    private final ObjectMapper mapper;
+
+    OllamaPulls(ModelService models, Optional<Puller> downloads, PullPolicy policy, ObjectMapper mapper) {
+        this.models = models;
+        this.downloads = downloads;
+        this.policy = policy;
+        this.mapper = mapper;
+    }
+
+    void pull(Context ctx) throws IOException {
+        policy.check();
+        JsonNode body = readObject(ctx.bodyAsBytes());
+        String name = name(body, "the model to pull, e.g. hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M");
+        JsonNode stream = body.get("stream");
+        if (stream != null && !stream.isNull() && !stream.isBoolean()) {
+            throw ApiException.invalid("stream", "'stream' must be true or false");
+        }
+        Puller puller = puller();
+        try {
+            ModelName.parse(name); // a name that is no model's is a 400, before any 200 is committed
+        } catch (PullException e) {
+            throw refusal(e);
+        }
+        if (stream != null && !stream.isNull() && !stream.asBoolean()) {
+            try {
+                served(puller, puller.pull(name, PullProgress.NONE));
+            } catch (PullException e) {
+                throw refusal(e);
+            }
+            json(ctx, mapper.createObjectNode().put("status", "success"));
+            return;
+        }
+        StreamSink sink = StreamSink.open(ctx.res(), OllamaHandler.NDJSON);
+        Lines lines = new Lines(sink);
+        try {
+            PullResult result = puller.pull(name, lines);
+            lines.finishing();
+            served(puller, result);
+            lines.status("success");
+        } catch (PullException e) {
+            if (e.kind() == PullException.Kind.CANCELLED) {
+                LOG.info("pull of {} stopped: {}", name, e.getMessage());
+                return;
+            }
+            try {
+                sink.send(line(mapper.createObjectNode().put("error", e.getMessage())));
+            } catch (IOException gone) {
+                LOG.info("pull of {} failed after its client left: {}", name, e.getMessage());
+            }
+        }
+    }
+
+    void delete(Context ctx) {
+        policy.check();
+        JsonNode body = readObject(ctx.bodyAsBytes());
+        String name = name(body, "the model to delete");
+        Puller puller = puller();
+        ModelDescriptor model = models.exactly(name).orElseThrow(() -> new ApiException(404, "not_found_error",
+                "model_not_found", "model", "model '" + name + "' not found", Map.of(), null));
+        models.withdraw(model);
+        try {
+            puller.models().delete(model.file());
+        } catch (PullException e) {
+            models.refresh();
+            throw refusal(e);
+        } finally {
+            models.refresh();
+        }
+        LOG.info("model {} deleted ({})", model.id(), model.file());
+        ctx.status(200);
+    }
+
+    /**
+     * The pulled model is in the catalogue now; one the server cannot serve (not a usable model file) is deleted
+     * again and the pull fails, so that nothing unusable stays behind.
+     */
+    private void served(Puller puller, PullResult result) throws PullException {
+        models.refresh();
+        Path file = result.model().toAbsolutePath().normalize();
+        boolean listed = models.all().stream().anyMatch(m -> m.file().toAbsolutePath().normalize().equals(file));
+        if (!listed) {
+            puller.models().delete(file);
+            models.refresh();
+            throw new PullException(PullException.Kind.BAD_GATEWAY, result.plan().primary().path() + " was downloaded"
+                    + " but is not a model this server can serve (the server's log says why); it was removed");
+        }
+    }
+
+    private Puller puller() {
+        return downloads.orElseThrow(() -> new ApiException(501, "invalid_request_error", "not_supported", null,
+                "this server does not manage a models directory", Map.of(), null));
+    }
+
+    private String name(JsonNode body, String what) {
+        JsonNode model = body.get("model");
+        if (model == null || model.isNull() || (model.isTextual() && model.asText().isBlank())) {
+            model = body.get("name"); // older clients
+        }
+        if (model != null && !model.isNull() && !model.isTextual()) {
+            throw ApiException.invalid("model", "'model' must be a string");
+        }
+        if (model == null || model.isNull() || model.asText().isBlank()) {
+            throw ApiException.invalid("model", "'model' is required: " + what);
+        }
+        return model.asText().strip();
+    }
+
+    /** A pull's failure as the status Ollama's clients read (the body is Ollama's {@code {"error"}}). */
+    private static ApiException refusal(PullException e) {
+        String code = switch (e.kind()) {
+            case INVALID -> "invalid_model_name";
+            case AMBIGUOUS -> "ambiguous_model";
+            case NOT_FOUND -> "model_not_found";
+            case UNAUTHORIZED -> "hub_token_required";
+            case CONFLICT -> "pull_in_progress";
+            case INSUFFICIENT_STORAGE -> "insufficient_storage";
+            case BAD_GATEWAY -> "hub_error";
+            case CANCELLED -> "cancelled";
+        };
+        int status = e.kind().status();
+        String type = status >= 500 ? "server_error" : status == 401 ? "authentication_error"
+                : status == 404 ? "not_found_error" : "invalid_request_error";
+        return new ApiException(status, type, code, "model", e.getMessage(), Map.of(), null);
+    }
+
+    private JsonNode readObject(byte[] body) {
+        try {
+            JsonNode node = body.length == 0 ? null : mapper.readTree(body);
+            if (node == null || !node.isObject()) {
+                throw ApiException.invalid(null, "the request body must be a JSON object");
+            }
+            return node;
+        } catch (IOException e) {
+            throw ApiException.invalid(null, "the request body is not valid JSON");
+        }
+    }
+
+    private void json(Context ctx, ObjectNode body) throws IOException {
+        ctx.contentType("application/json").result(mapper.writeValueAsBytes(body));
+    }
+
+    private byte[] line(ObjectNode node) throws IOException {
+        byte[] json = mapper.writeValueAsBytes(node);
+        byte[] out = java.util.Arrays.copyOf(json, json.length + 1);
+        out[json.length] = '\n';
+        return out;
+    }
+
+    /** Ollama's progress lines; a client gone ends the pull (what was downloaded stays for a resume). */
+    private final class Lines implements PullProgress {
+        private final StreamSink sink;
+        private HubFile file;
+        private long lastLine;
+        private long lastCompleted;
+        private boolean finished;
+
+        Lines(StreamSink sink) {
+            this.sink = sink;
+        }
+
+        void status(String status) throws PullException {
+            send(mapper.createObjectNode().put("status", status));
+        }
+
+        @Override
+        public void listing(String repo) throws PullException {
+            status("pulling manifest");
+        }
+
+        @Override
+        public void transfer(HubFile f, long completed) throws PullException {
+            long now = System.nanoTime();
+            if (f.equals(file) && completed < f.size() && now - lastLine < LINE_EVERY
+                    && completed - lastCompleted < f.size() / 100) {
+                return;
+            }
+            file = f;
+            lastLine = now;
+            lastCompleted = completed;
+            String digest = f.digest().label();
+            send(mapper.createObjectNode().put("status", "pulling " + f.digest().hex().substring(0, 12))
+                    .put("digest", digest).put("total", f.size()).put("completed", completed));
+        }
+
+        @Override
+        public void placing(Path folder) throws PullException {
+            finishing();
+        }
+
+        /** Ollama's last two steps, once. */
+        void finishing() throws PullException {
+            if (!finished) {
+                finished = true;
+                status("verifying sha256 digest");
+                status("writing manifest");
+            }
+        }
+
+        private void send(ObjectNode node) throws PullException {
+            try {
+                sink.send(line(node));
+            } catch (IOException e) {
+                throw new PullException(PullException.Kind.CANCELLED, "the client went away");
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.rkllm.server.tools.pull;
+
+import io.rkllm.server.download.Board;
+import io.rkllm.server.download.DiskSpace;
+import io.rkllm.server.download.Hub;
+import io.rkllm.server.download.HubFile;
+import io.rkllm.server.download.ModelsDirectory;
+import io.rkllm.server.download.PullException;
+import io.rkllm.server.download.PullPlan;
+import io.rkllm.server.download.PullProgress;
+import io.rkllm.server.download.PullResult;
+import io.rkllm.server.download.Puller;
+import io.rkllm.server.download.Sizes;
+import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.GgufLimits;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.Problem;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code rkllm-server pull MODEL [--models DIR]}: a model from the Hub into the models directory, with a progress bar
+ * on a terminal (plain lines otherwise), then what the server will serve it as. A running server picks the model up
+ * without a restart. Exit code 0, 1 when the pull failed, 2 for a name that is no model's.
+ */
+public final class PullCommand {
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int USAGE = 2;
+
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean terminal;
+    private final String version;
+
+    /**
+     * @param terminal whether {@code out} is a terminal (a bar redrawn in place) or not (plain progress lines)
+     */
+    public PullCommand(Map<String, String> environment, PrintStream out, PrintStream err, boolean terminal,
+                       String version) {
+        this.environment = environment;
+        this.out = out;
+        this.err = err;
+        this.terminal = terminal;
+        this.version = version;
+    }
+
+    /** Pulls {@code model} into {@code modelsDir} for {@code board}; {@code limits}: how GGUF models are served. */
+    public int run(String model, Path modelsDir, Board board, GgufLimits limits) {
+        PullResult result;
+        try {
+            Hub hub = Hub.fromEnvironment(environment, version);
+            Puller puller = new Puller(() -> hub, new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), board);
+            result = puller.pull(model, narrated(hub, modelsDir));
+        } catch (PullException e) {
+            out.flush();
+            err.println("rkllm-server pull: " + e.getMessage());
+            return e.kind() == PullException.Kind.INVALID ? USAGE : FAILED;
+        }
+        out.println(result.upToDate() ? "up to date: " + result.folder() + " (nothing downloaded)"
+                : "pulled " + Sizes.of(result.downloaded()) + " into " + result.folder());
+        DiscoveryResult found = new ModelDiscovery(limits).discover(modelsDir);
+        Path file = result.model().toAbsolutePath().normalize();
+        Optional<ModelDescriptor> served = found.models().stream()
+                .filter(m -> m.file().toAbsolutePath().normalize().equals(file)).findFirst();
+        if (served.isPresent()) {
+            out.println("served as model '" + served.get().id() + "' (a running server picks it up without a restart)");
+            return OK;
+        }
+        for (Problem p : found.errors()) {
+            if (p.path().toAbsolutePath().normalize().startsWith(result.folder())) {
+                err.println("error: " + p);
+            }
+        }
+        err.println("rkllm-server pull: the server will not serve " + file + " (see above)");
+        return FAILED;
+    }
+
+    /** The bar or the lines, with what is pulled from where said first. */
+    private PullProgress narrated(Hub hub, Path modelsDir) {
+        PullProgress bytes = terminal ? new ProgressBar(out, System::nanoTime) : new ProgressLines(out, System::nanoTime);
+        return new PullProgress() {
+            @Override
+            public void listing(String repo) {
+                out.println("pulling " + repo + " from " + hub.endpoint());
+            }
+
+            @Override
+            public void planned(PullPlan plan) {
+                out.println("  " + plan.files().size() + (plan.files().size() == 1 ? " file, " : " files, ")
+                        + Sizes.of(plan.totalBytes()) + ", into " + modelsDir.toAbsolutePath().normalize()
+                        .resolve(plan.folder()));
+            }
+
+            @Override
+            public void transfer(HubFile file, long completed) throws PullException {
+                bytes.transfer(file, completed);
+            }
+
+            @Override
+            public void verifying(HubFile file) throws PullException {
+                bytes.verifying(file);
+            }
+        };
+    }
+}

@@ -1,0 +1,106 @@
+package io.rkllm.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.download.StandInHub;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rkllm-server pull} against the stand-in Hub: its lines, its exit codes, the model it leaves served. */
+class PullCommandTest {
+    @TempDir
+    Path dir;
+
+    private StandInHub hub;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private long size;
+
+    @BeforeEach
+    void startHub() throws Exception {
+        hub = StandInHub.start();
+        Path model = dir.resolve("tiny.gguf");
+        TinyLlama.write(model, TinyLlama.Options.chat());
+        size = Files.size(model);
+        hub.repo("tiny/Tiny-Chat-GGUF").file("Tiny-Chat-Q4_K_M.gguf", Files.readAllBytes(model))
+                .file("Tiny-Chat-Q8_0.gguf", new byte[] {1, 2, 3});
+    }
+
+    @AfterEach
+    void stopHub() {
+        hub.close();
+    }
+
+    private int pull(String... args) {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", dir.toString());
+        env.put("HF_ENDPOINT", hub.endpoint());
+        env.put("RKLLM_LOGGING_LEVEL", "warn");
+        List<String> all = new java.util.ArrayList<>(List.of("pull", "--models", dir.resolve("models").toString()));
+        all.addAll(List.of(args));
+        return new Main(env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)).run(all.toArray(String[]::new));
+    }
+
+    private List<String> lines() {
+        return out.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    @Test
+    void pullsWithProgressLinesAndSaysWhatItIsServedAs() {
+        assertThat(pull("hf.co/tiny/Tiny-Chat-GGUF")).isEqualTo(Main.OK);
+
+        Path folder = dir.resolve("models/Tiny-Chat-Q4_K_M").toAbsolutePath();
+        List<String> lines = lines();
+        String kb = (size + 500) / 1000 + " KB";
+        assertThat(lines.getFirst()).isEqualTo("pulling tiny/Tiny-Chat-GGUF from " + hub.endpoint());
+        assertThat(lines.get(1)).isEqualTo("  1 file, " + kb + ", into " + folder);
+        assertThat(lines.get(2)).isEqualTo("  Tiny-Chat-Q4_K_M.gguf: 0% of " + kb);
+        // then a line at each tenth the transfer passes, the last with the speed
+        assertThat(lines.subList(3, lines.size() - 2)).allMatch(l -> l.matches("  Tiny-Chat-Q4_K_M\\.gguf: \\d+% of "
+                + kb + ", \\d+(\\.\\d)? [KMG]?B/s(, \\S+ left)?"));
+        assertThat(lines.get(lines.size() - 3)).startsWith("  Tiny-Chat-Q4_K_M.gguf: 100% of " + kb + ", ");
+        assertThat(lines.get(lines.size() - 2)).isEqualTo("pulled " + kb + " into " + folder);
+        assertThat(lines.getLast()).isEqualTo("served as model 'tiny-chat-q4_k_m' (a running server picks it up"
+                + " without a restart)");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void aSecondPullSaysItIsUpToDate() {
+        assertThat(pull("tiny/Tiny-Chat-GGUF")).isEqualTo(Main.OK);
+        out.reset();
+
+        assertThat(pull("tiny/Tiny-Chat-GGUF:Q4_K_M")).isEqualTo(Main.OK);
+
+        assertThat(lines()).contains("up to date: " + dir.resolve("models/Tiny-Chat-Q4_K_M").toAbsolutePath()
+                + " (nothing downloaded)");
+    }
+
+    @Test
+    void failuresAreOneLineOnStandardErrorWithTheirExitCode() {
+        assertThat(pull("tiny/Tiny-Chat-GGUF:Q2_K")).isEqualTo(Main.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("rkllm-server pull: tiny/Tiny-Chat-GGUF has no"
+                + " Q2_K quantisation; it has Q4_K_M, Q8_0 (pull tiny/Tiny-Chat-GGUF:Q4_K_M)\n");
+        err.reset();
+
+        assertThat(pull("../../etc/passwd")).isEqualTo(Main.BAD_CONFIG);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("rkllm-server pull: '..' and '.' are not names");
+        err.reset();
+
+        assertThat(pull()).isEqualTo(Main.BAD_CONFIG);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("rkllm-server pull: name one model:");
+        assertThat(dir.resolve("models")).doesNotExist();
+    }
+}

@@ -1,0 +1,415 @@
+package io.rkllm.server.download;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelDiscovery;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Pulls from the stand-in Hub on loopback into a real models directory, and what discovery then finds there. */
+class PullerTest {
+    private static final String REPO = "tiny/Tiny-Chat-GGUF";
+
+    @TempDir
+    Path dir;
+
+    private StandInHub hub;
+    private Path models;
+    private byte[] q4;
+    private byte[] q8;
+
+    @BeforeEach
+    void startHub() throws IOException {
+        hub = StandInHub.start();
+        models = dir.resolve("models");
+        q4 = tinyModel(42);
+        q8 = tinyModel(43);
+        hub.repo(REPO).file("README.md", "# Tiny chat\n".getBytes(StandardCharsets.UTF_8))
+                .file("Tiny-Chat-Q8_0.gguf", q8).file("Tiny-Chat-Q4_K_M.gguf", q4)
+                .file("mmproj-Tiny-Chat-F16.gguf", bytes(3000, 1));
+    }
+
+    @AfterEach
+    void stopHub() {
+        hub.close();
+    }
+
+    private byte[] tinyModel(long seed) throws IOException {
+        Path file = dir.resolve("tiny-" + seed + ".gguf");
+        TinyLlama.Options o = TinyLlama.Options.chat();
+        TinyLlama.write(file, new TinyLlama.Options(seed, o.embeddingLength(), o.layers(), o.heads(), o.kvHeads(),
+                o.feedForwardLength(), o.contextLength(), o.merges(), o.type(), o.embedding(), o.declaredLayers()));
+        return Files.readAllBytes(file);
+    }
+
+    private static byte[] bytes(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private Puller puller(Map<String, String> environment, Board board, DiskSpace disk) throws PullException {
+        Map<String, String> env = new java.util.HashMap<>(environment);
+        env.put("HF_ENDPOINT", hub.endpoint());
+        return new Puller(() -> Hub.fromEnvironment(env, "test"), new ModelsDirectory(models, disk), board,
+                new Puller.Settings(3, Duration.ZERO, Duration.ofSeconds(30)));
+    }
+
+    private Puller puller() throws PullException {
+        return puller(Map.of(), Board.UNKNOWN, DiskSpace.SYSTEM);
+    }
+
+    private PullException failure(Puller puller, String model) {
+        return catchThrowableOfType(PullException.class, () -> puller.pull(model, PullProgress.NONE));
+    }
+
+    /** Every file under the models directory, hidden ones too, relative and sorted. */
+    private List<String> tree() throws IOException {
+        if (!Files.exists(models)) {
+            return List.of();
+        }
+        try (Stream<Path> walk = Files.walk(models)) {
+            return walk.filter(p -> !p.equals(models)).map(p -> models.relativize(p).toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void q4KMWhenNoQuantisationIsNamedIntoItsOwnFolderWhichDiscoveryServes() throws Exception {
+        PullResult result = puller().pull("hf.co/" + REPO, PullProgress.NONE);
+
+        Path folder = models.resolve("Tiny-Chat-Q4_K_M");
+        assertThat(result.folder()).isEqualTo(folder);
+        assertThat(result.model()).isEqualTo(folder.resolve("Tiny-Chat-Q4_K_M.gguf"));
+        assertThat(result.downloaded()).isEqualTo(q4.length);
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        // nothing else: no projector, no README, no partial download left, the receipt hidden
+        assertThat(tree()).containsExactly("Tiny-Chat-Q4_K_M", "Tiny-Chat-Q4_K_M/.pull.json",
+                "Tiny-Chat-Q4_K_M/Tiny-Chat-Q4_K_M.gguf");
+        DiscoveryResult found = new ModelDiscovery().discover(models);
+        assertThat(found.errors()).isEmpty();
+        assertThat(found.models()).extracting(ModelDescriptor::id).containsExactly("tiny-chat-q4_k_m");
+        assertThat(found.models().getFirst().gguf()).isPresent();
+    }
+
+    @Test
+    void aQuantisationNamedInAnyCaseAndEveryFormOfTheName() throws Exception {
+        assertThat(puller().pull(REPO + ":q8_0", PullProgress.NONE).model().getFileName())
+                .hasToString("Tiny-Chat-Q8_0.gguf");
+        assertThat(puller().pull("https://huggingface.co/" + REPO + "/resolve/main/Tiny-Chat-Q4_K_M.gguf",
+                PullProgress.NONE).model().getFileName()).hasToString("Tiny-Chat-Q4_K_M.gguf");
+        assertThat(Files.readAllBytes(models.resolve("Tiny-Chat-Q8_0/Tiny-Chat-Q8_0.gguf"))).isEqualTo(q8);
+    }
+
+    @Test
+    void aQuantisationTheRepositoryDoesNotHaveListsThoseItHasAndWritesNothing() throws Exception {
+        PullException e = failure(puller(), "hf.co/" + REPO + ":Q5_K_S");
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.NOT_FOUND);
+        assertThat(e.getMessage()).isEqualTo(REPO + " has no Q5_K_S quantisation; it has Q8_0, Q4_K_M (pull " + REPO
+                + ":Q8_0)");
+        assertThat(tree()).isEmpty();
+        assertThat(hub.downloads()).isEmpty();
+    }
+
+    @Test
+    void aModelSplitIntoPartsComesWholeFromItsFolder() throws Exception {
+        byte[] p2 = bytes(5000, 2);
+        byte[] p3 = bytes(7000, 3);
+        hub.repo("tiny/Big-GGUF").file("Q4_K_M/Big-Q4_K_M-00001-of-00003.gguf", q4)
+                .file("Q4_K_M/Big-Q4_K_M-00002-of-00003.gguf", p2).file("Q4_K_M/Big-Q4_K_M-00003-of-00003.gguf", p3)
+                .file("Q8_0/Big-Q8_0.gguf", q8);
+
+        PullResult result = puller().pull("tiny/Big-GGUF", PullProgress.NONE);
+
+        assertThat(result.model()).isEqualTo(models.resolve("Big-Q4_K_M/Big-Q4_K_M-00001-of-00003.gguf"));
+        assertThat(result.downloaded()).isEqualTo(q4.length + p2.length + p3.length);
+        assertThat(Files.readAllBytes(models.resolve("Big-Q4_K_M/Big-Q4_K_M-00003-of-00003.gguf"))).isEqualTo(p3);
+        assertThat(tree()).containsExactly("Big-Q4_K_M", "Big-Q4_K_M/.pull.json",
+                "Big-Q4_K_M/Big-Q4_K_M-00001-of-00003.gguf", "Big-Q4_K_M/Big-Q4_K_M-00002-of-00003.gguf",
+                "Big-Q4_K_M/Big-Q4_K_M-00003-of-00003.gguf");
+    }
+
+    @Test
+    void aTransferCutInTheMiddleIsResumedWithARangeRequest() throws Exception {
+        hub.cutTransfers(1000, 1);
+
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(hub.downloads()).extracting(StandInHub.Seen::range)
+                .containsExactly(Optional.empty(), Optional.of("bytes=1000-"));
+        assertThat(result.downloaded()).isEqualTo(q4.length);
+    }
+
+    @Test
+    void aTransferCutEveryTimeKeepsItsPartHiddenAndTheNextPullResumesIt() throws Exception {
+        hub.cutTransfers(1000, 3);
+
+        PullException e = failure(puller(), REPO);
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(e.resumable()).isTrue();
+        assertThat(e.getMessage()).startsWith("the transfer of Tiny-Chat-Q4_K_M.gguf was cut at 3000 of " + q4.length
+                + " bytes, 3 times (").endsWith("); pull again to resume from there");
+        // no model folder: only the hidden partial download, which discovery does not see
+        assertThat(tree()).containsExactly(".pull", ".pull/sha256-" + StandInHub.hex("SHA-256", q4) + ".partial");
+        assertThat(new ModelDiscovery().discover(models).models()).isEmpty();
+
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(hub.downloads().getLast().range()).contains("bytes=3000-");
+        assertThat(result.downloaded()).isEqualTo(q4.length - 3000);
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(tree()).doesNotContain(".pull");
+    }
+
+    @Test
+    void aTransferThatStallsIsCutAfterTheStallTimeoutAndResumed() throws Exception {
+        hub.holdAfter(5000);
+        Puller impatient = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
+                new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
+                new Puller.Settings(3, Duration.ZERO, Duration.ofMillis(500)));
+        try {
+            PullResult result = impatient.pull(REPO, PullProgress.NONE);
+
+            assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+            assertThat(hub.downloads()).extracting(StandInHub.Seen::range)
+                    .containsExactly(Optional.empty(), Optional.of("bytes=5000-"));
+        } finally {
+            hub.release();
+        }
+    }
+
+    @Test
+    void aStorageThatIgnoresRangesGivesTheWholeFileAgain() throws Exception {
+        hub.cutTransfers(1000, 1);
+        hub.ignoreRanges();
+
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(result.downloaded()).isEqualTo(q4.length + 1000);
+    }
+
+    @Test
+    void bytesThatDoNotMatchTheirDigestAreRemovedWithAMessageAndNothingIsInstalled() throws Exception {
+        hub.corrupt(REPO, "Tiny-Chat-Q4_K_M.gguf", 777);
+
+        PullException e = failure(puller(), REPO);
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(e.getMessage()).isEqualTo("Tiny-Chat-Q4_K_M.gguf: the downloaded bytes do not have the digest the"
+                + " Hub publishes (sha256:" + StandInHub.hex("SHA-256", q4) + "); they were removed, nothing was"
+                + " installed: pull again");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void anUnknownRepositoryOrFileIsNotFound() throws Exception {
+        PullException repo = failure(puller(), "nobody/Nothing-GGUF");
+        assertThat(repo.kind()).isEqualTo(PullException.Kind.NOT_FOUND);
+        assertThat(repo.getMessage()).isEqualTo("no repository nobody/Nothing-GGUF on " + hub.endpoint()
+                + " (a private one needs HF_TOKEN)");
+
+        PullException withToken = failure(puller(Map.of("HF_TOKEN", hub.token()), Board.UNKNOWN, DiskSpace.SYSTEM),
+                "nobody/Nothing-GGUF");
+        assertThat(withToken.getMessage()).isEqualTo("no repository nobody/Nothing-GGUF on " + hub.endpoint()
+                + " that HF_TOKEN may read");
+
+        PullException file = failure(puller(), REPO + "/Tiny-Chat-Q2_K.gguf");
+        assertThat(file.kind()).isEqualTo(PullException.Kind.NOT_FOUND);
+        assertThat(file.getMessage()).isEqualTo("no file Tiny-Chat-Q2_K.gguf in " + REPO + "; its model files:"
+                + " Tiny-Chat-Q8_0.gguf, Tiny-Chat-Q4_K_M.gguf, mmproj-Tiny-Chat-F16.gguf");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aGatedRepositoryNeedsHfTokenWhichGoesToTheHubButNotToTheStorage() throws Exception {
+        hub.repo("meta/Gated-GGUF").file("Gated-Q4_K_M.gguf", q4).gated();
+
+        PullException e = failure(puller(), "meta/Gated-GGUF");
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.UNAUTHORIZED);
+        assertThat(e.getMessage()).isEqualTo("meta/Gated-GGUF is gated: accept its terms at " + hub.endpoint()
+                + "/meta/Gated-GGUF and set HF_TOKEN to a token of that account (" + hub.endpoint()
+                + "/settings/tokens, read access)");
+        assertThat(tree()).isEmpty();
+        int before = hub.seen().size();
+
+        PullResult result = puller(Map.of("HF_TOKEN", hub.token()), Board.UNKNOWN, DiskSpace.SYSTEM)
+                .pull("meta/Gated-GGUF", PullProgress.NONE);
+
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(hub.seen().subList(before, hub.seen().size())).filteredOn(s -> s.server().equals("hub"))
+                .isNotEmpty()
+                .allSatisfy(s -> assertThat(s.authorization()).contains("Bearer " + hub.token()));
+        assertThat(hub.downloads()).isNotEmpty().allSatisfy(s -> assertThat(s.authorization()).isEmpty());
+    }
+
+    @Test
+    void aGatedFileRefusedByTheHubSaysWhatToDo() throws Exception {
+        hub.repo("meta/Gated-GGUF").file("Gated-Q4_K_M.gguf", q4).gated();
+
+        PullException e = failure(puller(Map.of("HF_TOKEN", "hf_not_the_right_one_0000000000000000000"), Board.UNKNOWN,
+                DiskSpace.SYSTEM), "meta/Gated-GGUF");
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.UNAUTHORIZED);
+        assertThat(e.getMessage()).isEqualTo("meta/Gated-GGUF is gated: accept its terms at " + hub.endpoint()
+                + "/meta/Gated-GGUF with the account of HF_TOKEN");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aNameWithDotDotOrAnAbsolutePathIsRefusedBeforeAnyRequest() throws Exception {
+        for (String name : List.of("/etc/passwd", "../models/x", "tiny/../etc", REPO + "/../../x.gguf",
+                REPO + "/./a.gguf", "~/models/x.gguf", "tiny", "", "tiny/Tiny-Chat-GGUF:Q4_K_M/x.gguf")) {
+            PullException e = failure(puller(), name);
+            assertThat(e.kind()).as(name).isEqualTo(PullException.Kind.INVALID);
+        }
+        assertThat(failure(puller(), REPO + "/../../etc/passwd").getMessage()).isEqualTo("'../../etc/passwd' is not a"
+                + " file in a repository: '..', '.' and empty parts are not allowed");
+        assertThat(failure(puller(), "/var/lib/models/x.gguf").getMessage()).startsWith("'/var/lib/models/x.gguf' is"
+                + " a path on this machine, not a model on the Hub: name a model as OWNER/REPO");
+        assertThat(hub.seen()).isEmpty();
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aHubThatAnswersHtmlOrAnEmptyBodyIsNamed() throws Exception {
+        hub.listingFault("html");
+        PullException html = failure(puller(), REPO);
+        assertThat(html.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(html.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an HTML page for the"
+                + " listing of " + REPO + "; is HF_ENDPOINT a Hugging Face Hub?");
+
+        hub.listingFault("empty");
+        assertThat(failure(puller(), REPO).getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an"
+                + " empty body for the listing of " + REPO + "; is HF_ENDPOINT a Hugging Face Hub?");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aHubThatCannotBeReachedIsNamed() throws Exception {
+        String endpoint = hub.endpoint();
+        hub.close();
+        PullException e = failure(puller(), REPO);
+        assertThat(e.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(e.getMessage()).startsWith("cannot reach the Hub at " + endpoint + ": ").endsWith(" (HF_ENDPOINT)");
+    }
+
+    @Test
+    void aDiskWithoutRoomIsSaidBeforeAByteIsDownloaded() throws Exception {
+        PullException e = failure(puller(Map.of(), Board.UNKNOWN, d -> 10_000_000), REPO);
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.INSUFFICIENT_STORAGE);
+        assertThat(e.getMessage()).isEqualTo("not enough disk space in " + models + ": the download needs "
+                + Sizes.of(q4.length) + " (and 67 MB to spare), 10 MB is free");
+        assertThat(hub.downloads()).isEmpty();
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aModelAlreadyThereWithTheHubsDigestDownloadsNothing() throws Exception {
+        puller().pull(REPO, PullProgress.NONE);
+        int downloads = hub.downloads().size();
+
+        PullResult again = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(again.upToDate()).isTrue();
+        assertThat(hub.downloads()).hasSize(downloads);
+    }
+
+    @Test
+    void aModelPutThereByHandIsCheckedByItsBytesAndAChangedOneIsDownloadedAgain() throws Exception {
+        Path folder = Files.createDirectories(models.resolve("Tiny-Chat-Q4_K_M"));
+        Files.write(folder.resolve("Tiny-Chat-Q4_K_M.gguf"), q4);
+
+        assertThat(puller().pull(REPO, PullProgress.NONE).upToDate()).isTrue();
+        assertThat(hub.downloads()).isEmpty();
+
+        byte[] damaged = q4.clone();
+        damaged[100] ^= 1;
+        Files.write(folder.resolve("Tiny-Chat-Q4_K_M.gguf"), damaged);
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(result.downloaded()).isEqualTo(q4.length);
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+    }
+
+    @Test
+    void aFolderHoldingAnotherModelIsNotWrittenInto() throws Exception {
+        Path folder = Files.createDirectories(models.resolve("Tiny-Chat-Q4_K_M"));
+        Files.write(folder.resolve("mine.gguf"), q8);
+
+        PullException e = failure(puller(), REPO);
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.CONFLICT);
+        assertThat(e.getMessage()).isEqualTo(folder + " already holds another model (mine.gguf); move it away to pull"
+                + " this model there");
+        assertThat(hub.downloads()).isEmpty();
+    }
+
+    @Test
+    void aSecondPullOfTheSameModelWhileTheFirstRunsIsRefused() throws Exception {
+        Puller puller = puller();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread first = Thread.ofVirtual().start(() -> {
+            try {
+                puller.pull(REPO, new PullProgress() {
+                    @Override
+                    public void transfer(HubFile file, long completed) {
+                        started.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
+            } catch (PullException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+
+        PullException e = failure(puller, REPO);
+
+        release.countDown();
+        first.join();
+        assertThat(e.kind()).isEqualTo(PullException.Kind.CONFLICT);
+        assertThat(e.getMessage()).isEqualTo("Tiny-Chat-Q4_K_M is being pulled right now; wait for that pull to"
+                + " finish");
+        assertThat(Files.readAllBytes(models.resolve("Tiny-Chat-Q4_K_M/Tiny-Chat-Q4_K_M.gguf"))).isEqualTo(q4);
+    }
+
+    @Test
+    void aRepositoryWithoutModelFilesSaysWhatTheServerRuns() throws Exception {
+        hub.repo("org/Safetensors-Only").file("model.safetensors", bytes(100, 4)).file("config.json",
+                "{}".getBytes(StandardCharsets.UTF_8));
+
+        PullException e = failure(puller(), "org/Safetensors-Only");
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.NOT_FOUND);
+        assertThat(e.getMessage()).startsWith("org/Safetensors-Only has no .gguf or .rkllm model file: the server runs"
+                + " GGUF models (llama.cpp) and RKLLM conversions (the NPU)");
+    }
+}

@@ -1,0 +1,486 @@
+package io.rkllm.server.download;
+
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A small Hugging Face Hub on loopback, for tests and the pull bench: the read endpoints a client needs, with the
+ * Hub's shapes and headers, and the faults a real one shows.
+ *
+ * <ul>
+ *   <li>{@code GET /api/models/OWNER/REPO[?blobs=true]} (and {@code .../revision/REV}): the commit, {@code gated},
+ *       the files ({@code siblings}: {@code rfilename}; with {@code blobs=true} also {@code size}, {@code blobId}
+ *       and for LFS files {@code lfs: {sha256, size, pointerSize}});</li>
+ *   <li>{@code GET|HEAD /OWNER/REPO/resolve/REV/FILE}: an LFS file is a 302 to the storage (a second server, another
+ *       origin) with {@code X-Linked-Etag}, {@code X-Linked-Size} and {@code X-Repo-Commit}; a small file is answered
+ *       directly, its {@code ETag} the Git blob id;</li>
+ *   <li>the storage answers {@code GET /blobs/SHA256} with {@code Range: bytes=N-} as a 206;</li>
+ *   <li>errors as the Hub gives them: {@code X-Error-Code} {@code RepoNotFound} (401 without a token, as the Hub
+ *       hides private repositories, 404 with one), {@code GatedRepo} (401), {@code EntryNotFound} (404).</li>
+ * </ul>
+ * Faults for tests: a transfer cut after N bytes or held there until released, one byte of a file changed, an HTML page
+ * or an empty body instead of the listing, ranges ignored. Every request is recorded.
+ */
+public final class StandInHub implements AutoCloseable {
+    /** A request as the stand-in saw it. */
+    public record Seen(String server, String method, String path, Optional<String> range, Optional<String> authorization) {
+    }
+
+    private record Blob(long size, String sha256, String gitSha1, boolean lfs, Supplier<InputStream> bytes) {
+    }
+
+    private static final class Repo {
+        final String sha;
+        final Map<String, Blob> files = new LinkedHashMap<>();
+        boolean gated;
+
+        Repo(String sha) {
+            this.sha = sha;
+        }
+    }
+
+    private final HttpServer hub;
+    private final HttpServer storage;
+    private final Map<String, Repo> repos = new ConcurrentHashMap<>();
+    private final Map<String, Blob> blobs = new ConcurrentHashMap<>();
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final AtomicLong cutAfter = new AtomicLong(-1);
+    private final AtomicInteger cuts = new AtomicInteger();
+    private final Map<String, Long> corrupt = new ConcurrentHashMap<>();
+    private volatile String listingFault = "";
+    private final AtomicLong holdAfter = new AtomicLong(-1);
+    private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
+    private final java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+    private volatile boolean ignoreRanges;
+    private volatile String token = "hf_standin_token_0123456789abcdefghijklmnopq";
+    private final AtomicInteger commits = new AtomicInteger();
+
+    private StandInHub() throws IOException {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        hub = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
+        storage = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
+        hub.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        storage.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        hub.createContext("/", this::hub);
+        storage.createContext("/", this::storage);
+        hub.start();
+        storage.start();
+    }
+
+    public static StandInHub start() {
+        try {
+            return new StandInHub();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What {@code HF_ENDPOINT} is set to. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + hub.getAddress().getPort();
+    }
+
+    /** The token a gated repository accepts. */
+    public String token() {
+        return token;
+    }
+
+    /** A repository (created empty when new). */
+    public RepoBuilder repo(String name) {
+        Repo r = repos.computeIfAbsent(name, n -> new Repo(String.format(Locale.ROOT, "%040x",
+                0xC0FFEEL + commits.incrementAndGet())));
+        return new RepoBuilder(r);
+    }
+
+    /** Adds files to a repository. */
+    public final class RepoBuilder {
+        private final Repo repo;
+
+        private RepoBuilder(Repo repo) {
+            this.repo = repo;
+        }
+
+        /** A file with these bytes; model files ({@code .gguf}, {@code .rkllm}, {@code .rknn}) are in LFS. */
+        public RepoBuilder file(String path, byte[] bytes) {
+            String lower = path.toLowerCase(Locale.ROOT);
+            boolean lfs = lower.endsWith(".gguf") || lower.endsWith(".rkllm") || lower.endsWith(".rknn");
+            Blob blob = new Blob(bytes.length, hex("SHA-256", bytes), gitSha1(bytes), lfs,
+                    () -> new java.io.ByteArrayInputStream(bytes));
+            repo.files.put(path, blob);
+            blobs.put(blob.sha256(), blob);
+            return this;
+        }
+
+        /** A file served from disk (the bench's gigabyte), whose SHA-256 is given. */
+        public RepoBuilder file(String path, Path source, String sha256) throws IOException {
+            long size = Files.size(source);
+            Blob blob = new Blob(size, sha256, "0".repeat(40), true, () -> {
+                try {
+                    return Files.newInputStream(source);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            repo.files.put(path, blob);
+            blobs.put(sha256, blob);
+            return this;
+        }
+
+        /** Its files need the token. */
+        public RepoBuilder gated() {
+            repo.gated = true;
+            return this;
+        }
+    }
+
+    /** The next {@code times} transfers from the storage stop after {@code bytes} bytes. */
+    public void cutTransfers(long bytes, int times) {
+        cutAfter.set(bytes);
+        cuts.set(times);
+    }
+
+    /**
+     * The next transfer from the storage sends {@code bytes} bytes, then waits until {@link #release()} (a slow Hub,
+     * for a download to be cancelled in the middle).
+     */
+    public void holdAfter(long bytes) {
+        held = new java.util.concurrent.CountDownLatch(1);
+        holdAfter.set(bytes);
+    }
+
+    /** Waits until a held transfer has sent its bytes and waits. */
+    public void awaitHolding() throws InterruptedException {
+        if (!holding.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new AssertionError("no transfer reached the hold");
+        }
+    }
+
+    /** Lets a held transfer go on. */
+    public void release() {
+        held.countDown();
+    }
+
+    /** The storage serves this file with the byte at {@code offset} changed. */
+    public void corrupt(String repo, String path, long offset) {
+        corrupt.put(repos.get(repo).files.get(path).sha256(), offset);
+    }
+
+    /** The listing endpoint answers an HTML page ({@code "html"}) or an empty body ({@code "empty"}). */
+    public void listingFault(String fault) {
+        listingFault = fault;
+    }
+
+    /** The storage answers every request whole, ignoring {@code Range}. */
+    public void ignoreRanges() {
+        ignoreRanges = true;
+    }
+
+    /** Every request so far. */
+    public List<Seen> seen() {
+        return List.copyOf(seen);
+    }
+
+    /** The storage's GETs so far (file downloads). */
+    public List<Seen> downloads() {
+        return seen.stream().filter(s -> s.server().equals("storage") && s.method().equals("GET")).toList();
+    }
+
+    @Override
+    public void close() {
+        hub.stop(0);
+        storage.stop(0);
+    }
+
+    // ---- the Hub
+
+    private void hub(HttpExchange x) throws IOException {
+        record(x, "hub");
+        try (x) {
+            String path = URLDecoder.decode(x.getRequestURI().getRawPath(), StandardCharsets.UTF_8);
+            String query = Optional.ofNullable(x.getRequestURI().getRawQuery()).orElse("");
+            if (path.startsWith("/api/models/")) {
+                api(x, path.substring("/api/models/".length()), query);
+            } else {
+                resolve(x, path.substring(1));
+            }
+        }
+    }
+
+    private void api(HttpExchange x, String rest, String query) throws IOException {
+        String[] parts = rest.split("/", 4);
+        if (parts.length < 2) {
+            send(x, 404, "application/json", "{\"error\":\"Not Found\"}");
+            return;
+        }
+        String name = parts[0] + "/" + parts[1];
+        Repo repo = repos.get(name);
+        if (repo == null) {
+            repoNotFound(x);
+            return;
+        }
+        if (!listingFault.isEmpty()) {
+            if (listingFault.equals("html")) {
+                send(x, 200, "text/html; charset=utf-8", "<!doctype html><html><body>Sign in</body></html>");
+            } else {
+                send(x, 200, "application/json", "");
+            }
+            return;
+        }
+        StringBuilder json = new StringBuilder();
+        boolean blobs = query.contains("blobs=true");
+        json.append("{\"_id\":\"").append(repo.sha, 0, 24).append("\",\"id\":").append(quote(name))
+                .append(",\"modelId\":").append(quote(name)).append(",\"sha\":\"").append(repo.sha)
+                .append("\",\"private\":false,\"gated\":").append(repo.gated ? "\"manual\"" : "false")
+                .append(",\"disabled\":false,\"siblings\":[");
+        boolean first = true;
+        for (var e : repo.files.entrySet()) {
+            Blob b = e.getValue();
+            json.append(first ? "" : ",").append("{\"rfilename\":").append(quote(e.getKey()));
+            if (blobs) {
+                json.append(",\"blobId\":\"").append(b.gitSha1()).append("\",\"size\":").append(b.size());
+                if (b.lfs()) {
+                    json.append(",\"lfs\":{\"sha256\":\"").append(b.sha256()).append("\",\"size\":")
+                            .append(b.size()).append(",\"pointerSize\":134}");
+                }
+            }
+            json.append('}');
+            first = false;
+        }
+        json.append("]}");
+        send(x, 200, "application/json; charset=utf-8", json.toString());
+    }
+
+    private void resolve(HttpExchange x, String rest) throws IOException {
+        // OWNER/REPO/resolve/REV/FILE
+        String[] parts = rest.split("/", 5);
+        if (parts.length < 5 || !parts[2].equals("resolve")) {
+            send(x, 404, "text/plain", "Not Found");
+            return;
+        }
+        Repo repo = repos.get(parts[0] + "/" + parts[1]);
+        if (repo == null) {
+            repoNotFound(x);
+            return;
+        }
+        if (!parts[3].equals("main") && !parts[3].equals(repo.sha)) {
+            x.getResponseHeaders().set("X-Error-Code", "RevisionNotFound");
+            send(x, 404, "application/json", "{\"error\":\"Invalid rev id: " + parts[3] + "\"}");
+            return;
+        }
+        if (repo.gated && !authorised(x)) {
+            x.getResponseHeaders().set("X-Error-Code", "GatedRepo");
+            x.getResponseHeaders().set("X-Error-Message", "Access to model " + parts[0] + "/" + parts[1]
+                    + " is restricted. You must have access to it and be authenticated to access it. Please log in.");
+            send(x, 401, "application/json", "{\"error\":\"Access to model is restricted\"}");
+            return;
+        }
+        Blob blob = repo.files.get(parts[4]);
+        if (blob == null) {
+            x.getResponseHeaders().set("X-Error-Code", "EntryNotFound");
+            x.getResponseHeaders().set("X-Error-Message", "Entry not found");
+            send(x, 404, "application/json", "{\"error\":\"Entry not found\"}");
+            return;
+        }
+        Headers h = x.getResponseHeaders();
+        h.set("X-Repo-Commit", repo.sha);
+        if (blob.lfs()) {
+            h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
+            h.set("X-Linked-Size", Long.toString(blob.size()));
+            h.set("ETag", "\"" + blob.gitSha1() + "\"");
+            h.set("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/blobs/" + blob.sha256()
+                    + "?X-Amz-Expires=3600&response-content-disposition=attachment");
+            x.sendResponseHeaders(302, -1);
+            return;
+        }
+        h.set("ETag", "\"" + blob.gitSha1() + "\"");
+        body(x, blob, 0, blob.size(), false);
+    }
+
+    private void repoNotFound(HttpExchange x) throws IOException {
+        x.getResponseHeaders().set("X-Error-Code", "RepoNotFound");
+        x.getResponseHeaders().set("X-Error-Message", "Repository not found");
+        // the Hub answers 401 to anonymous requests for repositories it does not show, 404 to authenticated ones
+        send(x, authorised(x) ? 404 : 401, "application/json", "{\"error\":\"Repository not found\"}");
+    }
+
+    private boolean authorised(HttpExchange x) {
+        return ("Bearer " + token).equals(x.getRequestHeaders().getFirst("Authorization"));
+    }
+
+    // ---- the storage
+
+    private void storage(HttpExchange x) throws IOException {
+        record(x, "storage");
+        try (x) {
+            String path = x.getRequestURI().getPath();
+            Blob blob = path.startsWith("/blobs/") ? blobs.get(path.substring(7)) : null;
+            if (blob == null) {
+                send(x, 404, "application/xml", "<Error><Code>NoSuchKey</Code></Error>");
+                return;
+            }
+            long from = 0;
+            String range = x.getRequestHeaders().getFirst("Range");
+            if (range != null && !ignoreRanges && range.startsWith("bytes=") && range.endsWith("-")) {
+                from = Long.parseLong(range.substring(6, range.length() - 1));
+                if (from >= blob.size()) {
+                    x.getResponseHeaders().set("Content-Range", "bytes */" + blob.size());
+                    x.sendResponseHeaders(416, -1);
+                    return;
+                }
+            }
+            body(x, blob, from, blob.size(), from > 0);
+        }
+    }
+
+    private void body(HttpExchange x, Blob blob, long from, long size, boolean partial) throws IOException {
+        Headers h = x.getResponseHeaders();
+        h.set("Content-Type", "application/octet-stream");
+        h.set("Accept-Ranges", "bytes");
+        if (partial) {
+            h.set("Content-Range", "bytes " + from + "-" + (size - 1) + "/" + size);
+        }
+        if (x.getRequestMethod().equals("HEAD")) {
+            x.sendResponseHeaders(partial ? 206 : 200, -1);
+            return;
+        }
+        x.sendResponseHeaders(partial ? 206 : 200, size - from);
+        long limit = size - from;
+        if (cuts.get() > 0 && cuts.getAndDecrement() > 0) {
+            limit = Math.min(limit, cutAfter.get());
+        }
+        Long flip = corrupt.get(blob.sha256());
+        long hold = holdAfter.getAndSet(-1);
+        OutputStream out = x.getResponseBody();
+        try (InputStream in = blob.bytes().get()) {
+            in.skipNBytes(from);
+            byte[] buffer = new byte[256 * 1024];
+            long at = from;
+            long sent = 0;
+            while (sent < limit) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - sent));
+                if (n < 0) {
+                    break;
+                }
+                if (flip != null && flip >= at && flip < at + n) {
+                    buffer[(int) (flip - at)] ^= 0x5A;
+                }
+                if (hold >= 0 && sent < hold && sent + n >= hold) {
+                    int first = (int) (hold - sent);
+                    out.write(buffer, 0, first);
+                    out.flush();
+                    holding.countDown();
+                    awaitRelease();
+                    out.write(buffer, first, n - first);
+                } else {
+                    out.write(buffer, 0, n);
+                }
+                at += n;
+                sent += n;
+            }
+            if (sent < size - from) {
+                out.flush();
+                // a cut transfer: the connection ends before the announced length
+                throw new IOException("cut by the stand-in Hub");
+            }
+        }
+    }
+
+    private void awaitRelease() throws IOException {
+        try {
+            if (!held.await(120, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IOException("never released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private void record(HttpExchange x, String server) {
+        Headers h = x.getRequestHeaders();
+        seen.add(new Seen(server, x.getRequestMethod(), x.getRequestURI().getRawPath(),
+                Optional.ofNullable(h.getFirst("Range")), Optional.ofNullable(h.getFirst("Authorization"))));
+    }
+
+    private static void send(HttpExchange x, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", type);
+        x.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            x.getResponseBody().write(bytes);
+        }
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    static String hex(String algorithm, byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance(algorithm).digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String gitSha1(byte[] bytes) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-1");
+            md.update(("blob " + bytes.length + "\0").getBytes(StandardCharsets.US_ASCII));
+            return HexFormat.of().formatHex(md.digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Serves files from disk for the pull bench (scripts/bench-pull): {@code java -cp server/target/test-classes
+     * io.rkllm.server.download.StandInHub FILE...}, the first as {@code bench/model-GGUF}'s {@code model-Q4_K_M.gguf},
+     * the others as {@code bench/model2-GGUF}, {@code bench/model3-GGUF}, ...; prints the endpoint, then waits.
+     */
+    public static void main(String[] args) throws Exception {
+        StandInHub hub = start();
+        for (int i = 0; i < args.length; i++) {
+            Path file = Path.of(args[i]);
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            try (InputStream in = Files.newInputStream(file)) {
+                byte[] buffer = new byte[1 << 20];
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    md.update(buffer, 0, n);
+                }
+            }
+            hub.repo("bench/model" + (i == 0 ? "" : Integer.toString(i + 1)) + "-GGUF").file("model-Q4_K_M.gguf", file,
+                    HexFormat.of().formatHex(md.digest()));
+        }
+        System.out.println(hub.endpoint());
+        System.out.flush();
+        new java.util.concurrent.CountDownLatch(1).await();
+    }
+}
