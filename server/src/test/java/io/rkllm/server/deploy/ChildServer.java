@@ -15,6 +15,12 @@ import java.util.regex.Pattern;
  * started from a class path with {@code --simulate} in a working directory, its console in a file.
  */
 record ChildServer(Process process, Path console) {
+    /**
+     * A child server lives for a test's few requests: the client compiler alone (as the test JVMs run) saves the
+     * CPU that C2's compilations would take from the other test forks and never pay back.
+     */
+    static final String CLIENT_COMPILER = "-XX:TieredStopAtLevel=1";
+
     /** Starts {@code io.rkllm.server.Main --simulate args} from {@code classPath}, with {@code HOME} and the working directory in {@code dir}. */
     static ChildServer start(Path dir, String classPath, Map<String, String> environment, String... args)
             throws IOException {
@@ -25,7 +31,7 @@ record ChildServer(Process process, Path console) {
     static ChildServer start(Path dir, String classPath, Map<String, String> environment, List<String> jvmOptions,
                              String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto"));
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto", CLIENT_COMPILER));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, "io.rkllm.server.Main", "--simulate", "--port", "0"));
         command.addAll(List.of(args));
@@ -36,8 +42,8 @@ record ChildServer(Process process, Path console) {
     static ChildServer startUnsimulated(Path dir, String classPath, Map<String, String> environment, String... args)
             throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", classPath, "io.rkllm.server.Main",
-                "--port", "0"));
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", CLIENT_COMPILER, "-cp", classPath,
+                "io.rkllm.server.Main", "--port", "0"));
         command.addAll(List.of(args));
         return launch(dir, command, environment);
     }

@@ -29,7 +29,8 @@ class DeviceCheckScriptTest {
         Path second = Files.writeString(dir.resolve("second.rkllm"), "#rkllm-sim 1\ntime_scale: 0\n"
                 + "memory_mb: 2000\nnpu_budget_mb: 3000\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String command = java + " --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto -XX:ErrorFile="
+        String command = java + " --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto "
+                + ChildServer.CLIENT_COMPILER + " -XX:ErrorFile="
                 + dir.resolve("hs_err_%p.log") + " -XX:-CreateCoredumpOnCrash -cp "
                 + System.getProperty("java.class.path") + " io.rkllm.server.Main";
         return Repo.run(List.of("bash", Repo.file("scripts/device-check.sh").toString(), "--simulate", "--abi", abi,

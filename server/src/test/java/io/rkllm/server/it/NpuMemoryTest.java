@@ -30,6 +30,7 @@ class NpuMemoryTest {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process child = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + errorFile, "-XX:+UseSerialGC", "-Xshare:auto",
+                "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), NpuMemoryScenario.class.getName(), dir.toString(), abi)
                 .redirectErrorStream(true).redirectOutput(console.toFile()).start();
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child JVM ended").isTrue();
