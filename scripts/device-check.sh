@@ -190,6 +190,10 @@ if [ -n "$second" ]; then
     if start_server memory memory "${flags[@]}"; then
         ask qwen3-template 16 "$hello"
         ask second 16 "$hello"
+        if [ "$status" = 000 ]; then
+            # the connection went down with no answer: a dying JVM still writes its crash report, give it time
+            for _ in $(seq 1 300); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        fi
         if ! kill -0 "$server_pid" 2>/dev/null; then
             wait "$server_pid"; code=$?; server_pid=""
             signal=$(grep -ho 'SIG[A-Z]*' "$work"/hs_err*.log "$work/memory.log" 2>/dev/null | head -1)
