@@ -4,11 +4,11 @@ import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.RuntimeInfo;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
 import java.util.List;
 
 /**

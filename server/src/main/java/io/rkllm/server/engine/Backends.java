@@ -2,6 +2,7 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.Backend;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

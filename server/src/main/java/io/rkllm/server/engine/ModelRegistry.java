@@ -3,6 +3,14 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.ImageEmbeddingCache;
+import io.rkllm.server.engine.contract.EncoderListener;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.NpuLock;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.VisionLoad;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -37,8 +45,8 @@ public final class ModelRegistry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
     private static final long MIB = 1L << 20;
 
-    /** Loading, unloading and load failures, for metrics. */
-    public interface Listener {
+    /** Loading, unloading and load failures, and what backends report of image encoders, for metrics. */
+    public interface Listener extends EncoderListener {
         default void loaded(String id, Duration took) {
         }
 
@@ -46,17 +54,6 @@ public final class ModelRegistry implements AutoCloseable {
         }
 
         default void loadFailed(String id, String message) {
-        }
-
-        /** The image encoder of a vision model ran for one picture. */
-        default void imageEncoded(String id, Duration took) {
-        }
-
-        /** A picture's embedding came from the cache: no encoder run. */
-        default void imageFromCache(String id) {
-        }
-
-        default void encoderFailed(String id, String message) {
         }
     }
 
@@ -75,7 +72,7 @@ public final class ModelRegistry implements AutoCloseable {
     private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
     private final NpuLock npu = new NpuLock();
-    private final EmbeddingCache embeddings;
+    private final ImageEmbeddingCache imageEmbeddings;
     private boolean closed;
 
     /** @param backends the engines models load with, chosen per model file */
@@ -92,7 +89,7 @@ public final class ModelRegistry implements AutoCloseable {
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.listener = listener;
-        this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
+        this.imageEmbeddings = new ImageEmbeddingCache(settings.imageEmbeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("rkllm-idle-unload").daemon(true).factory());
         if (!idleUnload.isZero()) {
@@ -102,8 +99,8 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     /** Image embeddings by model and picture. */
-    public EmbeddingCache embeddings() {
-        return embeddings;
+    public ImageEmbeddingCache imageEmbeddings() {
+        return imageEmbeddings;
     }
 
     /**
@@ -440,12 +437,12 @@ public final class ModelRegistry implements AutoCloseable {
         }
 
         @Override
-        public EmbeddingCache pictures() {
-            return embeddings;
+        public ImageEmbeddingCache pictures() {
+            return imageEmbeddings;
         }
 
         @Override
-        public Listener listener() {
+        public EncoderListener encoderListener() {
             return listener;
         }
     }

@@ -3,16 +3,16 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadedModel;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.VisionLoad;
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
@@ -283,8 +283,8 @@ public final class ModelService {
     }
 
     /** Whether the model's embedding of that picture is cached (its encoder need not run for it). */
-    boolean embeddingCached(ModelDescriptor model, String digest) {
-        return registry.embeddings().contains(model.id(), digest);
+    boolean imageEmbeddingCached(ModelDescriptor model, String digest) {
+        return registry.imageEmbeddings().contains(model.id(), digest);
     }
 
     /** Loads the model (waiting for it); {@link Failure.LoadFailed} when it cannot be. */

@@ -3,10 +3,10 @@ package io.rkllm.server.pipeline;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.AnswerShape;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.engine.contract.AnswerShape;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.PromptImage;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
@@ -47,7 +47,7 @@ final class RunPrompt {
 
         Conversation trimmed = c.trimmed(chat.trim());
         String text = (systemInText && !system.isEmpty() ? system + "\n\n" : "") + PromptFlattener.flatten(trimmed);
-        List<RunImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
+        List<PromptImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
         ChatPrompt.Part whole = new ChatPrompt.Part("user", text, images, estimator.estimate(id, text)
                 + images.size() * chat.vision().tokensPerImage());
 

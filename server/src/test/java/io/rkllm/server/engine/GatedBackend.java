@@ -1,7 +1,22 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenSink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -157,7 +172,7 @@ public final class GatedBackend implements Backend {
         }
 
         @Override
-        public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+        public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
             String text = prompt.newPart().text();
             if (text.startsWith("throw")) {
                 // a backend breaking its promise not to throw
@@ -175,13 +190,13 @@ public final class GatedBackend implements Backend {
                     run.end.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new RunEnd.Failed("interrupted");
+                    return new GenerationEnd.Failed("interrupted");
                 }
                 if (cancellation.isCancelled()) {
-                    return new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE, 0, Optional.empty(), "");
+                    return new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), "");
                 }
                 sink.text("answer to " + text, 3);
-                return new RunEnd.Finished(StopReason.END, new RunStats(1, 4, 1, 3), 0, Optional.empty(), "");
+                return new GenerationEnd.Finished(StopReason.END, new GenerationStats(1, 4, 1, 3), 0, Optional.empty(), "");
             } finally {
                 log.add("generated " + text);
                 generating.decrementAndGet();
@@ -206,7 +221,7 @@ public final class GatedBackend implements Backend {
                 embedsBesideGenerations.incrementAndGet();
             }
             embeds.add(text);
-            return new EmbedResult.Rows(2, List.of(new float[] {1, 0}), RunStats.NONE);
+            return new EmbedResult.Rows(2, List.of(new float[] {1, 0}), GenerationStats.NONE);
         }
 
         @Override

@@ -8,16 +8,16 @@ import io.rkllm.server.backend.rkllm.RunOutcome;
 import io.rkllm.server.backend.rkllm.ThinkingControl;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Backends;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -111,7 +111,7 @@ final class PlannerBench implements AutoCloseable {
         int prefilled = slot.prefill(plan.request());
         int generated = Math.max(1, answer.length() / 4);
         slot.ran(plan, prefilled, generated);
-        state.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer)
+        state.finished(plan, new RunOutcome.Finished(new GenerationStats(1, prefilled, 1, generated), aborted), answer)
                 .ifPresent(text -> estimator.calibrate(MODEL, text, prefilled));
         return new Turn(chat, plan, calls, prefilled);
     }

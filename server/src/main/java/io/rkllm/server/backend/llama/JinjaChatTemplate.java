@@ -10,7 +10,7 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.filter.Filter;
 import com.hubspot.jinjava.lib.filter.FromJsonFilter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
-import io.rkllm.server.engine.ChatPrompt;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.RunImage;
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.CachedConversation;
-import io.rkllm.server.engine.cache.Keys;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.Keys;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.PromptImage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -140,7 +140,7 @@ public final class ConversationCache {
                 : systemPart + template.map(t -> t.promptPrefix() + text + t.promptPostfix()).orElse(text);
         List<String> all = prompt.history();
         Trim trim = prompt.trim();
-        List<RunImage> images = part.images();
+        List<PromptImage> images = part.images();
         RunRequest request = new RunRequest("user", text, flag, keepHistory, prompt.sampling(), images);
         return new Planned(index, request, kept, mode, book.slot(index), prompt, kept,
                 concat(trim.kept(all), prompt.newKeys()), trim, Keys.digest(trim.leftOut(all)), sent,

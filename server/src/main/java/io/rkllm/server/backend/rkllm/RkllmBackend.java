@@ -3,12 +3,12 @@ package io.rkllm.server.backend.rkllm;
 import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.rknn.RknnRuntime;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.RegistrySettings;
-import io.rkllm.server.engine.RuntimeInfo;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
 import java.util.List;
 import java.util.function.Supplier;
 

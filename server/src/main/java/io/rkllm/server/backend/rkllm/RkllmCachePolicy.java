@@ -1,9 +1,9 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.CacheDecision;
-import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.CacheDecision;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

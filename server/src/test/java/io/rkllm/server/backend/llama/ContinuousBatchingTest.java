@@ -2,12 +2,12 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,12 +50,12 @@ class ContinuousBatchingTest {
                 Optional::of, List.of(ChatPrompt.Message.of("user", question)));
     }
 
-    record Answer(RunEnd end, String text) {
+    record Answer(GenerationEnd end, String text) {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
+        GenerationEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
         return new Answer(end, text.toString());
     }
 
@@ -65,7 +65,7 @@ class ContinuousBatchingTest {
         List<String> alone = new ArrayList<>();
         for (String q : questions) {
             Answer a = generate(q, new Cancellation());
-            assertThat(a.end()).isInstanceOf(RunEnd.Finished.class);
+            assertThat(a.end()).isInstanceOf(GenerationEnd.Finished.class);
             alone.add(a.text());
         }
         long decodesBefore = model.loop().decodes();
@@ -106,7 +106,7 @@ class ContinuousBatchingTest {
         model.loop().afterNextStep(cancel::cancel);
         held.countDown();
         Answer gone = cancelled.get();
-        assertThat(gone.end()).isInstanceOfSatisfying(RunEnd.Finished.class,
+        assertThat(gone.end()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +14,7 @@ import java.util.Optional;
  * of floats, and the server's heap is kept small); each entry has its own memory, freed when it leaves.
  * Thread-safe.
  */
-public final class EmbeddingCache {
+public final class ImageEmbeddingCache {
     private final long capacityBytes;
     private final Map<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
     private long usedBytes;
@@ -23,7 +23,7 @@ public final class EmbeddingCache {
     }
 
     /** {@code capacityBytes} 0: nothing is kept. */
-    public EmbeddingCache(long capacityBytes) {
+    public ImageEmbeddingCache(long capacityBytes) {
         this.capacityBytes = capacityBytes;
     }
 

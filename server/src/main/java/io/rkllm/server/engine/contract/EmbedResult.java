@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.util.List;
 
@@ -6,7 +6,7 @@ import java.util.List;
 public sealed interface EmbedResult {
 
     /** The last hidden layer: one row of {@code width} floats per token. */
-    record Rows(int width, List<float[]> rows, RunStats stats) implements EmbedResult {
+    record Rows(int width, List<float[]> rows, GenerationStats stats) implements EmbedResult {
         public Rows {
             rows = List.copyOf(rows);
         }

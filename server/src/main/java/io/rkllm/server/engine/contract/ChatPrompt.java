@@ -1,6 +1,6 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -103,7 +103,7 @@ public record ChatPrompt(String model, String conversationKey, String systemProm
      * @param images the pictures of the text's {@code <image>} placeholders, in order
      * @param estimatedTokens the pipeline's estimate of its tokens, pictures included
      */
-    public record Part(String role, String text, List<RunImage> images, int estimatedTokens) {
+    public record Part(String role, String text, List<PromptImage> images, int estimatedTokens) {
         public Part {
             Objects.requireNonNull(role, "role");
             Objects.requireNonNull(text, "text");

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 /** Where a backend's run delivers its output, on the thread that runs the generation, in order. */
 @FunctionalInterface

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.util.function.Supplier;
 
@@ -10,7 +10,7 @@ public interface LoadContext {
 
     /**
      * One slot's native load (the first, or another when a conversation needs one): waits for the memory of models
-     * being unloaded, checks that it fits ({@link MemoryBudget}, {@code models.max_memory} for another slot), and
+     * being unloaded, checks that it fits (the engine's memory budget, {@code models.max_memory} for another slot), and
      * counts it as held until the model unloads. Thread-safe: a model that runs several generations at once
      * ({@link BackendModel#parallelGenerations()}) may load slots from its generation threads.
      *
@@ -25,8 +25,8 @@ public interface LoadContext {
     NpuLock npu();
 
     /** Image embeddings by model and picture, shared by the registry's models. */
-    EmbeddingCache pictures();
+    ImageEmbeddingCache pictures();
 
     /** Where the model's image encoder runs are reported (metrics). */
-    ModelRegistry.Listener listener();
+    EncoderListener encoderListener();
 }

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 /**
  * What the pipeline may know of a backend's runtime: its name, its ABI's label, whether sampling can change per run,

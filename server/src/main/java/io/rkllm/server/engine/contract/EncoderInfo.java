@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 /**
  * A loaded image encoder as the layers above may know it: the picture it takes ({@code width x height} RGB) and

@@ -1,10 +1,10 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class EmbeddingCacheTest {
+class ImageEmbeddingCacheTest {
     private static float[] floats(int n, float value) {
         float[] f = new float[n];
         java.util.Arrays.fill(f, value);
@@ -13,7 +13,7 @@ class EmbeddingCacheTest {
 
     @Test
     void keepsCopiesByModelAndPicture() {
-        EmbeddingCache cache = new EmbeddingCache(1 << 20);
+        ImageEmbeddingCache cache = new ImageEmbeddingCache(1 << 20);
         float[] a = floats(10, 1.5f);
         cache.put("m", "pic", a);
         a[0] = 9;
@@ -25,7 +25,7 @@ class EmbeddingCacheTest {
 
     @Test
     void theLeastRecentlyUsedLeaveWhenFull() {
-        EmbeddingCache cache = new EmbeddingCache(100);
+        ImageEmbeddingCache cache = new ImageEmbeddingCache(100);
         cache.put("m", "a", floats(10, 1));
         cache.put("m", "b", floats(10, 2));
         assertThat(cache.get("m", "a")).isPresent(); // a is now the most recent
@@ -43,7 +43,7 @@ class EmbeddingCacheTest {
 
     @Test
     void aCacheOfNothingKeepsNothing() {
-        EmbeddingCache cache = new EmbeddingCache(0);
+        ImageEmbeddingCache cache = new ImageEmbeddingCache(0);
         cache.put("m", "a", floats(1, 1));
         assertThat(cache.contains("m", "a")).isFalse();
     }

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine.cache;
+package io.rkllm.server.engine.contract.cache;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

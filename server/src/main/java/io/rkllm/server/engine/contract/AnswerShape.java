@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.util.Map;
 import java.util.Objects;

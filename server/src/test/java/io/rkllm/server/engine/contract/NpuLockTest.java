@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine.cache;
+package io.rkllm.server.engine.contract.cache;
 
 /**
  * What a backend's cache policy decided for one run, in the words every backend speaks: the slot, how much of what

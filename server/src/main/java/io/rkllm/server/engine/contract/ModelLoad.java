@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -8,7 +8,7 @@ import java.util.Optional;
  * What the engine needs to load a model: its id, its file, its context length, the sampling fixed at init
  * (the only sampling on runtime 1.2), how many slots (handles, each with its own KV cache) to create, the
  * memory one handle takes, in MB (stated or estimated by the layer above; the registry's {@code models.max_memory}
- * and {@link MemoryBudget} both count it), how many requests may wait for it (0 = the registry's default), and
+ * and its memory check before a load both count it), how many requests may wait for it (0 = the registry's default), and
  * for a vision model its image encoder; its family names it in messages; whether it is an embedding model (a
  * backend that needs another kind of context for one, llama.cpp, makes it when it loads).
  */
@@ -52,7 +52,7 @@ public record ModelLoad(String id, Path file, int contextLength, Sampling sampli
     }
 
     /** Loaded alone: a vision model that does not share the NPU (vision.co_resident off). */
-    boolean exclusive() {
+    public boolean exclusive() {
         return vision.map(VisionLoad::exclusive).orElse(false);
     }
 }

@@ -1,6 +1,6 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CacheContents;
 import java.util.Optional;
 
 /**
@@ -37,12 +37,12 @@ public interface BackendModel extends AutoCloseable {
 
     /**
      * One generation: the backend's cache policy picks a slot and what to send, the run streams whole characters
-     * to {@code sink}, and ends. Never throws: a failure is {@link RunEnd.Failed}.
+     * to {@code sink}, and ends. Never throws: a failure is {@link GenerationEnd.Failed}.
      *
      * @param maxTokens the request's limit, 0 for none
      * @param cancellation aborts the run when it fires (before the run: it never starts)
      */
-    RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation);
+    GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation);
 
     /** What its slots hold now, in the words every backend keeps them in; from any thread. */
     CacheContents held();

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -9,7 +9,7 @@ import java.util.Locale;
  * {@code .rkllm}; later llama.cpp's {@code .gguf}). The registry chooses the backend of a model by its file when
  * the model loads, and from then on speaks to the {@link BackendModel} it returned; neither the engine nor the
  * pipeline learns which backend runs. Implementations live in {@code io.rkllm.server.backend.*}, the only code that
- * touches their native types; the application wires the ones that are available ({@link Backends}).
+ * touches their native types; the application wires the ones that are available (the engine's {@code Backends}).
  */
 public interface Backend {
 

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 /** How a generation that produced a result ended. */
 public enum StopReason {

@@ -1,8 +1,8 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.SamplingParams;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,12 +18,17 @@ import java.util.concurrent.LinkedBlockingQueue;
  * @param sampling the sampler chain's settings, without a grammar
  * @param grammar what the answer must be, from its first token or after the reasoning's end
  */
-record Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, Optional<AnswerGrammar> grammar,
-               int maxTokens, BlockingQueue<Event> events, Flag cancelled) {
+record SubmittedGeneration(ChatPrompt prompt, String text, boolean task, SamplingParams sampling,
+                           Optional<AnswerGrammar> grammar, int maxTokens, BlockingQueue<Event> events, Flag cancelled) {
 
-    Request(ChatPrompt prompt, String text, boolean task, SamplingParams sampling, Optional<AnswerGrammar> grammar,
-            int maxTokens) {
+    SubmittedGeneration(ChatPrompt prompt, String text, boolean task, SamplingParams sampling,
+                        Optional<AnswerGrammar> grammar, int maxTokens) {
         this(prompt, text, task, sampling, grammar, maxTokens, new LinkedBlockingQueue<>(), new Flag());
+    }
+
+    /** Sends the generation's end back to the thread that asked. */
+    void end(GenerationEnd end) {
+        events.add(new Event.End(end));
     }
 
     /** What the loop sends back: text as it comes, then the end. */
@@ -31,7 +36,7 @@ record Request(ChatPrompt prompt, String text, boolean task, SamplingParams samp
         record Text(String text, int tokens) implements Event {
         }
 
-        record End(RunEnd end) implements Event {
+        record End(GenerationEnd end) implements Event {
         }
     }
 

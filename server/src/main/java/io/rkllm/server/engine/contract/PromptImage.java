@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 import java.util.Objects;
 
@@ -8,9 +8,9 @@ import java.util.Objects;
  * @param key what the picture is (its content digest): embeddings are cached under it, per model
  * @param pixels the picture as the encoder takes it, asked for only when its embedding is not cached
  */
-public record RunImage(String key, Pixels pixels) {
+public record PromptImage(String key, Pixels pixels) {
 
-    public RunImage {
+    public PromptImage {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(pixels, "pixels");
     }

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine;
+package io.rkllm.server.engine.contract;
 
 /**
  * Cancels one job from any thread, at any time: before its native run starts (the run then never starts), while it
