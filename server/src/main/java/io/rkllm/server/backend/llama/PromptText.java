@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama;
 
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.Optional;

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.rkllm.server.backend.llama;
+package io.rkllm.server.backend.llama.jinja;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
@@ -32,7 +32,7 @@ import jinjava.javax.el.CompositeELResolver;
  * loops ({@link FilteredLoops}) and comments ({@link Comments}). The template is tried once when the model loads; one
  * that does not render falls back to the family template the pipeline chose.
  */
-final class JinjaChatTemplate {
+public final class JinjaChatTemplate {
     private static final Pattern REVERSED = Pattern.compile("([A-Za-z_][\\w.]*)\\[\\s*:\\s*:\\s*-1\\s*\\]");
     private static final Pattern NAMESPACE = Pattern.compile("namespace\\(");
     /** A variable with attributes, subscripts and argument-less filters: {@code message['content'] | trim}. */
@@ -82,14 +82,14 @@ final class JinjaChatTemplate {
     }
 
     /** The template, if it renders a short conversation; empty (with the reason) when it does not. */
-    static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
-                                             List<String> problems) {
+    public static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
+                                                    List<String> problems) {
         return tryOf(source, bos, eos, addsBos, problems, Clock.systemDefaultZone());
     }
 
     /** @param clock today's date for {@code strftime_now} (a fixed one in tests, as the fixtures' script has) */
-    static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
-                                             List<String> problems, Clock clock) {
+    public static Optional<JinjaChatTemplate> tryOf(String source, String bos, String eos, boolean addsBos,
+                                                    List<String> problems, Clock clock) {
         try {
             JinjaChatTemplate template = new JinjaChatTemplate(source, bos, eos, addsBos, clock);
             template.render(List.of(message("system", "S"), message("user", "U")), Optional.empty(), false);
@@ -101,7 +101,7 @@ final class JinjaChatTemplate {
     }
 
     /** A chat turn: the system prompt, the conversation, the tools, the thinking switch, then the answer's start. */
-    String render(ChatPrompt prompt) {
+    public String render(ChatPrompt prompt) {
         List<Map<String, Object>> messages = new ArrayList<>();
         if (!prompt.systemPrompt().isEmpty()) {
             messages.add(message("system", prompt.systemPrompt()));
@@ -129,7 +129,7 @@ final class JinjaChatTemplate {
     }
 
     /** One message alone (a background task's text as a user turn). */
-    String render(ChatPrompt.Message message, boolean thinking) {
+    public String render(ChatPrompt.Message message, boolean thinking) {
         return render(List.of(message(message.role(), message.content())), Optional.empty(), thinking);
     }
 
@@ -252,7 +252,7 @@ final class JinjaChatTemplate {
     }
 
     /** The template's {@code raise_exception}: the conversation is one the model's format cannot write. */
-    static final class RefusedConversation extends IllegalArgumentException {
+    public static final class RefusedConversation extends IllegalArgumentException {
         RefusedConversation(String message) {
             super("the model's chat template refused the conversation: " + message);
         }

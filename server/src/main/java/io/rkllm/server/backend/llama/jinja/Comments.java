@@ -1,4 +1,4 @@
-package io.rkllm.server.backend.llama;
+package io.rkllm.server.backend.llama.jinja;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
