@@ -130,8 +130,10 @@ public final class GatedBackend implements Backend {
     /** A chat turn whose new part is {@code text}, as the pipeline would hand it to the engine. */
     public static ChatPrompt prompt(String text) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", text, List.of(), 1);
-        return new ChatPrompt("m", text, "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
-                List.of(), part, part, Optional.empty(), false, Optional.empty(), 0, 4096, answer -> Optional.empty());
+        return new ChatPrompt("m", new ChatPrompt.Identity(text, List.of(), Trim.NONE, List.of(),
+                answer -> Optional.empty()), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
+                List.of(), new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 0, 4096));
     }
 
     @Override
@@ -173,7 +175,7 @@ public final class GatedBackend implements Backend {
 
         @Override
         public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
-            String text = prompt.newPart().text();
+            String text = prompt.texts().newPart().text();
             if (text.startsWith("throw")) {
                 // a backend breaking its promise not to throw
                 throw new IllegalStateException("broken backend");

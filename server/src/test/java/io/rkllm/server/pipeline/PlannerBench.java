@@ -105,7 +105,7 @@ final class PlannerBench implements AutoCloseable {
     Turn turn(ChatRequest request, String answer, boolean aborted) {
         PreparedChat chat = pipeline.prepare(request);
         slots.forEach(s -> s.calls.clear());
-        ConversationCache.Planned plan = state.plan(RunPrompt.of(chat, estimator), slots);
+        ConversationCache.Planned plan = state.plan(ChatPrompts.of(chat, estimator), slots);
         FakeSlot slot = slots.get(plan.slot());
         List<String> calls = new ArrayList<>(slot.calls);
         int prefilled = slot.prefill(plan.request());

@@ -664,16 +664,16 @@ final class DecodeLoop implements AutoCloseable {
         if (r.request.task()) {
             return null;
         }
-        Optional<String> answer = prompt.answerKey().of(r.answer.toString());
+        Optional<String> answer = prompt.identity().answerKey().of(r.answer.toString());
         if (answer.isEmpty()) {
             return null;
         }
-        List<String> turns = new ArrayList<>(prompt.trim().kept(prompt.history()));
-        turns.addAll(prompt.newKeys());
+        List<String> turns = new ArrayList<>(prompt.identity().trim().kept(prompt.identity().history()));
+        turns.addAll(prompt.identity().newKeys());
         turns.add(answer.get());
-        return new CachedConversation(prompt.systemPrompt(), prompt.trim(),
-                Keys.digest(prompt.trim().leftOut(prompt.history())), turns, r.slot.length(),
-                prompt.tools().orElse(""));
+        return new CachedConversation(prompt.setup().systemPrompt(), prompt.identity().trim(),
+                Keys.digest(prompt.identity().trim().leftOut(prompt.identity().history())), turns, r.slot.length(),
+                prompt.setup().tools().orElse(""));
     }
 
     /** One generation being decoded in a sequence. */

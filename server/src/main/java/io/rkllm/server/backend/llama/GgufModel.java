@@ -170,7 +170,7 @@ final class GgufModel implements BackendModel {
             return new GenerationEnd.Failed(e.getMessage());
         }
         SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
-                LlamaSampling.of(prompt.sampling().orElse(defaults)), grammar(prompt), maxTokens);
+                LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens);
         loop.submit(request);
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             while (true) {
@@ -190,7 +190,7 @@ final class GgufModel implements BackendModel {
 
     /** The grammar of the answer's shape, when the request asks for one and the grammar can express it. */
     private Optional<AnswerGrammar> grammar(ChatPrompt prompt) {
-        return prompt.answerShape().flatMap(shape -> switch (AnswerGrammar.of(shape)) {
+        return prompt.settings().answerShape().flatMap(shape -> switch (AnswerGrammar.of(shape)) {
             case AnswerGrammar.Outcome.Made made -> Optional.of(made.grammar());
             case AnswerGrammar.Outcome.Unsupported unsupported -> {
                 LOG.info("model {}: the answer is not constrained by a grammar ({}); it is checked once written",

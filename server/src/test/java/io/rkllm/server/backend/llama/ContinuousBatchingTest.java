@@ -45,9 +45,10 @@ class ContinuousBatchingTest {
 
     static ChatPrompt prompt(String question) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
-        return new ChatPrompt("tiny", question, "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
-                List.of("u:" + question), part, part, Optional.empty(), false, Optional.of(GREEDY), 16, 512,
-                Optional::of, List.of(ChatPrompt.Message.of("user", question)));
+        return new ChatPrompt("tiny", new ChatPrompt.Identity(question, List.of(), Trim.NONE, List.of("u:" + question),
+                Optional::of), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
+                List.of(ChatPrompt.Message.of("user", question)), new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.of(GREEDY), Optional.empty(), 16, 512));
     }
 
     record Answer(GenerationEnd end, String text) {

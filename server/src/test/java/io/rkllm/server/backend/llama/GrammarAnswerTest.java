@@ -54,9 +54,10 @@ class GrammarAnswerTest {
 
     static ChatPrompt prompt(String question, Sampling sampling, Optional<AnswerShape> shape) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
-        return new ChatPrompt("tiny", question + shape, "", Optional.empty(), false, Optional.empty(), List.of(),
-                Trim.NONE, List.of("u:" + question), part, part, Optional.empty(), false, Optional.of(sampling), 16,
-                512, Optional::of, List.of(ChatPrompt.Message.of("user", question)), shape);
+        return new ChatPrompt("tiny", new ChatPrompt.Identity(question + shape, List.of(), Trim.NONE,
+                List.of("u:" + question), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
+                Optional.empty()), List.of(ChatPrompt.Message.of("user", question)), new ChatPrompt.Texts(part, part),
+                Optional.empty(), new ChatPrompt.Settings(false, Optional.of(sampling), shape, 16, 512));
     }
 
     record Answer(GenerationEnd end, String text) {

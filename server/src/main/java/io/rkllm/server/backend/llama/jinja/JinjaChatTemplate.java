@@ -103,8 +103,8 @@ public final class JinjaChatTemplate {
     /** A chat turn: the system prompt, the conversation, the tools, the thinking switch, then the answer's start. */
     public String render(ChatPrompt prompt) {
         List<Map<String, Object>> messages = new ArrayList<>();
-        if (!prompt.systemPrompt().isEmpty()) {
-            messages.add(message("system", prompt.systemPrompt()));
+        if (!prompt.setup().systemPrompt().isEmpty()) {
+            messages.add(message("system", prompt.setup().systemPrompt()));
         }
         for (ChatPrompt.Message m : prompt.messages()) {
             Map<String, Object> map = message(m.role(), m.content());
@@ -125,7 +125,7 @@ public final class JinjaChatTemplate {
             m.toolCallId().ifPresent(id -> map.put("tool_call_id", id));
             messages.add(map);
         }
-        return render(messages, prompt.tools(), prompt.thinking());
+        return render(messages, prompt.setup().tools(), prompt.settings().thinking());
     }
 
     /** One message alone (a background task's text as a user turn). */

@@ -22,14 +22,14 @@ import java.util.Optional;
  * estimates a backend's cache policy weighs. Made on the request's thread; the backend decides on its worker what
  * of it to send.
  */
-final class RunPrompt {
+final class ChatPrompts {
     /** Room a background task's prompt gets beyond its estimate, and the least it leaves for the answer. */
     private static final int TASK_MARGIN = 16;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> SCHEMA_VALUES = new TypeReference<>() {
     };
 
-    private RunPrompt() {
+    private ChatPrompts() {
     }
 
     static ChatPrompt of(PreparedChat chat, TokenEstimator estimator) {
@@ -56,12 +56,15 @@ final class RunPrompt {
             return new ChatPrompt.Task(prompt, estimator.estimate(id, prompt) + TASK_MARGIN
                     + Math.max(chat.maxTokens(), TASK_MARGIN));
         });
-        return new ChatPrompt(id, conversationKey(chat), system, template, systemInText, chat.request().toolsJson(),
-                MessageKeys.keys(c.history()), chat.trim(), c.newMessageKeys(), newPart, whole, task, chat.thinking(),
-                chat.sampling(), chat.reserveTokens(), chat.model().contextLength(), generated -> {
+        ChatPrompt.Identity identity = new ChatPrompt.Identity(conversationKey(chat), MessageKeys.keys(c.history()),
+                chat.trim(), c.newMessageKeys(), generated -> {
                     String key = MessageKeys.generated(generated, chat.scanner());
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
-                }, messages(trimmed), answerShape(chat));
+                });
+        return new ChatPrompt(id, identity, new ChatPrompt.Setup(system, template, systemInText,
+                chat.request().toolsJson()), messages(trimmed), new ChatPrompt.Texts(newPart, whole), task,
+                new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
+                        chat.model().contextLength()));
     }
 
     /**
