@@ -3,6 +3,7 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.AutoSetting;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.ImageEmbeddingCache;
 import io.rkllm.server.engine.contract.EncoderListener;
@@ -84,8 +85,8 @@ public final class ModelRegistry implements AutoCloseable {
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
         // auto: on when any backend's failed load takes the process down (RKLLM runtime 1.3)
-        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), backends.available().stream()
-                .anyMatch(Backend::loadFailureIsFatal)),
+        this.memory = new MemoryBudget(AutoSetting.on(settings.memoryCheck(), backends.available().values()
+                .stream().anyMatch(Backend::loadFailureIsFatal)),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.listener = listener;
@@ -104,12 +105,12 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     /**
-     * The runtime a model file loads with: its name and ABI, whether it samples per run, its default sampling.
+     * The runtime of the engine a model loads with: its name and ABI, whether it samples per run, its default sampling.
      *
      * @throws FailureException {@link Failure.LoadFailed} when no available backend runs it
      */
-    public RuntimeInfo runtimeFor(String id, Path file) {
-        return backends.forModel(id, file).info();
+    public RuntimeInfo runtimeFor(String id, String engine) {
+        return backends.forModel(id, engine).info();
     }
 
     /** The runtime of the first available backend, for {@code /health}; empty when there is none. */
@@ -125,7 +126,7 @@ public final class ModelRegistry implements AutoCloseable {
      */
     public LoadedModel acquire(ModelLoad spec) {
         // a model no available backend runs fails now, before any other model gives way to it
-        backends.forModel(spec.id(), spec.file());
+        backends.forModel(spec.id(), spec.engine());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
         LoadedModel model;
         synchronized (this) {
@@ -150,7 +151,7 @@ public final class ModelRegistry implements AutoCloseable {
                         // even with every other model unloaded it would not fit: unload nothing, say so now
                         Failure refused = memory.insufficient(spec.id(), need,
                                 Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()),
-                                backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal());
+                                backends.forModel(spec.id(), spec.engine()).loadFailureIsFatal());
                         LOG.warn("not loading: {}", refused.message());
                         throw new FailureException(refused);
                     }
@@ -342,7 +343,7 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     private LoadedModel start(ModelLoad spec) {
-        Backend backend = backends.forModel(spec.id(), spec.file());
+        Backend backend = backends.forModel(spec.id(), spec.engine());
         Instant started = clock.instant();
         stopping.removeIf(m -> m.released().isDone());
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
@@ -391,7 +392,7 @@ public final class ModelRegistry implements AutoCloseable {
                             + " is not readable (deleted or moved since the server started?)");
                 }
                 T handle = memory.load(spec.id(), spec.memoryMb(),
-                        backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal(), init);
+                        backends.forModel(spec.id(), spec.engine()).loadFailureIsFatal(), init);
                 reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());

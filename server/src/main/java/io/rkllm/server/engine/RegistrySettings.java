@@ -26,13 +26,4 @@ public record RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload
     public RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout) {
         this(maxLoaded, maxQueued, idleUnload, loadTimeout, "auto", 0, 0, 0);
     }
-
-    /** Whether a setting of {@code auto}, {@code on} or {@code off} holds, {@code auto} being {@code byDefault}. */
-    public static boolean on(String setting, boolean byDefault) {
-        return switch (setting) {
-            case "on", "true" -> true;
-            case "off", "false" -> false;
-            default -> byDefault;
-        };
-    }
 }

@@ -169,7 +169,7 @@ public final class ModelService {
      * @throws FailureException {@link Failure.LoadFailed} when no available engine runs the model
      */
     RuntimeInfo runtime(ModelDescriptor model) {
-        return registry.runtimeFor(model.id(), model.file());
+        return registry.runtimeFor(model.id(), model.facts().engine());
     }
 
     /** The model of that id, alias or unambiguous prefix, if any. */
@@ -333,13 +333,13 @@ public final class ModelService {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime(model).defaultSampling(), model.sampling(),
                     SamplingOverrides.NONE);
-            // a GGUF model's conversations are sequences of its one context (engines.llama.parallel), not handles
-            int slots = model.isEmbedding() || model.gguf().isPresent() ? 1
+            // an engine whose one context holds every conversation (llama.cpp's sequences) loads one copy
+            int slots = model.isEmbedding() || model.facts().oneCopyServesAll() ? 1
                     : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
-            return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
+            return new ModelLoad(id, model.facts().engine(), model.file(), model.contextLength(), sampling, slots,
                     ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
                     model.family(), model.isEmbedding());
         });

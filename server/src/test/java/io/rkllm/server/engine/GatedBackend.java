@@ -142,11 +142,6 @@ public final class GatedBackend implements Backend {
     }
 
     @Override
-    public List<String> formats() {
-        return List.of(".rkllm");
-    }
-
-    @Override
     public BackendModel load(ModelLoad load, LoadContext context) {
         log.add("load " + load.id() + " " + Thread.currentThread().getName());
         return new Model(load.id());

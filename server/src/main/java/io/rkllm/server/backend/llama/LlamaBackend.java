@@ -13,7 +13,6 @@ import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -70,11 +69,6 @@ public final class LlamaBackend implements Backend {
     @Override
     public RuntimeInfo info() {
         return info;
-    }
-
-    @Override
-    public List<String> formats() {
-        return List.of(".gguf");
     }
 
     /** How a GGUF model's file is opened (mapped; layers offloaded when configured). */

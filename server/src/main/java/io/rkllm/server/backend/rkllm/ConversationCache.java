@@ -1,12 +1,12 @@
 package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptImage;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.cache.CacheContents;
 import io.rkllm.server.engine.contract.cache.CachedConversation;
 import io.rkllm.server.engine.contract.cache.Keys;
 import io.rkllm.server.engine.contract.cache.Trim;
-import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.PromptTemplate;
-import io.rkllm.server.engine.contract.PromptImage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,15 +1,11 @@
 package io.rkllm.server.engine.contract;
 
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Locale;
-
 /**
- * One engine kind behind the seam: a native library that runs model files of some formats (RKLLM's
- * {@code .rkllm}; later llama.cpp's {@code .gguf}). The registry chooses the backend of a model by its file when
- * the model loads, and from then on speaks to the {@link BackendModel} it returned; neither the engine nor the
- * pipeline learns which backend runs. Implementations live in {@code io.rkllm.server.backend.*}, the only code that
- * touches their native types; the application wires the ones that are available (the engine's {@code Backends}).
+ * One engine behind the seam, opened: a native library that runs the model files of its format (RKLLM's
+ * {@code .rkllm}, llama.cpp's {@code .gguf}). Its {@link EngineProvider} opens it; the registry finds it by the
+ * engine a model's facts name when the model loads, and from then on speaks to the {@link BackendModel} it returned;
+ * neither the engine nor the pipeline learns which backend runs. Implementations live in
+ * {@code io.rkllm.server.backend.*}, the only code that touches their native types.
  */
 public interface Backend {
 
@@ -22,15 +18,6 @@ public interface Backend {
      */
     default boolean loadFailureIsFatal() {
         return info().loadFailureIsFatal();
-    }
-
-    /** The file name endings of the models it runs, lower case ({@code .rkllm}). */
-    List<String> formats();
-
-    /** Whether it runs that model file. */
-    default boolean runs(Path file) {
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        return formats().stream().anyMatch(name::endsWith);
     }
 
     /**

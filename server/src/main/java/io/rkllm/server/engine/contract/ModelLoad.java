@@ -5,36 +5,21 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What the engine needs to load a model: its id, its file, its context length, the sampling fixed at init
- * (the only sampling on runtime 1.2), how many slots (handles, each with its own KV cache) to create, the
- * memory one handle takes, in MB (stated or estimated by the layer above; the registry's {@code models.max_memory}
- * and its memory check before a load both count it), how many requests may wait for it (0 = the registry's default), and
- * for a vision model its image encoder; its family names it in messages; whether it is an embedding model (a
- * backend that needs another kind of context for one, llama.cpp, makes it when it loads).
+ * What the engine needs to load a model: its id, the engine that runs it (by name: the registry finds its backend by
+ * it), its file, its context length, the sampling fixed at init (the only sampling on runtime 1.2), how many slots
+ * (handles, each with its own KV cache) to create, the memory one handle takes, in MB (stated or estimated by the
+ * layer above; the registry's {@code models.max_memory} and its memory check before a load both count it), how many
+ * requests may wait for it (0 = the registry's default), and for a vision model its image encoder; its family names
+ * it in messages; whether it is an embedding model (a backend that needs another kind of context for one, llama.cpp,
+ * makes it when it loads).
  */
-public record ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                        int maxQueued, Optional<VisionLoad> vision, String family, boolean embedding) {
-
-    /** A model whose backend does not care whether it embeds (RKLLM). */
-    public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                     int maxQueued, Optional<VisionLoad> vision, String family) {
-        this(id, file, contextLength, sampling, slots, memoryMb, maxQueued, vision, family, false);
-    }
+public record ModelLoad(String id, String engine, Path file, int contextLength, Sampling sampling, int slots,
+                        long memoryMb, int maxQueued, Optional<VisionLoad> vision, String family, boolean embedding) {
 
     public ModelLoad {
+        Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(vision, "vision");
         Objects.requireNonNull(family, "family");
-    }
-
-    /** A text model with the registry's queue length. */
-    public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb) {
-        this(id, file, contextLength, sampling, slots, memoryMb, 0, Optional.empty(), "");
-    }
-
-    /** A model with the registry's queue length. */
-    public ModelLoad(String id, Path file, int contextLength, Sampling sampling, int slots, long memoryMb,
-                     Optional<VisionLoad> vision) {
-        this(id, file, contextLength, sampling, slots, memoryMb, 0, vision, "");
     }
 
     /** The memory of all its slots and its encoder. */

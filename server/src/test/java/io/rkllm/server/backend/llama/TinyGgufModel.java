@@ -29,7 +29,7 @@ final class TinyGgufModel {
         TinyLlama.write(file, TinyLlama.Options.chat());
         LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, parallel,
                 OptionalInt.empty()));
-        return (GgufModel) backend.load(new ModelLoad("tiny", file, context, GREEDY, 1, 64, 0, Optional.empty(),
+        return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, context, GREEDY, 1, 64, 0, Optional.empty(),
                 "llama", false), new DirectLoad());
     }
 

@@ -1,4 +1,4 @@
-package io.rkllm.server.app;
+package io.rkllm.server.backend.llama;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * How many threads llama.cpp's decode gets by default: the big cores of a big.LITTLE board (the four Cortex-A76 of an

@@ -1,5 +1,8 @@
-package io.rkllm.server.models;
+package io.rkllm.server.backend.llama;
 
+import io.rkllm.server.models.ContextChoice;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelHeader;
 import java.util.Locale;
 
 /**
@@ -30,30 +33,27 @@ public record GgufLimits(int parallel, int context, long memoryBytes) {
     public static final GgufLimits DEFAULT = new GgufLimits(1, 0, 0);
 
     /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
-    ContextChoice contextFor(GgufFacts facts, long fileBytes) {
+    ContextChoice contextFor(GgufFacts gguf, long fileBytes) {
+        ModelHeader header = gguf.modelHeader();
         if (context > 0) {
-            if (facts.pooling().isPresent() && facts.trainingContext() > 0 && context > facts.trainingContext()) {
+            if (header.pooling().isPresent() && header.trainingContext() > 0 && context > header.trainingContext()) {
                 // an encoder's learned positions end at its training length (the binding refuses a longer
                 // context), and an embedding model or reranker gains nothing from a longer one
-                return new ContextChoice(facts.trainingContext(), "gguf " + facts.trainingContext()
+                return new ContextChoice(header.trainingContext(), "gguf " + header.trainingContext()
                         + " (engines.llama.context " + context + " is longer than an embedding model was trained for)");
             }
             return new ContextChoice(context, "engines.llama.context");
         }
-        int trained = facts.trainingContext() > 0 ? facts.trainingContext() : FALLBACK_CONTEXT;
-        if (memoryBytes <= 0 || facts.kvBytesPerToken() <= 0) {
-            return new ContextChoice(trained, facts.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
+        int trained = header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
+        if (memoryBytes <= 0 || gguf.kvBytesPerToken() <= 0) {
+            return new ContextChoice(trained, header.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
         }
         long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
-        long fits = room / facts.kvBytesPerToken();
+        long fits = room / gguf.kvBytesPerToken();
         // whole multiples of 256 cells, as llama.cpp pads the context anyway
         int capped = (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
         return capped < trained
                 ? new ContextChoice(capped, String.format(Locale.ROOT, "gguf %d, capped by memory", trained))
                 : new ContextChoice(trained, "gguf");
-    }
-
-    /** A context length and where it came from (for the log lines). */
-    record ContextChoice(int length, String source) {
     }
 }

@@ -3,15 +3,15 @@ package io.rkllm.server.models;
 import java.util.Locale;
 
 /**
- * What a GGUF model's header adds to its family profile: an embedding model's pooling and width, and a chat model's
+ * What a model file's header adds to its family profile: an embedding model's pooling and width, and a chat model's
  * capabilities where no profile knows its family (its own template says whether it takes tools and thinks).
  */
-final class GgufEmbedding {
-    private GgufEmbedding() {
+final class HeaderHints {
+    private HeaderHints() {
     }
 
     /** The profile's embedding settings with the file's pooling and width. */
-    static EmbeddingSettings settings(EmbeddingSettings base, GgufFacts facts) {
+    static EmbeddingSettings settings(EmbeddingSettings base, ModelHeader facts) {
         EmbeddingSettings.Pooling pooling = facts.pooling().flatMap(EmbeddingSettings.Pooling::parse)
                 .orElse(base.pooling());
         int dimensions = base.dimensions() > 0 ? base.dimensions() : facts.embeddingLength();
@@ -24,7 +24,7 @@ final class GgufEmbedding {
      * A known family's capabilities; for an unknown one, what its chat template shows: tools when it renders a
      * {@code tools} list, thinking when it writes {@code <think>}.
      */
-    static Capabilities capabilities(FamilyProfile profile, GgufFacts facts) {
+    static Capabilities capabilities(FamilyProfile profile, ModelHeader facts) {
         if (!profile.family().equals(FamilyProfiles.GENERIC) || facts.chatTemplate().isEmpty()) {
             return profile.capabilities();
         }

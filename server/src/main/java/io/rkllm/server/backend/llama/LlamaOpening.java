@@ -1,17 +1,13 @@
-package io.rkllm.server.app;
+package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.LibraryInfo;
 import io.rkllm.llama.LlamaException;
 import io.rkllm.llama.LlamaLibrary;
 import io.rkllm.llama.LlamaLibraryLocator;
 import io.rkllm.llama.LlamaRuntime;
-import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Backends;
-import io.rkllm.server.models.GgufLimits;
-import io.rkllm.server.models.ModelCatalog;
-import io.rkllm.server.pipeline.SlotCount;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.slf4j.Logger;
@@ -25,15 +21,15 @@ import org.slf4j.LoggerFactory;
  * @param runtime the opened library, when it opened
  * @param missing why it did not (with the fix); empty when it did
  */
-public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
-    private static final Logger LOG = LoggerFactory.getLogger(LlamaEngine.class);
+public record LlamaOpening(Optional<LlamaRuntime> runtime, String missing) {
+    private static final Logger LOG = LoggerFactory.getLogger(LlamaOpening.class);
 
     /** Not opened at all, with the reason. */
-    public static LlamaEngine absent(String why) {
-        return new LlamaEngine(Optional.empty(), why);
+    static LlamaOpening absent(String why) {
+        return new LlamaOpening(Optional.empty(), why);
     }
 
-    public static LlamaEngine open(ServerConfig.Llama config) {
+    public static LlamaOpening open(ServerConfig.Llama config) {
         if (!config.enabled()) {
             return absent("engines.llama.enabled is false");
         }
@@ -41,7 +37,7 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
                 : Optional.of(Path.of(config.library()));
         LlamaLibraryLocator locator = LlamaLibraryLocator.system();
         try {
-            return new LlamaEngine(Optional.of(LlamaRuntime.open(locator.locate(configured), Optional.empty())), "");
+            return new LlamaOpening(Optional.of(LlamaRuntime.open(locator.locate(configured), Optional.empty())), "");
         } catch (LlamaException | IllegalStateException | java.io.UncheckedIOException e) {
             String why = e.getMessage() + " (set engines.llama.library or --llama-library to a libllama.so)";
             // an installed library found by searching (Debian's, a user's build) that does not open is no reason to
@@ -50,7 +46,7 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         }
     }
 
-    private static LlamaEngine bundledInstead(LlamaLibraryLocator locator, String why) {
+    private static LlamaOpening bundledInstead(LlamaLibraryLocator locator, String why) {
         try {
             Optional<LlamaLibrary> bundled = locator.bundled();
             if (bundled.isEmpty()) {
@@ -58,7 +54,7 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
             }
             LlamaRuntime runtime = LlamaRuntime.open(bundled.get(), Optional.empty());
             LOG.warn("the installed llama.cpp library could not be used ({}); using the one bundled in the jar", why);
-            return new LlamaEngine(Optional.of(runtime), "");
+            return new LlamaOpening(Optional.of(runtime), "");
         } catch (LlamaException | IllegalStateException | java.io.UncheckedIOException e) {
             return absent(why + "; the bundled one did not open either: " + e.getMessage());
         }
@@ -69,11 +65,6 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
         return new LlamaBackend(runtime.orElseThrow(), settings(config));
     }
 
-    /** A server whose one engine is this library (the llama bench's, which measures it alone). */
-    public ServerApp serveAlone(ServerConfig config, ModelCatalog catalog) {
-        return ServerApp.start(config, Backends.of(backend(config.engines().llama())), catalog);
-    }
-
     /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */
     public static LlamaBackend.Settings settings(ServerConfig.Llama config) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
@@ -81,9 +72,8 @@ public record LlamaEngine(Optional<LlamaRuntime> runtime, String missing) {
     }
 
     /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */
-    public static GgufLimits limits(ServerConfig config) {
-        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(),
-                SlotCount.systemMemory(Path.of("/proc/meminfo")));
+    static GgufLimits limits(ServerConfig config, long memoryBytes) {
+        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(), memoryBytes);
     }
 
     /** One line for the banner and {@code doctor}: the library, why it was chosen, its build and its devices. */

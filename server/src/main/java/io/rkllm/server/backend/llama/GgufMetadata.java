@@ -1,10 +1,11 @@
-package io.rkllm.server.models;
+package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.gguf.GgufArray;
 import io.rkllm.llama.gguf.GgufFile;
 import io.rkllm.llama.gguf.GgufFormatException;
 import io.rkllm.llama.gguf.GgufReader;
 import io.rkllm.llama.gguf.GgufSummary;
+import io.rkllm.server.models.ModelHeader;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -40,11 +41,10 @@ final class GgufMetadata {
         } catch (GgufFormatException e) {
             throw new Unreadable(e.getMessage());
         }
-        return new GgufFacts(summary.architecture(), summary.name(), summary.parameterCount(),
+        return new GgufFacts(new ModelHeader(summary.architecture(), summary.name(), summary.parameterCount(),
                 summary.quantisation(), (int) Math.min(Integer.MAX_VALUE, summary.contextLength().orElse(0L)),
-                kvBytesPerToken(gguf), summary.poolingType().flatMap(GgufMetadata::pooling),
-                summary.chatTemplate().filter(t -> !t.isBlank()),
-                (int) (long) summary.embeddingLength().orElse(0L), sequences);
+                summary.poolingType().flatMap(GgufMetadata::pooling), summary.chatTemplate().filter(t -> !t.isBlank()),
+                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences);
     }
 
     /** {@code <arch>.pooling_type} as a word; none (0) is no pooling at all. */

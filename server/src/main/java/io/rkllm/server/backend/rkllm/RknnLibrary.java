@@ -1,4 +1,4 @@
-package io.rkllm.server.app;
+package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.rknn.RknnException;
 import io.rkllm.ffm.rknn.RknnRuntime;
