@@ -2,9 +2,10 @@ package io.rkllm.server.app;
 
 import io.rkllm.ffm.AbiIdentifier;
 import io.rkllm.ffm.LibraryLocator;
-import io.rkllm.ffm.RkllmRuntime;
+import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.download.Board;
+import io.rkllm.server.engine.contract.RuntimeInfo;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -17,9 +18,10 @@ public final class BoardFacts {
     private BoardFacts() {
     }
 
-    /** For the server: the release of the runtime it opened. */
-    public static Board of(Optional<RkllmRuntime> runtime) {
-        return new Board(Board.platformOf(COMPATIBLE), runtime.flatMap(r -> r.identity().version()));
+    /** For the server: the release of the RKLLM runtime it opened, when it did. */
+    public static Board of(Engines engines) {
+        return new Board(Board.platformOf(COMPATIBLE), engines.runtime(RkllmProvider.NAME)
+                .flatMap(RuntimeInfo::release));
     }
 
     /** For the {@code pull} command: the release of the library the server would open, identified by its file. */

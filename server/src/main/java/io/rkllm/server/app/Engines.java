@@ -1,154 +1,132 @@
 package io.rkllm.server.app;
 
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.server.backend.llama.LlamaBackend;
-import io.rkllm.server.backend.rkllm.RkllmBackend;
-import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Backend;
 import io.rkllm.server.engine.Backends;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.EngineProvider;
+import io.rkllm.server.engine.contract.EngineSetup;
+import io.rkllm.server.engine.contract.Opening;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.models.ModelDescriptor;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
- * The engines this machine has, each available or not with the reason: the RKLLM runtime when
- * {@code librkllmrt.so} opens, llama.cpp when a {@code libllama} does. A missing library does not end the server by
- * itself: the server serves the models of the engines it has, a model whose engine is missing fails to load with that
- * engine's reason, and only a machine with no engine at all refuses to start. The start banner and {@code doctor} say
- * which engines there are.
+ * The engines of this server, each provider with what opening it gave: its backend, one that opens when its first
+ * model loads, or why it is unavailable. A missing library does not end the server by itself: the server serves the
+ * models of the engines it has, and a model whose engine is missing fails to load with that engine's reason. The
+ * start banner and {@code doctor} say which engines there are.
  */
-public final class Engines {
-    private final Optional<RkllmRuntime> rkllm;
-    private final String rkllmMissing;
-    private final RknnLibrary rknn;
-    private final LlamaEngine llama;
-    /** llama.cpp was not opened at the start but may be when a GGUF model comes (the configuration with it). */
-    private final java.util.Optional<ServerConfig.Llama> llamaOnDemand;
+public record Engines(List<Engine> engines) {
 
-    /**
-     * @param rkllm the RKLLM runtime, when its library opened
-     * @param rkllmMissing why it did not (with the fix); ignored when it did
-     * @param rknn the RKNN runtime for vision models' image encoders (opened when the first one loads)
-     * @param llama llama.cpp's library, or why it is not there
-     */
-    public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn, LlamaEngine llama) {
-        this(rkllm, rkllmMissing, rknn, llama, Optional.empty());
+    /** One engine: its provider and what opening it gave. */
+    public record Engine(EngineProvider provider, Opening opening) {
     }
 
-    private Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn, LlamaEngine llama,
-                    Optional<ServerConfig.Llama> llamaOnDemand) {
-        this.rkllm = rkllm;
-        this.rkllmMissing = rkllmMissing;
-        this.rknn = rknn;
-        this.llama = llama;
-        this.llamaOnDemand = llamaOnDemand;
-    }
-
-    /** Without llama.cpp. */
-    public Engines(Optional<RkllmRuntime> rkllm, String rkllmMissing, RknnLibrary rknn) {
-        this(rkllm, rkllmMissing, rknn, LlamaEngine.absent("not opened"));
+    public Engines {
+        engines = List.copyOf(engines);
     }
 
     /**
-     * Opens what the configuration names (or the simulated runtimes); a library that does not open is noted.
-     * llama.cpp's library is opened when {@code gguf} models are to be served, or when there is no RKLLM runtime
-     * (a machine must have one engine); otherwise it is opened when the first GGUF model is asked for (one pulled
-     * while the server runs).
+     * Opens every engine of {@code providers} for {@code models} (the catalogue now). An engine none of whose models is
+     * there yet may wait for its first one; when no engine opened at all, those open now, so that a machine that has
+     * none is told so at the start.
      */
-    public static Engines open(ServerConfig config, Optional<Simulation> simulation, Map<String, String> environment,
-                               boolean gguf) {
-        RknnLibrary rknn = RuntimeLoader.rknn(config.runtime(), simulation, environment);
-        Optional<RkllmRuntime> rkllm;
-        String missing = "";
-        try {
-            rkllm = Optional.of(RuntimeLoader.open(config.runtime(), simulation, environment));
-        } catch (RuntimeLoader.StartupException e) {
-            rkllm = Optional.empty();
-            missing = e.getMessage();
+    public static Engines open(List<EngineProvider> providers, EngineSetup setup, List<ModelDescriptor> models) {
+        List<Engine> opened = new ArrayList<>();
+        for (EngineProvider provider : providers) {
+            List<ModelDescriptor> its = modelsOf(provider, models);
+            opened.add(new Engine(provider, provider.open(setup, its, !its.isEmpty())));
         }
-        boolean now = gguf || rkllm.isEmpty() || !config.engines().llama().enabled();
-        LlamaEngine llama = now ? LlamaEngine.open(config.engines().llama())
-                : LlamaEngine.absent("not opened yet: no .gguf model in the models directory");
-        return new Engines(rkllm, missing, rknn, llama, now ? Optional.empty() : Optional.of(config.engines().llama()));
+        if (opened.stream().noneMatch(e -> e.opening() instanceof Opening.Opened)) {
+            opened.replaceAll(e -> e.opening() instanceof Opening.Deferred
+                    ? new Engine(e.provider(), e.provider().open(setup, modelsOf(e.provider(), models), true)) : e);
+        }
+        return new Engines(opened);
     }
 
-    /** The RKLLM runtime, when it is available. */
-    public Optional<RkllmRuntime> rkllm() {
-        return rkllm;
+    /** One engine, with a backend already opened (a bench that measures it alone). */
+    public static Engines only(EngineProvider provider, Backend backend) {
+        return new Engines(List.of(new Engine(provider, new Opening.Opened(backend, List.of()))));
     }
 
-    public LlamaEngine llama() {
-        return llama;
+    /** Every engine opened now, whether or not its models are there (what {@code doctor} checks). */
+    public static Engines openNow(List<EngineProvider> providers, EngineSetup setup, List<ModelDescriptor> models) {
+        return new Engines(providers.stream().map(p -> new Engine(p, p.open(setup, modelsOf(p, models), true)))
+                .toList());
     }
 
-    public RknnLibrary rknn() {
-        return rknn;
+    /** The models of {@code provider}'s engine among {@code models}. */
+    public static List<ModelDescriptor> modelsOf(EngineProvider provider, List<ModelDescriptor> models) {
+        return models.stream().filter(m -> m.facts().engine().equals(provider.name())).toList();
     }
 
     /**
-     * These engines, when at least one is available.
+     * These engines, when they can serve something: at least one must be available, and an unavailable one whose
+     * library the configuration names, or whose models are there, stops the server when no available engine has a
+     * model to serve (a wrong library path on a board, instead of a server that lists models it can never load). An
+     * empty models directory beside an engine that is simply not installed does not: a fresh install starts, and
+     * models can be pulled.
      *
-     * @throws RuntimeLoader.StartupException saying why each engine is missing (with the fix)
+     * @throws StartupException saying why each engine is missing (with the fix)
      */
-    public Engines requireOne() {
-        if (rkllm.isEmpty() && llama.runtime().isEmpty()) {
-            throw new RuntimeLoader.StartupException(rkllmMissing + "\nand no " + LlamaBackend.NAME
-                    + " either: " + llama.missing());
+    public Engines requireFor(List<ModelDescriptor> models) {
+        List<Opening.Unavailable> missing = engines.stream().map(Engine::opening)
+                .flatMap(o -> o instanceof Opening.Unavailable u ? Stream.of(u)
+                        : Stream.empty()).toList();
+        if (missing.size() == engines.size() && !engines.isEmpty()) {
+            StringBuilder why = new StringBuilder(missing.getFirst().reason());
+            for (Engine e : engines.subList(1, engines.size())) {
+                why.append("\nand no ").append(e.provider().title()).append(" either: ")
+                        .append(((Opening.Unavailable) e.opening()).reason());
+            }
+            throw new StartupException(why.toString());
+        }
+        boolean servable = models.stream().anyMatch(m -> available(m.facts().engine()));
+        for (Engine e : engines) {
+            if (e.opening() instanceof Opening.Unavailable u && !servable
+                    && (u.configured() || !modelsOf(e.provider(), models).isEmpty())) {
+                throw new StartupException(u.reason() + "\n(without it the server serves only the models of "
+                        + String.join(" and ", engines.stream().filter(o -> o.opening().available().isPresent())
+                                .map(o -> o.provider().name()).toList()) + ", and the models directory has none)");
+            }
         }
         return this;
     }
 
-    /**
-     * These engines, when they can serve something: without the RKLLM runtime, only GGUF models can be served, so
-     * a models directory with {@code .rkllm} models and no GGUF one stops the server with the runtime's reason, as
-     * it always did (a wrong library path or a forced ABI on a board, instead of a server that lists models it can
-     * never load), and so does a runtime library the configuration names ({@code runtime.library}, a forced ABI)
-     * that does not open. An empty directory and a runtime that is simply not installed do not: a fresh install
-     * starts, and GGUF models can be pulled.
-     *
-     * @param ggufModels the models directory has {@code .gguf} models
-     * @param rkllmModels it has {@code .rkllm} models
-     * @param runtimeConfigured the configuration names the RKLLM library or forces its ABI
-     * @throws RuntimeLoader.StartupException saying why (with the fix)
-     */
-    public Engines requireFor(boolean ggufModels, boolean rkllmModels, boolean runtimeConfigured) {
-        requireOne();
-        if (rkllm.isEmpty() && (runtimeConfigured || rkllmModels) && !ggufModels) {
-            throw new RuntimeLoader.StartupException(rkllmMissing + "\n(without it the server serves .gguf models"
-                    + " through llama.cpp, and the models directory has none)");
-        }
-        return this;
+    /** Whether the engine of that name has a backend (opened, or opened at its first load). */
+    public boolean available(String engine) {
+        return engines.stream().anyMatch(e -> e.provider().name().equals(engine)
+                && e.opening().available().isPresent());
     }
 
-    /** Why the RKLLM runtime is missing (with the fix); empty when it is there. */
-    public Optional<String> rkllmMissing() {
-        return rkllm.isPresent() ? Optional.empty() : Optional.of(rkllmMissing);
+    /** The runtime of the engine of that name, when it was opened at the start. */
+    public Optional<RuntimeInfo> runtime(String engine) {
+        return engines.stream().filter(e -> e.provider().name().equals(engine))
+                .flatMap(e -> e.opening() instanceof Opening.Opened o ? Stream.of(o.backend()) : Stream.empty())
+                .map(Backend::info).findFirst();
     }
 
-    /** The backends the engine chooses from, per model file, with the configuration each reads. */
-    public Backends backends(ServerConfig config) {
-        List<Backend> available = new ArrayList<>();
-        List<Backends.Unavailable> unavailable = new ArrayList<>();
-        if (rkllm.isPresent()) {
-            available.add(new RkllmBackend(rkllm.get(), rknn, ServerApp.rkllmSettings(config)));
-        } else {
-            unavailable.add(new Backends.Unavailable("the " + RkllmBackend.NAME, List.of(".rkllm"), rkllmMissing));
-        }
-        if (llama.runtime().isPresent()) {
-            available.add(llama.backend(config.engines().llama()));
-        } else if (llamaOnDemand.isPresent()) {
-            available.add(new OnDemandLlama(llamaOnDemand.get()));
-        } else {
-            unavailable.add(new Backends.Unavailable("the " + LlamaBackend.NAME, List.of(".gguf"), llama.missing()));
+    /** The start banner's lines about the engines, in the providers' order. */
+    public List<String> banner() {
+        return engines.stream().flatMap(e -> e.opening().banner().stream()).toList();
+    }
+
+    /** The backends the registry loads models with, by engine, and the reason of each engine that has none. */
+    public Backends backends() {
+        Map<String, Backend> available = new LinkedHashMap<>();
+        Map<String, Backends.Unavailable> unavailable = new LinkedHashMap<>();
+        for (Engine e : engines) {
+            switch (e.opening()) {
+                case Opening.Opened o -> available.put(e.provider().name(), o.backend());
+                case Opening.Deferred d -> available.put(e.provider().name(), d.backend());
+                case Opening.Unavailable u -> unavailable.put(e.provider().name(),
+                        new Backends.Unavailable(e.provider().title(), u.reason()));
+            }
         }
         return new Backends(available, unavailable);
-    }
-
-    /** One line per engine, for the start banner and {@code doctor}: what it runs, or why it is missing. */
-    public List<String> summary() {
-        return List.of(rkllm.map(r -> RkllmBackend.NAME + " (ABI " + r.abi().label() + "): .rkllm models")
-                .orElse(RkllmBackend.NAME + ": not available: " + rkllmMissing), llamaOnDemand.isPresent()
-                ? LlamaBackend.NAME + ": opened when the first .gguf model loads" : llama.summary());
     }
 }

@@ -1,14 +1,14 @@
 package io.rkllm.server.app;
 
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.server.backend.rkllm.RkllmBackend;
-import io.rkllm.server.backend.rkllm.RkllmCachePolicy;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
+import io.rkllm.server.engine.contract.EngineProvider;
+import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.http.HttpServer;
 import io.rkllm.server.metrics.Metrics;
+import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.pipeline.ChatPipeline;
 import io.rkllm.server.pipeline.ModelMemory;
@@ -19,6 +19,9 @@ import io.rkllm.server.pipeline.embedding.EmbeddingPipeline;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The running server: engine, pipeline and HTTP wired together. Used by Main and by the tests. */
@@ -35,24 +38,28 @@ public final class ServerApp implements AutoCloseable {
         this.metrics = metrics;
     }
 
-    /** A server without an RKNN runtime: vision models fail to load. */
-    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, ModelCatalog catalog) {
-        return start(config, runtime, RknnLibrary.none(), catalog);
+    /**
+     * A server on the simulated runtime over the simulated models ({@code bench}, {@code cds-archive}), with every
+     * engine as {@code serve --simulate} has them.
+     *
+     * @param models the simulated models ({@link Simulation#models()})
+     * @throws StartupException when the simulated runtime does not open (a jar built for another machine)
+     */
+    public static ServerApp simulated(ServerConfig config, Simulation simulation, Path models,
+                                      Map<String, String> environment) {
+        EngineSetup setup = new EngineSetup(config, environment, Optional.of(simulation.directory()), 0);
+        List<EngineProvider> providers = EngineProviders.all();
+        DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(models);
+        Engines engines = Engines.open(providers, setup, discovery.models()).requireFor(discovery.models());
+        return start(config, engines, ServedModels.fixed(discovery.catalog()));
     }
 
-    /** A server whose vision models run their image encoders on {@code rknn} (opened when one first loads). */
-    public static ServerApp start(ServerConfig config, RkllmRuntime runtime, RknnLibrary rknn, ModelCatalog catalog) {
-        return start(config, Backends.of(new RkllmBackend(runtime, rknn, rkllmSettings(config))), catalog);
+    /** A server whose models run on {@code engines}' backends, each model on its engine's. */
+    public static ServerApp start(ServerConfig config, Engines engines, ServedModels served) {
+        return start(config, engines.backends(), served);
     }
 
-    /** What the RKLLM backend reads of the configuration. */
-    public static RkllmBackend.Settings rkllmSettings(ServerConfig config) {
-        return new RkllmBackend.Settings(config.runtime().eosGuard(), config.runtime().thinkingFlag(),
-                new RkllmCachePolicy.Settings(config.cache().enabled(), config.cache().verify(),
-                        config.vision().cachePolicy().equals("incremental")));
-    }
-
-    /** A server whose models run on {@code backends}, each model on the one that runs its file. */
+    /** A server whose models run on {@code backends}, each model on its engine's. */
     public static ServerApp start(ServerConfig config, Backends backends, ModelCatalog catalog) {
         return start(config, backends, ServedModels.fixed(catalog));
     }
@@ -91,7 +98,7 @@ public final class ServerApp implements AutoCloseable {
         } catch (RuntimeException e) {
             registry.shutdown(Duration.ZERO);
             metrics.close();
-            throw new RuntimeLoader.StartupException("cannot listen on " + config.server().host() + ":"
+            throw new StartupException("cannot listen on " + config.server().host() + ":"
                     + config.server().port() + ": " + rootMessage(e));
         }
         return new ServerApp(http, registry, stopping, metrics);

@@ -38,6 +38,11 @@ public final class Simulation implements AutoCloseable {
         }
     }
 
+    /** Where the simulated runtimes and models are copied. */
+    public Path directory() {
+        return directory;
+    }
+
     /** Deletes the directory and what was copied into it, as far as it can. */
     @Override
     public void close() {

@@ -2,63 +2,60 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Locale;
+import io.rkllm.server.engine.contract.Backend;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * The backends this server has, and those it has not with the reason (a library not installed): the application
- * decides which are available, the registry chooses one per model file when the model loads.
+ * The backends of this server by the name of their engine, and the engines that have none with the reason (a library
+ * not installed): the application opens them, the registry finds a model's by the engine its facts name when the
+ * model loads.
  */
-public record Backends(List<Backend> available, List<Unavailable> unavailable) {
+public record Backends(Map<String, Backend> available, Map<String, Unavailable> unavailable) {
 
     /**
-     * A backend that could not be opened.
+     * An engine without a backend.
      *
-     * @param name what it is, as a user knows it ("the RKLLM runtime")
-     * @param formats the file name endings of the models it would run
+     * @param title what it is, as a user knows it ("RKLLM runtime")
      * @param reason why it is not available, with the fix
      */
-    public record Unavailable(String name, List<String> formats, String reason) {
-        public Unavailable {
-            formats = List.copyOf(formats);
-        }
+    public record Unavailable(String title, String reason) {
     }
 
     public Backends {
-        available = List.copyOf(available);
-        unavailable = List.copyOf(unavailable);
+        // the order is the providers': the first available engine is what /health reports
+        available = Collections.unmodifiableMap(new LinkedHashMap<>(available));
+        unavailable = Map.copyOf(unavailable);
     }
 
-    /** These backends, all available. */
-    public static Backends of(Backend... backends) {
-        return new Backends(List.of(backends), List.of());
+    /** One engine's backend, available. */
+    public static Backends of(String engine, Backend backend) {
+        return new Backends(Map.of(engine, backend), Map.of());
     }
 
     /** The first available backend: what {@code /health} reports. */
     public Optional<Backend> primary() {
-        return available.stream().findFirst();
+        return available.values().stream().findFirst();
     }
 
     /**
-     * The backend that runs {@code file}.
+     * The backend of the engine that runs the model.
      *
-     * @throws FailureException {@link Failure.LoadFailed} saying which backend it needs and why it is missing
+     * @throws FailureException {@link Failure.LoadFailed} saying which engine it needs and why it is missing
      */
-    public Backend forModel(String id, Path file) {
-        for (Backend backend : available) {
-            if (backend.runs(file)) {
-                return backend;
-            }
+    public Backend forModel(String id, String engine) {
+        Backend backend = available.get(engine);
+        if (backend != null) {
+            return backend;
         }
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        for (Unavailable missing : unavailable) {
-            if (missing.formats().stream().anyMatch(name::endsWith)) {
-                throw new FailureException(new Failure.LoadFailed(id, "model " + id + " needs " + missing.name()
-                        + ", which is not available: " + missing.reason()));
-            }
+        Unavailable missing = unavailable.get(engine);
+        if (missing != null) {
+            throw new FailureException(new Failure.LoadFailed(id, "model " + id + " needs the " + missing.title()
+                    + ", which is not available: " + missing.reason()));
         }
-        throw new FailureException(new Failure.LoadFailed(id, "no engine of this server runs the model file " + file));
+        throw new FailureException(new Failure.LoadFailed(id, "no engine of this server runs model " + id
+                + " (its engine: " + engine + ")"));
     }
 }

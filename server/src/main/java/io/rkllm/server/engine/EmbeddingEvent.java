@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.List;
 
 /** What an {@link Embedding} delivers to its reader, in order: Started, then Done or Failed. */
@@ -16,7 +17,7 @@ public sealed interface EmbeddingEvent {
      * @param vectors one per prompt, in order
      * @param runs the runtime's counts and times of each prompt's run, in order
      */
-    record Done(List<float[]> vectors, List<RunStats> runs) implements EmbeddingEvent {
+    record Done(List<float[]> vectors, List<GenerationStats> runs) implements EmbeddingEvent {
         public Done {
             vectors = List.copyOf(vectors);
             runs = List.copyOf(runs);

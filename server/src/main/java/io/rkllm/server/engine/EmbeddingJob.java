@@ -2,6 +2,9 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -70,7 +73,7 @@ final class EmbeddingJob extends Job {
         }
         List<String> prompts = work.prompts();
         List<float[]> vectors = new ArrayList<>(prompts.size());
-        List<RunStats> runs = new ArrayList<>(prompts.size());
+        List<GenerationStats> runs = new ArrayList<>(prompts.size());
         for (int i = 0; i < prompts.size(); i++) {
             if (!worker.turns().beginEmbedding(() -> embedding.cancellation().isCancelled())) {
                 return cancelled();

@@ -1,5 +1,7 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.List;
 import java.util.Optional;
 

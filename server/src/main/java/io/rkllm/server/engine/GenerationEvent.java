@@ -1,6 +1,8 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.StopReason;
 import java.util.Optional;
 
 /** What a {@link Generation} delivers to its reader, in order: Started, Text..., then Done or Failed. */
@@ -23,7 +25,7 @@ public sealed interface GenerationEvent {
      *                      token estimate with {@code stats}' prefill count)
      * @param runtimeSettings the backend's words for this run's settings, for a log line about it
      */
-    record Done(StopReason reason, RunStats stats, int reusedTokens, Optional<String> prefilledText,
+    record Done(StopReason reason, GenerationStats stats, int reusedTokens, Optional<String> prefilledText,
                 String runtimeSettings) implements GenerationEvent {
     }
 

@@ -2,6 +2,10 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.StopReason;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +88,7 @@ final class GenerationJob extends Job {
             generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("interrupted before the run")));
             return;
         }
-        RunEnd end;
+        GenerationEnd end;
         try {
             end = model.generate(prompt, maxTokens,
                     (text, tokens) -> generation.emit(new GenerationEvent.Text(text, tokens)),
@@ -92,20 +96,20 @@ final class GenerationJob extends Job {
         } catch (RuntimeException e) {
             // a backend broke its promise not to throw: the reader still learns that the run ended, and why
             LOG.error("model {}: the run failed", worker.name(), e);
-            end = new RunEnd.Failed("the run failed: " + e);
+            end = new GenerationEnd.Failed("the run failed: " + e);
         }
         generation.emit(switch (end) {
-            case RunEnd.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
-            case RunEnd.Refused refused -> new GenerationEvent.Failed(Failure.InvalidRequest.of("messages",
+            case GenerationEnd.Failed failed -> new GenerationEvent.Failed(new Failure.RuntimeFailed(failed.message()));
+            case GenerationEnd.Refused refused -> new GenerationEvent.Failed(Failure.InvalidRequest.of("messages",
                     refused.message()));
-            case RunEnd.TooLong tooLong -> new GenerationEvent.Failed(new Failure.ContextTooLong(
+            case GenerationEnd.TooLong tooLong -> new GenerationEvent.Failed(new Failure.ContextTooLong(
                     tooLong.promptTokens(), tooLong.contextTokens(), tooLong.message()));
-            case RunEnd.Finished finished -> finished(finished);
+            case GenerationEnd.Finished finished -> finished(finished);
         });
     }
 
     /** The end as the reader sees it: a run cut short by a timeout or a shutdown is a failure, with its reason. */
-    private GenerationEvent finished(RunEnd.Finished end) {
+    private GenerationEvent finished(GenerationEnd.Finished end) {
         if (end.reason() == StopReason.CANCELLED) {
             Optional<CancelReason> reason = generation.cancelReason();
             if (reason.isPresent() && reason.get().isError()) {

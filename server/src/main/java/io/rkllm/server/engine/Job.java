@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.engine.contract.BackendModel;
 
 /** Work for a model's threads, ordered by priority class, then FIFO ({@link JobQueue}). */
 abstract sealed class Job implements Comparable<Job> permits GenerationJob, EmbeddingJob, StopJob {

@@ -2,6 +2,7 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.Cancellation;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;

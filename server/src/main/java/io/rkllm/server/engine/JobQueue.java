@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.contract.BackendModel;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,6 +1,8 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.ModelLoad;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -2,6 +2,7 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.ModelLoad;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

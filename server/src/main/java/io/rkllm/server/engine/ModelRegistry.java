@@ -3,6 +3,15 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.AutoSetting;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.ImageEmbeddingCache;
+import io.rkllm.server.engine.contract.EncoderListener;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.NpuLock;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.VisionLoad;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -37,8 +46,8 @@ public final class ModelRegistry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
     private static final long MIB = 1L << 20;
 
-    /** Loading, unloading and load failures, for metrics. */
-    public interface Listener {
+    /** Loading, unloading and load failures, and what backends report of image encoders, for metrics. */
+    public interface Listener extends EncoderListener {
         default void loaded(String id, Duration took) {
         }
 
@@ -46,17 +55,6 @@ public final class ModelRegistry implements AutoCloseable {
         }
 
         default void loadFailed(String id, String message) {
-        }
-
-        /** The image encoder of a vision model ran for one picture. */
-        default void imageEncoded(String id, Duration took) {
-        }
-
-        /** A picture's embedding came from the cache: no encoder run. */
-        default void imageFromCache(String id) {
-        }
-
-        default void encoderFailed(String id, String message) {
         }
     }
 
@@ -75,7 +73,7 @@ public final class ModelRegistry implements AutoCloseable {
     private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
     private final NpuLock npu = new NpuLock();
-    private final EmbeddingCache embeddings;
+    private final ImageEmbeddingCache imageEmbeddings;
     private boolean closed;
 
     /** @param backends the engines models load with, chosen per model file */
@@ -87,12 +85,12 @@ public final class ModelRegistry implements AutoCloseable {
         this.idleUnload = settings.idleUnload();
         this.loadTimeout = settings.loadTimeout();
         // auto: on when any backend's failed load takes the process down (RKLLM runtime 1.3)
-        this.memory = new MemoryBudget(RegistrySettings.on(settings.memoryCheck(), backends.available().stream()
-                .anyMatch(Backend::loadFailureIsFatal)),
+        this.memory = new MemoryBudget(AutoSetting.on(settings.memoryCheck(), backends.available().values()
+                .stream().anyMatch(Backend::loadFailureIsFatal)),
                 settings.memoryBudgetMb(), () -> MemoryBudget.available(Path.of("/proc/meminfo")));
         this.clock = clock;
         this.listener = listener;
-        this.embeddings = new EmbeddingCache(settings.embeddingCacheBytes());
+        this.imageEmbeddings = new ImageEmbeddingCache(settings.imageEmbeddingCacheBytes());
         this.reaper = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("rkllm-idle-unload").daemon(true).factory());
         if (!idleUnload.isZero()) {
@@ -102,17 +100,17 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     /** Image embeddings by model and picture. */
-    public EmbeddingCache embeddings() {
-        return embeddings;
+    public ImageEmbeddingCache imageEmbeddings() {
+        return imageEmbeddings;
     }
 
     /**
-     * The runtime a model file loads with: its name and ABI, whether it samples per run, its default sampling.
+     * The runtime of the engine a model loads with: its name and ABI, whether it samples per run, its default sampling.
      *
      * @throws FailureException {@link Failure.LoadFailed} when no available backend runs it
      */
-    public RuntimeInfo runtimeFor(String id, Path file) {
-        return backends.forModel(id, file).info();
+    public RuntimeInfo runtimeFor(String id, String engine) {
+        return backends.forModel(id, engine).info();
     }
 
     /** The runtime of the first available backend, for {@code /health}; empty when there is none. */
@@ -128,7 +126,7 @@ public final class ModelRegistry implements AutoCloseable {
      */
     public LoadedModel acquire(ModelLoad spec) {
         // a model no available backend runs fails now, before any other model gives way to it
-        backends.forModel(spec.id(), spec.file());
+        backends.forModel(spec.id(), spec.engine());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
         LoadedModel model;
         synchronized (this) {
@@ -153,7 +151,7 @@ public final class ModelRegistry implements AutoCloseable {
                         // even with every other model unloaded it would not fit: unload nothing, say so now
                         Failure refused = memory.insufficient(spec.id(), need,
                                 Math.max(0, memory.freeMb() + releasingMb() + heldMb() - loadingMb()),
-                                backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal());
+                                backends.forModel(spec.id(), spec.engine()).loadFailureIsFatal());
                         LOG.warn("not loading: {}", refused.message());
                         throw new FailureException(refused);
                     }
@@ -345,7 +343,7 @@ public final class ModelRegistry implements AutoCloseable {
     }
 
     private LoadedModel start(ModelLoad spec) {
-        Backend backend = backends.forModel(spec.id(), spec.file());
+        Backend backend = backends.forModel(spec.id(), spec.engine());
         Instant started = clock.instant();
         stopping.removeIf(m -> m.released().isDone());
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
@@ -394,7 +392,7 @@ public final class ModelRegistry implements AutoCloseable {
                             + " is not readable (deleted or moved since the server started?)");
                 }
                 T handle = memory.load(spec.id(), spec.memoryMb(),
-                        backends.forModel(spec.id(), spec.file()).info().loadFailureIsFatal(), init);
+                        backends.forModel(spec.id(), spec.engine()).loadFailureIsFatal(), init);
                 reserved.addAndGet(spec.memoryMb());
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
@@ -440,12 +438,12 @@ public final class ModelRegistry implements AutoCloseable {
         }
 
         @Override
-        public EmbeddingCache pictures() {
-            return embeddings;
+        public ImageEmbeddingCache pictures() {
+            return imageEmbeddings;
         }
 
         @Override
-        public Listener listener() {
+        public EncoderListener encoderListener() {
             return listener;
         }
     }

@@ -1,5 +1,6 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.contract.ModelLoad;
 import java.time.Duration;
 
 /**
@@ -12,26 +13,17 @@ import java.time.Duration;
  * @param memoryCheck check that a model fits before loading it ({@link MemoryBudget}): auto (on when a backend's
  *                    failed load takes the process down: RKLLM runtime 1.3), on or off
  * @param memoryBudgetMb the memory the models may take together; 0 = what the machine has available
- * @param embeddingCacheBytes memory for image embeddings kept by picture (0: none kept)
+ * @param imageEmbeddingCacheBytes memory for image embeddings kept by picture (0: none kept)
  * @param maxMemoryBytes what the loaded models may keep together ({@code models.max_memory}, counted with
  *                       {@link ModelLoad#memoryMb()} per loaded handle): a model that would go beyond loads only in
  *                       place of others, on any runtime; 0 = no limit
  */
 public record RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout,
-                               String memoryCheck, int memoryBudgetMb, long embeddingCacheBytes,
+                               String memoryCheck, int memoryBudgetMb, long imageEmbeddingCacheBytes,
                                long maxMemoryBytes) {
 
     /** The same with the memory check as {@code auto} decides and no limit on what stays loaded. */
     public RegistrySettings(int maxLoaded, int maxQueued, Duration idleUnload, Duration loadTimeout) {
         this(maxLoaded, maxQueued, idleUnload, loadTimeout, "auto", 0, 0, 0);
-    }
-
-    /** Whether a setting of {@code auto}, {@code on} or {@code off} holds, {@code auto} being {@code byDefault}. */
-    public static boolean on(String setting, boolean byDefault) {
-        return switch (setting) {
-            case "on", "true" -> true;
-            case "off", "false" -> false;
-            default -> byDefault;
-        };
     }
 }

@@ -1,5 +1,7 @@
 package io.rkllm.server.engine;
 
+import io.rkllm.server.engine.contract.ChatPrompt;
+
 /**
  * A place in a model's queue, taken before the work is known so that the caller can commit its response (a
  * stream's headers) first: the place keeps its FIFO position. Submit work into it once, or release it.

@@ -1,6 +1,7 @@
 package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
+import io.rkllm.server.engine.contract.BackendModel;
 
 /** Ends the model's thread once everything queued before it has run. */
 final class StopJob extends Job {

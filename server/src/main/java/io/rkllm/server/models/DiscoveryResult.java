@@ -1,6 +1,10 @@
 package io.rkllm.server.models;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What {@link ModelDiscovery#discover} found.
@@ -23,28 +27,24 @@ public record DiscoveryResult(List<ModelDescriptor> models, List<Problem> warnin
     }
 
     /**
-     * These models with the GGUF models of {@code other} beside them (--simulate: the simulated models, and the
-     * real GGUF models of the models directory, which llama.cpp serves for real); an id both have keeps this one's.
+     * These models with the models of {@code other} beside them (--simulate: the simulated models, and the real models
+     * of the models directory whose engines are not simulated, found with those engines' formats alone); an id both
+     * have keeps this one's.
      */
-    public DiscoveryResult withGgufOf(DiscoveryResult other) {
-        List<ModelDescriptor> all = new java.util.ArrayList<>(models);
-        java.util.Set<String> ids = new java.util.HashSet<>(models.stream().map(ModelDescriptor::id).toList());
-        List<Problem> warned = new java.util.ArrayList<>(warnings);
+    public DiscoveryResult withModelsOf(DiscoveryResult other) {
+        List<ModelDescriptor> all = new ArrayList<>(models);
+        Set<String> ids = new HashSet<>(models.stream().map(ModelDescriptor::id).toList());
+        List<Problem> warned = new ArrayList<>(warnings);
         for (ModelDescriptor m : other.models()) {
-            if (m.gguf().isEmpty()) {
-                continue;
-            }
             if (ids.add(m.id())) {
                 all.add(m);
             } else {
                 warned.add(Problem.warning(m.file(), "its id '" + m.id() + "' is a simulated model's; not served"));
             }
         }
-        all.sort(java.util.Comparator.comparing(ModelDescriptor::id));
-        List<Problem> failed = new java.util.ArrayList<>(errors);
-        other.errors().stream().filter(p -> p.path().getFileName() != null
-                && p.path().getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".gguf"))
-                .forEach(failed::add);
+        all.sort(Comparator.comparing(ModelDescriptor::id));
+        List<Problem> failed = new ArrayList<>(errors);
+        failed.addAll(other.errors());
         return new DiscoveryResult(all, warned, failed);
     }
 

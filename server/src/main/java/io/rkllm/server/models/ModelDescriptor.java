@@ -8,13 +8,12 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * One servable model: a {@code .rkllm} or {@code .gguf} file plus everything the server knows about it (from its sidecar,
- * its name and its family profile). A {@code .rkllm} file itself is never read, only its size and modification
- * time are; a {@code .gguf} file's header is ({@link GgufFacts}).
+ * One servable model: a model file plus everything the server knows about it (from its sidecar, its name, its family
+ * profile, and what the engine that runs it made of its file: {@link ModelFacts}).
  *
  * @param id                  the public id: lower case, {@code [a-z0-9._:-]}, unique within a discovery
  * @param displayName         a human-readable name (sidecar {@code name}, else the folder or file name)
- * @param file                absolute path of the {@code .rkllm} file
+ * @param file                absolute path of the model file
  * @param sizeBytes           file size
  * @param modified            file modification time
  * @param contextLength       context window to request from the runtime, in tokens
@@ -34,7 +33,7 @@ import java.util.OptionalInt;
  *                            ({@code memory_mb}); the server estimates it from the file size otherwise
  * @param vision              the image encoder and its settings, for a vision-language model
  * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
- * @param gguf                present for a GGUF model (llama.cpp's): what its file's header says
+ * @param facts               what the engine that runs it made of its file: which engine, the format, the header
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
@@ -42,19 +41,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
                               SamplingDefaults thinkingSampling, OptionalInt memoryMb,
                               Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding,
-                              Optional<GgufFacts> gguf) {
-
-    /** A model that is no GGUF file. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                           SamplingDefaults thinkingSampling, OptionalInt memoryMb,
-                           Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb, vision,
-                embedding, Optional.empty());
-    }
+                              ModelFacts facts) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -81,7 +68,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(memoryMb, "memoryMb");
         Objects.requireNonNull(vision, "vision");
         Objects.requireNonNull(embedding, "embedding");
-        Objects.requireNonNull(gguf, "gguf");
+        Objects.requireNonNull(facts, "facts");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -93,58 +80,6 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         }
     }
 
-    /** A chat model without a stated memory need. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                           SamplingDefaults thinkingSampling) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty());
-    }
-
-    /** The same without thinking-mode sampling overrides. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, SamplingDefaults.none());
-    }
-
-    /** A chat model that reads no pictures. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                           SamplingDefaults thinkingSampling, OptionalInt memoryMb) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                Optional.empty());
-    }
-
-    /** A chat model, with or without an image encoder. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                           SamplingDefaults thinkingSampling, OptionalInt memoryMb, Optional<VisionSpec> vision) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                vision, Optional.empty());
-    }
-
-    /** A chat model or, with {@code embedding}, an embedding model, without a stated memory need. */
-    public ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
-                           int contextLength, Capabilities capabilities, SamplingDefaults sampling,
-                           Optional<ChatTemplate> chatTemplate, Optional<String> defaultSystemPrompt,
-                           List<String> aliases, String family, boolean thinkingStartsOpen, String source,
-                           SamplingDefaults thinkingSampling, Optional<EmbeddingSettings> embedding) {
-        this(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling, chatTemplate,
-                defaultSystemPrompt, aliases, family, thinkingStartsOpen, source, thinkingSampling, OptionalInt.empty(),
-                Optional.empty(), embedding);
-    }
-
     public ModelKind kind() {
         return embedding.isPresent() ? ModelKind.EMBEDDING : ModelKind.CHAT;
     }
@@ -153,9 +88,9 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         return embedding.isPresent();
     }
 
-    /** A reranker (a GGUF model with rank pooling): it scores documents against a query. */
+    /** A reranker (a model whose header says it pools by rank): it scores documents against a query. */
     public boolean ranks() {
-        return gguf.map(GgufFacts::ranks).orElse(false);
+        return facts.header().map(ModelHeader::ranks).orElse(false);
     }
 
     /** The model reads pictures: it has an image encoder. */
@@ -167,7 +102,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
     public ModelDescriptor withAliases(List<String> value) {
         return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
                 chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                vision, embedding, gguf);
+                vision, embedding, facts);
     }
 
     /**

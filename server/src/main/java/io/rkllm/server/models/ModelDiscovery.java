@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,15 +17,16 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Finds the models under a models directory and describes them (see docs/models.md).
  *
  * <ul>
- *   <li>Every {@code .rkllm} file up to {@code maxDepth} levels down is a model; hidden entries are skipped.</li>
+ *   <li>Every file up to {@code maxDepth} levels down whose name ends as one of the engines' formats says
+ *       ({@code .rkllm}, {@code .gguf}) is a model, read by that engine's {@link ModelFormat}; hidden entries are
+ *       skipped.</li>
  *   <li>Id: the name of the folder holding the file; the file stem when the file lies directly in the models
- *       directory; {@code folder-stem} when a folder holds several {@code .rkllm} files. Sanitised by
+ *       directory; {@code folder-stem} when a folder holds several model files. Sanitised by
  *       {@link ModelIds#sanitize}; a duplicate gets {@code -2}, {@code -3}, ... in path order (with a warning).</li>
  *   <li>Sidecar: {@code <stem>.model.yaml} next to the file, else {@code model.yaml} in the model's own folder
  *       (never a {@code model.yaml} directly in the models directory).</li>
@@ -47,29 +49,18 @@ public final class ModelDiscovery {
     /** The leading Python server's per-folder config; only its {@code context_length} is read. */
     public static final String LEGACY_CONFIG = "model_config.json";
 
-    /** A later shard of a split GGUF model: llama.cpp loads it through the first one. */
-    private static final Pattern LATER_SHARD = Pattern.compile("(?i).*-0*([2-9]|\\d{2,})-of-\\d+\\.gguf");
-
     private final FamilyProfiles profiles;
     private final int maxDepth;
-    private final GgufLimits gguf;
+    private final List<ModelFormat> formats;
 
-    public ModelDiscovery() {
-        this(GgufLimits.DEFAULT);
+    /** @param formats the model files of each engine and what it reads of them, in the engines' order */
+    public ModelDiscovery(List<ModelFormat> formats) {
+        this(FamilyProfiles.builtIn(), DEFAULT_MAX_DEPTH, formats);
     }
 
-    /** With how GGUF models are served (their context depends on it). */
-    public ModelDiscovery(GgufLimits gguf) {
-        this(FamilyProfiles.builtIn(), DEFAULT_MAX_DEPTH, gguf);
-    }
-
-    public ModelDiscovery(FamilyProfiles profiles, int maxDepth) {
-        this(profiles, maxDepth, GgufLimits.DEFAULT);
-    }
-
-    public ModelDiscovery(FamilyProfiles profiles, int maxDepth, GgufLimits gguf) {
+    public ModelDiscovery(FamilyProfiles profiles, int maxDepth, List<ModelFormat> formats) {
         this.profiles = Objects.requireNonNull(profiles, "profiles");
-        this.gguf = Objects.requireNonNull(gguf, "gguf");
+        this.formats = List.copyOf(formats);
         if (maxDepth < 1) {
             throw new IllegalArgumentException("maxDepth must be at least 1: " + maxDepth);
         }
@@ -92,9 +83,11 @@ public final class ModelDiscovery {
         if (unusable.isPresent()) {
             return new DiscoveryResult(List.of(), List.of(), List.of(unusable.get()));
         }
+        ModelFileScanner scanner = new ModelFileScanner(maxDepth, formats.stream()
+                .flatMap(f -> f.endings().stream()).toList());
         ModelFileScanner.Scan scan;
         try {
-            scan = new ModelFileScanner(maxDepth).scan(root);
+            scan = scanner.scan(root);
         } catch (IOException | SecurityException e) {
             return new DiscoveryResult(List.of(), List.of(),
                     List.of(Problem.error(root, "the models directory cannot be read: " + e)));
@@ -105,7 +98,7 @@ public final class ModelDiscovery {
                     + "directory would apply to every model there; name it <file stem>" + FILE_SIDECAR_SUFFIX));
         }
 
-        List<Candidate> candidates = candidates(root, scan.files());
+        List<Candidate> candidates = candidates(root, scan.files(), scanner);
         List<String> ids = ModelIds.uniquify(candidates.stream().map(Candidate::baseId).toList());
         Map<String, Path> firstWithBase = new HashMap<>();
         for (int i = 0; i < candidates.size(); i++) {
@@ -159,7 +152,7 @@ public final class ModelDiscovery {
         return Optional.empty();
     }
 
-    private static List<Candidate> candidates(Path root, List<Path> files) {
+    private static List<Candidate> candidates(Path root, List<Path> files, ModelFileScanner scanner) {
         // Sort by path relative to the models directory ('/'-separated) so ids and suffixes are deterministic.
         TreeMap<String, Path> byRelative = new TreeMap<>();
         for (Path f : files) {
@@ -176,7 +169,7 @@ public final class ModelDiscovery {
             String folderName = ownFolder ? folder.getFileName().toString() : "";
             for (Path f : group.getValue()) {
                 String fileName = f.getFileName().toString();
-                String stem = fileName.substring(0, fileName.length() - ModelFileScanner.extension(fileName).length());
+                String stem = fileName.substring(0, fileName.length() - scanner.extension(fileName).length());
                 String raw;
                 if (!ownFolder) {
                     raw = stem;
@@ -205,27 +198,22 @@ public final class ModelDiscovery {
         String folderName = c.inOwnFolder() ? c.folder().getFileName().toString() : "";
         String fileName = c.file().getFileName().toString();
 
-        Optional<GgufFacts> facts = Optional.empty();
-        if (ModelFileScanner.isGguf(c.file())) {
-            if (LATER_SHARD.matcher(fileName).matches()) {
-                warnings.add(Problem.warning(c.file(), "a later part of a split GGUF model: served through its first"
-                        + " part (-00001-of-...)"));
+        ModelFormat format = formatOf(fileName);
+        FileReading.Read read;
+        switch (format.read(c.file())) {
+            case FileReading.Read r -> read = r;
+            case FileReading.Skipped skipped -> {
+                warnings.add(Problem.warning(c.file(), skipped.warning()));
                 return Optional.empty();
             }
-            try {
-                facts = Optional.of(GgufMetadata.read(c.file(), gguf.parallel()));
-            } catch (GgufMetadata.Unreadable e) {
-                errors.add(Problem.error(c.file(), "not served: not a usable GGUF model: " + e.getMessage()));
-                return Optional.empty();
-            }
-            if (facts.get().architecture().equals("clip")) {
-                warnings.add(Problem.warning(c.file(), "an image projector (mmproj) of a llama.cpp vision model; "
-                        + "pictures through llama.cpp are not supported, so it is not served"));
+            case FileReading.Refused refused -> {
+                errors.add(Problem.error(c.file(), "not served: " + refused.error()));
                 return Optional.empty();
             }
         }
-        FamilyProfile profile = facts.isPresent()
-                ? profiles.detect(folderName, fileName, facts.get().name().orElse(""), facts.get().architecture())
+        Optional<ModelHeader> header = read.facts().header();
+        FamilyProfile profile = header.isPresent()
+                ? profiles.detect(folderName, fileName, header.get().name().orElse(""), header.get().architecture())
                 : profiles.detect(folderName, fileName);
         String family = profile.family();
         if (sidecar.family().isPresent()) {
@@ -244,14 +232,14 @@ public final class ModelDiscovery {
             }
         }
 
-        boolean pools = facts.flatMap(GgufFacts::pooling).isPresent();
+        boolean pools = header.flatMap(ModelHeader::pooling).isPresent();
         ModelKind kind = sidecar.kind().orElse(profile.embedding().isPresent() || pools ? ModelKind.EMBEDDING
                 : ModelKind.CHAT);
         Optional<EmbeddingSettings> embedding = Optional.empty();
         if (kind == ModelKind.EMBEDDING) {
             EmbeddingSettings base = profile.embedding().orElse(EmbeddingSettings.generic());
-            if (facts.isPresent()) {
-                base = GgufEmbedding.settings(base, facts.get());
+            if (header.isPresent()) {
+                base = HeaderHints.settings(base, header.get());
             }
             embedding = Optional.of(sidecar.embedding().applyTo(base));
             if (sidecar.thinking().orElse(false) || sidecar.tools().orElse(false)) {
@@ -262,7 +250,7 @@ public final class ModelDiscovery {
             warnings.add(Problem.warning(sidecar.path(), "embedding", "ignored: this is a chat model (set kind: "
                     + "embedding if it is an embedding model)"));
         }
-        Capabilities known = facts.isPresent() ? GgufEmbedding.capabilities(profile, facts.get())
+        Capabilities known = header.isPresent() ? HeaderHints.capabilities(profile, header.get())
                 : profile.capabilities();
         Capabilities caps = kind == ModelKind.EMBEDDING ? Capabilities.none() : new Capabilities(
                 sidecar.thinking().orElse(known.thinking()), sidecar.tools().orElse(known.tools()));
@@ -281,10 +269,9 @@ public final class ModelDiscovery {
         if (sidecar.contextLength().isPresent()) {
             contextLength = sidecar.contextLength().getAsInt();
             source = ModelDescriptor.SOURCE_SIDECAR;
-        } else if (facts.isPresent()) {
-            GgufLimits.ContextChoice choice = gguf.contextFor(facts.get(), fileSize(c.file()));
-            contextLength = choice.length();
-            source = choice.source();
+        } else if (read.context().isPresent()) {
+            contextLength = read.context().get().length();
+            source = read.context().get().source();
         } else {
             OptionalInt legacy = OptionalInt.empty();
             Path legacyFile = c.folder().resolve(LEGACY_CONFIG);
@@ -329,7 +316,7 @@ public final class ModelDiscovery {
 
         String displayName = sidecar.name().orElse(c.rawName());
         Optional<VisionSpec> vision = Optional.empty();
-        if (embedding.isEmpty() && facts.isEmpty()) {
+        if (embedding.isEmpty() && format.encodersBeside()) {
             try {
                 vision = VisionDiscovery.of(c.file(), c.inOwnFolder(), sidecar, folderName, warnings);
             } catch (VisionDiscovery.Refused e) {
@@ -341,15 +328,14 @@ public final class ModelDiscovery {
         }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, facts));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, read.facts()));
     }
 
-    private static long fileSize(Path file) {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            return 0;
-        }
+    /** The format of the first engine whose endings the file's name has (the scanner found no other files). */
+    private ModelFormat formatOf(String fileName) {
+        String lower = fileName.toLowerCase(Locale.ROOT);
+        return formats.stream().filter(f -> f.endings().stream().anyMatch(lower::endsWith)).findFirst()
+                .orElseThrow();
     }
 
     private static OptionalInt nameHint(String name, Path file, List<Problem> warnings) {

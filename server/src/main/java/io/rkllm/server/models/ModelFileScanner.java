@@ -17,17 +17,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds {@code .rkllm} and {@code .gguf} files under a directory, to a bounded depth. Follows symbolic links (models often
+ * Finds model files (names with one of the engines' endings: {@code .rkllm}, {@code .gguf}) under a directory, to a
+ * bounded depth. Follows symbolic links (models often
  * live on another disk) but never scans a directory twice and never reports the same file twice. Skips
  * hidden entries (names starting with {@code .}) and {@code lost+found}; an unreadable directory or a
  * broken link is a warning, not a failure. Entries are visited in name order, so the result is
  * deterministic. File contents are never read.
  */
 final class ModelFileScanner {
-
-    static final String EXTENSION = ".rkllm";
-    /** llama.cpp's model files. */
-    static final String GGUF_EXTENSION = ".gguf";
 
     /** Files found, in scan order, and the warnings met on the way. */
     record Scan(List<Path> files, List<Problem> warnings) {
@@ -38,35 +35,34 @@ final class ModelFileScanner {
     }
 
     private final int maxDepth;
+    private final List<String> endings;
 
     /**
      * @param maxDepth how deep a file may lie: 1 = only directly in the directory, 2 = also in a folder
      *                 of it ({@code models/Qwen3/qwen3.rkllm}), 3 = one more level
+     * @param endings the model files' name endings, lower case
      */
-    ModelFileScanner(int maxDepth) {
+    ModelFileScanner(int maxDepth, List<String> endings) {
         if (maxDepth < 1) {
             throw new IllegalArgumentException("maxDepth must be at least 1: " + maxDepth);
         }
         this.maxDepth = maxDepth;
+        this.endings = List.copyOf(endings);
     }
 
-    static boolean isModelFileName(String name) {
+    boolean isModelFileName(String name) {
         return extension(name).length() > 0 && name.length() > extension(name).length();
     }
 
-    /** The model file ending of {@code name} ({@code .rkllm} or {@code .gguf}, as written), or "" for none. */
-    static String extension(String name) {
+    /** The model file ending of {@code name} (as written), or "" for none. */
+    String extension(String name) {
         String lower = name.toLowerCase(Locale.ROOT);
-        for (String ending : new String[] {EXTENSION, GGUF_EXTENSION}) {
+        for (String ending : endings) {
             if (lower.endsWith(ending)) {
                 return name.substring(name.length() - ending.length());
             }
         }
         return "";
-    }
-
-    static boolean isGguf(Path file) {
-        return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(GGUF_EXTENSION);
     }
 
     /** Scans {@code root}, which must be a readable directory. */
@@ -142,7 +138,7 @@ final class ModelFileScanner {
         walk(dir, depth, state);
     }
 
-    private static void accept(Path file, BasicFileAttributes attrs, State state) {
+    private void accept(Path file, BasicFileAttributes attrs, State state) {
         if (attrs.size() == 0) {
             state.warnings.add(Problem.warning(file, "is empty (an interrupted download?); skipped"));
             return;

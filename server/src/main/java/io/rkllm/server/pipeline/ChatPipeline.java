@@ -6,9 +6,9 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -187,11 +187,11 @@ public final class ChatPipeline {
             if (!chat.vision().isEmpty()) {
                 // the encoder is loaded now: its input size is known for certain
                 loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
-                        digest -> models.embeddingCached(chat.model(), digest)));
+                        digest -> models.imageEmbeddingCached(chat.model(), digest)));
             }
             try {
                 Reservation place = loaded.worker().reserve(priority);
-                return new ChatRun(chat, place, RunPrompt.of(chat, estimator), estimator, config.timeouts(),
+                return new ChatRun(chat, place, ChatPrompts.of(chat, estimator), estimator, config.timeouts(),
                         config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again

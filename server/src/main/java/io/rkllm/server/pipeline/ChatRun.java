@@ -3,12 +3,12 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
-import io.rkllm.server.engine.ChatPrompt;
 import io.rkllm.server.engine.Generation;
 import io.rkllm.server.engine.GenerationEvent;
 import io.rkllm.server.engine.Reservation;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
@@ -332,7 +332,7 @@ public final class ChatRun implements Run {
         }
         Optional<String> incomplete = reason.equals("length") && done.reason() == StopReason.END
                 ? Optional.of(IncompleteAnswer.NOTE) : Optional.empty();
-        RunStats perf = done.stats();
+        GenerationStats perf = done.stats();
         int completion;
         if (tokensAtStop >= 0) {
             completion = tokensAtStop;

@@ -1,8 +1,8 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.CachedConversation;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;

@@ -1,6 +1,6 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelFacts;
 import io.rkllm.server.models.VisionSpec;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -11,10 +11,11 @@ import java.util.regex.Pattern;
  * How much memory models take, as far as the server can tell without loading them, in one estimate for everything
  * that counts memory: {@code cache.slots: auto}, the cap on what stays loaded ({@code models.max_memory}) and the
  * check before each {@code rkllm_init} ({@code models.memory_check}). A handle takes {@code memory_mb} of its
- * model.yaml when stated, else about 1.3 times its model file (weights, buffers, KV cache); a vision model's
- * encoder 1.3 times its {@code .rknn}. Model files are not read, so nothing finer is known; an owner who measured
- * a model (the runtime reports {@code memory_usage_mb}, the board's free memory before and after a load) states
- * it. The models may take 60% of the machine's memory (the system, Open WebUI and the JVM keep the rest).
+ * model.yaml when stated, else what the engine that runs it estimates from its file ({@link ModelFacts#copyBytes}:
+ * about 1.3 times a file it does not read, weights, buffers and KV cache; a GGUF model's weights and the KV cache its
+ * header sizes); a vision model's encoder 1.3 times its {@code .rknn}. An owner who measured a model (the runtime
+ * reports {@code memory_usage_mb}, the board's free memory before and after a load) states it. The models may take
+ * 60% of the machine's memory (the system, Open WebUI and the JVM keep the rest).
  */
 public final class ModelMemory {
     private static final long MIB = 1L << 20;
@@ -23,37 +24,20 @@ public final class ModelMemory {
     private ModelMemory() {
     }
 
-    /** What one handle of a model file of {@code modelFileBytes} is expected to take. */
+    /** What one handle of a model file of {@code modelFileBytes} that is not read is expected to take. */
     public static long perHandle(long modelFileBytes) {
-        return modelFileBytes * 13 / 10;
+        return ModelFacts.opaqueCopyBytes(modelFileBytes);
     }
 
     /**
-     * What one handle of {@code model} takes, in MB: its stated {@code memory_mb}, else the estimate. A GGUF model's
-     * one context holds every parallel sequence: its file (mapped) plus the KV cache llama.cpp reserves for all of
-     * them ({@link #ggufBytes}).
+     * What one handle of {@code model} takes, in MB: its stated {@code memory_mb}, else its engine's estimate for the
+     * context it is served with.
      */
     public static long perHandleMb(ModelDescriptor model) {
         if (model.memoryMb().isPresent()) {
             return model.memoryMb().getAsInt();
         }
-        if (model.gguf().isPresent()) {
-            return toMb(ggufBytes(model.sizeBytes(), model.gguf().get(), model.contextLength()));
-        }
-        return toMb(perHandle(model.sizeBytes()));
-    }
-
-    /**
-     * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens that all its
-     * sequences share, and llama.cpp's compute buffers (about a tenth of the weights, at least 64 MB). Without the KV
-     * size in the header, 1.3 times the file.
-     */
-    public static long ggufBytes(long fileBytes, GgufFacts gguf, int context) {
-        if (gguf.kvBytesPerToken() <= 0) {
-            return perHandle(fileBytes);
-        }
-        long kv = gguf.kvBytesPerToken() * context;
-        return fileBytes + kv + Math.max(64L << 20, fileBytes / 10);
+        return toMb(model.facts().copyBytes(model.sizeBytes(), model.contextLength()));
     }
 
     /** What a vision model's loaded image encoder takes, in MB. */

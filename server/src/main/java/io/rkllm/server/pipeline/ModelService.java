@@ -3,16 +3,16 @@ package io.rkllm.server.pipeline;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import io.rkllm.server.engine.EncoderInfo;
 import io.rkllm.server.engine.LoadedModel;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.VisionLoad;
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
@@ -169,7 +169,7 @@ public final class ModelService {
      * @throws FailureException {@link Failure.LoadFailed} when no available engine runs the model
      */
     RuntimeInfo runtime(ModelDescriptor model) {
-        return registry.runtimeFor(model.id(), model.file());
+        return registry.runtimeFor(model.id(), model.facts().engine());
     }
 
     /** The model of that id, alias or unambiguous prefix, if any. */
@@ -283,8 +283,8 @@ public final class ModelService {
     }
 
     /** Whether the model's embedding of that picture is cached (its encoder need not run for it). */
-    boolean embeddingCached(ModelDescriptor model, String digest) {
-        return registry.embeddings().contains(model.id(), digest);
+    boolean imageEmbeddingCached(ModelDescriptor model, String digest) {
+        return registry.imageEmbeddings().contains(model.id(), digest);
     }
 
     /** Loads the model (waiting for it); {@link Failure.LoadFailed} when it cannot be. */
@@ -333,13 +333,13 @@ public final class ModelService {
         return loads.computeIfAbsent(model.id(), id -> {
             Sampling sampling = SamplingChoice.of(runtime(model).defaultSampling(), model.sampling(),
                     SamplingOverrides.NONE);
-            // a GGUF model's conversations are sequences of its one context (engines.llama.parallel), not handles
-            int slots = model.isEmbedding() || model.gguf().isPresent() ? 1
+            // an engine whose one context holds every conversation (llama.cpp's sequences) loads one copy
+            int slots = model.isEmbedding() || model.facts().oneCopyServesAll() ? 1
                     : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
-            return new ModelLoad(id, model.file(), model.contextLength(), sampling, slots,
+            return new ModelLoad(id, model.facts().engine(), model.file(), model.contextLength(), sampling, slots,
                     ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
                     model.family(), model.isEmbedding());
         });

@@ -1,7 +1,7 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.cache.Trim;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.request.ChatRequest;

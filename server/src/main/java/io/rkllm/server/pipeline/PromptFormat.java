@@ -1,6 +1,6 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.models.ModelDescriptor;
 import java.util.Locale;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 

@@ -1,7 +1,7 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.PromptImage;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.vision.PreparedImage;
@@ -27,15 +27,15 @@ public record VisionInput(String model, Map<String, PreparedImage> images, int t
     }
 
     /** The pictures of {@code messages} in prompt order, as the run takes them. */
-    List<RunImage> runImages(List<ChatMessage> messages) {
-        List<RunImage> out = new ArrayList<>();
+    List<PromptImage> runImages(List<ChatMessage> messages) {
+        List<PromptImage> out = new ArrayList<>();
         for (ChatMessage m : messages) {
             for (ChatImage image : m.images()) {
                 PreparedImage prepared = images.get(image.digest());
                 if (prepared == null) {
                     throw new IllegalStateException("picture " + image.digest() + " was not prepared");
                 }
-                out.add(new RunImage(image.digest(), prepared));
+                out.add(new PromptImage(image.digest(), prepared));
             }
         }
         return out;

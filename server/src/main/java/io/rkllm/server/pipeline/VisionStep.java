@@ -2,7 +2,7 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
-import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.VisionSpec;
 import io.rkllm.server.pipeline.request.ChatImage;
@@ -162,7 +162,7 @@ final class VisionStep {
         Map<String, PreparedImage> prepared = new LinkedHashMap<>();
         for (ChatImage image : shown) {
             PreparedImage p = prepared.computeIfAbsent(image.digest(), d -> new PreparedImage(image, decoder));
-            if (!models.embeddingCached(model, image.digest())) {
+            if (!models.imageEmbeddingCached(model, image.digest())) {
                 prepare(p, width, height);
             }
         }

@@ -60,7 +60,8 @@ class LayerRulesTest {
                         "io.rkllm.server.security..")
                 .layer("Metrics").definedBy("io.rkllm.server.metrics..")
                 .layer("Pipeline").definedBy("io.rkllm.server.pipeline..")
-                .layer("Engine").definedBy("io.rkllm.server.engine..")
+                .layer("Engine").definedBy("io.rkllm.server.engine")
+                .layer("EngineContract").definedBy("io.rkllm.server.engine.contract..")
                 .layer("Backend").definedBy("io.rkllm.server.backend..")
                 .layer("Config").definedBy("io.rkllm.server.config..")
                 .layer("Download").definedBy("io.rkllm.server.download..")
@@ -72,7 +73,10 @@ class LayerRulesTest {
                 .whereLayer("Metrics").mayOnlyBeAccessedByLayers("Http", "App")
                 // the launcher's and the tools' commands may read serving decisions (`models` shows them)
                 .whereLayer("Pipeline").mayOnlyBeAccessedByLayers("Http", "Metrics", "App", "Tools", "Launcher")
-                .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App", "Backend")
+                .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App")
+                // what backends implement and providers open: the launcher and the tools open engines through it
+                .whereLayer("EngineContract").mayOnlyBeAccessedByLayers("Engine", "Pipeline", "Metrics", "App",
+                        "Backend", "Tools", "Launcher")
                 // the app wiring chooses the backends: nothing that serves requests names one
                 .whereLayer("Backend").mayOnlyBeAccessedByLayers("App", "Tools", "Launcher")
                 .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Launcher", "Config")

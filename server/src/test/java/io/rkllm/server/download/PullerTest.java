@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -103,10 +103,10 @@ class PullerTest {
         // nothing else: no projector, no README, no partial download left, the receipt hidden
         assertThat(tree()).containsExactly("Tiny-Chat-Q4_K_M", "Tiny-Chat-Q4_K_M/.pull.json",
                 "Tiny-Chat-Q4_K_M/Tiny-Chat-Q4_K_M.gguf");
-        DiscoveryResult found = new ModelDiscovery().discover(models);
+        DiscoveryResult found = TestDiscovery.standard().discover(models);
         assertThat(found.errors()).isEmpty();
         assertThat(found.models()).extracting(ModelDescriptor::id).containsExactly("tiny-chat-q4_k_m");
-        assertThat(found.models().getFirst().gguf()).isPresent();
+        assertThat(found.models().getFirst().facts().format()).isEqualTo("gguf");
     }
 
     @Test
@@ -171,7 +171,7 @@ class PullerTest {
                 + " bytes, 3 times (").endsWith("); pull again to resume from there");
         // no model folder: only the hidden partial download, which discovery does not see
         assertThat(tree()).containsExactly(".pull", ".pull/sha256-" + StandInHub.hex("SHA-256", q4) + ".partial");
-        assertThat(new ModelDiscovery().discover(models).models()).isEmpty();
+        assertThat(TestDiscovery.standard().discover(models).models()).isEmpty();
 
         PullResult result = puller().pull(REPO, PullProgress.NONE);
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,7 +76,7 @@ class RkllmPullTest {
             assertThat(files.map(p -> p.getFileName().toString()).sorted()).containsExactly(".pull.json",
                     "qwen2.5-vl-3b_vision_rk3576.rknn", "qwen2.5-vl-3b_w8a8_rk3576_1.2.1.rkllm");
         }
-        DiscoveryResult found = new ModelDiscovery().discover(models);
+        DiscoveryResult found = TestDiscovery.standard().discover(models);
         assertThat(found.models()).extracting(ModelDescriptor::id).containsExactly("qwen2.5-vl-3b_w8a8_rk3576_1.2.1");
         assertThat(found.models().getFirst().seesImages()).isTrue();
     }
@@ -137,7 +137,7 @@ class RkllmPullTest {
 
         assertThat(Files.readString(result.folder().resolve("model.yaml"))).isEqualTo("# written by rkllm-server pull:"
                 + " the context length conv/Qwen2.5-3B-Instruct-rk3588-8k's name states\ncontext_length: 8192\n");
-        ModelDescriptor m = new ModelDiscovery().discover(models).models().getFirst();
+        ModelDescriptor m = TestDiscovery.standard().discover(models).models().getFirst();
         assertThat(m.contextLength()).isEqualTo(8192);
         assertThat(m.source()).isEqualTo(ModelDescriptor.SOURCE_SIDECAR);
     }

@@ -1,7 +1,22 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenSink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -115,18 +130,15 @@ public final class GatedBackend implements Backend {
     /** A chat turn whose new part is {@code text}, as the pipeline would hand it to the engine. */
     public static ChatPrompt prompt(String text) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", text, List.of(), 1);
-        return new ChatPrompt("m", text, "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
-                List.of(), part, part, Optional.empty(), false, Optional.empty(), 0, 4096, answer -> Optional.empty());
+        return new ChatPrompt("m", new ChatPrompt.Identity(text, List.of(), Trim.NONE, List.of(),
+                answer -> Optional.empty()), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
+                List.of(), new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 0, 4096));
     }
 
     @Override
     public RuntimeInfo info() {
         return new RuntimeInfo("gated test runtime", "test", true, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), false);
-    }
-
-    @Override
-    public List<String> formats() {
-        return List.of(".rkllm");
     }
 
     @Override
@@ -157,8 +169,8 @@ public final class GatedBackend implements Backend {
         }
 
         @Override
-        public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
-            String text = prompt.newPart().text();
+        public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+            String text = prompt.texts().newPart().text();
             if (text.startsWith("throw")) {
                 // a backend breaking its promise not to throw
                 throw new IllegalStateException("broken backend");
@@ -175,13 +187,13 @@ public final class GatedBackend implements Backend {
                     run.end.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new RunEnd.Failed("interrupted");
+                    return new GenerationEnd.Failed("interrupted");
                 }
                 if (cancellation.isCancelled()) {
-                    return new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE, 0, Optional.empty(), "");
+                    return new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), "");
                 }
                 sink.text("answer to " + text, 3);
-                return new RunEnd.Finished(StopReason.END, new RunStats(1, 4, 1, 3), 0, Optional.empty(), "");
+                return new GenerationEnd.Finished(StopReason.END, new GenerationStats(1, 4, 1, 3), 0, Optional.empty(), "");
             } finally {
                 log.add("generated " + text);
                 generating.decrementAndGet();
@@ -206,7 +218,7 @@ public final class GatedBackend implements Backend {
                 embedsBesideGenerations.incrementAndGet();
             }
             embeds.add(text);
-            return new EmbedResult.Rows(2, List.of(new float[] {1, 0}), RunStats.NONE);
+            return new EmbedResult.Rows(2, List.of(new float[] {1, 0}), GenerationStats.NONE);
         }
 
         @Override

@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -250,7 +254,7 @@ class ParallelGenerationsTest {
     void unloadingCancelsWhatWaitsAndClosesTheModelOnItsWorkerThreadOnceEveryRunningGenerationEnded()
             throws Exception {
         GatedBackend backend = new GatedBackend(3);
-        ModelRegistry registry = new ModelRegistry(Backends.of(backend), new RegistrySettings(2, 4, Duration.ZERO,
+        ModelRegistry registry = new ModelRegistry(Backends.of("gated", backend), new RegistrySettings(2, 4, Duration.ZERO,
                 WAIT), Clock.systemUTC(), new ModelRegistry.Listener() {
                 });
         try {
@@ -347,7 +351,8 @@ class ParallelGenerationsTest {
     }
 
     private static ModelLoad load(String id) {
-        return new ModelLoad(id, Path.of(id + ".rkllm"), 4096, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), 1, 100);
+        return new ModelLoad(id, "gated", Path.of(id + ".rkllm"), 4096, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), 1, 100,
+                0, Optional.empty(), "", false);
     }
 
     private static Map<String, Generation> submit(ModelWorker worker, Priority priority, String... texts) {

@@ -8,6 +8,7 @@ import io.rkllm.server.app.CatalogRefresh;
 import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.backend.llama.LlamaProvider;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.download.Board;
@@ -17,8 +18,8 @@ import io.rkllm.server.download.ModelsDirectory;
 import io.rkllm.server.download.Puller;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.GgufLimits;
 import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -148,9 +149,8 @@ public final class LlamaTestServer implements AutoCloseable {
                 all.put("models.dir", modelsDir.toString());
                 ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
                 int sequences = config.engines().llama().parallel();
-                ModelDiscovery discover = new ModelDiscovery(new GgufLimits(sequences,
-                        config.engines().llama().context(), 0));
-                Backends backends = Backends.of(new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
+                ModelDiscovery discover = TestDiscovery.of(config);
+                Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
                         OptionalInt.empty())));
                 if (hub.isEmpty()) {
                     DiscoveryResult discovery = discover.discover(modelsDir);

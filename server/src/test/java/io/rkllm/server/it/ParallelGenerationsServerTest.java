@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.engine.GatedBackend;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,8 +45,8 @@ class ParallelGenerationsServerTest {
                 "logging.access_log", "false", "models.dir", dir.resolve("models").toString(),
                 "queue.max_waiting", "1", "cache.slots", "1")).config();
         GatedBackend backend = new GatedBackend(3);
-        ServerApp app = ServerApp.start(config, Backends.of(backend),
-                new ModelDiscovery().discover(config.models().dir()).catalog());
+        ServerApp app = ServerApp.start(config, Backends.of(RkllmProvider.NAME, backend),
+                TestDiscovery.standard().discover(config.models().dir()).catalog());
         List<RawHttp> streams = new ArrayList<>();
         try {
             for (String text : List.of("first", "second", "third")) {

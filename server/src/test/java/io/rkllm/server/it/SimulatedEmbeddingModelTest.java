@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.models.ModelDiscovery;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,9 +30,7 @@ class SimulatedEmbeddingModelTest {
         ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), Map.of("runtime.simulate", "true",
                 "server.port", "0", "logging.access_log", "false")).config();
         try (Simulation simulation = Simulation.inTempDirectory()) {
-            RkllmRuntime runtime = RuntimeLoader.open(config.runtime(), Optional.of(simulation), Map.of());
-            ServerApp app = ServerApp.start(config, runtime, new ModelDiscovery().discover(simulation.models())
-                    .catalog());
+            ServerApp app = ServerApp.simulated(config, simulation, simulation.models(), Map.of());
             try {
                 HttpClient http = HttpClient.newHttpClient();
                 HttpResponse<String> reply = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"

@@ -1,5 +1,6 @@
 package io.rkllm.server.models;
 
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -15,7 +16,21 @@ class ModelCatalogTest {
     private static ModelDescriptor model(String id, String... aliases) {
         return new ModelDescriptor(id, id, Path.of("/models", id, "m.rkllm"), 1, Instant.EPOCH, 4096,
                 Capabilities.none(), SamplingDefaults.none(), Optional.empty(), Optional.empty(), List.of(aliases),
-                FamilyProfiles.GENERIC, false, ModelDescriptor.SOURCE_DEFAULT);
+                FamilyProfiles.GENERIC, false, ModelDescriptor.SOURCE_DEFAULT, SamplingDefaults.none(), OptionalInt.empty(),
+                Optional.empty(), Optional.empty(), new OpaqueFacts());
+    }
+
+    /** A model file its engine does not read. */
+    private record OpaqueFacts() implements ModelFacts {
+        @Override
+        public String engine() {
+            return "test";
+        }
+
+        @Override
+        public String format() {
+            return "test";
+        }
     }
 
     private final ModelCatalog catalog = new ModelCatalog(List.of(

@@ -19,7 +19,7 @@ class ModelDiscoveryTest {
     @TempDir
     Path models;
 
-    private final ModelDiscovery discovery = new ModelDiscovery();
+    private final ModelDiscovery discovery = TestDiscovery.standard();
 
     /** A simulated-runtime model file (the server never reads it). */
     private Path model(String relative) throws IOException {
@@ -107,7 +107,7 @@ class ModelDiscoveryTest {
 
         assertThat(ids(result)).containsExactly("qwen2.5-3b-instruct");
         assertThat(only(result).family()).isEqualTo("qwen2.5");
-        assertThat(new ModelDiscovery(FamilyProfiles.builtIn(), 1).discover(models).models()).isEmpty();
+        assertThat(TestDiscovery.standard(FamilyProfiles.builtIn(), 1).discover(models).models()).isEmpty();
     }
 
     @Test

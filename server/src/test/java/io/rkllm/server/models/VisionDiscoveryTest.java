@@ -21,7 +21,7 @@ class VisionDiscoveryTest {
     }
 
     private DiscoveryResult discover() {
-        return new ModelDiscovery().discover(models);
+        return TestDiscovery.standard().discover(models);
     }
 
     @Test

@@ -6,7 +6,7 @@ import static io.rkllm.server.pipeline.PlannerBench.system;
 import static io.rkllm.server.pipeline.PlannerBench.user;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
 import java.nio.file.Path;

@@ -1,25 +1,25 @@
 package io.rkllm.server.pipeline;
 
-import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.rkllm.ConversationCache;
 import io.rkllm.server.backend.rkllm.RkllmBackend;
 import io.rkllm.server.backend.rkllm.RkllmCachePolicy;
+import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.backend.rkllm.RunOutcome;
 import io.rkllm.server.backend.rkllm.ThinkingControl;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
 import io.rkllm.server.engine.Backends;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -68,12 +68,12 @@ final class PlannerBench implements AutoCloseable {
         all.put("models.dir", dir.resolve("models").toString());
         all.put("cache.slots", Integer.toString(slotCount));
         config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
-        DiscoveryResult discovery = new ModelDiscovery().discover(config.models().dir());
-        registry = new ModelRegistry(Backends.of(new DescribingBackend()), new RegistrySettings(1, 8, Duration.ZERO,
+        DiscoveryResult discovery = TestDiscovery.standard().discover(config.models().dir());
+        registry = new ModelRegistry(Backends.of(RkllmProvider.NAME, new DescribingBackend()), new RegistrySettings(1, 8, Duration.ZERO,
                 Duration.ofSeconds(1)), Clock.systemUTC(), new ModelRegistry.Listener() {
                 });
         slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
-        RkllmBackend.Settings settings = ServerApp.rkllmSettings(config);
+        RkllmBackend.Settings settings = RkllmBackend.Settings.of(config);
         state = new ConversationCache(slotCount, new RkllmCachePolicy(settings.cache()),
                 new ThinkingControl(settings.thinkingFlag(), "1.3"), "qwen2.5");
         pipeline = new ChatPipeline(new ModelService(discovery.catalog(), registry, config.cache().slots(),
@@ -105,13 +105,13 @@ final class PlannerBench implements AutoCloseable {
     Turn turn(ChatRequest request, String answer, boolean aborted) {
         PreparedChat chat = pipeline.prepare(request);
         slots.forEach(s -> s.calls.clear());
-        ConversationCache.Planned plan = state.plan(RunPrompt.of(chat, estimator), slots);
+        ConversationCache.Planned plan = state.plan(ChatPrompts.of(chat, estimator), slots);
         FakeSlot slot = slots.get(plan.slot());
         List<String> calls = new ArrayList<>(slot.calls);
         int prefilled = slot.prefill(plan.request());
         int generated = Math.max(1, answer.length() / 4);
         slot.ran(plan, prefilled, generated);
-        state.finished(plan, new RunOutcome.Finished(new RunStats(1, prefilled, 1, generated), aborted), answer)
+        state.finished(plan, new RunOutcome.Finished(new GenerationStats(1, prefilled, 1, generated), aborted), answer)
                 .ifPresent(text -> estimator.calibrate(MODEL, text, prefilled));
         return new Turn(chat, plan, calls, prefilled);
     }
@@ -215,11 +215,6 @@ final class PlannerBench implements AutoCloseable {
         @Override
         public RuntimeInfo info() {
             return new RuntimeInfo("RKLLM runtime", "1.3", true, new Sampling(1, 0.9, 0.8, 1.1, 0, 0), true);
-        }
-
-        @Override
-        public List<String> formats() {
-            return List.of(".rkllm");
         }
 
         @Override

@@ -2,7 +2,7 @@ package io.rkllm.server.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
 import java.util.Arrays;

@@ -1,13 +1,12 @@
 package io.rkllm.server.webui;
 
-import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.app.CatalogRefresh;
-import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
-import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.backend.llama.LlamaProvider;
+import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.download.Board;
 import io.rkllm.server.download.DiskSpace;
@@ -17,6 +16,7 @@ import io.rkllm.server.download.Puller;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.it.LlamaTestServer;
 import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.models.TestDiscovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -73,12 +73,9 @@ final class SimulatedServer implements AutoCloseable {
         ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
         Simulation simulation = new Simulation(dir.resolve("simulation"));
         try {
-            RkllmRuntime runtime = RuntimeLoader.open(config.runtime(), Optional.of(simulation), Map.of());
             Path models = simulation.models();
             scaleDelays(models, timeScale, contextLength);
-            ServerApp app = ServerApp.start(config, runtime,
-                    RuntimeLoader.rknn(config.runtime(), Optional.of(simulation), Map.of()),
-                    new ModelDiscovery().discover(models).catalog());
+            ServerApp app = ServerApp.simulated(config, simulation, models, Map.of());
             return new SimulatedServer(simulation, app);
         } catch (RuntimeException e) {
             simulation.close();
@@ -102,13 +99,13 @@ final class SimulatedServer implements AutoCloseable {
         Simulation simulation = new Simulation(dir.resolve("simulation"));
         try {
             Files.createDirectories(models);
-            ModelDiscovery discovery = new ModelDiscovery();
+            ModelDiscovery discovery = TestDiscovery.standard();
             CatalogRefresh catalogs = new CatalogRefresh(() -> discovery.discover(models), List.of(models),
                     Duration.ofMillis(50));
             Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub), "test"),
                     new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
                     new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
-            Backends backends = Backends.of(new LlamaBackend(LlamaTestServer.runtime(),
+            Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(LlamaTestServer.runtime(),
                     new LlamaBackend.Settings(1, 1, OptionalInt.empty())));
             return new SimulatedServer(simulation, ServerApp.start(config, backends,
                     new ServedModels(catalogs, Optional.of(puller))));

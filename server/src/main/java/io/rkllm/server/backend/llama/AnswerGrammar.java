@@ -2,7 +2,7 @@ package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.grammar.JsonSchemaGrammar;
 import io.rkllm.llama.grammar.UnsupportedSchemaException;
-import io.rkllm.server.engine.AnswerShape;
+import io.rkllm.server.engine.contract.AnswerShape;
 import java.util.Optional;
 
 /**

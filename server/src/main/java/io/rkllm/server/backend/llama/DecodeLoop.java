@@ -7,15 +7,14 @@ import io.rkllm.llama.LlamaContext;
 import io.rkllm.llama.LlamaException;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.Sampler;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.cache.CachedConversation;
-import io.rkllm.server.engine.cache.Keys;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.Keys;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
@@ -51,10 +50,10 @@ final class DecodeLoop implements AutoCloseable {
     private final PrefixCachePolicy policy = new PrefixCachePolicy();
     private final PromptTokenizer tokenizer;
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
-    private final Deque<Request> waiting = new ArrayDeque<>();
+    private final Deque<SubmittedGeneration> waiting = new ArrayDeque<>();
     /** Requests whose runs gave their cells up for lack of room, until a run ends (first in line then). */
-    private final Deque<Request> postponed = new ArrayDeque<>();
-    private final List<Running> active = new ArrayList<>();
+    private final Deque<SubmittedGeneration> postponed = new ArrayDeque<>();
+    private final List<DecodingGeneration> active = new ArrayList<>();
     /** Commands to run once the next step has decoded (the loop's thread only). */
     private final List<Runnable> afterStep = new ArrayList<>();
     private final Thread thread;
@@ -86,9 +85,9 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     /** Queues a request; its events come back on its own queue. A loop that has ended fails it at once. */
-    void submit(Request request) {
+    void submit(SubmittedGeneration request) {
         if (ended) {
-            request.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
+            request.end(new GenerationEnd.Failed("model " + id + " was unloaded"));
             return;
         }
         commands.add(new Admission(request, waiting));
@@ -104,7 +103,7 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     /** Cancels a request from any thread: before it runs it never starts, while it runs its decode is aborted. */
-    void cancel(Request request) {
+    void cancel(SubmittedGeneration request) {
         request.cancelled().set();
         commands.add(WAKE);
     }
@@ -174,7 +173,7 @@ final class DecodeLoop implements AutoCloseable {
                 } catch (RuntimeException e) {
                     // a bug, not the user's: the runs of this step end, the loop and the model go on
                     LOG.error("model {}: a decode step failed", id, e);
-                    for (Running r : List.copyOf(active)) {
+                    for (DecodingGeneration r : List.copyOf(active)) {
                         abandon(r, "the run failed: " + e);
                     }
                 }
@@ -185,14 +184,14 @@ final class DecodeLoop implements AutoCloseable {
             LOG.error("model {}: the decode loop failed", id, t);
         } finally {
             ended = true;
-            for (Running r : List.copyOf(active)) {
+            for (DecodingGeneration r : List.copyOf(active)) {
                 abandon(r, "model " + id + " was unloaded");
             }
             drainCommands();
             waiting.addAll(postponed);
             postponed.clear();
-            for (Request r : waiting) {
-                r.events().add(new Request.Event.End(new RunEnd.Failed("model " + id + " was unloaded")));
+            for (SubmittedGeneration r : waiting) {
+                r.end(new GenerationEnd.Failed("model " + id + " was unloaded"));
             }
             waiting.clear();
             if (batch != null) {
@@ -207,14 +206,14 @@ final class DecodeLoop implements AutoCloseable {
     private void drainCommands() {
         for (Runnable command = commands.poll(); command != null; command = commands.poll()) {
             if (command instanceof Admission admission) {
-                admission.request().events().add(new Request.Event.End(new RunEnd.Failed("model " + id
-                        + " was unloaded")));
+                admission.request().end(new GenerationEnd.Failed("model " + id
+                        + " was unloaded"));
             }
         }
     }
 
     /** The command that gives the loop a request. */
-    private record Admission(Request request, Deque<Request> waiting) implements Runnable {
+    private record Admission(SubmittedGeneration request, Deque<SubmittedGeneration> waiting) implements Runnable {
         @Override
         public void run() {
             waiting.add(request);
@@ -234,20 +233,20 @@ final class DecodeLoop implements AutoCloseable {
 
     /** Gives waiting requests the free sequences, in their order; a request with no sequence free waits. */
     private void admitWaiting() {
-        for (Iterator<Request> it = postponed.iterator(); it.hasNext(); ) {
-            Request request = it.next();
+        for (Iterator<SubmittedGeneration> it = postponed.iterator(); it.hasNext(); ) {
+            SubmittedGeneration request = it.next();
             if (request.cancelled().isSet()) {
                 it.remove();
-                request.events().add(new Request.Event.End(new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE,
-                        0, Optional.empty(), "")));
+                request.end(new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE,
+                        0, Optional.empty(), ""));
             }
         }
-        for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
-            Request request = it.next();
+        for (Iterator<SubmittedGeneration> it = waiting.iterator(); it.hasNext(); ) {
+            SubmittedGeneration request = it.next();
             if (request.cancelled().isSet()) {
                 it.remove();
-                request.events().add(new Request.Event.End(new RunEnd.Finished(StopReason.CANCELLED, RunStats.NONE,
-                        0, Optional.empty(), "")));
+                request.end(new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE,
+                        0, Optional.empty(), ""));
                 continue;
             }
             boolean admitted;
@@ -256,8 +255,8 @@ final class DecodeLoop implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
                 admitted = true;
-                request.events().add(new Request.Event.End(new RunEnd.Failed("preparing the run failed: "
-                        + e.getMessage())));
+                request.end(new GenerationEnd.Failed("preparing the run failed: "
+                        + e.getMessage()));
             }
             if (admitted) {
                 it.remove();
@@ -266,14 +265,14 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     /** Starts a request in a sequence; false when none is free for it now. */
-    private boolean admit(Request request) {
+    private boolean admit(SubmittedGeneration request) {
         if (request.task() && slots.get(scratch).busy
                 || !request.task() && slots.free(chatSequences).isEmpty()) {
             return false;
         }
         int[] whole = tokenizer.whole(request.text());
         if (whole.length == 0) {
-            request.events().add(new Request.Event.End(new RunEnd.Failed("the prompt is empty")));
+            request.end(new GenerationEnd.Failed("the prompt is empty"));
             return true;
         }
         List<SlotTable.Slot> free = slots.free(chatSequences);
@@ -282,9 +281,9 @@ final class DecodeLoop implements AutoCloseable {
                 tokenizer);
         int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
-            request.events().add(new Request.Event.End(new RunEnd.TooLong(prompt.length, sequenceContext,
+            request.end(new GenerationEnd.TooLong(prompt.length, sequenceContext,
                     "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
-                            + sequenceContext + " tokens: shorten the conversation, or leave out tools or documents")));
+                            + sequenceContext + " tokens: shorten the conversation, or leave out tools or documents"));
             return true;
         }
         // the sampler first: one that cannot be made (a grammar llama.cpp refuses) fails the request before any
@@ -328,7 +327,7 @@ final class DecodeLoop implements AutoCloseable {
         slot.busy = true;
         slot.conversation = null;
         slots.publish();
-        active.add(new Running(request, slot, prompt, spelling, keep, sampler));
+        active.add(new DecodingGeneration(request, slot, prompt, spelling, keep, sampler));
         LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens{}", id, slot.sequence, keep, prompt.length,
                 decision != null && decision.copies() ? " (copied from sequence " + free.get(decision.source())
                         .sequence + ")" : "");
@@ -367,7 +366,7 @@ final class DecodeLoop implements AutoCloseable {
 
     /** Runs that were cancelled between two decodes end now, their cache as far as it was decoded. */
     private void endCancelled() {
-        for (Running r : List.copyOf(active)) {
+        for (DecodingGeneration r : List.copyOf(active)) {
             if (r.request.cancelled().isSet()) {
                 finish(r, StopReason.CANCELLED);
             }
@@ -377,15 +376,15 @@ final class DecodeLoop implements AutoCloseable {
     /** One decode of the next token of every generating sequence and the next prompt chunks that fit. */
     private void step() {
         batch.clear();
-        List<Running> members = new ArrayList<>();
-        for (Running r : active) {
+        List<DecodingGeneration> members = new ArrayList<>();
+        for (DecodingGeneration r : active) {
             if (r.generating) {
                 r.output = batch.add(r.lastToken, r.position(), r.slot.sequence, true);
                 r.chunk = 1;
                 members.add(r);
             }
         }
-        for (Running r : active) {
+        for (DecodingGeneration r : active) {
             int room = batch.capacity() - batch.size();
             if (r.generating || room == 0) {
                 continue;
@@ -412,7 +411,7 @@ final class DecodeLoop implements AutoCloseable {
         } catch (IllegalArgumentException | IllegalStateException e) {
             // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
             LOG.warn("model {}: decode refused: {}", id, e.getMessage());
-            for (Running r : members) {
+            for (DecodingGeneration r : members) {
                 fail(r, "the run could not be decoded: " + e.getMessage());
             }
             return;
@@ -425,7 +424,7 @@ final class DecodeLoop implements AutoCloseable {
         decodes++;
         switch (status) {
             case ABORTED -> {
-                for (Running r : members) {
+                for (DecodingGeneration r : members) {
                     if (r.request.cancelled().isSet()) {
                         finish(r, StopReason.CANCELLED);
                     }
@@ -441,7 +440,7 @@ final class DecodeLoop implements AutoCloseable {
                 widest = Math.max(widest, members.size());
             }
         }
-        for (Running r : members) {
+        for (DecodingGeneration r : members) {
             if (r.generating) {
                 r.slot.held.decodedPending(r.lastToken);
             } else {
@@ -453,7 +452,7 @@ final class DecodeLoop implements AutoCloseable {
                 r.prefilled += r.chunk;
             }
         }
-        for (Running r : members) {
+        for (DecodingGeneration r : members) {
             if (r.output >= 0 && (r.generating || r.prefilled == r.prompt.length)) {
                 try {
                     sample(r);
@@ -467,7 +466,7 @@ final class DecodeLoop implements AutoCloseable {
         }
     }
 
-    private void sample(Running r) {
+    private void sample(DecodingGeneration r) {
         int token;
         try {
             token = r.sampler.sample(context, r.output);
@@ -490,7 +489,7 @@ final class DecodeLoop implements AutoCloseable {
         r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {
             r.answer.append(text);
-            r.request.events().add(new Request.Event.Text(text, r.generated));
+            r.request.events().add(new SubmittedGeneration.Event.Text(text, r.generated));
         }
         r.lastToken = token;
         r.generating = true;
@@ -507,7 +506,7 @@ final class DecodeLoop implements AutoCloseable {
      * The reasoning has ended: from the next token on, the answer follows its grammar. The chain starts over (its
      * penalties forget the reasoning), as the grammar starts at the answer's beginning.
      */
-    private boolean startGrammar(Running r) {
+    private boolean startGrammar(DecodingGeneration r) {
         AnswerGrammar grammar = r.grammarLater.orElseThrow();
         r.grammarLater = Optional.empty();
         Sampler constrained;
@@ -523,7 +522,7 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     /** Whether the text just added to the answer completes the reasoning's closing tag. */
-    private static boolean reasoningEnded(Running r, int added) {
+    private static boolean reasoningEnded(DecodingGeneration r, int added) {
         String end = r.grammarLater.orElseThrow().after().orElseThrow();
         return added > 0 && r.answer.indexOf(end, Math.max(0, r.answer.length() - added - end.length() + 1)) >= 0;
     }
@@ -548,27 +547,27 @@ final class DecodeLoop implements AutoCloseable {
      * a run ends (while others generate); else a run ends: the generating run holding the most cells at its length,
      * or, when every run is still reading and none can wait for another, the last admitted one fails.
      */
-    private void outOfRoom(List<Running> members, String why) {
+    private void outOfRoom(List<DecodingGeneration> members, String why) {
         if (evictIdle()) {
             return;
         }
-        List<Running> reading = members.stream().filter(r -> !r.generating).toList();
+        List<DecodingGeneration> reading = members.stream().filter(r -> !r.generating).toList();
         boolean othersGenerate = active.stream().anyMatch(r -> r.generating);
         if (!reading.isEmpty() && othersGenerate) {
-            for (Running r : reading.reversed()) {
+            for (DecodingGeneration r : reading.reversed()) {
                 postpone(r);
             }
             return;
         }
         if (othersGenerate) {
-            Running largest = members.stream().filter(r -> r.generating)
+            DecodingGeneration largest = members.stream().filter(r -> r.generating)
                     .max(java.util.Comparator.comparingInt(r -> r.slot.length())).orElseThrow();
             LOG.debug("model {}: the KV cache is full ({}): sequence {} ends its answer", id, why,
                     largest.slot.sequence);
             finish(largest, StopReason.LENGTH);
             return;
         }
-        Running last = reading.getLast();
+        DecodingGeneration last = reading.getLast();
         if (reading.size() > 1) {
             postpone(last);
             return;
@@ -581,7 +580,7 @@ final class DecodeLoop implements AutoCloseable {
      * A run still reading its prompt gives its cells up and its request waits, first in line, for a run to end: the
      * shared cache has no room for it now.
      */
-    private void postpone(Running r) {
+    private void postpone(DecodingGeneration r) {
         LOG.debug("model {}: the KV cache is full: sequence {} waits for a run to end", id, r.slot.sequence);
         context.kv().remove(r.slot.sequence, -1, -1);
         r.slot.truncate(0);
@@ -593,7 +592,7 @@ final class DecodeLoop implements AutoCloseable {
         postponements++;
     }
 
-    private void finish(Running r, StopReason reason) {
+    private void finish(DecodingGeneration r, StopReason reason) {
         String rest = r.utf8.flush();
         r.slot.held.endText(rest);
         if (r.endToken >= 0) {
@@ -603,24 +602,24 @@ final class DecodeLoop implements AutoCloseable {
         }
         if (!rest.isEmpty()) {
             r.answer.append(rest);
-            r.request.events().add(new Request.Event.Text(rest, r.generated));
+            r.request.events().add(new SubmittedGeneration.Event.Text(rest, r.generated));
         }
         long now = System.nanoTime();
         long first = r.firstToken == 0 ? now : r.firstToken;
-        RunStats stats = new RunStats((first - r.admitted) / 1e6, r.prefilled - r.keep, (now - first) / 1e6,
+        GenerationStats stats = new GenerationStats((first - r.admitted) / 1e6, r.prefilled - r.keep, (now - first) / 1e6,
                 r.generated);
         release(r, reason == StopReason.CANCELLED ? null : conversation(r));
         Optional<String> prefilled = r.keep == 0 && !r.request.task() && r.prefilled == r.prompt.length
                 ? Optional.of(r.request.text()) : Optional.empty();
-        r.request.events().add(new Request.Event.End(new RunEnd.Finished(reason, stats, r.keep, prefilled,
-                "sequence " + r.slot.sequence)));
+        r.request.end(new GenerationEnd.Finished(reason, stats, r.keep, prefilled,
+                "sequence " + r.slot.sequence));
     }
 
     /**
      * Ends a run after an unexpected failure: its sequence is emptied (what the cache holds is not known for sure),
      * and the run gets its end whatever else fails.
      */
-    private void abandon(Running r, String message) {
+    private void abandon(DecodingGeneration r, String message) {
         try {
             context.kv().remove(r.slot.sequence, -1, -1);
             r.slot.truncate(0);
@@ -632,16 +631,16 @@ final class DecodeLoop implements AutoCloseable {
         } catch (RuntimeException e) {
             active.remove(r);
             r.slot.busy = false;
-            r.request.events().add(new Request.Event.End(new RunEnd.Failed(message)));
+            r.request.end(new GenerationEnd.Failed(message));
         }
     }
 
-    private void fail(Running r, String message) {
+    private void fail(DecodingGeneration r, String message) {
         release(r, null);
-        r.request.events().add(new Request.Event.End(new RunEnd.Failed(message)));
+        r.request.end(new GenerationEnd.Failed(message));
     }
 
-    private void release(Running r, CachedConversation held) {
+    private void release(DecodingGeneration r, CachedConversation held) {
         // a run's end is what postponed requests wait for: its sequence's cells may go to them now
         while (!postponed.isEmpty()) {
             waiting.addFirst(postponed.removeLast());
@@ -659,26 +658,26 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     /** The conversation the sequence holds after a chat run, in the words the pipeline reads. */
-    private CachedConversation conversation(Running r) {
+    private CachedConversation conversation(DecodingGeneration r) {
         ChatPrompt prompt = r.request.prompt();
         if (r.request.task()) {
             return null;
         }
-        Optional<String> answer = prompt.answerKey().of(r.answer.toString());
+        Optional<String> answer = prompt.identity().answerKey().of(r.answer.toString());
         if (answer.isEmpty()) {
             return null;
         }
-        List<String> turns = new ArrayList<>(prompt.trim().kept(prompt.history()));
-        turns.addAll(prompt.newKeys());
+        List<String> turns = new ArrayList<>(prompt.identity().trim().kept(prompt.identity().history()));
+        turns.addAll(prompt.identity().newKeys());
         turns.add(answer.get());
-        return new CachedConversation(prompt.systemPrompt(), prompt.trim(),
-                Keys.digest(prompt.trim().leftOut(prompt.history())), turns, r.slot.length(),
-                prompt.tools().orElse(""));
+        return new CachedConversation(prompt.setup().systemPrompt(), prompt.identity().trim(),
+                Keys.digest(prompt.identity().trim().leftOut(prompt.identity().history())), turns, r.slot.length(),
+                prompt.setup().tools().orElse(""));
     }
 
-    /** One request in a sequence. */
-    private static final class Running {
-        final Request request;
+    /** One generation being decoded in a sequence. */
+    private static final class DecodingGeneration {
+        final SubmittedGeneration request;
         final SlotTable.Slot slot;
         final int[] prompt;
         /** The prompt's text token by token, which the sequence holds as it decodes them. */
@@ -700,7 +699,7 @@ final class DecodeLoop implements AutoCloseable {
         int generated;
         long firstToken;
 
-        Running(Request request, SlotTable.Slot slot, int[] prompt, Spelling spelling, int keep, Sampler sampler) {
+        DecodingGeneration(SubmittedGeneration request, SlotTable.Slot slot, int[] prompt, Spelling spelling, int keep, Sampler sampler) {
             this.request = request;
             this.slot = slot;
             this.prompt = prompt;

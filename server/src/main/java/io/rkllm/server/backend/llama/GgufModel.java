@@ -9,19 +9,20 @@ import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
 import io.rkllm.llama.Pooling;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.EmbedResult;
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.TokenSink;
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.TokenSink;
+import io.rkllm.server.engine.contract.cache.CacheContents;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -155,27 +156,27 @@ final class GgufModel implements BackendModel {
     }
 
     @Override
-    public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
         if (loop == null) {
-            return new RunEnd.Failed("model " + id + " is an embedding model: it does not generate text");
+            return new GenerationEnd.Failed("model " + id + " is an embedding model: it does not generate text");
         }
         String rendered;
         try {
             rendered = text.render(prompt);
         } catch (JinjaChatTemplate.RefusedConversation e) {
-            return new RunEnd.Refused(e.getMessage());
+            return new GenerationEnd.Refused(e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
-            return new RunEnd.Failed(e.getMessage());
+            return new GenerationEnd.Failed(e.getMessage());
         }
-        Request request = new Request(prompt, rendered, prompt.task().isPresent(),
-                LlamaSampling.of(prompt.sampling().orElse(defaults)), grammar(prompt), maxTokens);
+        SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
+                LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens);
         loop.submit(request);
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             while (true) {
                 switch (request.events().take()) {
-                    case Request.Event.Text t -> sink.text(t.text(), t.tokens());
-                    case Request.Event.End end -> {
+                    case SubmittedGeneration.Event.Text t -> sink.text(t.text(), t.tokens());
+                    case SubmittedGeneration.Event.End end -> {
                         return end.end();
                     }
                 }
@@ -183,13 +184,13 @@ final class GgufModel implements BackendModel {
         } catch (InterruptedException e) {
             loop.cancel(request);
             Thread.currentThread().interrupt();
-            return new RunEnd.Failed("interrupted");
+            return new GenerationEnd.Failed("interrupted");
         }
     }
 
     /** The grammar of the answer's shape, when the request asks for one and the grammar can express it. */
     private Optional<AnswerGrammar> grammar(ChatPrompt prompt) {
-        return prompt.answerShape().flatMap(shape -> switch (AnswerGrammar.of(shape)) {
+        return prompt.settings().answerShape().flatMap(shape -> switch (AnswerGrammar.of(shape)) {
             case AnswerGrammar.Outcome.Made made -> Optional.of(made.grammar());
             case AnswerGrammar.Outcome.Unsupported unsupported -> {
                 LOG.info("model {}: the answer is not constrained by a grammar ({}); it is checked once written",
@@ -282,7 +283,7 @@ final class GgufModel implements BackendModel {
                 return new EmbedResult.Failed("llama.cpp had no room for " + what + " (" + status + ")");
             }
             List<float[]> rows = read.get();
-            return new EmbedResult.Rows(rows.getFirst().length, rows, new RunStats((System.nanoTime() - start) / 1e6,
+            return new EmbedResult.Rows(rows.getFirst().length, rows, new GenerationStats((System.nanoTime() - start) / 1e6,
                     tokens.length, 0, 0));
         } catch (RuntimeException e) {
             LOG.warn("model {}: {} failed: {}", id, task, e.toString());

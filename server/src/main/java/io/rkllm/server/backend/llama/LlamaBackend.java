@@ -5,19 +5,18 @@ import io.rkllm.llama.LibraryInfo;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.RuntimeInfo;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
+import io.rkllm.server.engine.contract.Sampling;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.UnaryOperator;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 
 /**
  * llama.cpp's C API ({@code libllama}, through the {@code io.rkllm.llama} binding) behind the engine seam:
@@ -70,11 +69,6 @@ public final class LlamaBackend implements Backend {
     @Override
     public RuntimeInfo info() {
         return info;
-    }
-
-    @Override
-    public List<String> formats() {
-        return List.of(".gguf");
     }
 
     /** How a GGUF model's file is opened (mapped; layers offloaded when configured). */

@@ -1,7 +1,7 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.SamplingParams;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.Sampling;
 import java.util.Optional;
 
 /** The engine's sampling settings as llama.cpp's sampler chain takes them. */

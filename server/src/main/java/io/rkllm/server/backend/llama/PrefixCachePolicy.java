@@ -1,6 +1,6 @@
 package io.rkllm.server.backend.llama;
 
-import io.rkllm.server.engine.cache.CacheDecision;
+import io.rkllm.server.engine.contract.cache.CacheDecision;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,8 @@
 package io.rkllm.server.backend.llama;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.Optional;
 
 /**
@@ -30,17 +31,18 @@ final class PromptText {
             if (jinja.isPresent()) {
                 return jinja.get().render(ChatPrompt.Message.of("user", text), false);
             }
-            return prompt.template().map(t -> wrap(t, text)).orElse(text);
+            return prompt.setup().template().map(t -> wrap(t, text)).orElse(text);
         }
         if (jinja.isPresent() && !prompt.messages().isEmpty()) {
             return jinja.get().render(prompt);
         }
-        if (prompt.template().isPresent() && !prompt.messages().isEmpty()) {
-            return family.render(prompt.template().get(), prompt.systemInText() ? prompt.systemPrompt() : "",
+        if (prompt.setup().template().isPresent() && !prompt.messages().isEmpty()) {
+            ChatPrompt.Setup setup = prompt.setup();
+            return family.render(setup.template().get(), setup.systemInText() ? setup.systemPrompt() : "",
                     prompt.messages());
         }
-        String whole = prompt.whole().text();
-        return prompt.template().map(t -> wrap(t, whole)).orElse(whole);
+        String whole = prompt.texts().whole().text();
+        return prompt.setup().template().map(t -> wrap(t, whole)).orElse(whole);
     }
 
     private static String wrap(PromptTemplate template, String text) {

@@ -1,12 +1,12 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.RunImage;
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.CachedConversation;
-import io.rkllm.server.engine.cache.Keys;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptImage;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.Keys;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -57,7 +57,7 @@ public final class ConversationCache {
         SlotState slot = book.slot(index);
         slot.touch(book.nextTick());
         if (prompt.task().isEmpty()) {
-            slot.conversationKey(prompt.conversationKey());
+            slot.conversationKey(prompt.identity().conversationKey());
         }
         for (RkllmCachePolicy.Setup call : decision.setup()) {
             switch (call) {
@@ -77,7 +77,8 @@ public final class ConversationCache {
                 }
             }
         }
-        boolean flag = thinking.runtimeFlag(prompt.model(), family, prompt.template().isPresent(), prompt.thinking());
+        boolean flag = thinking.runtimeFlag(prompt.model(), family, prompt.setup().template().isPresent(),
+                prompt.settings().thinking());
         return switch (decision.action()) {
             case RkllmCachePolicy.Action.Beside beside -> task(prompt, index, model, slot, beside);
             case RkllmCachePolicy.Action.Uncached uncached -> {
@@ -110,40 +111,41 @@ public final class ConversationCache {
                          RkllmCachePolicy.Action.Beside beside) {
         int current = model.kvCacheSize().orElseGet(() -> slot.conversation().map(CachedConversation::tokens)
                 .orElse(0));
-        if (current + beside.roomNeeded() > prompt.contextLength()) {
+        if (current + beside.roomNeeded() > prompt.settings().contextLength()) {
             throw new IllegalStateException("no room for the task next to the cached conversation");
         }
         RunRequest request = new RunRequest("user", prompt.task().orElseThrow().text(), false, false,
-                prompt.sampling(), List.of());
+                prompt.settings().sampling(), List.of());
         return new Planned(index, request, current, Mode.TASK, slot, prompt, current, List.of(), Trim.NONE, "", "",
                 false);
     }
 
     private Planned increment(ChatPrompt prompt, int index, boolean flag, CachedConversation held) {
-        ChatPrompt.Part part = prompt.newPart();
-        RunRequest request = new RunRequest(part.role(), part.text(), flag, true, prompt.sampling(), part.images());
+        ChatPrompt.Part part = prompt.texts().newPart();
+        RunRequest request = new RunRequest(part.role(), part.text(), flag, true, prompt.settings().sampling(),
+                part.images());
         return new Planned(index, request, held.tokens(), Mode.INCREMENTAL, book.slot(index), prompt, held.tokens(),
-                concat(held.turns(), prompt.newKeys()), held.trim(), held.leftOutDigest(), part.text(),
+                concat(held.turns(), prompt.identity().newKeys()), held.trim(), held.leftOutDigest(), part.text(),
                 !part.images().isEmpty());
     }
 
     /** The whole conversation as one turn, on a cache that holds {@code kept} tokens of the system prompt. */
     private Planned whole(ChatPrompt prompt, int index, boolean flag, Mode mode, boolean keepHistory, int kept) {
-        ChatPrompt.Part part = prompt.whole();
-        Optional<PromptTemplate> template = prompt.template();
+        ChatPrompt.Part part = prompt.texts().whole();
+        Optional<PromptTemplate> template = prompt.setup().template();
         String text = part.text();
         String systemPart = kept > 0 ? "" : template.map(PromptTemplate::systemPrompt).orElse("");
         // with tools the runtime prefills its own system part (the tools and its instructions around them), whose
         // text we do not know: such a run would teach the estimator a far too small ratio
-        boolean knownText = kept > 0 || prompt.tools().isEmpty();
+        boolean knownText = kept > 0 || prompt.setup().tools().isEmpty();
         String sent = !knownText ? ""
                 : systemPart + template.map(t -> t.promptPrefix() + text + t.promptPostfix()).orElse(text);
-        List<String> all = prompt.history();
-        Trim trim = prompt.trim();
-        List<RunImage> images = part.images();
-        RunRequest request = new RunRequest("user", text, flag, keepHistory, prompt.sampling(), images);
+        List<String> all = prompt.identity().history();
+        Trim trim = prompt.identity().trim();
+        List<PromptImage> images = part.images();
+        RunRequest request = new RunRequest("user", text, flag, keepHistory, prompt.settings().sampling(), images);
         return new Planned(index, request, kept, mode, book.slot(index), prompt, kept,
-                concat(trim.kept(all), prompt.newKeys()), trim, Keys.digest(trim.leftOut(all)), sent,
+                concat(trim.kept(all), prompt.identity().newKeys()), trim, Keys.digest(trim.leftOut(all)), sent,
                 !images.isEmpty());
     }
 
@@ -167,10 +169,10 @@ public final class ConversationCache {
         Optional<String> prefilled = (run.mode == Mode.FULL || run.mode == Mode.UNCACHED) && !run.pictures
                 && !run.sentText.isEmpty() ? Optional.of(run.sentText) : Optional.empty();
         ChatPrompt prompt = run.prompt;
-        String tools = prompt.tools().orElse("");
+        String tools = prompt.setup().tools().orElse("");
         if (run.mode == Mode.PICTURES_ONCE && !f.aborted()) {
             // keep_history=0: the cache is back to what it held before, the system prompt (or nothing)
-            slot.conversation(new CachedConversation(prompt.systemPrompt(), Trim.NONE, Keys.digest(List.of()),
+            slot.conversation(new CachedConversation(prompt.setup().systemPrompt(), Trim.NONE, Keys.digest(List.of()),
                     List.of(), run.cacheBefore, tools));
             return prefilled;
         }
@@ -179,14 +181,14 @@ public final class ConversationCache {
             slot.conversation(null);
             return prefilled;
         }
-        Optional<String> answer = prompt.answerKey().of(generatedText);
+        Optional<String> answer = prompt.identity().answerKey().of(generatedText);
         if (answer.isEmpty()) {
             // runtime 1.3.0 ends thinking runs at </think>, and the next run on that cache stops early: start clean
             slot.conversation(null);
             return prefilled;
         }
         int tokens = run.cacheBefore + f.stats().prefillTokens() + f.stats().generateTokens();
-        CachedConversation held = new CachedConversation(prompt.systemPrompt(), run.trim, run.leftOutDigest,
+        CachedConversation held = new CachedConversation(prompt.setup().systemPrompt(), run.trim, run.leftOutDigest,
                 concat(run.heldKeys, List.of(answer.get())), tokens, tools);
         slot.conversation(held);
         book.remember(held);

@@ -1,6 +1,6 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.engine.contract.StopReason;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -4,8 +4,8 @@ import io.rkllm.ffm.rknn.CoreMask;
 import io.rkllm.ffm.rknn.EmbeddingShape;
 import io.rkllm.ffm.rknn.ImageEncoder;
 import io.rkllm.ffm.rknn.RknnRuntime;
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.VisionLoad;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.VisionLoad;
 
 /** The RKNN runtime's encoder as the engine sees it. */
 final class FfmEncoder implements ImageEncoding {

@@ -1,6 +1,6 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.EncoderInfo;
+import io.rkllm.server.engine.contract.EncoderInfo;
 
 /**
  * A loaded image encoder, used only on its model's worker thread: RGB bytes in, the embeddings the language

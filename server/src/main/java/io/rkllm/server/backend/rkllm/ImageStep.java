@@ -1,10 +1,10 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.EmbeddingCache;
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.ModelRegistry;
-import io.rkllm.server.engine.NpuLock;
-import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.engine.contract.ImageEmbeddingCache;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.EncoderListener;
+import io.rkllm.server.engine.contract.NpuLock;
+import io.rkllm.server.engine.contract.PromptImage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,12 +39,12 @@ final class ImageStep {
 
     private final String model;
     private final ImageEncoding encoder;
-    private final EmbeddingCache cache;
+    private final ImageEmbeddingCache cache;
     private final NpuLock npu;
-    private final ModelRegistry.Listener listener;
+    private final EncoderListener listener;
 
-    ImageStep(String model, ImageEncoding encoder, EmbeddingCache cache, NpuLock npu,
-              ModelRegistry.Listener listener) {
+    ImageStep(String model, ImageEncoding encoder, ImageEmbeddingCache cache, NpuLock npu,
+              EncoderListener listener) {
         this.model = model;
         this.encoder = encoder;
         this.cache = cache;
@@ -56,10 +56,10 @@ final class ImageStep {
         return encoder.info();
     }
 
-    Result embed(List<RunImage> images, BooleanSupplier cancelled) {
+    Result embed(List<PromptImage> images, BooleanSupplier cancelled) {
         EncoderInfo info = encoder.info();
         List<float[]> out = new ArrayList<>(images.size());
-        for (RunImage image : images) {
+        for (PromptImage image : images) {
             if (cancelled.getAsBoolean()) {
                 return new Result.Cancelled();
             }

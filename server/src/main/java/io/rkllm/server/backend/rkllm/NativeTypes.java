@@ -7,11 +7,11 @@ import io.rkllm.ffm.ModelParams;
 import io.rkllm.ffm.PerfStats;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.SamplingParams;
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.VisionLoad;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.VisionLoad;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,8 +31,8 @@ final class NativeTypes {
                 .withPresencePenalty((float) s.presencePenalty());
     }
 
-    static RunStats stats(PerfStats perf) {
-        return new RunStats(perf.prefillTimeMs(), perf.prefillTokens(), perf.generateTimeMs(), perf.generateTokens());
+    static GenerationStats stats(PerfStats perf) {
+        return new GenerationStats(perf.prefillTimeMs(), perf.prefillTokens(), perf.generateTimeMs(), perf.generateTokens());
     }
 
     /** {@code maxNewTokens} &gt; 0 limits this run (runtime 1.3 only; 1.2 counts and aborts). */

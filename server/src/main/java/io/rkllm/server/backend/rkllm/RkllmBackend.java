@@ -3,13 +3,13 @@ package io.rkllm.server.backend.rkllm;
 import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.rknn.RknnRuntime;
-import io.rkllm.server.engine.Backend;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.RegistrySettings;
-import io.rkllm.server.engine.RuntimeInfo;
-import java.util.List;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.AutoSetting;
+import io.rkllm.server.engine.contract.Backend;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.RuntimeInfo;
 import java.util.function.Supplier;
 
 /**
@@ -34,6 +34,13 @@ public final class RkllmBackend implements Backend {
         /** What the configuration leaves to {@code auto}, with the cache on and checked. */
         public static final Settings DEFAULT = new Settings("auto", "auto",
                 new RkllmCachePolicy.Settings(true, true, false));
+
+        /** What the configuration says. */
+        public static Settings of(ServerConfig config) {
+            return new Settings(config.runtime().eosGuard(), config.runtime().thinkingFlag(),
+                    new RkllmCachePolicy.Settings(config.cache().enabled(), config.cache().verify(),
+                            config.vision().cachePolicy().equals("incremental")));
+        }
     }
 
     private final RkllmRuntime runtime;
@@ -51,10 +58,11 @@ public final class RkllmBackend implements Backend {
         this.runtime = runtime;
         this.rknn = rknn;
         boolean abi13 = runtime.abi() == Abi.V1_3;
-        this.eosGuard = RegistrySettings.on(settings.eosGuard(), abi13);
+        this.eosGuard = AutoSetting.on(settings.eosGuard(), abi13);
         // runtime 1.3.0 crashes the process when an init runs out of memory (rknn-llm#522)
         this.info = new RuntimeInfo(NAME, runtime.abi().label(), runtime.abi().perRunSampling(),
-                NativeTypes.sampling(runtime.defaultParams().sampling()), abi13);
+                NativeTypes.sampling(runtime.defaultParams().sampling()), abi13, false,
+                runtime.identity().version());
         this.policy = new RkllmCachePolicy(settings.cache());
         this.thinking = new ThinkingControl(settings.thinkingFlag(), runtime.abi().label());
     }
@@ -69,11 +77,6 @@ public final class RkllmBackend implements Backend {
     @Override
     public RuntimeInfo info() {
         return info;
-    }
-
-    @Override
-    public List<String> formats() {
-        return List.of(".rkllm");
     }
 
     @Override

@@ -1,9 +1,9 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.CacheDecision;
-import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.CacheDecision;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -119,11 +119,11 @@ public final class RkllmCachePolicy {
 
     /** The decision for {@code prompt} on {@code slots} (the slots the model may use now, loaded or not). */
     public Decision decide(List<SlotView> slots, ChatPrompt prompt) {
-        List<String> history = prompt.history();
-        String tools = prompt.tools().orElse("");
+        List<String> history = prompt.identity().history();
+        String tools = prompt.setup().tools().orElse("");
         int index = chooseSlot(slots, prompt, history, tools);
         SlotView slot = slots.get(index);
-        String system = prompt.systemPrompt();
+        String system = prompt.setup().systemPrompt();
         if (prompt.task().isPresent()) {
             // changing the tools would cost the chat its cache; a template change only shapes this prompt
             List<Setup> setup = slot.tools().isEmpty() ? setup(slot, prompt).calls() : List.of();
@@ -136,14 +136,15 @@ public final class RkllmCachePolicy {
         Optional<CachedConversation> held = slot.conversation();
         boolean keepSystem = !setup.toolsChanged() && held.isPresent() && held.get().systemPrompt().equals(system)
                 && held.get().tools().equals(tools);
-        Action.Resend resend = new Action.Resend(keepSystem, !prompt.whole().images().isEmpty()
+        Action.Resend resend = new Action.Resend(keepSystem, !prompt.texts().whole().images().isEmpty()
                 && !settings.incrementalPictures());
         // the trim was decided (and told to the client) when the request was prepared: keep to it
-        boolean newPictures = !prompt.newPart().images().isEmpty();
+        boolean newPictures = !prompt.texts().newPart().images().isEmpty();
         if (!setup.toolsChanged() && held.isPresent() && held.get().holds(system, history, tools)
-                && held.get().trim().equals(prompt.trim()) && (!newPictures || settings.incrementalPictures())
-                && incrementFits(held.get().tokens(), prompt.newPart().estimatedTokens(), prompt.reserveTokens(),
-                prompt.contextLength())) {
+                && held.get().trim().equals(prompt.identity().trim())
+                && (!newPictures || settings.incrementalPictures())
+                && incrementFits(held.get().tokens(), prompt.texts().newPart().estimatedTokens(),
+                prompt.settings().reserveTokens(), prompt.settings().contextLength())) {
             return new Decision(index, setup.calls(), new Action.Append(held.get().tokens(), settings.verify(),
                     resend));
         }
@@ -160,18 +161,18 @@ public final class RkllmCachePolicy {
 
     /** The calls that set the template or tools where they differ from the slot's; whether the tools changed. */
     private static SetupCalls setup(SlotView slot, ChatPrompt prompt) {
-        Optional<String> tools = prompt.tools();
+        Optional<String> tools = prompt.setup().tools();
         if (tools.isPresent()) {
             return tools.equals(slot.tools()) ? new SetupCalls(List.of(), false)
-                    : new SetupCalls(List.of(new Setup.Tools(prompt.systemPrompt(), tools.get(), TOOL_RESPONSE_TAG)),
-                    true);
+                    : new SetupCalls(List.of(new Setup.Tools(prompt.setup().systemPrompt(), tools.get(),
+                    TOOL_RESPONSE_TAG)), true);
         }
         List<Setup> calls = new ArrayList<>();
         boolean hadTools = slot.tools().isPresent();
         if (hadTools) {
-            calls.add(new Setup.Tools(prompt.systemPrompt(), "", ""));
+            calls.add(new Setup.Tools(prompt.setup().systemPrompt(), "", ""));
         }
-        Optional<PromptTemplate> template = prompt.template();
+        Optional<PromptTemplate> template = prompt.setup().template();
         if (template.isPresent() && (hadTools || !template.equals(slot.template()))) {
             calls.add(new Setup.Template(template.get()));
         }
@@ -181,7 +182,7 @@ public final class RkllmCachePolicy {
     /** The slot among those offered. */
     private static int chooseSlot(List<SlotView> slots, ChatPrompt prompt, List<String> history, String tools) {
         int count = slots.size();
-        String system = prompt.systemPrompt();
+        String system = prompt.setup().systemPrompt();
         int best = -1;
         for (int i = 0; i < count; i++) {
             Optional<CachedConversation> held = slots.get(i).conversation();
@@ -199,7 +200,7 @@ public final class RkllmCachePolicy {
             return best;
         }
         for (int i = 0; i < count; i++) {
-            if (slots.get(i).conversationKey().equals(prompt.conversationKey())) {
+            if (slots.get(i).conversationKey().equals(prompt.identity().conversationKey())) {
                 // the same chat, edited or regenerated: resend on its own slot, not over another chat's
                 return i;
             }

@@ -11,21 +11,21 @@ import io.rkllm.ffm.RunControl;
 import io.rkllm.ffm.RunInput;
 import io.rkllm.ffm.TokenEvent;
 import io.rkllm.ffm.rknn.RknnRuntime;
-import io.rkllm.server.engine.BackendModel;
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.EmbedResult;
-import io.rkllm.server.engine.EncoderInfo;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.NpuLock;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.RunStats;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.TokenSink;
-import io.rkllm.server.engine.VisionLoad;
-import io.rkllm.server.engine.cache.CacheContents;
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.NpuLock;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenSink;
+import io.rkllm.server.engine.contract.VisionLoad;
+import io.rkllm.server.engine.contract.cache.CacheContents;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -87,7 +87,7 @@ final class RkllmModel implements BackendModel {
         LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
                 load.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
                 info.imageTokens(), info.embeddingWidth());
-        return new ImageStep(load.id(), encoder, context.pictures(), context.npu(), context.listener());
+        return new ImageStep(load.id(), encoder, context.pictures(), context.npu(), context.encoderListener());
     }
 
     @Override
@@ -106,7 +106,7 @@ final class RkllmModel implements BackendModel {
     }
 
     @Override
-    public RunEnd generate(ChatPrompt prompt, int maxTokens, TokenSink out, Cancellation cancellation) {
+    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink out, Cancellation cancellation) {
         ConversationCache.Planned plan;
         Model model;
         try {
@@ -114,7 +114,7 @@ final class RkllmModel implements BackendModel {
             model = slots.get(plan.slot());
         } catch (RuntimeException e) {
             LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
-            return new RunEnd.Failed("preparing the run failed: " + e.getMessage());
+            return new GenerationEnd.Failed("preparing the run failed: " + e.getMessage());
         }
         RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
                 model.abi().perRunSampling() ? maxTokens : 0);
@@ -129,7 +129,7 @@ final class RkllmModel implements BackendModel {
                 case ImageStep.Result.Cancelled c -> cancelledWhileEncoding = true;
                 case ImageStep.Result.Failed failed -> {
                     finish(plan, new RunOutcome.Failed(failed.message()), "");
-                    return new RunEnd.Failed(failed.message());
+                    return new GenerationEnd.Failed(failed.message());
                 }
             }
         }
@@ -180,13 +180,13 @@ final class RkllmModel implements BackendModel {
         };
         Optional<String> prefilled = finish(plan, outcome, generated.toString());
         String settings = "enable_thinking=" + plan.request().enableThinking();
-        RunEnd end = switch (terminal) {
-            case TokenEvent.Failed failed -> new RunEnd.Failed(failed.message());
+        GenerationEnd end = switch (terminal) {
+            case TokenEvent.Failed failed -> new GenerationEnd.Failed(failed.message());
             case TokenEvent.Finished finished -> finished(finished.perf(), aborted, limitHit[0], maxTokens,
                     plan.reusedTokens(), model.params(), prefilled, settings);
             case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
         };
-        if (end instanceof RunEnd.Finished f) {
+        if (end instanceof GenerationEnd.Finished f) {
             eos.ended(endOfTurn, f.reason(), maxTokens);
         }
         return end;
@@ -212,20 +212,20 @@ final class RkllmModel implements BackendModel {
     }
 
     /** Why a run that the runtime finished ended. */
-    private static RunEnd.Finished finished(PerfStats perf, boolean aborted, boolean limitHit, int maxTokens,
+    private static GenerationEnd.Finished finished(PerfStats perf, boolean aborted, boolean limitHit, int maxTokens,
                                             int reused, ModelParams params, Optional<String> prefilled,
                                             String settings) {
-        RunStats stats = NativeTypes.stats(perf);
+        GenerationStats stats = NativeTypes.stats(perf);
         if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
-            return new RunEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
+            return new GenerationEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
         boolean contextFull = reused + perf.prefillTokens() + perf.generateTokens() >= params.maxContextLen();
         boolean runtimeLimit = params.maxNewTokens() > 0 && perf.generateTokens() >= params.maxNewTokens();
         if (!aborted && (contextFull || runtimeLimit)) {
             // the runtime stopped because nothing more fits (or at its own limit), not because the answer ended
-            return new RunEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
+            return new GenerationEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
-        return new RunEnd.Finished(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused, prefilled,
+        return new GenerationEnd.Finished(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused, prefilled,
                 settings);
     }
 

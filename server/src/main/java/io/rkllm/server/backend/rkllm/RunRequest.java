@@ -1,7 +1,7 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.RunImage;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.PromptImage;
+import io.rkllm.server.engine.contract.Sampling;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,7 +17,7 @@ import java.util.Optional;
  *               for text
  */
 public record RunRequest(String role, String prompt, boolean enableThinking, boolean keepHistory,
-                         Optional<Sampling> sampling, List<RunImage> images) {
+                         Optional<Sampling> sampling, List<PromptImage> images) {
 
     public RunRequest {
         Objects.requireNonNull(role, "role");

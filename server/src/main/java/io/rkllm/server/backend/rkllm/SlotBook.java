@@ -1,7 +1,7 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.cache.CacheContents;
-import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
 import java.util.ArrayList;
 import java.util.List;
 

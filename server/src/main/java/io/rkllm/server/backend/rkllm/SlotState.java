@@ -1,7 +1,7 @@
 package io.rkllm.server.backend.rkllm;
 
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.Optional;
 
 /**

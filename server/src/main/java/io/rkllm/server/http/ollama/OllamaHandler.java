@@ -9,8 +9,8 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
 import io.rkllm.server.http.RunDriver;
-import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelHeader;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatRun;
@@ -113,10 +113,11 @@ final class OllamaHandler {
         model.defaultSystemPrompt().ifPresent(s -> root.put("system", s));
         root.set("details", OllamaModels.details(mapper, model));
         ObjectNode info = root.putObject("model_info");
-        String architecture = model.gguf().map(GgufFacts::architecture).orElse(model.family());
+        Optional<ModelHeader> header = model.facts().header();
+        String architecture = header.map(ModelHeader::architecture).orElse(model.family());
         info.put("general.architecture", architecture);
         info.put("general.basename", model.id());
-        model.gguf().ifPresent(g -> {
+        header.ifPresent(g -> {
             info.put("general.parameter_count", g.parameterCount());
             info.put("general.file_type", g.quantisation());
             g.name().ifPresent(n -> info.put("general.name", n));
@@ -124,7 +125,7 @@ final class OllamaHandler {
         info.put(architecture + ".context_length", model.contextLength());
         model.embedding().filter(e -> e.dimensions() > 0)
                 .ifPresent(e -> info.put(architecture + ".embedding_length", e.dimensions()));
-        model.gguf().flatMap(GgufFacts::chatTemplate).filter(t -> model.chatTemplate().isEmpty())
+        header.flatMap(ModelHeader::chatTemplate).filter(t -> model.chatTemplate().isEmpty())
                 .ifPresent(t -> root.put("template", t));
         OllamaModels.capabilities(model).forEach(root.putArray("capabilities")::add);
         root.put("modified_at", model.modified().toString());

@@ -2,8 +2,8 @@ package io.rkllm.server.http.ollama;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rkllm.server.models.GgufFacts;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelHeader;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * How a model looks to Ollama clients: {@code id:latest} names, a digest, and {@code details} derived from
- * what the catalog knows (family; parameter size and quantization from the file's name, as Rockchip's
- * converted models are named, e.g. {@code qwen3-1.7b_w8a8_rk3588.rkllm}).
+ * what the catalog knows (the file's format as its engine names it; family, parameter size and quantization from the
+ * file's header when its engine reads one, else from the file's name, as Rockchip's converted models are named, e.g.
+ * {@code qwen3-1.7b_w8a8_rk3588.rkllm}).
  */
 final class OllamaModels {
     private static final Pattern PARAMETERS = Pattern.compile("(?<![a-z0-9.])(\\d+(?:\\.\\d+)?)([bm])(?![a-z0-9])");
@@ -77,17 +78,16 @@ final class OllamaModels {
         String names = model.id().toLowerCase(Locale.ROOT) + " " + file;
         ObjectNode d = mapper.createObjectNode();
         d.put("parent_model", "");
-        if (model.gguf().isPresent()) {
+        d.put("format", model.facts().format());
+        if (model.facts().header().isPresent()) {
             // as Ollama itself describes a GGUF model: from its header, the architecture as the family
-            GgufFacts gguf = model.gguf().get();
-            d.put("format", "gguf");
-            d.put("family", gguf.architecture());
-            d.putArray("families").add(gguf.architecture());
-            d.put("parameter_size", gguf.parameterSize());
-            d.put("quantization_level", gguf.quantisation());
+            ModelHeader header = model.facts().header().get();
+            d.put("family", header.architecture());
+            d.putArray("families").add(header.architecture());
+            d.put("parameter_size", header.parameterSize());
+            d.put("quantization_level", header.quantisation());
             return d;
         }
-        d.put("format", "rkllm");
         d.put("family", model.family());
         d.putArray("families").add(model.family());
         Matcher p = PARAMETERS.matcher(names);

@@ -53,15 +53,16 @@ final class ModelsHandler {
         node.put("name", model.displayName());
         node.put("loaded", models.status(model).map(ModelStatus::ready).orElse(false));
         node.put("context_length", model.contextLength());
-        node.put("engine", model.gguf().isPresent() ? "llama.cpp" : "rkllm");
-        model.gguf().ifPresent(g -> {
-            ObjectNode gguf = node.putObject("gguf");
-            gguf.put("architecture", g.architecture());
-            gguf.put("parameters", g.parameterCount());
-            gguf.put("parameter_size", g.parameterSize());
-            gguf.put("quantization", g.quantisation());
-            gguf.put("training_context_length", g.trainingContext());
-            gguf.put("parallel", g.sequences());
+        node.put("engine", model.facts().engine());
+        // what the file's header says, under its format's name ("gguf")
+        model.facts().header().ifPresent(h -> {
+            ObjectNode header = node.putObject(model.facts().format());
+            header.put("architecture", h.architecture());
+            header.put("parameters", h.parameterCount());
+            header.put("parameter_size", h.parameterSize());
+            header.put("quantization", h.quantisation());
+            header.put("training_context_length", h.trainingContext());
+            header.put("parallel", model.facts().parallel());
         });
         ObjectNode caps = node.putObject("capabilities");
         caps.put("thinking", model.capabilities().thinking());

@@ -4,7 +4,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.Embedding;
 import io.rkllm.server.engine.EmbeddingEvent;
-import io.rkllm.server.engine.RunStats;
+import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.pipeline.TokenEstimator;
 import java.time.Duration;
@@ -95,7 +95,7 @@ public final class EmbeddingRun implements AutoCloseable {
         double millis = 0;
         boolean raw = prepared.model().embedding().orElseThrow().framing() == EmbeddingSettings.Framing.RAW;
         for (int i = 0; i < done.runs().size(); i++) {
-            RunStats stats = done.runs().get(i);
+            GenerationStats stats = done.runs().get(i);
             tokens += stats.prefillTokens();
             millis += stats.prefillMs() + stats.generateMs();
             if (raw) {

@@ -1,7 +1,7 @@
 package io.rkllm.server.pipeline.embedding;
 
 import io.rkllm.server.engine.EmbeddingWork;
-import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
 import java.util.List;

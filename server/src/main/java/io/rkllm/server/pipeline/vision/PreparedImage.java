@@ -1,6 +1,6 @@
 package io.rkllm.server.pipeline.vision;
 
-import io.rkllm.server.engine.RunImage;
+import io.rkllm.server.engine.contract.PromptImage;
 import io.rkllm.server.pipeline.request.ChatImage;
 import java.awt.image.BufferedImage;
 import org.slf4j.Logger;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * embedding is not cached; when the size it needs differs from the one prepared (the encoder was not loaded
  * yet, and its input is not what the catalogue expected), the picture is fitted again then.
  */
-public final class PreparedImage implements RunImage.Pixels {
+public final class PreparedImage implements PromptImage.Pixels {
     private static final Logger LOG = LoggerFactory.getLogger(PreparedImage.class);
 
     private record Fitted(int width, int height, byte[] rgb) {

@@ -1,11 +1,8 @@
 package io.rkllm.server.tools.archive;
 
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigLoader;
-import io.rkllm.server.models.ModelDiscovery;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -91,10 +88,7 @@ public final class ArchiveTraining {
         ConfigLoader.Loaded loaded = loader.load(Optional.empty(), Map.of(),
                 Map.of("runtime.simulate", "true", "server.host", "127.0.0.1", "server.port", "0"));
         Simulation simulation = Simulation.inTempDirectory();
-        RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation), environment);
-        ServerApp app = ServerApp.start(loaded.config(), runtime,
-                RuntimeLoader.rknn(loaded.config().runtime(), Optional.of(simulation), environment),
-                new ModelDiscovery().discover(simulation.models()).catalog());
+        ServerApp app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
         try {
             List<String> unexpected = run(app.port());
             unexpected.forEach(u -> err.println("rkllm-server cds-archive: " + u));

@@ -1,13 +1,10 @@
 package io.rkllm.server.tools.bench;
 
-import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.server.app.RuntimeLoader;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
-import io.rkllm.server.models.ModelDiscovery;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -90,10 +87,7 @@ public final class BenchCommand {
                 flags.putIfAbsent("logging.access_log", "false");
                 ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
                 simulation = Simulation.inTempDirectory();
-                RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
-                        environment);
-                app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(loaded.config().runtime(),
-                        Optional.of(simulation), environment), new ModelDiscovery().discover(simulation.models()).catalog());
+                app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
                 url = "http://127.0.0.1:" + app.port();
                 out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
             }
@@ -210,11 +204,7 @@ public final class BenchCommand {
                 flags.putIfAbsent("logging.access_log", "false");
                 ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
                 try (Simulation simulation = Simulation.inTempDirectory()) {
-                    RkllmRuntime runtime = RuntimeLoader.open(loaded.config().runtime(), Optional.of(simulation),
-                            environment);
-                    ServerApp app = ServerApp.start(loaded.config(), runtime, RuntimeLoader.rknn(
-                            loaded.config().runtime(), Optional.of(simulation), environment),
-                            new ModelDiscovery().discover(simulation.models()).catalog());
+                    ServerApp app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
                     try {
                         out.println("bench: " + policy.getKey());
                         List<ImageBench.Turn> turns = new ImageBench(URI.create("http://127.0.0.1:" + app.port()),

@@ -1,24 +1,31 @@
 package io.rkllm.server.tools.bench;
 
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import io.rkllm.llama.gguf.TensorType;
 import io.rkllm.llama.gguf.TinyLlama;
-import io.rkllm.server.app.LlamaEngine;
+import io.rkllm.server.app.EngineProviders;
+import io.rkllm.server.app.Engines;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.backend.llama.LlamaOpening;
+import io.rkllm.server.backend.llama.LlamaProvider;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.models.ModelDiscovery;
+import io.rkllm.server.engine.contract.EngineProvider;
+import io.rkllm.server.engine.contract.EngineSetup;
+import io.rkllm.server.pipeline.SlotCount;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * A server started here whose one model is a GGUF model served by llama.cpp, for the conversation benches ({@code
@@ -64,12 +71,16 @@ record GgufBenchServer(ServerApp app, String model, String description, Path wor
             flags.putIfAbsent("server.host", "127.0.0.1");
             flags.putIfAbsent("logging.access_log", "false");
             ServerConfig config = loader.load(Optional.empty(), environment, flags).config();
-            LlamaEngine engine = LlamaEngine.open(config.engines().llama());
+            LlamaOpening engine = LlamaOpening.open(config.engines().llama());
             if (engine.runtime().isEmpty()) {
                 throw new IOException(engine.summary());
             }
-            ServerApp app = engine.serveAlone(config,
-                    new ModelDiscovery(LlamaEngine.limits(config)).discover(models).catalog());
+            // llama.cpp alone: what is measured is its library, as the server drives it
+            List<EngineProvider> llama = List.of(new LlamaProvider());
+            ServerApp app = ServerApp.start(config, Engines.only(llama.getFirst(),
+                    engine.backend(config.engines().llama())), ServedModels.fixed(EngineProviders.discovery(llama,
+                    new EngineSetup(config, Map.of(), Optional.empty(), SlotCount.systemMemory(Path.of("/proc/meminfo"))))
+                    .discover(models).catalog()));
             return new GgufBenchServer(app, id, description + ", " + engine.summary(), work);
         } catch (IOException | RuntimeException e) {
             delete(work);

@@ -1,32 +1,40 @@
 package io.rkllm.server.tools.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rkllm.llama.LlamaRuntime;
-import io.rkllm.server.app.LlamaEngine;
-import io.rkllm.server.app.ServerApp;
-import io.rkllm.server.backend.llama.LlamaBackend;
-import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.ModelDescriptor;
-import io.rkllm.server.models.ModelDiscovery;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.UnaryOperator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rkllm.llama.LlamaRuntime;
+import io.rkllm.server.app.EngineProviders;
+import io.rkllm.server.app.Engines;
+import io.rkllm.server.app.ServedModels;
+import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.backend.llama.LlamaOpening;
+import io.rkllm.server.backend.llama.LlamaProvider;
+import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.EngineSetup;
+import io.rkllm.server.models.DiscoveryResult;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelHeader;
+import io.rkllm.server.pipeline.SlotCount;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The llama.cpp engine's speed through the server against the library alone, and continuous batching's gain.
@@ -139,14 +147,17 @@ public final class LlamaBench {
     }
 
     public Result run() throws IOException, InterruptedException {
-        DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(config.models().dir());
-        List<ModelDescriptor> models = discovery.models().stream().filter(m -> m.gguf().isPresent()).toList();
+        DiscoveryResult discovery = EngineProviders.discovery(List.of(new LlamaProvider()), new EngineSetup(config,
+                Map.of(), Optional.empty(), SlotCount.systemMemory(Path.of("/proc/meminfo"))))
+                .discover(config.models().dir());
+        List<ModelDescriptor> models = discovery.models();
         if (models.size() != 1) {
             throw new IOException("bench llama needs exactly one GGUF model in " + config.models().dir() + ", found "
                     + models.size() + (discovery.errors().isEmpty() ? "" : ": " + discovery.errors()));
         }
         ModelDescriptor model = models.getFirst();
-        LlamaBackend.Settings settings = LlamaEngine.settings(config.engines().llama());
+        ModelHeader header = model.facts().header().orElseThrow();
+        LlamaBackend.Settings settings = LlamaOpening.settings(config.engines().llama());
         int context = model.contextLength();
         if (plan.promptTokens() + plan.maxTokens() + 16 > context) {
             throw new IOException("a prompt of " + plan.promptTokens() + " tokens and " + plan.maxTokens()
@@ -156,11 +167,12 @@ public final class LlamaBench {
                 + settings.parallel() + " conversations at once, context " + context + " per conversation");
         try (LibraryRun library = new LibraryRun(runtime, model.file(), settings, context)) {
             Setup setup = new Setup(model.id(), model.file().toString(), description,
-                    model.gguf().get().parameterCount(), model.gguf().get().quantisation(), model.sizeBytes(),
+                    header.parameterCount(), header.quantisation(), model.sizeBytes(),
                     runtime.info().library().path() + " (" + LlamaBackend.label(runtime.info()) + ")",
                     settings.threads(), settings.parallel(), context,
                     LlamaBackend.chatContext(context, settings).contextLength(), library.batchSize(), plan);
-            ServerApp app = new LlamaEngine(Optional.of(runtime), "").serveAlone(config, discovery.catalog());
+            ServerApp app = ServerApp.start(config, Engines.only(new LlamaProvider(), new LlamaBackend(runtime,
+                    settings)), ServedModels.fixed(discovery.catalog()));
             try {
                 URI base = URI.create("http://127.0.0.1:" + app.port());
                 post(base, "/v1/models/" + model.id() + "/load");

@@ -2,7 +2,7 @@ package io.rkllm.server.tools.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rkllm.server.app.LlamaEngine;
+import io.rkllm.server.backend.llama.LlamaOpening;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
@@ -88,7 +88,7 @@ final class LlamaBenchCommand {
             flags.putIfAbsent("logging.access_log", "false");
             flags.putIfAbsent("engines.llama.context", "2048");
             ServerConfig config = loader.load(Optional.empty(), environment, flags).config();
-            LlamaEngine engine = LlamaEngine.open(config.engines().llama());
+            LlamaOpening engine = LlamaOpening.open(config.engines().llama());
             if (engine.runtime().isEmpty()) {
                 err.println("rkllm-server bench llama: " + engine.summary());
                 return 1;

@@ -1,5 +1,6 @@
 package io.rkllm.server.tools.doctor;
 
+import io.rkllm.server.engine.contract.DoctorLine;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -34,6 +35,11 @@ public record Check(Status status, String topic, String message, Optional<String
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(fix, "fix");
+    }
+
+    /** An engine's line, as the report writes it. */
+    static Check of(DoctorLine line) {
+        return new Check(Status.valueOf(line.verdict().name()), line.topic(), line.message(), line.fix());
     }
 
     static Check ok(String topic, String message) {

@@ -5,21 +5,21 @@ import io.rkllm.ffm.LibraryIdentity;
 import io.rkllm.ffm.LibraryLocator;
 import io.rkllm.ffm.RkllmException;
 import io.rkllm.ffm.RkllmRuntime;
-import io.rkllm.ffm.rknn.RknnFunction;
-import io.rkllm.ffm.rknn.RknnRuntime;
-import io.rkllm.server.app.RknnLibrary;
-import io.rkllm.server.app.LlamaEngine;
-import io.rkllm.server.app.RuntimeLoader;
+import io.rkllm.server.app.EngineProviders;
+import io.rkllm.server.app.Engines;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.EngineProvider;
+import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
-import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.models.Problem;
 import io.rkllm.server.pipeline.PromptFormat;
+import io.rkllm.server.pipeline.SlotCount;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -44,8 +44,9 @@ import java.util.function.Supplier;
  * its class-data-sharing archive) and says, one line each, what is wrong and how to fix it. Exit code 1
  * when something blocks serving.
  *
- * <p>It reuses the server's own pieces ({@link ConfigLoader}, {@link LibraryLocator}, {@link RkllmRuntime},
- * {@link ModelDiscovery}) so that it judges exactly what {@code serve} would do.
+ * <p>It reuses the server's own pieces ({@link ConfigLoader}, {@link LibraryLocator}, {@link RkllmRuntime}, the
+ * engines' providers and their discovery) so that it judges exactly what {@code serve} would do; each engine adds its
+ * own lines.
  */
 public final class Doctor {
     public static final int OK = 0;
@@ -143,19 +144,27 @@ public final class Doctor {
 
         boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
         Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
-        DiscoveryResult discovery = new ModelDiscovery(LlamaEngine.limits(config)).discover(modelsDir);
+        List<EngineProvider> providers = EngineProviders.all();
+        EngineSetup setup = new EngineSetup(config, environment, sim.map(Simulation::directory),
+                SlotCount.systemMemory(roots.resolve("/proc/meminfo")));
+        DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(modelsDir);
         Library library = library(config.runtime(), sim);
-        LlamaEngine llama = LlamaEngine.open(config.engines().llama());
-        // a machine whose models are all GGUF (or that has none yet) serves them through llama.cpp without
-        // librkllmrt.so: not blocking
-        boolean onlyGguf = discovery.models().stream().allMatch(m -> m.gguf().isPresent());
-        checks.add(llama.runtime().isPresent() && onlyGguf && library.check().status() == Check.Status.FAIL
+        Engines engines = Engines.openNow(providers, setup, discovery.models());
+        // a machine whose models all run on other engines (or that has none yet, and has another engine) serves them
+        // without librkllmrt.so: not blocking
+        boolean othersServeAll = discovery.models().stream().allMatch(m -> !m.facts().engine()
+                .equals(RkllmProvider.NAME) && engines.available(m.facts().engine()))
+                && providers.stream().anyMatch(p -> !p.name().equals(RkllmProvider.NAME) && engines.available(p.name()));
+        checks.add(othersServeAll && library.check().status() == Check.Status.FAIL
                 ? library.check().notBlocking(discovery.models().isEmpty()
                         ? "no model needs it yet: GGUF models run through llama.cpp without it, .rkllm models need it"
                         : "the models are GGUF models, which llama.cpp serves without it")
                 : library.check());
-        checks.add(engines(library));
-        checks.add(llama(llama));
+        checks.add(engines(engines));
+        for (EngineProvider provider : providers) {
+            provider.doctor(setup, Engines.modelsOf(provider, discovery.models())).stream().map(Check::of)
+                    .forEach(checks::add);
+        }
         checks.add(CpuCheck.check(roots.resolve("/proc/cpuinfo"), library.file(), library.version()));
 
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
@@ -163,7 +172,7 @@ public final class Doctor {
         List<Check> hardware = new ArrayList<>();
         hardware.add(npu.driver());
         hardware.addAll(npu.devices(serviceUser, System.getProperty("user.name")));
-        boolean cpuOnly = onlyGguf && llama.runtime().isPresent();
+        boolean cpuOnly = othersServeAll;
         for (Check c : hardware) {
             checks.add(simulated ? c.notBlocking("not needed with --simulate")
                     : cpuOnly ? c.notBlocking("the models are GGUF models: llama.cpp runs them without the NPU,"
@@ -171,8 +180,6 @@ public final class Doctor {
         }
         checks.addAll(npu.clocks());
 
-        checks.add(rknn(config.runtime(), sim, discovery.models().stream().filter(ModelDescriptor::seesImages)
-                .map(ModelDescriptor::id).toList()));
         checks.addAll(models(discovery, modelsDir, simulatedModels));
         thinkingOn130(library.version(), discovery.models(), config.runtime().thinkingFlag())
                 .map(c -> simulated ? c.notBlocking("simulated runtime") : c).ifPresent(checks::add);
@@ -267,54 +274,15 @@ public final class Doctor {
     }
 
     /**
-     * Which engines can serve models here, each with what it runs or why it cannot (the library check says how
-     * to fix a missing one). Not blocking by itself: the server starts when at least one engine is available.
+     * Which engines can serve models here, each with what it runs or why it cannot (the engine's own lines, and the
+     * library check for the RKLLM runtime, say how to fix a missing one). Not blocking by itself: the server starts
+     * when at least one engine is available.
      */
-    private static Check engines(Library library) {
-        boolean rkllm = library.check().status() != Check.Status.FAIL;
-        return Check.info("engines", rkllm ? "RKLLM runtime: .rkllm models"
-                : "RKLLM runtime: not available (see library); .gguf models only, through llama.cpp (see llama)");
+    private static Check engines(Engines engines) {
+        return Check.info("engines", String.join("; ", engines.engines().stream().map(e -> e.provider().title()
+                + (e.opening().available().isPresent() ? ": " + e.provider().name() + " models"
+                : ": not available")).toList()));
     }
-
-    /**
-     * llama.cpp for GGUF models: the library, why it was chosen, its build, API generation and ggml devices; not
-     * blocking when missing (only GGUF models need it).
-     */
-    private static Check llama(LlamaEngine llama) {
-        if (llama.runtime().isEmpty()) {
-            return Check.warn("llama", "llama.cpp not available: " + llama.missing(), "GGUF models need it: set"
-                    + " engines.llama.library to a libllama.so (docs/llama-engine.md), or leave it empty for the"
-                    + " build bundled in the jar");
-        }
-        return Check.ok("llama", llama.summary() + "; " + llama.runtime().get().info().systemInfo());
-    }
-
-    /** The RKNN runtime, which runs the image encoders of vision models; only they need it. */
-    private Check rknn(ServerConfig.Runtime runtime, Optional<Simulation> sim, List<String> visionModels) {
-        RknnLibrary rknn = RuntimeLoader.rknn(runtime, sim, environment);
-        String install = "install librknnrt.so from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/aarch64/"
-                + "librknnrt.so): `sudo install -m 0644 librknnrt.so /usr/lib/`, or set runtime.rknn_library";
-        if (rknn.path().isEmpty()) {
-            return visionModels.isEmpty()
-                    ? Check.info("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: only vision models need it")
-                    : Check.warn("rknn", LibraryLocator.RKNN_LIBRARY_NAME + " not found: the vision models "
-                            + visionModels + " cannot load their image encoders", install);
-        }
-        Path path = rknn.path().get();
-        try {
-            RknnRuntime opened = rknn.get();
-            String cores = opened.supports(RknnFunction.SET_CORE_MASK) ? "" : " (no rknn_set_core_mask: encoders run"
-                    + " on the default core; set vision.encoder_cores: auto)";
-            return Check.ok("rknn", (sim.isPresent() ? "simulated RKNN runtime (bundled) " : "RKNN runtime ") + path
-                    + " for image encoders" + cores + (visionModels.isEmpty() ? "" : "; vision models: "
-                    + String.join(", ", visionModels)));
-        } catch (RuntimeException e) {
-            return (visionModels.isEmpty() ? Check.warn("rknn", "cannot load " + path + ": " + e.getMessage(),
-                    install) : Check.fail("rknn", "cannot load " + path + ": " + e.getMessage() + "; the vision"
-                    + " models " + visionModels + " cannot load", install));
-        }
-    }
-
 
     /**
      * Runtime 1.3.0 with thinking models: the release is reported to end thinking answers at {@code </think>}

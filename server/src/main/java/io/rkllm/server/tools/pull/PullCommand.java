@@ -12,7 +12,6 @@ import io.rkllm.server.download.PullResult;
 import io.rkllm.server.download.Puller;
 import io.rkllm.server.download.Sizes;
 import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.GgufLimits;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.models.Problem;
@@ -49,8 +48,8 @@ public final class PullCommand {
         this.version = version;
     }
 
-    /** Pulls {@code model} into {@code modelsDir} for {@code board}; {@code limits}: how GGUF models are served. */
-    public int run(String model, Path modelsDir, Board board, GgufLimits limits) {
+    /** Pulls {@code model} into {@code modelsDir} for {@code board}; {@code discovery} says how it would be served. */
+    public int run(String model, Path modelsDir, Board board, ModelDiscovery discovery) {
         PullResult result;
         try {
             Hub hub = Hub.fromEnvironment(environment, version);
@@ -63,7 +62,7 @@ public final class PullCommand {
         }
         out.println(result.upToDate() ? "up to date: " + result.folder() + " (nothing downloaded)"
                 : "pulled " + Sizes.of(result.downloaded()) + " into " + result.folder());
-        DiscoveryResult found = new ModelDiscovery(limits).discover(modelsDir);
+        DiscoveryResult found = discovery.discover(modelsDir);
         Path file = result.model().toAbsolutePath().normalize();
         Optional<ModelDescriptor> served = found.models().stream()
                 .filter(m -> m.file().toAbsolutePath().normalize().equals(file)).findFirst();

@@ -3,15 +3,17 @@ package io.rkllm.server.tools.reliability;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.ffm.Abi;
-import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.SimulatedRuntime;
-import io.rkllm.server.app.RknnLibrary;
+import io.rkllm.server.app.EngineProviders;
+import io.rkllm.server.app.Engines;
+import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.TemporaryDirectory;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.EngineProvider;
+import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.ModelDiscovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -117,16 +119,19 @@ public final class LocalServer implements AutoCloseable {
             all.put("models.dir", modelsDir.toString());
             all.put("runtime.library", library.toString());
             all.put("runtime.abi", abi.label());
+            SimulatedRuntime.extractRknn(dir.resolve("lib"))
+                    .ifPresent(rknn -> all.put("runtime.rknn_library", rknn.toString()));
             all.remove("runtime.simulate");
             ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
-            RkllmRuntime runtime = RkllmRuntime.open(library, Optional.of(abi));
-            RknnLibrary rknn = new RknnLibrary(SimulatedRuntime.extractRknn(dir.resolve("lib")),
-                    "no simulated RKNN runtime for " + System.getProperty("os.arch") + " in this build");
-            DiscoveryResult discovery = new ModelDiscovery().discover(modelsDir);
+            EngineSetup setup = EngineSetup.of(config);
+            List<EngineProvider> providers = EngineProviders.all();
+            DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(modelsDir);
             if (discovery.hasErrors()) {
                 throw new IllegalStateException("model discovery failed: " + discovery.errors());
             }
-            return new LocalServer(dir, ServerApp.start(config, runtime, rknn, discovery.catalog()), ownsDirectory);
+            Engines engines = Engines.open(providers, setup, discovery.models()).requireFor(discovery.models());
+            return new LocalServer(dir, ServerApp.start(config, engines, ServedModels.fixed(discovery.catalog())),
+                    ownsDirectory);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

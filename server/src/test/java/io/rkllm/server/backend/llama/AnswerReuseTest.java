@@ -3,12 +3,12 @@ package io.rkllm.server.backend.llama;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rkllm.llama.gguf.TinyLlama;
-import io.rkllm.server.engine.AnswerShape;
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.AnswerShape;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -44,12 +44,13 @@ class AnswerReuseTest {
     static ChatPrompt prompt(List<ChatPrompt.Message> messages, Optional<AnswerShape> shape) {
         String last = messages.getLast().content();
         ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
-        return new ChatPrompt("tiny", "reuse", "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
-                List.of("u:" + last), part, part, Optional.empty(), false, Optional.of(GrammarAnswerTest.GREEDY), 16,
-                1024, Optional::of, messages, shape);
+        return new ChatPrompt("tiny", new ChatPrompt.Identity("reuse", List.of(), Trim.NONE, List.of("u:" + last),
+                Optional::of), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()), messages,
+                new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.of(GrammarAnswerTest.GREEDY), shape, 16, 1024));
     }
 
-    record Run(RunEnd.Finished end, String text) {
+    record Run(GenerationEnd.Finished end, String text) {
         int prompt() {
             return end.reusedTokens() + end.stats().prefillTokens();
         }
@@ -57,9 +58,9 @@ class AnswerReuseTest {
 
     static Run run(ChatPrompt prompt, int tokens) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
-        assertThat(end).isInstanceOf(RunEnd.Finished.class);
-        return new Run((RunEnd.Finished) end, text.toString());
+        GenerationEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
+        assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
+        return new Run((GenerationEnd.Finished) end, text.toString());
     }
 
     @Test

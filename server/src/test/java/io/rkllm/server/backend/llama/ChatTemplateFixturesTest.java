@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -96,11 +97,10 @@ class ChatTemplateFixturesTest {
             PromptTemplate family = new PromptTemplate("<|im_start|>system\nS<|im_end|>\n", "<|im_start|>user\n",
                     "<|im_end|>\n<|im_start|>assistant\n");
             ChatPrompt prompt = prompt(read("conversations.json").get(0), read("tools.json"));
-            ChatPrompt withFamily = new ChatPrompt(prompt.model(), prompt.conversationKey(), prompt.systemPrompt(),
-                    Optional.of(family), prompt.systemInText(), prompt.tools(), prompt.history(), prompt.trim(),
-                    prompt.newKeys(), prompt.newPart(), prompt.whole(), prompt.task(), prompt.thinking(),
-                    prompt.sampling(), prompt.reserveTokens(), prompt.contextLength(), prompt.answerKey(),
-                    prompt.messages());
+            ChatPrompt.Setup setup = prompt.setup();
+            ChatPrompt withFamily = new ChatPrompt(prompt.model(), prompt.identity(), new ChatPrompt.Setup(
+                    setup.systemPrompt(), Optional.of(family), setup.systemInText(), setup.tools()), prompt.messages(),
+                    prompt.texts(), prompt.task(), prompt.settings());
             PromptText text = new PromptText(template, "<|im_end|>");
             assertThat(text.ownTemplate()).isFalse();
             assertThat(text.render(withFamily)).isEqualTo("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\n"
@@ -148,9 +148,11 @@ class ChatTemplateFixturesTest {
                 : Optional.empty();
         String last = messages.getLast().content();
         ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
-        return new ChatPrompt("fixture", c.get("name").asText(), system, Optional.empty(), false, toolsJson,
-                List.of(), Trim.NONE, List.of("u:" + last), part, part, Optional.empty(),
-                c.path("thinking").asBoolean(false), Optional.empty(), 16, 4096, Optional::of, messages);
+        return new ChatPrompt("fixture", new ChatPrompt.Identity(c.get("name").asText(), List.of(), Trim.NONE,
+                List.of("u:" + last), Optional::of), new ChatPrompt.Setup(system, Optional.empty(), false, toolsJson),
+                messages, new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(c.path("thinking").asBoolean(false), Optional.empty(), Optional.empty(), 16,
+                        4096));
     }
 
     private static JsonNode read(String name) {

@@ -2,12 +2,12 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,17 +45,18 @@ class ContinuousBatchingTest {
 
     static ChatPrompt prompt(String question) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
-        return new ChatPrompt("tiny", question, "", Optional.empty(), false, Optional.empty(), List.of(), Trim.NONE,
-                List.of("u:" + question), part, part, Optional.empty(), false, Optional.of(GREEDY), 16, 512,
-                Optional::of, List.of(ChatPrompt.Message.of("user", question)));
+        return new ChatPrompt("tiny", new ChatPrompt.Identity(question, List.of(), Trim.NONE, List.of("u:" + question),
+                Optional::of), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
+                List.of(ChatPrompt.Message.of("user", question)), new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.of(GREEDY), Optional.empty(), 16, 512));
     }
 
-    record Answer(RunEnd end, String text) {
+    record Answer(GenerationEnd end, String text) {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
+        GenerationEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
         return new Answer(end, text.toString());
     }
 
@@ -65,7 +66,7 @@ class ContinuousBatchingTest {
         List<String> alone = new ArrayList<>();
         for (String q : questions) {
             Answer a = generate(q, new Cancellation());
-            assertThat(a.end()).isInstanceOf(RunEnd.Finished.class);
+            assertThat(a.end()).isInstanceOf(GenerationEnd.Finished.class);
             alone.add(a.text());
         }
         long decodesBefore = model.loop().decodes();
@@ -106,7 +107,7 @@ class ContinuousBatchingTest {
         model.loop().afterNextStep(cancel::cancel);
         held.countDown();
         Answer gone = cancelled.get();
-        assertThat(gone.end()).isInstanceOfSatisfying(RunEnd.Finished.class,
+        assertThat(gone.end()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
     }

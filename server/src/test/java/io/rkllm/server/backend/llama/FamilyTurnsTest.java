@@ -2,9 +2,9 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.ChatPrompt.Message;
-import io.rkllm.server.engine.PromptTemplate;
+import io.rkllm.server.engine.contract.ChatPrompt.Message;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

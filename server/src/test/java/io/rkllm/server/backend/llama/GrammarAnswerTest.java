@@ -6,13 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
-import io.rkllm.server.engine.AnswerShape;
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.Sampling;
-import io.rkllm.server.engine.StopReason;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.AnswerShape;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -54,17 +54,18 @@ class GrammarAnswerTest {
 
     static ChatPrompt prompt(String question, Sampling sampling, Optional<AnswerShape> shape) {
         ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
-        return new ChatPrompt("tiny", question + shape, "", Optional.empty(), false, Optional.empty(), List.of(),
-                Trim.NONE, List.of("u:" + question), part, part, Optional.empty(), false, Optional.of(sampling), 16,
-                512, Optional::of, List.of(ChatPrompt.Message.of("user", question)), shape);
+        return new ChatPrompt("tiny", new ChatPrompt.Identity(question + shape, List.of(), Trim.NONE,
+                List.of("u:" + question), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
+                Optional.empty()), List.of(ChatPrompt.Message.of("user", question)), new ChatPrompt.Texts(part, part),
+                Optional.empty(), new ChatPrompt.Settings(false, Optional.of(sampling), shape, 16, 512));
     }
 
-    record Answer(RunEnd end, String text) {
+    record Answer(GenerationEnd end, String text) {
     }
 
     static Answer generate(ChatPrompt prompt, int tokens) {
         StringBuilder text = new StringBuilder();
-        RunEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
+        GenerationEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
         return new Answer(end, text.toString());
     }
 
@@ -84,8 +85,8 @@ class GrammarAnswerTest {
     }
 
     static void assertEndedByTheModel(Answer answer) {
-        RunEnd end = answer.end();
-        assertThat(end).as(answer.text()).isInstanceOfSatisfying(RunEnd.Finished.class,
+        GenerationEnd end = answer.end();
+        assertThat(end).as(answer.text()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
                 f -> assertThat(f.reason()).as(answer.text()).isEqualTo(StopReason.END));
     }
 
@@ -131,15 +132,15 @@ class GrammarAnswerTest {
     @Test
     void aGrammarTheLibraryRefusesFailsItsRunAndLeavesTheSequenceFree() throws Exception {
         ChatPrompt chat = prompt("Anything?", GREEDY, Optional.empty());
-        Request refused = new Request(chat, "Anything?", false, LlamaSampling.of(GREEDY),
+        SubmittedGeneration refused = new SubmittedGeneration(chat, "Anything?", false, LlamaSampling.of(GREEDY),
                 Optional.of(new AnswerGrammar("root ::= missing-rule", Optional.empty())), 8);
         model.loop().submit(refused);
-        Request.Event end = refused.events().take();
-        assertThat(end).isInstanceOfSatisfying(Request.Event.End.class,
-                e -> assertThat(e.end()).isInstanceOf(RunEnd.Failed.class));
+        SubmittedGeneration.Event end = refused.events().take();
+        assertThat(end).isInstanceOfSatisfying(SubmittedGeneration.Event.End.class,
+                e -> assertThat(e.end()).isInstanceOf(GenerationEnd.Failed.class));
         // the model has one sequence for chats: a leaked one would leave this waiting for ever
         Answer after = generate(prompt("Still there?", GREEDY, Optional.empty()), 8);
-        assertThat(after.end()).isInstanceOf(RunEnd.Finished.class);
+        assertThat(after.end()).isInstanceOf(GenerationEnd.Finished.class);
         assertThat(model.loop().ended()).isFalse();
     }
 }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rkllm.server.backend.llama.PrefixCachePolicy.Decision;
 import io.rkllm.server.backend.llama.PrefixCachePolicy.Held;
 import io.rkllm.server.backend.llama.PrefixCachePolicy.Prompt;
-import io.rkllm.server.engine.cache.CacheDecision;
+import io.rkllm.server.engine.contract.cache.CacheDecision;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,10 +2,10 @@ package io.rkllm.server.backend.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.engine.Cancellation;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.RunEnd;
-import io.rkllm.server.engine.StopReason;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -47,24 +47,24 @@ class SharedCacheTest {
     }
 
     /** Runs a prompt to {@code tokens}; {@code atToken} runs on the caller's thread when that many have come. */
-    RunEnd.Finished run(ChatPrompt prompt, int tokens, int atToken, Runnable then) {
-        RunEnd end = model.generate(prompt, tokens, (text, n) -> {
+    GenerationEnd.Finished run(ChatPrompt prompt, int tokens, int atToken, Runnable then) {
+        GenerationEnd end = model.generate(prompt, tokens, (text, n) -> {
             if (n == atToken) {
                 then.run();
             }
         }, new Cancellation());
-        assertThat(end).isInstanceOf(RunEnd.Finished.class);
-        return (RunEnd.Finished) end;
+        assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
+        return (GenerationEnd.Finished) end;
     }
 
     @Test
     void anIdleConversationGivesItsCellsUpToANewOne() {
-        RunEnd.Finished first = run(prompt("Hi."), 200, -1, () -> { });
+        GenerationEnd.Finished first = run(prompt("Hi."), 200, -1, () -> { });
         assertThat(first.stats().generateTokens()).isEqualTo(200);
         int held = model.loop().slots().get(0).length();
         assertThat(held + first.stats().prefillTokens()).isGreaterThan(CONTEXT / 2);
 
-        RunEnd.Finished second = run(prompt(LONG_QUESTION), 100, -1, () -> { });
+        GenerationEnd.Finished second = run(prompt(LONG_QUESTION), 100, -1, () -> { });
         assertThat(second.stats().prefillTokens() + 100).as("the second needs more than the rest of the cache")
                 .isGreaterThan(CONTEXT - held);
         assertThat(second.reason()).isEqualTo(StopReason.LENGTH);
@@ -74,11 +74,11 @@ class SharedCacheTest {
 
     @Test
     void aPromptWithoutRoomWaitsForTheAnswerUnderWayToEnd() throws Exception {
-        CompletableFuture<RunEnd.Finished> second = new CompletableFuture<>();
+        CompletableFuture<GenerationEnd.Finished> second = new CompletableFuture<>();
         // the second chat arrives when the first holds about 170 cells: its 100-token prompt does not fit beside them
-        RunEnd.Finished first = run(prompt("Hi."), 200, 150, () -> Thread.ofPlatform().start(
+        GenerationEnd.Finished first = run(prompt("Hi."), 200, 150, () -> Thread.ofPlatform().start(
                 () -> second.complete(run(prompt(LONG_QUESTION), 100, -1, () -> { }))));
-        RunEnd.Finished waited = second.get();
+        GenerationEnd.Finished waited = second.get();
         assertThat(first.stats().generateTokens()).as("the first answer was not cut short").isEqualTo(200);
         assertThat(waited.stats().generateTokens()).isEqualTo(100);
         assertThat(model.loop().postponements()).isPositive();

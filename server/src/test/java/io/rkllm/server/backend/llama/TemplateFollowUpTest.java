@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.cache.Trim;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -83,9 +84,10 @@ class TemplateFollowUpTest {
     static ChatPrompt prompt(List<ChatPrompt.Message> messages) {
         String last = messages.getLast().content();
         ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
-        return new ChatPrompt("fixture", "follow-up", "", Optional.empty(), false, Optional.empty(), List.of(),
-                Trim.NONE, List.of("u:" + last), part, part, Optional.empty(), false, Optional.empty(), 16, 4096,
-                Optional::of, messages);
+        return new ChatPrompt("fixture", new ChatPrompt.Identity("follow-up", List.of(), Trim.NONE,
+                List.of("u:" + last), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
+                Optional.empty()), messages, new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 16, 4096));
     }
 
     private static JsonNode read() throws IOException {

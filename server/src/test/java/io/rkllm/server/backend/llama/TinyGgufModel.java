@@ -1,12 +1,12 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.gguf.TinyLlama;
-import io.rkllm.server.engine.EmbeddingCache;
-import io.rkllm.server.engine.LoadContext;
-import io.rkllm.server.engine.ModelLoad;
-import io.rkllm.server.engine.ModelRegistry;
-import io.rkllm.server.engine.NpuLock;
-import io.rkllm.server.engine.Sampling;
+import io.rkllm.server.engine.contract.ImageEmbeddingCache;
+import io.rkllm.server.engine.contract.EncoderListener;
+import io.rkllm.server.engine.contract.LoadContext;
+import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.NpuLock;
+import io.rkllm.server.engine.contract.Sampling;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -29,7 +29,7 @@ final class TinyGgufModel {
         TinyLlama.write(file, TinyLlama.Options.chat());
         LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, parallel,
                 OptionalInt.empty()));
-        return (GgufModel) backend.load(new ModelLoad("tiny", file, context, GREEDY, 1, 64, 0, Optional.empty(),
+        return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, context, GREEDY, 1, 64, 0, Optional.empty(),
                 "llama", false), new DirectLoad());
     }
 
@@ -51,13 +51,13 @@ final class TinyGgufModel {
         }
 
         @Override
-        public EmbeddingCache pictures() {
+        public ImageEmbeddingCache pictures() {
             throw new UnsupportedOperationException();
         }
 
         @Override
-        public ModelRegistry.Listener listener() {
-            return new ModelRegistry.Listener() {
+        public EncoderListener encoderListener() {
+            return new EncoderListener() {
             };
         }
     }

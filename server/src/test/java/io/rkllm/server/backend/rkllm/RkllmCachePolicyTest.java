@@ -6,12 +6,12 @@ import io.rkllm.server.backend.rkllm.RkllmCachePolicy.Action;
 import io.rkllm.server.backend.rkllm.RkllmCachePolicy.Decision;
 import io.rkllm.server.backend.rkllm.RkllmCachePolicy.Setup;
 import io.rkllm.server.backend.rkllm.RkllmCachePolicy.SlotView;
-import io.rkllm.server.engine.ChatPrompt;
-import io.rkllm.server.engine.PromptTemplate;
-import io.rkllm.server.engine.cache.CacheDecision;
-import io.rkllm.server.engine.cache.CachedConversation;
-import io.rkllm.server.engine.cache.Keys;
-import io.rkllm.server.engine.cache.Trim;
+import io.rkllm.server.engine.contract.cache.CacheDecision;
+import io.rkllm.server.engine.contract.cache.CachedConversation;
+import io.rkllm.server.engine.contract.cache.Keys;
+import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.PromptTemplate;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -105,21 +105,21 @@ class RkllmCachePolicyTest {
 
     /** The next turn of chat-1 after {@code history}: a new user message of 10 tokens, 256 kept for the answer. */
     private static ChatPrompt prompt(List<String> history, int context) {
-        return new ChatPrompt("m", "chat-1", "sys", Optional.of(TEMPLATE), false, Optional.empty(), history,
-                Trim.NONE, List.of("U:And a GPU?"), new ChatPrompt.Part("user", "And a GPU?", List.of(), 10),
-                new ChatPrompt.Part("user", "User: ...", List.of(), 100), Optional.empty(), false, Optional.empty(),
-                256, context, text -> Optional.of("A:" + text));
+        return new ChatPrompt("m", new ChatPrompt.Identity("chat-1", history, Trim.NONE, List.of("U:And a GPU?"),
+                text -> Optional.of("A:" + text)), new ChatPrompt.Setup("sys", Optional.of(TEMPLATE), false,
+                Optional.empty()), List.of(), new ChatPrompt.Texts(new ChatPrompt.Part("user", "And a GPU?", List.of(),
+                10), new ChatPrompt.Part("user", "User: ...", List.of(), 100)), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 256, context));
     }
 
     private static ChatPrompt withTools(ChatPrompt p, String tools) {
-        return new ChatPrompt(p.model(), p.conversationKey(), p.systemPrompt(), p.template(), p.systemInText(),
-                Optional.of(tools), p.history(), p.trim(), p.newKeys(), p.newPart(), p.whole(), p.task(),
-                p.thinking(), p.sampling(), p.reserveTokens(), p.contextLength(), p.answerKey());
+        ChatPrompt.Setup setup = p.setup();
+        return new ChatPrompt(p.model(), p.identity(), new ChatPrompt.Setup(setup.systemPrompt(), setup.template(),
+                setup.systemInText(), Optional.of(tools)), p.messages(), p.texts(), p.task(), p.settings());
     }
 
     private static ChatPrompt withTask(ChatPrompt p, ChatPrompt.Task task) {
-        return new ChatPrompt(p.model(), p.conversationKey(), p.systemPrompt(), p.template(), p.systemInText(),
-                p.tools(), p.history(), p.trim(), p.newKeys(), p.newPart(), p.whole(), Optional.of(task),
-                p.thinking(), p.sampling(), p.reserveTokens(), p.contextLength(), p.answerKey());
+        return new ChatPrompt(p.model(), p.identity(), p.setup(), p.messages(), p.texts(), Optional.of(task),
+                p.settings());
     }
 }

@@ -1,0 +1,61 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.server.models.ModelFacts;
+import io.rkllm.server.models.ModelHeader;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What llama.cpp's provider knows of a GGUF model from its file's header: read once at discovery by the pure-Java
+ * reader, never by loading the model.
+ *
+ * @param header          what the header says of the model
+ * @param kvBytesPerToken what one token takes in the KV cache at F16 (keys and values of every layer); 0 unknown
+ * @param sequences       conversations one loaded copy runs at once ({@code engines.llama.parallel}); they share
+ *                        its one KV cache
+ */
+public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences) implements ModelFacts {
+
+    public GgufFacts {
+        Objects.requireNonNull(modelHeader, "modelHeader");
+    }
+
+    @Override
+    public String engine() {
+        return LlamaProvider.NAME;
+    }
+
+    @Override
+    public String format() {
+        return "gguf";
+    }
+
+    @Override
+    public Optional<ModelHeader> header() {
+        return Optional.of(modelHeader);
+    }
+
+    @Override
+    public int parallel() {
+        return sequences;
+    }
+
+    /** Its sequences are those of one context, sharing its one KV cache. */
+    @Override
+    public boolean oneCopyServesAll() {
+        return true;
+    }
+
+    /**
+     * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens that all its
+     * sequences share, and llama.cpp's compute buffers (about a tenth of the weights, at least 64 MB). Without the KV
+     * size in the header, as much as a file that is not read.
+     */
+    @Override
+    public long copyBytes(long fileBytes, int context) {
+        if (kvBytesPerToken <= 0) {
+            return ModelFacts.opaqueCopyBytes(fileBytes);
+        }
+        return fileBytes + kvBytesPerToken * context + Math.max(64L << 20, fileBytes / 10);
+    }
+}

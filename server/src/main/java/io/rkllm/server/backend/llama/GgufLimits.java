@@ -1,0 +1,59 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.server.models.ContextChoice;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.models.ModelHeader;
+import java.util.Locale;
+
+/**
+ * How GGUF models are served, as far as discovery needs to know to describe them: how many conversations one
+ * loaded copy runs at once ({@code engines.llama.parallel}), the context length asked for
+ * ({@code engines.llama.context}, 0 = the model's training context capped by memory; never more than an embedding
+ * model's or a reranker's training context) and the machine's memory.
+ *
+ * <p>The default context is the model's own (its training context), capped so that the weights and the KV cache fit
+ * in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves the whole KV cache when a context is created.
+ * The parallel sequences share that one cache (as llama-server's slots do), so their number does not change it.
+ */
+public record GgufLimits(int parallel, int context, long memoryBytes) {
+    /** The share of the machine's memory the loaded models may take (as pipeline/ModelMemory's budget). */
+    static final double BUDGET_SHARE = 0.6;
+    /** The shortest context a GGUF model is given when memory is short (the memory check then refuses the load). */
+    static final int MIN_CONTEXT = 2048;
+    /** Used when the file gives no training context. */
+    static final int FALLBACK_CONTEXT = 4096;
+
+    public GgufLimits {
+        if (parallel < 1 || context < 0 || memoryBytes < 0) {
+            throw new IllegalArgumentException("bad GGUF limits " + parallel + "/" + context + "/" + memoryBytes);
+        }
+    }
+
+    /** One sequence, the model's context, the memory unknown (no cap). */
+    public static final GgufLimits DEFAULT = new GgufLimits(1, 0, 0);
+
+    /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
+    ContextChoice contextFor(GgufFacts gguf, long fileBytes) {
+        ModelHeader header = gguf.modelHeader();
+        if (context > 0) {
+            if (header.pooling().isPresent() && header.trainingContext() > 0 && context > header.trainingContext()) {
+                // an encoder's learned positions end at its training length (the binding refuses a longer
+                // context), and an embedding model or reranker gains nothing from a longer one
+                return new ContextChoice(header.trainingContext(), "gguf " + header.trainingContext()
+                        + " (engines.llama.context " + context + " is longer than an embedding model was trained for)");
+            }
+            return new ContextChoice(context, "engines.llama.context");
+        }
+        int trained = header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
+        if (memoryBytes <= 0 || gguf.kvBytesPerToken() <= 0) {
+            return new ContextChoice(trained, header.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
+        }
+        long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
+        long fits = room / gguf.kvBytesPerToken();
+        // whole multiples of 256 cells, as llama.cpp pads the context anyway
+        int capped = (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
+        return capped < trained
+                ? new ContextChoice(capped, String.format(Locale.ROOT, "gguf %d, capped by memory", trained))
+                : new ContextChoice(trained, "gguf");
+    }
+}

@@ -1,0 +1,88 @@
+package io.rkllm.server.backend.llama;
+
+import io.rkllm.llama.gguf.GgufArray;
+import io.rkllm.llama.gguf.GgufFile;
+import io.rkllm.llama.gguf.GgufFormatException;
+import io.rkllm.llama.gguf.GgufReader;
+import io.rkllm.llama.gguf.GgufSummary;
+import io.rkllm.server.models.ModelHeader;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Reads what the catalogue lists of a {@code .gguf} file from its header, with the pure-Java reader of the llama
+ * binding (no native code: discovery runs whether or not a llama.cpp library is installed). A damaged or truncated
+ * file is refused with the reader's message.
+ */
+final class GgufMetadata {
+    private GgufMetadata() {
+    }
+
+    /** Thrown for a file that is not a usable GGUF model, with the reason. */
+    static final class Unreadable extends Exception {
+        Unreadable(String message) {
+            super(message);
+        }
+    }
+
+    static GgufFacts read(Path file, int sequences) throws Unreadable {
+        GgufFile gguf;
+        try {
+            gguf = new GgufReader().read(file);
+        } catch (GgufFormatException e) {
+            throw new Unreadable(e.getMessage());
+        } catch (IOException e) {
+            throw new Unreadable("cannot be read: " + e);
+        }
+        GgufSummary summary;
+        try {
+            summary = gguf.summary();
+        } catch (GgufFormatException e) {
+            throw new Unreadable(e.getMessage());
+        }
+        return new GgufFacts(new ModelHeader(summary.architecture(), summary.name(), summary.parameterCount(),
+                summary.quantisation(), (int) Math.min(Integer.MAX_VALUE, summary.contextLength().orElse(0L)),
+                summary.poolingType().flatMap(GgufMetadata::pooling), summary.chatTemplate().filter(t -> !t.isBlank()),
+                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences);
+    }
+
+    /** {@code <arch>.pooling_type} as a word; none (0) is no pooling at all. */
+    private static Optional<String> pooling(long type) {
+        return switch ((int) type) {
+            case 1 -> Optional.of("mean");
+            case 2 -> Optional.of("cls");
+            case 3 -> Optional.of("last");
+            case 4 -> Optional.of("rank");
+            default -> Optional.empty();
+        };
+    }
+
+    /**
+     * F16 keys and values of every layer for one token: 2 x layers x KV heads x (key length + value length) / 2.
+     * The head lengths default to the embedding width over the heads, as llama.cpp's do.
+     */
+    static long kvBytesPerToken(GgufFile gguf) {
+        long layers = gguf.archInteger("block_count").orElse(0L);
+        long width = gguf.archInteger("embedding_length").orElse(0L);
+        long heads = firstInteger(gguf, "attention.head_count").orElse(0L);
+        long kvHeads = firstInteger(gguf, "attention.head_count_kv").orElse(heads);
+        if (layers <= 0 || width <= 0 || heads <= 0) {
+            return 0;
+        }
+        long keyLength = gguf.archInteger("attention.key_length").orElse(width / heads);
+        long valueLength = gguf.archInteger("attention.value_length").orElse(width / heads);
+        return 2 * layers * kvHeads * (keyLength + valueLength);
+    }
+
+    /** An integer, or the largest of a per-layer array of them (some architectures vary the heads by layer). */
+    private static Optional<Long> firstInteger(GgufFile gguf, String suffix) {
+        Optional<Long> single = gguf.archInteger(suffix);
+        if (single.isPresent()) {
+            return single;
+        }
+        Optional<GgufArray> array = gguf.architecture().flatMap(a -> gguf.array(a + "." + suffix));
+        return array.flatMap(a -> a.values().stream().filter(Long.class::isInstance).map(Long.class::cast)
+                .max(Long::compare));
+    }
+}

@@ -1,0 +1,159 @@
+package io.rkllm.server.engine.contract;
+
+import io.rkllm.server.engine.contract.cache.Trim;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One chat turn as the engine runs it, in no backend's terms: the conversation once, in the forms a backend may take
+ * it in, and what the turn is run with. A backend reads the parts it needs: one that appends turns to a cache sends
+ * the {@link Texts} (only the new messages on top of a cache that holds the history, or the whole conversation again:
+ * RKLLM); one that renders the model's own template renders the {@link #messages()} and reuses the longest common
+ * prefix of tokens (llama.cpp). Both compare the {@link Identity} with what their slots hold.
+ *
+ * @param model the model's id, for logs
+ * @param identity the conversation by message keys: what a cache policy compares with what a slot holds
+ * @param setup what a slot is set up with: the system prompt, the family's chat template, the tools
+ * @param messages the conversation the model sees, message by message, after the system prompt (the trim applied,
+ *                 the guidance of a JSON or tool contract in the last message)
+ * @param texts the conversation as prompt texts in the family's words, with the pipeline's estimates
+ * @param task a background task: run beside what a slot holds and dropped afterwards; empty for a chat turn
+ * @param settings how the turn runs: thinking, sampling, the answer's shape, the room it needs
+ */
+public record ChatPrompt(String model, Identity identity, Setup setup, List<Message> messages, Texts texts,
+                         Optional<Task> task, Settings settings) {
+
+    public ChatPrompt {
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(setup, "setup");
+        messages = List.copyOf(messages);
+        Objects.requireNonNull(texts, "texts");
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(settings, "settings");
+    }
+
+    /**
+     * The conversation by message keys (the pipeline's normalised identities), as caches remember conversations.
+     *
+     * @param conversationKey the conversation's identity (the client's, or its system prompt and first message)
+     * @param history the keys of every earlier message
+     * @param trim which earlier messages the model sees (decided, and told to the client, before the run)
+     * @param newKeys the keys the new messages are remembered under (as the client will send them back)
+     * @param answerKey the key the cache remembers the generated answer under
+     */
+    public record Identity(String conversationKey, List<String> history, Trim trim, List<String> newKeys,
+                           AnswerKey answerKey) {
+        public Identity {
+            Objects.requireNonNull(conversationKey, "conversationKey");
+            history = List.copyOf(history);
+            Objects.requireNonNull(trim, "trim");
+            newKeys = List.copyOf(newKeys);
+            Objects.requireNonNull(answerKey, "answerKey");
+        }
+    }
+
+    /**
+     * What a slot is set up with before the conversation.
+     *
+     * @param systemPrompt the request's system prompt
+     * @param template the family's chat template for this request (its system prompt and thinking mode in it), empty
+     *                 for a model whose runtime keeps the template it was converted with
+     * @param systemInText the system prompt is part of {@link Texts#whole()}'s text (the template does not take one)
+     * @param tools the tools as a JSON array, for native tool calling
+     */
+    public record Setup(String systemPrompt, Optional<PromptTemplate> template, boolean systemInText,
+                        Optional<String> tools) {
+        public Setup {
+            Objects.requireNonNull(systemPrompt, "systemPrompt");
+            Objects.requireNonNull(template, "template");
+            Objects.requireNonNull(tools, "tools");
+        }
+    }
+
+    /**
+     * The conversation as the pipeline wrote it in text, for a backend that sends text turns.
+     *
+     * @param newPart the new messages alone, to send on top of a cache that holds the history
+     * @param whole the whole conversation with the trim applied, as one turn (earlier turns flattened into it)
+     */
+    public record Texts(Part newPart, Part whole) {
+        public Texts {
+            Objects.requireNonNull(newPart, "newPart");
+            Objects.requireNonNull(whole, "whole");
+        }
+    }
+
+    /**
+     * How the turn runs.
+     *
+     * @param thinking the request thinks (a backend switches it through the template, or a flag of its own)
+     * @param sampling this run's sampling, when the runtime takes it per run
+     * @param answerShape what the answer must be, for a backend that can constrain its sampling to it
+     * @param reserveTokens room kept for the answer when deciding what fits
+     * @param contextLength the model's context
+     */
+    public record Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
+                           int reserveTokens, int contextLength) {
+        public Settings {
+            Objects.requireNonNull(sampling, "sampling");
+            Objects.requireNonNull(answerShape, "answerShape");
+        }
+    }
+
+    /**
+     * One message as a chat template renders it.
+     *
+     * @param role {@code user}, {@code assistant}, {@code tool} or {@code system} (a system note after the first turn)
+     * @param content its text (an assistant's without its reasoning)
+     * @param toolCalls the assistant's tool calls
+     * @param toolCallId the call a tool result answers
+     */
+    public record Message(String role, String content, List<ToolCall> toolCalls, Optional<String> toolCallId) {
+        public Message {
+            Objects.requireNonNull(role, "role");
+            Objects.requireNonNull(content, "content");
+            toolCalls = List.copyOf(toolCalls);
+            Objects.requireNonNull(toolCallId, "toolCallId");
+        }
+
+        public static Message of(String role, String content) {
+            return new Message(role, content, List.of(), Optional.empty());
+        }
+    }
+
+    /** A tool call of an earlier assistant message: its arguments as the JSON object text the model wrote. */
+    public record ToolCall(String id, String name, String argumentsJson) {
+    }
+
+    /**
+     * A prompt text and what goes with it.
+     *
+     * @param role "user", or "tool" for tool results sent on their own
+     * @param images the pictures of the text's {@code <image>} placeholders, in order
+     * @param estimatedTokens the pipeline's estimate of its tokens, pictures included
+     */
+    public record Part(String role, String text, List<PromptImage> images, int estimatedTokens) {
+        public Part {
+            Objects.requireNonNull(role, "role");
+            Objects.requireNonNull(text, "text");
+            images = List.copyOf(images);
+        }
+    }
+
+    /**
+     * An Open WebUI background task (a title, tags): the whole request as one text, run without thinking.
+     *
+     * @param roomNeeded what it needs of the context next to what a slot holds: its text and its answer
+     */
+    public record Task(String text, int roomNeeded) {
+    }
+
+    /** The key of a generated answer, as the cache remembers it. */
+    @FunctionalInterface
+    public interface AnswerKey {
+        /** The answer's key; empty when the answer must not stay in the cache (it is only reasoning). */
+        Optional<String> of(String generatedText);
+    }
+}

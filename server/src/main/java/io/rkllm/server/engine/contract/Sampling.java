@@ -1,0 +1,24 @@
+package io.rkllm.server.engine.contract;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * Sampling settings of a run (per run on RKLLM runtime 1.3 and llama.cpp, fixed when the model loads on RKLLM 1.2).
+ *
+ * @param minP  min-p, 0 for none (llama.cpp only: {@link RuntimeInfo#takesMinPAndSeed()})
+ * @param seed  the draw's seed, empty for a random one (llama.cpp only)
+ */
+public record Sampling(int topK, double topP, double temperature, double repeatPenalty, double frequencyPenalty,
+                       double presencePenalty, double minP, OptionalLong seed) {
+
+    public Sampling {
+        Objects.requireNonNull(seed, "seed");
+    }
+
+    /** Without min-p and seed: what the RKLLM runtime takes. */
+    public Sampling(int topK, double topP, double temperature, double repeatPenalty, double frequencyPenalty,
+                    double presencePenalty) {
+        this(topK, topP, temperature, repeatPenalty, frequencyPenalty, presencePenalty, 0, OptionalLong.empty());
+    }
+}
