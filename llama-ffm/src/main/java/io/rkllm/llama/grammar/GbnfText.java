@@ -98,6 +98,8 @@ final class GbnfText {
         return isItem(expression) ? expression : "(" + expression + ")";
     }
 
+    // GBNF's own scan, not the server's BracketScanner (which llama-ffm cannot see): a character class is a second
+    // kind of literal, and a backslash escapes the next character outside literals too
     private static boolean isItem(String e) {
         if (e.matches("[A-Za-z0-9-]+")) {
             return true;
