@@ -10,7 +10,10 @@ final class GbnfText {
     private GbnfText() {
     }
 
-    /** A literal matching exactly {@code text}. */
+    /**
+     * A literal matching exactly {@code text}. Not {@link io.rkllm.llama.text.JsonString}: GBNF reads neither
+     * {@code \b} nor {@code \f}, and a code point beyond ASCII is safest as one hexadecimal escape.
+     */
     static String literal(String text) {
         StringBuilder out = new StringBuilder("\"");
         text.codePoints().forEach(c -> {
