@@ -10,7 +10,10 @@ final class GbnfText {
     private GbnfText() {
     }
 
-    /** A literal matching exactly {@code text}. */
+    /**
+     * A literal matching exactly {@code text}. Not {@link io.rkllm.llama.text.JsonString}: GBNF reads neither
+     * {@code \b} nor {@code \f}, and a code point beyond ASCII is safest as one hexadecimal escape.
+     */
     static String literal(String text) {
         StringBuilder out = new StringBuilder("\"");
         text.codePoints().forEach(c -> {
@@ -98,6 +101,8 @@ final class GbnfText {
         return isItem(expression) ? expression : "(" + expression + ")";
     }
 
+    // GBNF's own scan, not the server's BracketScanner (which llama-ffm cannot see): a character class is a second
+    // kind of literal, and a backslash escapes the next character outside literals too
     private static boolean isItem(String e) {
         if (e.matches("[A-Za-z0-9-]+")) {
             return true;

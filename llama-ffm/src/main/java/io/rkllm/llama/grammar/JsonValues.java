@@ -1,5 +1,6 @@
 package io.rkllm.llama.grammar;
 
+import io.rkllm.llama.text.JsonString;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Iterator;
@@ -27,7 +28,7 @@ final class JsonValues {
         switch (value) {
             case null -> out.append("null");
             case Boolean b -> out.append(b);
-            case String s -> string(s, out);
+            case String s -> JsonString.quote(s, false, out);
             case Number n -> out.append(number(n, location).toString());
             case Map<?, ?> map -> {
                 out.append('{');
@@ -37,7 +38,7 @@ final class JsonValues {
                         out.append(',');
                     }
                     first = false;
-                    string(String.valueOf(entry.getKey()), out);
+                    JsonString.quote(String.valueOf(entry.getKey()), false, out);
                     out.append(':');
                     write(entry.getValue(), out, location);
                 }
@@ -56,37 +57,6 @@ final class JsonValues {
             default -> throw new UnsupportedSchemaException("const", location, "a " + value.getClass().getName()
                     + " is not a JSON value");
         }
-    }
-
-    /** {@code text} as a JSON string, quotes included. */
-    static String string(String text) {
-        StringBuilder out = new StringBuilder();
-        string(text, out);
-        return out.toString();
-    }
-
-    private static void string(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 
     /** A JSON number as a BigDecimal; NaN and infinities are not JSON. */

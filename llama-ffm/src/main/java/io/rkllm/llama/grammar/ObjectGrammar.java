@@ -1,5 +1,6 @@
 package io.rkllm.llama.grammar;
 
+import io.rkllm.llama.text.JsonString;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,7 +61,7 @@ final class ObjectGrammar {
             try {
                 String value = converter.value(entry.getValue(), at + "/properties" + Schemas.pointer(name),
                         propertyHint);
-                String kv = rules.add(propertyHint + "-kv", GbnfText.literal(JsonValues.string(name))
+                String kv = rules.add(propertyHint + "-kv", GbnfText.literal(JsonString.quote(name))
                         + " space \":\" space " + value);
                 properties.add(new Property(kv, isRequired));
             } catch (UnsatisfiableSchemaException e) {

@@ -1,5 +1,6 @@
 package io.rkllm.llama.grammar;
 
+import io.rkllm.llama.text.JsonString;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -401,12 +402,12 @@ final class PatternGrammar {
 
     /** How JSON writes {@code c} inside a string. */
     private static String json(int c) {
-        String quoted = JsonValues.string(Character.toString(c));
+        String quoted = JsonString.quote(Character.toString(c));
         return quoted.substring(1, quoted.length() - 1);
     }
 
     private UnsupportedSchemaException refuse(String what) {
-        return new UnsupportedSchemaException("pattern", at, "the pattern " + JsonValues.string(pattern)
+        return new UnsupportedSchemaException("pattern", at, "the pattern " + JsonString.quote(pattern)
                 + " has " + what);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.text.JsonString;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,13 +39,13 @@ class PatternGrammarTest {
         GbnfMatcher m = matcher(pattern);
         Pattern regex = Pattern.compile(pattern);
         for (String s : candidates(pattern, 3000)) {
-            boolean accepted = m.matches(JsonValues.string(s));
+            boolean accepted = m.matches(JsonString.quote(s));
             if (accepted || s.codePoints().anyMatch(Character::isSupplementaryCodePoint)) {
                 // . and negated classes leave out characters beyond U+FFFF (two UTF-16 units to ECMA-262)
                 assertThat(!accepted || regex.matcher(s).find()).as("%s on %s", pattern, s).isTrue();
             } else {
                 assertThat(regex.matcher(s).find() && !endsWithLineTerminatorOnly(regex, s))
-                        .as("%s refused %s", pattern, JsonValues.string(s)).isFalse();
+                        .as("%s refused %s", pattern, JsonString.quote(s)).isFalse();
             }
         }
     }
@@ -55,7 +56,7 @@ class PatternGrammarTest {
         GbnfMatcher m = matcher(pattern);
         Pattern regex = Pattern.compile(pattern);
         for (String s : candidates(pattern, 2000)) {
-            if (m.matches(JsonValues.string(s))) {
+            if (m.matches(JsonString.quote(s))) {
                 assertThat(regex.matcher(s).find()).as("%s on %s", pattern, s).isTrue();
             } else {
                 assertThat(regex.matcher(s).find() && !endsWithLineTerminatorOnly(regex, s)
@@ -71,7 +72,7 @@ class PatternGrammarTest {
     void constructsTheDialectsReadDifferentlyOrNotAtAllAreRefused(String pattern) {
         assertThatThrownBy(() -> matcher(pattern)).isInstanceOf(UnsupportedSchemaException.class)
                 .satisfies(e -> assertThat(((UnsupportedSchemaException) e).keyword()).isEqualTo("pattern"))
-                .hasMessageContaining(JsonValues.string(pattern));
+                .hasMessageContaining(JsonString.quote(pattern));
     }
 
     /** java.util.regex's {@code $} also matches before a final line terminator; the grammar does not write one. */

@@ -2,6 +2,7 @@ package io.rkllm.server.http;
 
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.logging.LogText;
 import io.rkllm.server.pipeline.Usage;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -45,22 +46,9 @@ public final class AccessLog {
             // the status alone (400) does not say which of a dozen checks refused the request
             detail = "error=" + e.code().orElse(e.type());
         }
-        LOG.info("{} {} {} {}ms{}{} id={}", ctx.method(), escape(ctx.path()), status, Math.round(millis),
-                model == null ? "" : " model=" + escape(model.toString()),
-                detail == null ? "" : " " + detail, escape(String.valueOf(ctx.res().getHeader(RequestIds.HEADER))));
-    }
-
-    /** Control characters, including newlines, become visible escapes. */
-    public static String escape(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
-                out.append(String.format("\\x%02x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
+        LOG.info("{} {} {} {}ms{}{} id={}", ctx.method(), LogText.escape(ctx.path()), status, Math.round(millis),
+                model == null ? "" : " model=" + LogText.escape(model.toString()),
+                detail == null ? "" : " " + detail,
+                LogText.escape(String.valueOf(ctx.res().getHeader(RequestIds.HEADER))));
     }
 }

@@ -17,6 +17,7 @@ import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.download.Puller;
 import io.rkllm.server.http.webui.WebUi;
+import io.rkllm.server.logging.LogText;
 import io.rkllm.server.metrics.HttpMetrics;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.ChatPipeline;
@@ -165,7 +166,7 @@ public final class HttpServer implements AutoCloseable {
                 errors.write(ctx, ApiException.unavailable("interrupted", "the server is shutting down", 5));
             });
             c.routes.exception(Exception.class, (e, ctx) -> {
-                LOG.error("request failed: {} {}", ctx.method(), AccessLog.escape(ctx.path()), e);
+                LOG.error("request failed: {} {}", ctx.method(), LogText.escape(ctx.path()), e);
                 errors.write(ctx, ApiException.internal("internal_error", "internal server error: " + e));
             });
             c.routes.error(404, notFound());

@@ -1,5 +1,7 @@
 package io.rkllm.server.architecture;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -36,9 +38,10 @@ import org.junit.jupiter.api.Test;
  * Beside the layers: {@code domain} (Failure, CancelReason: the words every layer shares), {@code models}
  * (discovery and the catalogue: plain records), {@code config}, {@code metrics}, {@code logging}, and
  * {@code download} (the Hub client, transfers, the models directory as pulls write it), which the {@code pull}
- * command, the app and the HTTP routes call and which knows nothing of them. The tools module (io.rkllm.tools:
- * the benches, fuzz, soak, cds-archive) depends on the server and is not part of it: its own rules are in
- * tools/src/test (ToolsRulesTest).
+ * command, the app and the HTTP routes call and which knows nothing of them; {@code text} (scanning text that holds
+ * string literals), which serving code of every layer may use and which uses nothing of the project. The tools
+ * module (io.rkllm.tools: the benches, fuzz, soak, cds-archive) depends on the server and is not part of it: its
+ * own rules are in tools/src/test (ToolsRulesTest).
  */
 class LayerRulesTest {
     private static JavaClasses classes;
@@ -188,6 +191,14 @@ class LayerRulesTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
                         "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.ffm..", "io.rkllm.llama")
+                .check(classes);
+    }
+
+    @Test
+    void theTextHelpersUseNothingOfTheProject() {
+        noClasses().that().resideInAPackage("io.rkllm.server.text..")
+                .should().dependOnClassesThat(resideInAPackage("io.rkllm..")
+                        .and(resideOutsideOfPackage("io.rkllm.server.text..")))
                 .check(classes);
     }
 

@@ -3,6 +3,7 @@ package io.rkllm.server.download;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.rkllm.llama.text.JsonString;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -253,14 +254,14 @@ public final class StandInHub implements AutoCloseable {
         }
         StringBuilder json = new StringBuilder();
         boolean blobs = query.contains("blobs=true");
-        json.append("{\"_id\":\"").append(repo.sha, 0, 24).append("\",\"id\":").append(quote(name))
-                .append(",\"modelId\":").append(quote(name)).append(",\"sha\":\"").append(repo.sha)
+        json.append("{\"_id\":\"").append(repo.sha, 0, 24).append("\",\"id\":").append(JsonString.quote(name))
+                .append(",\"modelId\":").append(JsonString.quote(name)).append(",\"sha\":\"").append(repo.sha)
                 .append("\",\"private\":false,\"gated\":").append(repo.gated ? "\"manual\"" : "false")
                 .append(",\"disabled\":false,\"siblings\":[");
         boolean first = true;
         for (var e : repo.files.entrySet()) {
             Blob b = e.getValue();
-            json.append(first ? "" : ",").append("{\"rfilename\":").append(quote(e.getKey()));
+            json.append(first ? "" : ",").append("{\"rfilename\":").append(JsonString.quote(e.getKey()));
             if (blobs) {
                 json.append(",\"blobId\":\"").append(b.gitSha1()).append("\",\"size\":").append(b.size());
                 if (b.lfs()) {
@@ -434,10 +435,6 @@ public final class StandInHub implements AutoCloseable {
         if (bytes.length > 0) {
             x.getResponseBody().write(bytes);
         }
-    }
-
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     static String hex(String algorithm, byte[] bytes) {

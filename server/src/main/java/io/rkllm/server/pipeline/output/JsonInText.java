@@ -4,8 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import io.rkllm.server.text.BracketScanner;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -64,43 +63,22 @@ public final class JsonInText {
         return -1;
     }
 
-    /** Where the value that starts at {@code start} ends, and what was left open if the text ended first. */
-    private record Scan(int end, boolean closed, boolean inString, Deque<Character> open) {
+    /**
+     * Where the value that starts at {@code start} ends, and what was left open if the text ended first.
+     *
+     * @param closers the brackets still open at the end, innermost first
+     */
+    private record Scan(int end, boolean closed, boolean inString, String closers) {
     }
 
     private static Scan scan(String s, int start) {
-        Deque<Character> open = new ArrayDeque<>();
-        boolean inString = false;
-        boolean escaped = false;
-        for (int i = start; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (inString) {
-                if (escaped) {
-                    escaped = false;
-                } else if (c == '\\') {
-                    escaped = true;
-                } else if (c == '"') {
-                    inString = false;
-                }
-                continue;
-            }
-            switch (c) {
-                case '"' -> inString = true;
-                case '{' -> open.push('}');
-                case '[' -> open.push(']');
-                case '}', ']' -> {
-                    if (!open.isEmpty() && open.peek() == c) {
-                        open.pop();
-                    }
-                    if (open.isEmpty()) {
-                        return new Scan(i + 1, true, false, open);
-                    }
-                }
-                default -> {
-                }
+        BracketScanner scanner = new BracketScanner(s, start, BracketScanner.Syntax.JSON);
+        while (scanner.next()) {
+            if (scanner.closes() && scanner.depth() == 0) {
+                return new Scan(scanner.index() + 1, true, false, "");
             }
         }
-        return new Scan(s.length(), false, inString, open);
+        return new Scan(s.length(), false, scanner.inLiteral(), scanner.closers());
     }
 
     private static String mend(String candidate, Scan scan) {
@@ -111,37 +89,17 @@ public final class JsonInText {
         String text = out.toString();
         // a value cut off after its key or after a comma cannot be finished: drop the dangling part
         text = text.replaceAll(",\\s*$", "").replaceAll(",\\s*\"[^\"]*\"\\s*:?\\s*$", "");
-        StringBuilder closed = new StringBuilder(text);
-        if (!scan.closed()) {
-            for (char c : scan.open()) {
-                closed.append(c);
-            }
-        }
-        return withoutTrailingCommas(closed.toString());
+        return withoutTrailingCommas(text + scan.closers());
     }
 
     /** Removes commas that directly precede a closing bracket, outside strings. */
     static String withoutTrailingCommas(String s) {
         StringBuilder out = new StringBuilder(s.length());
-        boolean inString = false;
-        boolean escaped = false;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (inString) {
-                out.append(c);
-                if (escaped) {
-                    escaped = false;
-                } else if (c == '\\') {
-                    escaped = true;
-                } else if (c == '"') {
-                    inString = false;
-                }
-                continue;
-            }
-            if (c == '"') {
-                inString = true;
-            } else if (c == ',') {
-                int j = i + 1;
+        BracketScanner scanner = new BracketScanner(s, 0, BracketScanner.Syntax.JSON);
+        while (scanner.next()) {
+            char c = scanner.current();
+            if (c == ',' && scanner.inCode()) {
+                int j = scanner.index() + 1;
                 while (j < s.length() && Character.isWhitespace(s.charAt(j))) {
                     j++;
                 }

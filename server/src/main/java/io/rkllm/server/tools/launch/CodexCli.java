@@ -2,6 +2,7 @@ package io.rkllm.server.tools.launch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.llama.text.JsonString;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +88,8 @@ final class CodexCli implements AgentClient {
         return root.toString();
     }
 
+    /** A JSON string is a TOML basic string too: the same escapes, control characters included. */
     private static String toml(String value) {
-        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return JsonString.quote(value);
     }
 }

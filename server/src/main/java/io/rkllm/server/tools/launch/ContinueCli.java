@@ -1,5 +1,6 @@
 package io.rkllm.server.tools.launch;
 
+import io.rkllm.llama.text.JsonString;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,8 @@ final class ContinueCli implements AgentClient {
         return new LaunchPlan(program(), args, env, List.of(config));
     }
 
+    /** A JSON string is a YAML double-quoted scalar too: the same escapes, control characters included. */
     private static String yaml(String value) {
-        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return JsonString.quote(value);
     }
 }

@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama.jinja;
 
+import io.rkllm.server.text.BracketScanner;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.regex.Matcher;
@@ -77,22 +78,12 @@ final class FilteredLoops {
 
     /** Where {@code " if "} starts the loop's filter: outside strings and brackets; -1 when there is none. */
     private static int filterAt(String header) {
-        int depth = 0;
-        char quote = 0;
-        for (int i = 0; i < header.length(); i++) {
-            char c = header.charAt(i);
-            if (quote != 0) {
-                if (c == quote && header.charAt(i - 1) != '\\') {
-                    quote = 0;
-                }
-            } else if (c == '\'' || c == '"') {
-                quote = c;
-            } else if (c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == ')' || c == ']' || c == '}') {
-                depth--;
-            } else if (depth == 0 && Character.isWhitespace(c) && header.startsWith("if", i + 1)
-                    && i + 3 < header.length() && Character.isWhitespace(header.charAt(i + 3))) {
+        BracketScanner scanner = new BracketScanner(header, 0, BracketScanner.Syntax.JINJA);
+        while (scanner.next()) {
+            int i = scanner.index();
+            if (scanner.inCode() && scanner.depth() == 0 && Character.isWhitespace(scanner.current())
+                    && header.startsWith("if", i + 1) && i + 3 < header.length()
+                    && Character.isWhitespace(header.charAt(i + 3))) {
                 return i;
             }
         }

@@ -11,6 +11,7 @@ import com.hubspot.jinjava.lib.filter.Filter;
 import com.hubspot.jinjava.lib.filter.FromJsonFilter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.text.BracketScanner;
 import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -203,32 +204,21 @@ public final class JinjaChatTemplate {
         int from = 0;
         while (m.find(from)) {
             out.append(source, from, m.end());
-            int depth = 1;
-            int i = m.end();
-            int argStart = i;
+            // from the call's own parenthesis, which the pattern ends with
+            BracketScanner scanner = new BracketScanner(source, m.end() - 1, BracketScanner.Syntax.JINJA);
+            scanner.next();
+            int argStart = m.end();
             List<String> args = new ArrayList<>();
-            char quote = 0;
-            for (; i < source.length() && depth > 0; i++) {
-                char c = source.charAt(i);
-                if (quote != 0) {
-                    if (c == quote && source.charAt(i - 1) != '\\') {
-                        quote = 0;
-                    }
-                } else if (c == '\'' || c == '"') {
-                    quote = c;
-                } else if (c == '(' || c == '[' || c == '{') {
-                    depth++;
-                } else if (c == ')' || c == ']' || c == '}') {
-                    depth--;
-                    if (depth == 0) {
-                        args.add(source.substring(argStart, i));
-                    }
-                } else if (c == ',' && depth == 1) {
+            while (scanner.depth() > 0 && scanner.next()) {
+                int i = scanner.index();
+                if (scanner.closes() && scanner.depth() == 0) {
+                    args.add(source.substring(argStart, i));
+                } else if (scanner.inCode() && scanner.current() == ',' && scanner.depth() == 1) {
                     args.add(source.substring(argStart, i));
                     argStart = i + 1;
                 }
             }
-            if (depth != 0) {
+            if (scanner.depth() != 0) {
                 out.append(source, m.end(), source.length());
                 return out.toString();
             }
@@ -240,7 +230,7 @@ public final class JinjaChatTemplate {
                 written.add(named ? arg.substring(0, eq + 1) + "(" + arg.substring(eq + 1).strip() + ")" : arg);
             }
             out.append(String.join(",", written)).append(')');
-            from = i;
+            from = scanner.index() + 1;
         }
         out.append(source.substring(from));
         return out.toString();

@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama.jinja;
 
+import io.rkllm.llama.text.JsonString;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,7 +49,7 @@ final class PyJson {
         switch (value) {
             case null -> out.append("null");
             case Raw raw -> out.append(raw.json());
-            case String s -> string(s, o.ensureAscii(), out);
+            case String s -> JsonString.quote(s, o.ensureAscii(), out);
             case Boolean b -> out.append(b ? "true" : "false");
             case Double d -> out.append(pythonFloat(d));
             case Float f -> out.append(pythonFloat(f.doubleValue()));
@@ -59,7 +60,7 @@ final class PyJson {
                     entries.sort((a, b) -> String.valueOf(a.getKey()).compareTo(String.valueOf(b.getKey())));
                 }
                 container('{', '}', entries, o, level, out, (e, sb) -> {
-                    string(String.valueOf(e.getKey()), o.ensureAscii(), sb);
+                    JsonString.quote(String.valueOf(e.getKey()), o.ensureAscii(), sb);
                     sb.append(o.keySeparator());
                     write(e.getValue(), o, level + 1, sb);
                 });
@@ -67,7 +68,7 @@ final class PyJson {
             case Collection<?> list -> container('[', ']', new ArrayList<>(list), o, level, out,
                     (item, sb) -> write(item, o, level + 1, sb));
             case Object[] array -> write(java.util.Arrays.asList(array), o, level, out);
-            default -> string(value.toString(), o.ensureAscii(), out);
+            default -> JsonString.quote(value.toString(), o.ensureAscii(), out);
         }
     }
 
@@ -117,30 +118,5 @@ final class PyJson {
         String sign = d < 0 ? "-" : "";
         return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + (Math.abs(exponent) < 10 ? "0" : "")
                 + Math.abs(exponent);
-    }
-
-    private static void string(String s, boolean ensureAscii, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default -> {
-                    // ensure_ascii escapes each UTF-16 unit, as Python does (a surrogate pair as two escapes)
-                    if (c < 0x20 || (ensureAscii && c > 0x7e)) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 }

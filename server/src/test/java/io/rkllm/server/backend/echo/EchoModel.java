@@ -1,0 +1,106 @@
+package io.rkllm.server.backend.echo;
+
+import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.Cancellation;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationStats;
+import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenSink;
+import io.rkllm.server.engine.contract.cache.CacheContents;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * One loaded echo model: a chat answer is the prompt's last message, prefixed by {@code echo:}, one word a token; an
+ * embedding is one row per word, each the counts of the letters a to z in it. Thread-safe: it holds nothing.
+ */
+final class EchoModel implements BackendModel {
+    private final boolean embedding;
+
+    EchoModel(boolean embedding) {
+        this.embedding = embedding;
+    }
+
+    @Override
+    public int parallelGenerations() {
+        return embedding ? 1 : 2;
+    }
+
+    @Override
+    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+        String last = prompt.messages().isEmpty() ? prompt.texts().newPart().text()
+                : prompt.messages().getLast().content();
+        List<String> words = words("echo: " + last);
+        int sent = 0;
+        for (String word : words) {
+            if (cancellation.isCancelled()) {
+                return finished(StopReason.CANCELLED, prompt, sent);
+            }
+            if (maxTokens > 0 && sent == maxTokens) {
+                return finished(StopReason.LENGTH, prompt, sent);
+            }
+            sent++;
+            sink.text(sent == 1 ? word : " " + word, sent);
+        }
+        return finished(StopReason.END, prompt, sent);
+    }
+
+    private static GenerationEnd finished(StopReason reason, ChatPrompt prompt, int tokens) {
+        int promptTokens = words(prompt.texts().whole().text()).size();
+        return new GenerationEnd.Finished(reason, new GenerationStats(1, promptTokens, 1, tokens), 0,
+                Optional.empty(), "echo");
+    }
+
+    private static List<String> words(String text) {
+        return List.of(text.strip().split("\\s+"));
+    }
+
+    @Override
+    public CacheContents held() {
+        return CacheContents.NOTHING;
+    }
+
+    @Override
+    public void readyForEmbeddings(Optional<PromptTemplate> template) {
+        // nothing is cached between texts
+    }
+
+    @Override
+    public EmbedResult embed(String text, Cancellation cancellation) {
+        if (cancellation.isCancelled()) {
+            return new EmbedResult.Aborted();
+        }
+        List<float[]> rows = words(text).stream().map(EchoModel::letterCounts).toList();
+        return new EmbedResult.Rows(26, rows, new GenerationStats(1, rows.size(), 0, 0));
+    }
+
+    static float[] letterCounts(String word) {
+        float[] counts = new float[26];
+        for (char c : word.toLowerCase(Locale.ROOT).toCharArray()) {
+            if (c >= 'a' && c <= 'z') {
+                counts[c - 'a']++;
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public int loadedSlots() {
+        return 1;
+    }
+
+    @Override
+    public Optional<EncoderInfo> encoder() {
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        // nothing native to free
+    }
+}
