@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs rkllm-server without the Debian package, in the package's layout under a prefix:
-#   PREFIX/share/rkllm-server/rkllm-server.jar (and prepare-cds-archive), PREFIX/bin/rkllm-server (launcher),
+#   PREFIX/share/rkllm-server/rkllm-server.jar (with rkllm-server-tools.jar beside it when it was built, and
+#   prepare-cds-archive), PREFIX/bin/rkllm-server (launcher),
 #   /etc/systemd/system/rkllm-server.service, /etc/rkllm-server/rkllm-server.yaml (kept if present),
 #   /var/lib/rkllm-server/models, and the system user rkllm in the groups that may open the NPU.
 # Safe to run again (files already up to date are left alone); --uninstall removes what it
@@ -11,7 +12,8 @@ usage() {
     cat <<'USAGE'
 Usage: scripts/install.sh [options]
   --jar FILE     the server jar (default: server/target/rkllm-server.jar of this checkout,
-                 else rkllm-server.jar next to this script)
+                 else rkllm-server.jar next to this script); rkllm-server-tools.jar beside it (the
+                 benches, fuzz, soak and cds-archive, which prepares the start-up archive) goes too
   --prefix DIR   where the jar and the launcher go (default: /usr/local)
   --root DIR     install into DIR as if it were / (a staging or test tree): no user is
                  created and systemd is not touched
@@ -69,6 +71,7 @@ fi
 share="$prefix/share/rkllm-server"
 files=(
     "$share/rkllm-server.jar"
+    "$share/rkllm-server-tools.jar"
     "$prefix/bin/rkllm-server"
     "$share/prepare-cds-archive"
     "/etc/systemd/system/rkllm-server.service"
@@ -158,6 +161,13 @@ dir() {
 }
 
 put "$jar" "$share/rkllm-server.jar" 644
+# the server jar's manifest names the tools jar beside it: where it is, so is the jar's Class-Path
+tools=$(dirname "$jar")/rkllm-server-tools.jar
+if [ -f "$tools" ]; then
+    put "$tools" "$share/rkllm-server-tools.jar" 644
+else
+    say "skipped" "$tools is not built: bench, fuzz, soak and cds-archive (and the start-up archive prepared now) need it"
+fi
 put "$pkg/bin/rkllm-server" "$prefix/bin/rkllm-server" 755
 put "$pkg/bin/prepare-cds-archive" "$share/prepare-cds-archive" 755
 sed -e "s|/usr/bin/rkllm-server|$prefix/bin/rkllm-server|g" \

@@ -16,6 +16,7 @@ listing=$(dpkg-deb -c "$deb")
 # path and mode (and owner root/root) of every file the package must have
 for entry in \
     "-rw-r--r-- ./usr/share/rkllm-server/rkllm-server.jar" \
+    "-rw-r--r-- ./usr/share/rkllm-server/rkllm-server-tools.jar" \
     "-rwxr-xr-x ./usr/bin/rkllm-server" \
     "-rwxr-xr-x ./usr/share/rkllm-server/prepare-cds-archive" \
     "-rw-r--r-- ./usr/lib/systemd/system/rkllm-server.service" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # stage.sh REPO OUT VERSION DATE MAINTAINER: the generated files of the Debian package (changelog,
-# man page, configuration, documentation) in OUT, laid out as in the package. Run by the server
-# module's build before jdeb; needs only sed and gzip.
+# man page, configuration, documentation) in OUT, laid out as in the package. Run by the packaging
+# module's build (packaging/pom.xml) before jdeb; needs only sed and gzip.
 set -eu
 repo="$1"
 out="$2"

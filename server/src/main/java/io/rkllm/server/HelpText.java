@@ -2,14 +2,18 @@ package io.rkllm.server;
 
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigLoader;
+import io.rkllm.server.tools.ToolCommands;
 import java.util.Map;
 
-/** The --help text, with every configuration key, its default, flag and environment variable. */
+/**
+ * The --help text: the server's commands, the tools jar's (their own lines, or where they are), every configuration
+ * key with its default, flag and environment variable.
+ */
 final class HelpText {
     private HelpText() {
     }
 
-    static String render(ConfigLoader loader) {
+    static String render(ConfigLoader loader, ToolCommands tools) {
         StringBuilder s = new StringBuilder();
         s.append("""
                 rkllm-server: an OpenAI-compatible server for LLMs on Rockchip RK3588/RK3576 NPUs
@@ -31,34 +35,9 @@ final class HelpText {
                                                       start an installed coding agent against the running server
                                                       (base URL, model, telemetry off; nothing written outside a
                                                       temporary directory); prints what it set (docs/agents.md)
-                  rkllm-server bench conversations [--url URL] [--model ID] [--gguf FILE|tiny] [options]
-                                                      replay an Open WebUI session and report the KV cache's use;
-                                                      without --url against a simulated server started here, with
-                                                      --gguf against a GGUF model served by llama.cpp here
-                  rkllm-server bench long-chat [--url URL] [--model ID] [--turns N] [--gguf FILE|tiny] [options]
-                                                      replay one chat that outgrows the context: prefill, messages
-                                                      left out, answers reused, time to first token
-                                                      (docs/performance.md)
-                  rkllm-server bench images [--url URL] [--model ID] [options]
-                                                      replay a picture chat per picture cache policy: encoder runs,
-                                                      prefill, time to first token (docs/performance.md)
-                  rkllm-server bench embeddings [--url URL] [--model ID] [options]
-                                                      upload a 200-chunk document as Open WebUI does, with a chat
-                                                      in the middle: failures, overhead, the chat's first token
-                  rkllm-server bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N]
-                                     [--json FILE] [options]
-                                                      a GGUF model's prefill and decode through a server started
-                                                      here against llama.cpp's library alone, and 1-3 chats at
-                                                      once; without --gguf on a random-weight model it writes
-                                                      (--layers --width --heads --kv-heads --ff --type f16|f32)
-                  rkllm-server fuzz [--url URL] [--cases N] [--seed S]
-                                                      send malformed and mutated requests, check every answer
-                  rkllm-server soak [--url URL --model ID] [--requests N] [--clients C]
-                                                      concurrent streams with disconnects, check leaks and order
-                                                      (docs/reliability.md)
-                  rkllm-server cds-archive            serve once on the simulated runtime, one request of each
-                                                      kind, and exit: with the unit's JVM options the JVM writes
-                                                      its class-data-sharing archive then (the package does it)
+                """);
+        s.append(tools.usage());
+        s.append("""
                   rkllm-server rag-clean --in DIR --out DIR
                                                       clean DIR/<page>/source.txt web pages into OUT/<page>.txt
                   rkllm-server help                   this text

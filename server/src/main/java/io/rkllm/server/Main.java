@@ -26,13 +26,13 @@ import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.PromptFormat;
 import io.rkllm.server.pipeline.SlotCount;
-import io.rkllm.server.tools.archive.ArchiveTraining;
-import io.rkllm.server.tools.bench.BenchCommand;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.tools.doctor.SystemRoots;
 import io.rkllm.server.tools.launch.LaunchCommand;
 import io.rkllm.server.tools.pull.PullCommand;
-import io.rkllm.server.tools.reliability.ReliabilityCommands;
+import io.rkllm.server.tools.ToolCommand;
+import io.rkllm.server.tools.ToolCommands;
+import io.rkllm.server.tools.ToolContext;
 import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -53,8 +53,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The command line: {@code serve} (default), {@code models}, {@code pull}, {@code doctor}, {@code cds-archive}, the
- * benches; exit code 2 for bad configuration.
+ * The command line: {@code serve} (default), {@code models}, {@code pull}, {@code doctor}, {@code launch},
+ * {@code rag-clean}, and the tools jar's commands ({@link ToolCommand}: the benches, fuzz, soak, cds-archive);
+ * exit code 2 for bad configuration.
  */
 public final class Main {
     static final int OK = 0;
@@ -87,16 +88,20 @@ public final class Main {
             passed = List.of(args).subList(separator + 1, args.length);
             args = Arrays.copyOf(args, separator);
         }
-        CommandLine line;
+        ParsedCommand parsed;
         try {
-            line = CommandLine.parse(args);
+            parsed = ParsedCommand.of(args, ToolCommands::onClassPath);
         } catch (ConfigException e) {
             err.println("rkllm-server: " + e.getMessage());
             return BAD_CONFIG;
+        } catch (StartupException e) {
+            err.println("rkllm-server: " + e.getMessage());
+            return FAILED;
         }
+        CommandLine line = parsed.line();
         ConfigLoader loader = new ConfigLoader(home());
         if (line.help()) {
-            out.print(HelpText.render(loader));
+            out.print(HelpText.render(loader, parsed.tools()));
             return OK;
         }
         if (line.version()) {
@@ -105,16 +110,13 @@ public final class Main {
         }
         try {
             return switch (line.command()) {
+                case "serve" -> serve(load(line, loader));
                 case "rag-clean" -> ragClean(line);
-                case "bench" -> new BenchCommand(environment, out, err).run(line, loader);
-                case "fuzz" -> reliability(line, true);
-                case "soak" -> reliability(line, false);
                 case "models" -> models(load(line, loader));
                 case "doctor" -> doctor(line);
-                case "cds-archive" -> cdsArchive(line, loader);
                 case "launch" -> launch(line, loader, passed);
                 case "pull" -> pull(line, loader);
-                default -> serve(load(line, loader));
+                default -> tool(line, loader, parsed.tools());
             };
         } catch (ConfigException e) {
             err.println("rkllm-server: configuration error: " + e.getMessage());
@@ -370,20 +372,15 @@ public final class Main {
         }
     }
 
-    /** {@code cds-archive}: see {@link ArchiveTraining}. */
-    private int cdsArchive(CommandLine line, ConfigLoader loader) {
-        if (!line.configFlags().isEmpty() || !line.commandOptions().isEmpty() || !line.arguments().isEmpty()) {
-            throw new ConfigException("cds-archive takes no options");
+    /** A command of the tools jar; what to install when that jar is not there. */
+    private int tool(CommandLine line, ConfigLoader loader, ToolCommands tools) {
+        Optional<ToolCommand> command = tools.find(line.command());
+        if (command.isEmpty()) {
+            err.println("rkllm-server " + line.command() + ": " + ToolCommands.missing(line.command()));
+            return BAD_CONFIG;
         }
-        return ArchiveTraining.command(loader, environment, out, err) ? OK : FAILED;
-    }
-
-    /** {@code fuzz} and {@code soak}: see docs/reliability.md. */
-    private int reliability(CommandLine line, boolean fuzz) {
-        setLogLevel("warn");
         try {
-            var commands = new ReliabilityCommands(out);
-            return fuzz ? commands.fuzz(line) : commands.soak(line);
+            return command.get().run(line, new ToolContext(environment, out, err, loader, Main::setLogLevel));
         } catch (IOException e) {
             err.println("rkllm-server " + line.command() + ": " + e.getMessage());
             return FAILED;

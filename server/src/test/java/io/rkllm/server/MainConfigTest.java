@@ -110,7 +110,7 @@ class MainConfigTest {
     @Test
     void helpIsAlsoACommand() {
         assertThat(main(Map.of()).run(new String[] {"help"})).isEqualTo(Main.OK);
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage", "rkllm-server bench conversations",
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage", "rkllm-server bench|fuzz|soak|cds-archive",
                 "rkllm-server doctor", "RKLLM_SERVER_PORT");
     }
 

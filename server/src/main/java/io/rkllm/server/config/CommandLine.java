@@ -29,19 +29,27 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             "api-key", "security.api_keys");
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate",
             "dry-run");
-    public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "bench", "soak",
-            "fuzz", "cds-archive", "launch", "pull");
+    /** The server's own commands; the tools jar's come to {@link #parse(Set, Set, String...)} from the launcher. */
+    public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "launch", "pull");
     /**
-     * The options of the commands (doctor, bench, fuzz, soak, rag-clean), all taking a value: only so that a
+     * The options of the server's own commands (doctor, launch, rag-clean), all taking a value: only so that a
      * misspelt flag at the end of the line is called unknown rather than missing its value. Each command
      * still rejects the options it does not take.
      */
-    private static final Set<String> COMMAND_OPTIONS = Set.of("user", "url", "model", "cases", "seed", "first",
-            "concurrency", "timeout", "key", "requests", "clients", "disconnects", "non-streaming", "rounds",
-            "padding", "trace", "pid", "prefill-tps", "in", "out", "gguf", "layers", "width", "heads", "kv-heads",
-            "ff", "type", "prompt-tokens", "tokens", "runs", "parallel-runs", "parallel-prompt-tokens", "json");
+    private static final Set<String> COMMAND_OPTIONS = Set.of("user", "url", "model", "key", "in", "out");
 
+    /** A command line of the server's own commands. */
     public static CommandLine parse(String... args) {
+        return parse(Set.of(), Set.of(), args);
+    }
+
+    /**
+     * A command line that may also name one of {@code toolCommands}, whose options that take a value are
+     * {@code toolOptions} (the launcher's tool commands, {@code io.rkllm.server.tools.ToolCommands}).
+     */
+    public static CommandLine parse(Set<String> toolCommands, Set<String> toolOptions, String... args) {
+        Set<String> commands = new TreeSet<>(COMMANDS);
+        commands.addAll(toolCommands);
         String command = null;
         Path config = null;
         Map<String, String> flags = new LinkedHashMap<>();
@@ -58,11 +66,11 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             if (!arg.startsWith("--")) {
                 if (command == null && arguments.isEmpty() && arg.equals("help")) {
                     help = true;
-                } else if (command == null && arguments.isEmpty() && COMMANDS.contains(arg)) {
+                } else if (command == null && arguments.isEmpty() && commands.contains(arg)) {
                     command = arg;
                 } else if (command == null && arguments.isEmpty() && !arg.startsWith("-")) {
                     throw new ConfigException("unknown command '" + arg + "' (commands: " + String.join(", ",
-                            new TreeSet<>(COMMANDS)) + ", help; see --help)");
+                            commands) + ", help; see --help)");
                 } else {
                     arguments.add(arg);
                 }
@@ -84,7 +92,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
                 } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
                     value = args[++i];
                 } else if (SHORTCUTS.containsKey(name) || name.equals("config") || name.contains(".")
-                        || COMMAND_OPTIONS.contains(name)) {
+                        || COMMAND_OPTIONS.contains(name) || toolOptions.contains(name)) {
                     throw new ConfigException("--" + name + " needs a value");
                 } else {
                     throw new ConfigException("--" + name + ": unknown option (see --help)");

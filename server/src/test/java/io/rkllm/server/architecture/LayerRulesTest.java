@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
  * The architecture, as rules the build enforces. Read top to bottom, this is the map of the server:
  *
  * <pre>
- *  launcher (io.rkllm.server: Main)   tools (doctor, fuzz, soak, bench, cds-archive)
- *        \                              /
+ *  launcher (io.rkllm.server: Main)   tools (doctor, launch, pull; the ToolCommand interface through which Main
+ *        \                              /  finds the tools module's commands: bench, fuzz, soak, cds-archive)
+ *        \                             /    harness (a server on the simulated runtime, raw HTTP: for the tools
+ *         \                           /      module and the tests; no serving code uses it)
  *         app: ServerApp wires what serves (backends, engine, pipeline, HTTP, metrics); the app chooses
  *              which backends there are, the registry which one runs a model (by its file)
  *                          |                                        \
@@ -37,7 +39,9 @@ import org.junit.jupiter.api.Test;
  * (discovery and the catalogue: plain records), {@code config}, {@code metrics}, {@code logging}, and
  * {@code download} (the Hub client, transfers, the models directory as pulls write it), which the {@code pull}
  * command, the app and the HTTP routes call and which knows nothing of them; {@code text} (scanning text that holds
- * string literals), which serving code of every layer may use and which uses nothing of the project.
+ * string literals), which serving code of every layer may use and which uses nothing of the project. The tools
+ * module (io.rkllm.tools: the benches, fuzz, soak, cds-archive) depends on the server and is not part of it: its
+ * own rules are in tools/src/test (ToolsRulesTest).
  */
 class LayerRulesTest {
     private static JavaClasses classes;
@@ -58,6 +62,7 @@ class LayerRulesTest {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Launcher").definedBy("io.rkllm.server")
                 .layer("Tools").definedBy("io.rkllm.server.tools..")
+                .layer("Harness").definedBy("io.rkllm.server.harness..")
                 .layer("App").definedBy("io.rkllm.server.app..")
                 .layer("Http").definedBy("io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.security..")
@@ -71,7 +76,9 @@ class LayerRulesTest {
                 .layer("Binding").definedBy("io.rkllm.ffm..", "io.rkllm.llama..")
                 .whereLayer("Launcher").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Tools").mayOnlyBeAccessedByLayers("Launcher")
-                .whereLayer("App").mayOnlyBeAccessedByLayers("Launcher", "Tools")
+                // the tools module's commands and the tests drive a server through it; nothing of the server does
+                .whereLayer("Harness").mayNotBeAccessedByAnyLayer()
+                .whereLayer("App").mayOnlyBeAccessedByLayers("Launcher", "Tools", "Harness")
                 .whereLayer("Http").mayOnlyBeAccessedByLayers("App")
                 .whereLayer("Metrics").mayOnlyBeAccessedByLayers("Http", "App")
                 // the launcher's and the tools' commands may read serving decisions (`models` shows them)
@@ -79,10 +86,11 @@ class LayerRulesTest {
                 .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App")
                 // what backends implement and providers open: the launcher and the tools open engines through it
                 .whereLayer("EngineContract").mayOnlyBeAccessedByLayers("Engine", "Pipeline", "Metrics", "App",
-                        "Backend", "Tools", "Launcher")
+                        "Backend", "Tools", "Harness", "Launcher")
                 // the app wiring chooses the backends: nothing that serves requests names one
                 .whereLayer("Backend").mayOnlyBeAccessedByLayers("App", "Tools", "Launcher")
-                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Launcher", "Config")
+                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Harness", "Launcher",
+                        "Config")
                 // downloads are called by the pull command, the app and the HTTP routes; no engine learns of them
                 .whereLayer("Download").mayOnlyBeAccessedByLayers("Http", "App", "Tools", "Launcher")
                 .check(classes);
@@ -160,9 +168,20 @@ class LayerRulesTest {
     }
 
     @Test
-    void servingCodeNeverUsesTheTools() {
+    void servingCodeNeverUsesTheToolsNorTheHarness() {
         noClasses().that().resideOutsideOfPackages("io.rkllm.server", "io.rkllm.server.tools..")
                 .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.tools..")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackage("io.rkllm.server.harness..")
+                .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.harness..")
+                .check(classes);
+    }
+
+    @Test
+    void theBenchesFuzzSoakAndArchiveTrainingAreNotInTheServer() {
+        // they are the tools module's (rkllm-server-tools.jar), which the server knows only as ToolCommands
+        noClasses().should().resideInAnyPackage("io.rkllm.tools..", "io.rkllm.server.tools.bench..",
+                        "io.rkllm.server.tools.reliability..", "io.rkllm.server.tools.archive..")
                 .check(classes);
     }
 

@@ -12,9 +12,10 @@ import java.util.regex.Pattern;
 
 /**
  * The server as a child process (tests that need a real process: signals, the process's own stdout),
- * started from a class path with {@code --simulate} in a working directory, its console in a file.
+ * started from a class path with {@code --simulate} in a working directory, its console in a file. Public for the
+ * tools module's tests.
  */
-record ChildServer(Process process, Path console) {
+public record ChildServer(Process process, Path console) {
     /**
      * A child server lives for a test's few requests: the client compiler alone (as the test JVMs run) saves the
      * CPU that C2's compilations would take from the other test forks and never pay back.
@@ -22,13 +23,13 @@ record ChildServer(Process process, Path console) {
     static final String CLIENT_COMPILER = "-XX:TieredStopAtLevel=1";
 
     /** Starts {@code io.rkllm.server.Main --simulate args} from {@code classPath}, with {@code HOME} and the working directory in {@code dir}. */
-    static ChildServer start(Path dir, String classPath, Map<String, String> environment, String... args)
+    public static ChildServer start(Path dir, String classPath, Map<String, String> environment, String... args)
             throws IOException {
         return start(dir, classPath, environment, List.of(), args);
     }
 
     /** The same with more JVM options. */
-    static ChildServer start(Path dir, String classPath, Map<String, String> environment, List<String> jvmOptions,
+    public static ChildServer start(Path dir, String classPath, Map<String, String> environment, List<String> jvmOptions,
                              String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xshare:auto", CLIENT_COMPILER));
@@ -39,7 +40,7 @@ record ChildServer(Process process, Path console) {
     }
 
     /** Starts {@code io.rkllm.server.Main --port 0 args}: the real runtimes, whichever this machine has. */
-    static ChildServer startUnsimulated(Path dir, String classPath, Map<String, String> environment, String... args)
+    public static ChildServer startUnsimulated(Path dir, String classPath, Map<String, String> environment, String... args)
             throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", CLIENT_COMPILER, "-cp", classPath,
@@ -59,12 +60,12 @@ record ChildServer(Process process, Path console) {
     }
 
     /** The port from the server's "listening on" line, once it is written. */
-    int awaitPort() throws IOException, InterruptedException {
+    public int awaitPort() throws IOException, InterruptedException {
         return Integer.parseInt(await(Pattern.compile("(?m)^listening on [^ ]+:(\\d+)$")).group(1));
     }
 
     /** Polls the console until {@code pattern} matches (60 s at most); the server failing to get there is an AssertionError. */
-    Matcher await(Pattern pattern) throws IOException, InterruptedException {
+    public Matcher await(Pattern pattern) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             Matcher m = pattern.matcher(Files.exists(console) ? Files.readString(console) : "");
@@ -76,7 +77,7 @@ record ChildServer(Process process, Path console) {
         throw new AssertionError("no " + pattern + " in the console:\n" + Files.readString(console));
     }
 
-    void destroyIfAlive() {
+    public void destroyIfAlive() {
         if (process.isAlive()) {
             process.destroyForcibly();
         }

@@ -10,12 +10,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The repository checkout (the server module runs its tests in server/) and running its scripts. */
-final class Repo {
+/**
+ * The repository checkout (a module runs its tests in its own folder) and running its scripts; public for the
+ * tools module's tests, which use the server's test fixtures.
+ */
+public final class Repo {
     private Repo() {
     }
 
-    static Path root() {
+    public static Path root() {
         Path here = Path.of("").toAbsolutePath();
         for (Path p = here; p != null; p = p.getParent()) {
             if (Files.isDirectory(p.resolve("packaging")) && Files.isRegularFile(p.resolve("mvnw"))) {
@@ -25,15 +28,15 @@ final class Repo {
         throw new IllegalStateException("no repository root above " + here);
     }
 
-    static Path file(String relative) {
+    public static Path file(String relative) {
         return root().resolve(relative);
     }
 
     /** Output (stdout and stderr together) and exit code of a command. */
-    record Result(int code, String output) {
+    public record Result(int code, String output) {
     }
 
-    static Result run(List<String> command, Map<String, String> environment) {
+    public static Result run(List<String> command, Map<String, String> environment) {
         try {
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).directory(root().toFile());
             pb.environment().putAll(environment);
@@ -53,11 +56,11 @@ final class Repo {
         }
     }
 
-    static Result run(String... command) {
+    public static Result run(String... command) {
         return run(List.of(command), Map.of());
     }
 
-    static boolean onPath(String program) {
+    public static boolean onPath(String program) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
                 return true;
@@ -66,7 +69,7 @@ final class Repo {
         return false;
     }
 
-    static List<String> lines(Path file) {
+    public static List<String> lines(Path file) {
         try {
             return new ArrayList<>(Files.readAllLines(file));
         } catch (IOException e) {

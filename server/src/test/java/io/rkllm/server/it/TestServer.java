@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.ffm.Abi;
 import io.rkllm.server.app.ServerApp;
-import io.rkllm.server.tools.reliability.LocalServer;
+import io.rkllm.server.harness.LocalServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

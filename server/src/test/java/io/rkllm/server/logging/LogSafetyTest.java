@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.Layout;
 import ch.qos.logback.core.read.ListAppender;
 import io.rkllm.server.it.TestServer;
-import io.rkllm.server.tools.reliability.RawHttp;
+import io.rkllm.server.harness.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

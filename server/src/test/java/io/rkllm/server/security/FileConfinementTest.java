@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Keeps the server away from files a request could name: no code of the server writes files (but the
- * simulated runtime's unpacking and the fuzz/soak tools, which are not the server, and the download package, which
+ * simulated runtime's unpacking and the harness, which serve no request, and the download package, which
  * writes pulled models only below the models directory, under names it checks), and none uses the
- * runtime's prompt-cache or LoRA files, which would take a path. A new use has to be added here on purpose.
+ * runtime's prompt-cache or LoRA files, which would take a path. A new use has to be added here on purpose. The
+ * tools module (benches, fuzz, soak: the user's commands, not the server) is not checked.
  */
 class FileConfinementTest {
     private static final Pattern WRITES = Pattern.compile("Files\\.(write|writeString|newOutputStream|newBufferedWriter"
@@ -25,19 +26,16 @@ class FileConfinementTest {
     private static final Pattern RUNTIME_FILES = Pattern.compile("loadPromptCache|releasePromptCache|withSavePromptCache"
             + "|loadLora|LoraAdapter|withLora");
     /**
-     * Sources allowed to write: --simulate's unpacking, the fuzz and soak tools' temporary model files, and the
-     * launch command's agent configuration in its temporary directory, and the llama bench's and the GGUF
-     * conversation benches' generated models (in a temporary directory, deleted afterwards) and the --json report:
-     * commands of the user's, not the server; and the download package (pull, and Ollama's /api/pull and
+     * Sources allowed to write: --simulate's unpacking, the harness's simulated model files (fuzz, soak, the tests),
+     * and the launch command's agent configuration in its temporary directory: commands of the user's, not the
+     * server; and the download package (pull, and Ollama's /api/pull and
      * /api/delete): the models directory only, the names of what it writes checked (ModelName,
      * ModelsDirectory.folder), nothing outside it deleted.
      */
     private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/app/Simulation.java",
-            "io/rkllm/server/tools/reliability/LocalServer.java",
-            "io/rkllm/server/tools/reliability/ReliabilityCommands.java",
+            "io/rkllm/server/harness/LocalServer.java",
             "io/rkllm/server/tools/launch/LaunchCommand.java", "io/rkllm/server/tools/launch/CodexCli.java",
-            "io/rkllm/server/tools/launch/ContinueCli.java", "io/rkllm/server/tools/bench/LlamaBenchCommand.java",
-            "io/rkllm/server/tools/bench/GgufBenchServer.java",
+            "io/rkllm/server/tools/launch/ContinueCli.java",
             "io/rkllm/server/download/ModelsDirectory.java", "io/rkllm/server/download/Receipt.java",
             "io/rkllm/server/download/Transfer.java");
 

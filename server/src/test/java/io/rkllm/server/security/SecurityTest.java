@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.it.TestServer;
-import io.rkllm.server.tools.reliability.RawHttp;
+import io.rkllm.server.harness.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,0 +1,244 @@
+package io.rkllm.tools.bench;
+
+import io.rkllm.server.app.ServerApp;
+import io.rkllm.server.app.Simulation;
+import io.rkllm.server.config.CommandLine;
+import io.rkllm.server.config.ConfigException;
+import io.rkllm.server.config.ConfigLoader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@code bench} command: replays a workload against a server and prints the figures as Markdown. */
+public final class BenchCommand {
+    private static final int OK = 0;
+    private static final int FAILED = 1;
+
+    private final Map<String, String> environment;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    public BenchCommand(Map<String, String> environment, PrintStream out, PrintStream err) {
+        this.environment = environment;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * {@code bench conversations [--url URL] [--model ID] [config flags]}: replays an Open WebUI
+     * session; {@code bench long-chat [--url URL] [--model ID] [--turns N] [config flags]}: one chat that
+     * outgrows the context; both with {@code --gguf FILE|tiny} against a GGUF model served by llama.cpp here;
+     * {@code bench images [--url URL] [--model ID] [config flags]}: an Open WebUI picture chat,
+     * without --url once per picture cache policy (resend, incremental, and no embedding cache);
+     * {@code bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N]
+     * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
+     * server started here on the simulated runtime. {@code bench llama [--gguf FILE] [options] [config flags]}: a GGUF
+     * model's speed through a server started here against llama.cpp's library alone ({@link LlamaBenchCommand}).
+     */
+    public int run(CommandLine line, ConfigLoader loader) {
+        String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
+        if (kind.equals("images")) {
+            return images(line, loader);
+        }
+        if (kind.equals("llama")) {
+            return new LlamaBenchCommand(environment, out, err).run(line, loader);
+        }
+        if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
+            throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID] [--gguf FILE"
+                    + "|tiny], bench long-chat [--url URL] [--model ID] [--turns N] [--gguf FILE|tiny],"
+                    + " bench images [--url URL] [--model ID],"
+                    + " bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N],"
+                    + " or bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE]");
+        }
+        boolean longChat = kind.equals("long-chat");
+        boolean embeddings = kind.equals("embeddings");
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        String url = options.remove("url");
+        String model = options.getOrDefault("model", longChat ? "qwen2.5-0.5b-sim"
+                : embeddings ? "qwen3-embedding-0.6b-sim" : "qwen3-1.7b-sim");
+        options.remove("model");
+        int turns = longChat ? turns(options.remove("turns")) : 0;
+        String chatModel = embeddings ? options.getOrDefault("chat-model", "qwen3-1.7b-sim") : null;
+        options.remove("chat-model");
+        int chunks = embeddings ? count(options.remove("chunks"), 200, "--chunks") : 0;
+        int chunkChars = embeddings ? count(options.remove("chunk-chars"), 1000, "--chunk-chars") : 0;
+        String gguf = embeddings ? null : options.remove("gguf");
+        if (gguf != null && url != null) {
+            throw new ConfigException("--gguf starts a server here: it cannot be given with --url");
+        }
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        if (gguf != null) {
+            return gguf(gguf, longChat, turns, line, loader);
+        }
+        ServerApp app = null;
+        Simulation simulation = null;
+        try {
+            if (url == null) {
+                Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
+                flags.put("runtime.simulate", "true");
+                flags.putIfAbsent("server.port", "0");
+                flags.putIfAbsent("logging.access_log", "false");
+                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
+                simulation = Simulation.inTempDirectory();
+                app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
+                url = "http://127.0.0.1:" + app.port();
+                out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
+            }
+            if (embeddings) {
+                var bench = new EmbeddingBench(URI.create(url), model, chatModel, chunks, chunkChars, out);
+                var result = bench.run();
+                out.println();
+                out.println(EmbeddingBench.markdown(chunks + " chunks of " + chunkChars + " characters, " + model
+                        + " and " + chatModel + " " + line.configFlags(), result));
+                return result.failed() == 0 ? OK : FAILED;
+            }
+            if (longChat) {
+                var result = new LongChatBench(URI.create(url), model, out).run(
+                        LongChatScript.generate(turns, LongChatScript.SEED));
+                out.println();
+                out.println(LongChatBench.markdown(model + ", " + turns + " turns, " + line.configFlags(), result));
+            } else {
+                var result = new ConversationBench(URI.create(url), model, out).run();
+                out.println();
+                out.println(ConversationBench.markdown("cache " + line.configFlags(), result));
+            }
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        } finally {
+            if (app != null) {
+                app.stop(Duration.ofSeconds(5));
+            }
+            if (simulation != null) {
+                simulation.close();
+            }
+        }
+    }
+
+    /**
+     * The conversation benches against a GGUF model served by llama.cpp in a server started here (a file, or
+     * {@code tiny}: {@link GgufBenchServer}). Its answers do not follow the script's directives: each is limited by
+     * {@code max_tokens} instead (long-chat: the length the script asks for; conversations: {@value #GGUF_ANSWER}).
+     */
+    private int gguf(String gguf, boolean longChat, int turns, CommandLine line, ConfigLoader loader) {
+        try (GgufBenchServer server = GgufBenchServer.start(gguf, loader, environment, line.configFlags())) {
+            out.println("bench: server at " + server.url() + " with " + server.description() + " "
+                    + line.configFlags());
+            URI url = URI.create(server.url());
+            if (longChat) {
+                var result = new LongChatBench(url, server.model(), out, true).run(
+                        LongChatScript.generate(turns, LongChatScript.SEED));
+                out.println();
+                out.println(LongChatBench.markdown(server.model() + ", " + turns + " turns, " + line.configFlags(),
+                        result));
+            } else {
+                var result = new ConversationBench(url, server.model(), out, java.util.OptionalInt.of(GGUF_ANSWER))
+                        .run();
+                out.println();
+                out.println(ConversationBench.markdown(server.model() + " " + line.configFlags(), result));
+            }
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        }
+    }
+
+    /** The answers' limit of {@code bench conversations --gguf}: about what the simulated model answers. */
+    static final int GGUF_ANSWER = 64;
+
+    private static int count(String value, int otherwise, String option) {
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 2) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(option + ": expected a whole number of at least 2, got '" + value + "'");
+    }
+
+    private int images(CommandLine line, ConfigLoader loader) {
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        String url = options.remove("url");
+        String model = options.getOrDefault("model", "qwen3-vl-2b-sim");
+        options.remove("model");
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
+        }
+        try {
+            if (url != null) {
+                List<ImageBench.Turn> turns = new ImageBench(URI.create(url), model, out).run(196);
+                out.println();
+                out.println(ImageBench.markdown(url, turns));
+                return OK;
+            }
+            Map<String, Map<String, String>> policies = new LinkedHashMap<>();
+            policies.put("vision.cache_policy=resend (default)", Map.of("vision.cache_policy", "resend"));
+            policies.put("vision.cache_policy=incremental", Map.of("vision.cache_policy", "incremental"));
+            policies.put("vision.cache_mb=0 (no embedding cache)", Map.of("vision.cache_mb", "0"));
+            StringBuilder tables = new StringBuilder();
+            for (var policy : policies.entrySet()) {
+                Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
+                flags.putAll(policy.getValue());
+                flags.put("runtime.simulate", "true");
+                flags.putIfAbsent("server.port", "0");
+                flags.putIfAbsent("logging.access_log", "false");
+                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
+                try (Simulation simulation = Simulation.inTempDirectory()) {
+                    ServerApp app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
+                    try {
+                        out.println("bench: " + policy.getKey());
+                        List<ImageBench.Turn> turns = new ImageBench(URI.create("http://127.0.0.1:" + app.port()),
+                                model, out).run(196);
+                        tables.append(ImageBench.markdown(policy.getKey(), turns)).append('\n');
+                    } finally {
+                        app.stop(Duration.ofSeconds(5));
+                    }
+                }
+            }
+            out.println();
+            out.print(tables);
+            return OK;
+        } catch (IOException e) {
+            err.println("rkllm-server bench: " + e.getMessage());
+            return FAILED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FAILED;
+        }
+    }
+
+    private static int turns(String value) {
+        if (value == null) {
+            return 40;
+        }
+        try {
+            int turns = Integer.parseInt(value);
+            if (turns >= 1 && turns <= 1000) {
+                return turns;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("--turns: a number from 1 to 1000, got '" + value + "'");
+    }
+}
