@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,25 +47,21 @@ class SharedCacheTest {
         return AnswerReuseTest.prompt(List.of(ChatPrompt.Message.of("user", question)), Optional.empty());
     }
 
-    /** Runs a prompt to {@code tokens}; {@code atToken} runs on the caller's thread when that many have come. */
-    GenerationEnd.Finished run(ChatPrompt prompt, int tokens, int atToken, Runnable then) {
-        GenerationEnd end = model.generate(prompt, tokens, (text, n) -> {
-            if (n == atToken) {
-                then.run();
-            }
-        }, new Cancellation());
+    /** Runs a prompt to {@code tokens}. */
+    GenerationEnd.Finished run(ChatPrompt prompt, int tokens) {
+        GenerationEnd end = model.generate(prompt, tokens, (text, n) -> { }, new Cancellation());
         assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
         return (GenerationEnd.Finished) end;
     }
 
     @Test
     void anIdleConversationGivesItsCellsUpToANewOne() {
-        GenerationEnd.Finished first = run(prompt("Hi."), 200, -1, () -> { });
+        GenerationEnd.Finished first = run(prompt("Hi."), 200);
         assertThat(first.stats().generateTokens()).isEqualTo(200);
         int held = model.loop().slots().get(0).length();
         assertThat(held + first.stats().prefillTokens()).isGreaterThan(CONTEXT / 2);
 
-        GenerationEnd.Finished second = run(prompt(LONG_QUESTION), 100, -1, () -> { });
+        GenerationEnd.Finished second = run(prompt(LONG_QUESTION), 100);
         assertThat(second.stats().prefillTokens() + 100).as("the second needs more than the rest of the cache")
                 .isGreaterThan(CONTEXT - held);
         assertThat(second.reason()).isEqualTo(StopReason.LENGTH);
@@ -75,9 +72,24 @@ class SharedCacheTest {
     @Test
     void aPromptWithoutRoomWaitsForTheAnswerUnderWayToEnd() throws Exception {
         CompletableFuture<GenerationEnd.Finished> second = new CompletableFuture<>();
-        // the second chat arrives when the first holds about 170 cells: its 100-token prompt does not fit beside them
-        GenerationEnd.Finished first = run(prompt("Hi."), 200, 150, () -> Thread.ofPlatform().start(
-                () -> second.complete(run(prompt(LONG_QUESTION), 100, -1, () -> { }))));
+        // the second chat arrives when the first holds about 170 cells: its 100-token prompt does not fit beside them.
+        // The loop's own thread counts its steps and, at the 160th, holds the loop until the second has been
+        // submitted: the first answer cannot end before it (as it could, on a loaded machine, if the test's thread
+        // sent the second when it had read 150 tokens)
+        AtomicInteger steps = new AtomicInteger();
+        Runnable[] watch = new Runnable[1];
+        watch[0] = () -> {
+            if (steps.incrementAndGet() < 160) {
+                model.loop().afterNextStep(watch[0]);
+                return;
+            }
+            Thread.ofPlatform().start(() -> second.complete(run(prompt(LONG_QUESTION), 100)));
+            while (model.loop().pendingCommands() == 0) {
+                Thread.onSpinWait();
+            }
+        };
+        model.loop().afterNextStep(watch[0]);
+        GenerationEnd.Finished first = run(prompt("Hi."), 200);
         GenerationEnd.Finished waited = second.get();
         assertThat(first.stats().generateTokens()).as("the first answer was not cut short").isEqualTo(200);
         assertThat(waited.stats().generateTokens()).isEqualTo(100);
