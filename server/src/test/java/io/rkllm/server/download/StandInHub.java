@@ -5,6 +5,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -27,7 +29,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * A small Hugging Face Hub on loopback, for tests and the pull bench: the read endpoints a client needs, with the
@@ -40,7 +41,8 @@ import java.util.function.Supplier;
  *   <li>{@code GET|HEAD /OWNER/REPO/resolve/REV/FILE}: an LFS file is a 302 to the storage (a second server, another
  *       origin) with {@code X-Linked-Etag}, {@code X-Linked-Size} and {@code X-Repo-Commit}; a small file is answered
  *       directly, its {@code ETag} the Git blob id;</li>
- *   <li>the storage answers {@code GET /blobs/SHA256} with {@code Range: bytes=N-} as a 206;</li>
+ *   <li>the storage answers {@code GET /blobs/SHA256} with {@code Range: bytes=N-} as a 206, a file on disk sent
+ *       with {@code sendfile} ({@link StandInStorage});</li>
  *   <li>errors as the Hub gives them: {@code X-Error-Code} {@code RepoNotFound} (401 without a token, as the Hub
  *       hides private repositories, 404 with one), {@code GatedRepo} (401), {@code EntryNotFound} (404).</li>
  * </ul>
@@ -52,7 +54,27 @@ public final class StandInHub implements AutoCloseable {
     public record Seen(String server, String method, String path, Optional<String> range, Optional<String> authorization) {
     }
 
-    private record Blob(long size, String sha256, String gitSha1, boolean lfs, Supplier<InputStream> bytes) {
+    /** A file's bytes: in memory (the tests') or on disk (the bench's gigabyte). */
+    private record Blob(long size, String sha256, String gitSha1, boolean lfs, byte[] memory, Path file) {
+        byte at(long offset) throws IOException {
+            if (memory != null) {
+                return memory[(int) offset];
+            }
+            try (FileChannel f = StandInStorage.open(file)) {
+                ByteBuffer one = ByteBuffer.allocate(1);
+                f.read(one, offset);
+                return one.get(0);
+            }
+        }
+    }
+
+    /** Where a body's bytes go: the Hub's own answer (a small file) or the storage's socket. */
+    private interface Sink {
+        void send(Blob blob, long from, long count) throws IOException;
+
+        void send(byte[] bytes) throws IOException;
+
+        void flush() throws IOException;
     }
 
     private static final class Repo {
@@ -66,7 +88,7 @@ public final class StandInHub implements AutoCloseable {
     }
 
     private final HttpServer hub;
-    private final HttpServer storage;
+    private final StandInStorage storage;
     private final Map<String, Repo> repos = new ConcurrentHashMap<>();
     private final Map<String, Blob> blobs = new ConcurrentHashMap<>();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
@@ -84,13 +106,10 @@ public final class StandInHub implements AutoCloseable {
     private StandInHub() throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         hub = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
-        storage = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
         hub.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        storage.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         hub.createContext("/", this::hub);
-        storage.createContext("/", this::storage);
+        storage = new StandInStorage(this::storage);
         hub.start();
-        storage.start();
     }
 
     public static StandInHub start() {
@@ -130,8 +149,7 @@ public final class StandInHub implements AutoCloseable {
         public RepoBuilder file(String path, byte[] bytes) {
             String lower = path.toLowerCase(Locale.ROOT);
             boolean lfs = lower.endsWith(".gguf") || lower.endsWith(".rkllm") || lower.endsWith(".rknn");
-            Blob blob = new Blob(bytes.length, hex("SHA-256", bytes), gitSha1(bytes), lfs,
-                    () -> new java.io.ByteArrayInputStream(bytes));
+            Blob blob = new Blob(bytes.length, hex("SHA-256", bytes), gitSha1(bytes), lfs, bytes.clone(), null);
             repo.files.put(path, blob);
             blobs.put(blob.sha256(), blob);
             return this;
@@ -140,13 +158,7 @@ public final class StandInHub implements AutoCloseable {
         /** A file served from disk (the bench's gigabyte), whose SHA-256 is given. */
         public RepoBuilder file(String path, Path source, String sha256) throws IOException {
             long size = Files.size(source);
-            Blob blob = new Blob(size, sha256, "0".repeat(40), true, () -> {
-                try {
-                    return Files.newInputStream(source);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            Blob blob = new Blob(size, sha256, "0".repeat(40), true, null, source);
             repo.files.put(path, blob);
             blobs.put(sha256, blob);
             return this;
@@ -214,7 +226,7 @@ public final class StandInHub implements AutoCloseable {
     @Override
     public void close() {
         hub.stop(0);
-        storage.stop(0);
+        storage.close();
     }
 
     // ---- the Hub
@@ -313,13 +325,19 @@ public final class StandInHub implements AutoCloseable {
             h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
             h.set("X-Linked-Size", Long.toString(blob.size()));
             h.set("ETag", "\"" + blob.gitSha1() + "\"");
-            h.set("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/blobs/" + blob.sha256()
+            h.set("Location", "http://127.0.0.1:" + storage.port() + "/blobs/" + blob.sha256()
                     + "?X-Amz-Expires=3600&response-content-disposition=attachment");
             x.sendResponseHeaders(302, -1);
             return;
         }
         h.set("ETag", "\"" + blob.gitSha1() + "\"");
-        body(x, blob, 0, blob.size(), false);
+        h.set("Content-Type", "application/octet-stream");
+        if (x.getRequestMethod().equals("HEAD")) {
+            x.sendResponseHeaders(200, -1);
+            return;
+        }
+        x.sendResponseHeaders(200, blob.size());
+        bytes(exchangeSink(x.getResponseBody()), blob, 0);
     }
 
     private void repoNotFound(HttpExchange x) throws IOException {
@@ -335,80 +353,133 @@ public final class StandInHub implements AutoCloseable {
 
     // ---- the storage
 
-    private void storage(HttpExchange x) throws IOException {
-        record(x, "storage");
-        try (x) {
-            String path = x.getRequestURI().getPath();
-            Blob blob = path.startsWith("/blobs/") ? blobs.get(path.substring(7)) : null;
-            if (blob == null) {
-                send(x, 404, "application/xml", "<Error><Code>NoSuchKey</Code></Error>");
+    private void storage(StandInStorage.Request r, StandInStorage.Answer a) throws IOException {
+        seen.add(new Seen("storage", r.method(), r.path(), r.header("Range"), r.header("Authorization")));
+        Blob blob = r.path().startsWith("/blobs/") ? blobs.get(r.path().substring(7)) : null;
+        if (blob == null) {
+            byte[] error = "<Error><Code>NoSuchKey</Code></Error>".getBytes(StandardCharsets.UTF_8);
+            a.start(404, Map.of("Content-Type", "application/xml"), error.length);
+            if (a.wantsBody()) {
+                a.send(error, 0, error.length);
+            }
+            return;
+        }
+        long from = 0;
+        Optional<String> range = r.header("Range");
+        if (range.isPresent() && !ignoreRanges && range.get().startsWith("bytes=") && range.get().endsWith("-")) {
+            from = Long.parseLong(range.get().substring(6, range.get().length() - 1));
+            if (from >= blob.size()) {
+                a.start(416, Map.of("Content-Range", "bytes */" + blob.size()), 0);
                 return;
             }
-            long from = 0;
-            String range = x.getRequestHeaders().getFirst("Range");
-            if (range != null && !ignoreRanges && range.startsWith("bytes=") && range.endsWith("-")) {
-                from = Long.parseLong(range.substring(6, range.length() - 1));
-                if (from >= blob.size()) {
-                    x.getResponseHeaders().set("Content-Range", "bytes */" + blob.size());
-                    x.sendResponseHeaders(416, -1);
-                    return;
-                }
-            }
-            body(x, blob, from, blob.size(), from > 0);
+        }
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Content-Type", "application/octet-stream");
+        h.put("Accept-Ranges", "bytes");
+        if (from > 0) {
+            h.put("Content-Range", "bytes " + from + "-" + (blob.size() - 1) + "/" + blob.size());
+        }
+        a.start(from > 0 ? 206 : 200, h, blob.size() - from);
+        if (a.wantsBody()) {
+            bytes(storageSink(a), blob, from);
         }
     }
 
-    private void body(HttpExchange x, Blob blob, long from, long size, boolean partial) throws IOException {
-        Headers h = x.getResponseHeaders();
-        h.set("Content-Type", "application/octet-stream");
-        h.set("Accept-Ranges", "bytes");
-        if (partial) {
-            h.set("Content-Range", "bytes " + from + "-" + (size - 1) + "/" + size);
-        }
-        if (x.getRequestMethod().equals("HEAD")) {
-            x.sendResponseHeaders(partial ? 206 : 200, -1);
-            return;
-        }
-        x.sendResponseHeaders(partial ? 206 : 200, size - from);
-        long limit = size - from;
+    /**
+     * The blob's bytes from {@code from} to its end, with the faults asked for: a cut (the connection ends before the
+     * announced length), a hold, a changed byte.
+     */
+    private void bytes(Sink out, Blob blob, long from) throws IOException {
+        long end = blob.size();
+        long limit = end;
         if (cuts.get() > 0 && cuts.getAndDecrement() > 0) {
-            limit = Math.min(limit, cutAfter.get());
+            limit = Math.min(limit, from + cutAfter.get());
         }
         Long flip = corrupt.get(blob.sha256());
         long hold = holdAfter.getAndSet(-1);
-        OutputStream out = x.getResponseBody();
-        try (InputStream in = blob.bytes().get()) {
-            in.skipNBytes(from);
-            byte[] buffer = new byte[256 * 1024];
-            long at = from;
-            long sent = 0;
-            while (sent < limit) {
-                int n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - sent));
-                if (n < 0) {
-                    break;
-                }
-                if (flip != null && flip >= at && flip < at + n) {
-                    buffer[(int) (flip - at)] ^= 0x5A;
-                }
-                if (hold >= 0 && sent < hold && sent + n >= hold) {
-                    int first = (int) (hold - sent);
-                    out.write(buffer, 0, first);
-                    out.flush();
-                    holding.countDown();
-                    awaitRelease();
-                    out.write(buffer, first, n - first);
-                } else {
-                    out.write(buffer, 0, n);
-                }
-                at += n;
-                sent += n;
-            }
-            if (sent < size - from) {
-                out.flush();
-                // a cut transfer: the connection ends before the announced length
-                throw new IOException("cut by the stand-in Hub");
-            }
+        long at = from;
+        if (hold >= 0 && from + hold <= limit) {
+            at = piece(out, blob, at, from + hold, flip);
+            out.flush();
+            holding.countDown();
+            awaitRelease();
         }
+        piece(out, blob, at, limit, flip);
+        if (limit < end) {
+            out.flush();
+            throw new IOException("cut by the stand-in Hub");
+        }
+    }
+
+    /** The bytes from {@code at} to {@code to}, the one at {@code flip} changed if it is among them. */
+    private static long piece(Sink out, Blob blob, long at, long to, Long flip) throws IOException {
+        if (flip != null && flip >= at && flip < to) {
+            out.send(blob, at, flip - at);
+            out.send(new byte[] {(byte) (blob.at(flip) ^ 0x5A)});
+            out.send(blob, flip + 1, to - flip - 1);
+        } else {
+            out.send(blob, at, to - at);
+        }
+        return to;
+    }
+
+    private static Sink exchangeSink(OutputStream out) {
+        return new Sink() {
+            @Override
+            public void send(Blob blob, long from, long count) throws IOException {
+                if (blob.memory() != null) {
+                    out.write(blob.memory(), (int) from, (int) count);
+                    return;
+                }
+                try (FileChannel f = StandInStorage.open(blob.file())) {
+                    ByteBuffer buffer = ByteBuffer.allocate(256 * 1024);
+                    for (long at = from; at < from + count; ) {
+                        buffer.clear().limit((int) Math.min(buffer.capacity(), from + count - at));
+                        int n = f.read(buffer, at);
+                        if (n < 0) {
+                            throw new IOException("the file ended at " + at);
+                        }
+                        out.write(buffer.array(), 0, n);
+                        at += n;
+                    }
+                }
+            }
+
+            @Override
+            public void send(byte[] bytes) throws IOException {
+                out.write(bytes);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                out.flush();
+            }
+        };
+    }
+
+    private static Sink storageSink(StandInStorage.Answer a) {
+        return new Sink() {
+            @Override
+            public void send(Blob blob, long from, long count) throws IOException {
+                if (blob.memory() != null) {
+                    a.send(blob.memory(), (int) from, (int) count);
+                    return;
+                }
+                try (FileChannel f = StandInStorage.open(blob.file())) {
+                    a.send(f, from, count);
+                }
+            }
+
+            @Override
+            public void send(byte[] bytes) throws IOException {
+                a.send(bytes, 0, bytes.length);
+            }
+
+            @Override
+            public void flush() {
+                // every write goes straight to the socket
+            }
+        };
     }
 
     private void awaitRelease() throws IOException {
