@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code GET /api/models/OWNER/REPO[?blobs=true]} (and {@code .../revision/REV}): the commit, {@code gated},
  *       the files ({@code siblings}: {@code rfilename}; with {@code blobs=true} also {@code size}, {@code blobId}
  *       and for LFS files {@code lfs: {sha256, size, pointerSize}});</li>
+ *   <li>{@code GET /api/models/OWNER/REPO/tree/REV[/PATH][?recursive=true]}: the files and folders, in pages linked
+ *       by a {@code Link} header ({@link StandInTree}); {@code GET /api/models/OWNER/REPO/refs}: the branches and
+ *       their commits (what llama.cpp asks before the tree);</li>
+ *   <li>{@code GET /v2/OWNER/REPO/manifests/TAG}: the GGUF file a tag stands for, as llama.cpp or Ollama ask it, and
+ *       {@code /v2/OWNER/REPO/blobs/sha256:HEX} ({@link StandInManifests});</li>
  *   <li>{@code GET|HEAD /OWNER/REPO/resolve/REV/FILE}: an LFS file is a 302 to the storage (a second server, another
  *       origin) with {@code X-Linked-Etag}, {@code X-Linked-Size} and {@code X-Repo-Commit}; a small file is answered
  *       directly, its {@code ETag} the Git blob id;</li>
@@ -55,7 +60,7 @@ public final class StandInHub implements AutoCloseable {
     }
 
     /** A file's bytes: in memory (the tests') or on disk (the bench's gigabyte). */
-    private record Blob(long size, String sha256, String gitSha1, boolean lfs, byte[] memory, Path file) {
+    record Blob(long size, String sha256, String gitSha1, boolean lfs, byte[] memory, Path file) {
         byte at(long offset) throws IOException {
             if (memory != null) {
                 return memory[(int) offset];
@@ -77,7 +82,7 @@ public final class StandInHub implements AutoCloseable {
         void flush() throws IOException;
     }
 
-    private static final class Repo {
+    static final class Repo {
         final String sha;
         final Map<String, Blob> files = new LinkedHashMap<>();
         boolean gated;
@@ -102,6 +107,7 @@ public final class StandInHub implements AutoCloseable {
     private volatile boolean ignoreRanges;
     private volatile String token = "hf_standin_token_0123456789abcdefghijklmnopq";
     private final AtomicInteger commits = new AtomicInteger();
+    private volatile int treePageSize = 1000;
 
     private StandInHub() throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
@@ -208,6 +214,11 @@ public final class StandInHub implements AutoCloseable {
         listingFault = fault;
     }
 
+    /** The tree listing gives at most {@code entries} entries a page (the Hub's pages are of 1000). */
+    public void treePageSize(int entries) {
+        treePageSize = entries;
+    }
+
     /** The storage answers every request whole, ignoring {@code Range}. */
     public void ignoreRanges() {
         ignoreRanges = true;
@@ -238,6 +249,8 @@ public final class StandInHub implements AutoCloseable {
             String query = Optional.ofNullable(x.getRequestURI().getRawQuery()).orElse("");
             if (path.startsWith("/api/models/")) {
                 api(x, path.substring("/api/models/".length()), query);
+            } else if (path.startsWith("/v2/")) {
+                registry(x, path.substring("/v2/".length()));
             } else {
                 resolve(x, path.substring(1));
             }
@@ -254,6 +267,15 @@ public final class StandInHub implements AutoCloseable {
         Repo repo = repos.get(name);
         if (repo == null) {
             repoNotFound(x);
+            return;
+        }
+        if (parts.length > 2 && parts[2].equals("refs")) {
+            send(x, 200, "application/json; charset=utf-8", "{\"branches\":[{\"name\":\"main\",\"ref\":"
+                    + "\"refs/heads/main\",\"targetCommit\":\"" + repo.sha + "\"}],\"converts\":[],\"tags\":[]}");
+            return;
+        }
+        if (parts.length > 3 && parts[2].equals("tree")) {
+            tree(x, name, repo, parts[3], query);
             return;
         }
         if (!listingFault.isEmpty()) {
@@ -288,6 +310,96 @@ public final class StandInHub implements AutoCloseable {
         send(x, 200, "application/json; charset=utf-8", json.toString());
     }
 
+    /** {@code tree/REV[/PATH]}: {@link StandInTree}. */
+    private void tree(HttpExchange x, String name, Repo repo, String revAndPath, String query) throws IOException {
+        int slash = revAndPath.indexOf('/');
+        String rev = slash < 0 ? revAndPath : revAndPath.substring(0, slash);
+        String folder = slash < 0 ? "" : revAndPath.substring(slash + 1).replaceAll("/+$", "");
+        if (!rev.equals("main") && !rev.equals(repo.sha)) {
+            x.getResponseHeaders().set("X-Error-Code", "RevisionNotFound");
+            send(x, 404, "application/json", "{\"error\":\"Invalid rev id: " + rev + "\"}");
+            return;
+        }
+        if (!StandInTree.exists(repo.files, folder)) {
+            x.getResponseHeaders().set("X-Error-Code", "EntryNotFound");
+            send(x, 404, "application/json", "{\"error\":" + quote(folder + " does not exist on \"" + rev + "\"") + "}");
+            return;
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        for (String p : query.split("&")) {
+            int eq = p.indexOf('=');
+            if (eq > 0) {
+                params.put(p.substring(0, eq), URLDecoder.decode(p.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        int from;
+        try {
+            from = Integer.parseInt(params.getOrDefault("cursor", "0"));
+        } catch (NumberFormatException e) {
+            send(x, 400, "application/json", "{\"error\":\"Invalid cursor\"}");
+            return;
+        }
+        // huggingface_hub sends recursive=True (a Python bool), llama.cpp recursive=true
+        boolean recursive = params.getOrDefault("recursive", "false").equalsIgnoreCase("true");
+        String base = endpoint() + "/api/models/" + name + "/tree/" + rev + (folder.isEmpty() ? "" : "/" + folder);
+        StandInTree.Page page = StandInTree.page(repo.files, base, folder, recursive, from, treePageSize);
+        page.next().ifPresent(next -> x.getResponseHeaders().set("Link", "<" + next + ">; rel=\"next\""));
+        send(x, 200, "application/json; charset=utf-8", page.json());
+    }
+
+    /** {@code OWNER/REPO/manifests/TAG} and {@code OWNER/REPO/blobs/sha256:HEX}: {@link StandInManifests}. */
+    private void registry(HttpExchange x, String rest) throws IOException {
+        String[] parts = rest.split("/", 4);
+        if (parts.length < 4 || !(parts[2].equals("manifests") || parts[2].equals("blobs"))) {
+            send(x, 404, "application/json", "{\"error\":\"Not Found\"}");
+            return;
+        }
+        Repo repo = repos.get(parts[0] + "/" + parts[1]);
+        if (repo == null) {
+            repoNotFound(x);
+            return;
+        }
+        if (repo.gated && !authorised(x)) {
+            gatedRefusal(x, parts[0] + "/" + parts[1]);
+            return;
+        }
+        if (parts[2].equals("blobs")) {
+            String hex = parts[3].replaceFirst("^sha256:", "");
+            Optional<Blob> blob = repo.files.values().stream().filter(b -> b.sha256().equals(hex)).findFirst();
+            if (blob.isPresent()) {
+                redirect(x, repo, blob.get());
+                return;
+            }
+            for (String tag : List.of("latest", "Q4_K_M", "Q8_0")) {
+                Optional<StandInManifests.Choice> c = StandInManifests.choose(repo.files, tag);
+                if (c.isPresent() && hex("SHA-256", StandInManifests.config(c.get()).getBytes(StandardCharsets.UTF_8))
+                        .equals(hex)) {
+                    send(x, 200, "application/octet-stream", StandInManifests.config(c.get()));
+                    return;
+                }
+            }
+            send(x, 404, "application/json", "{\"errors\":[{\"code\":\"BLOB_UNKNOWN\",\"message\":\"blob unknown\"}]}");
+            return;
+        }
+        if (repo.files.keySet().stream().noneMatch(p -> p.toLowerCase(Locale.ROOT).endsWith(".gguf"))) {
+            send(x, 400, "application/json", "{\"error\":\"Repository is not GGUF or is not compatible with llama.cpp\"}");
+            return;
+        }
+        Optional<StandInManifests.Choice> choice = StandInManifests.choose(repo.files, parts[3]);
+        if (choice.isEmpty()) {
+            send(x, 400, "application/json", "{\"error\":\"The specified tag is not a valid quantization scheme."
+                    + " Please use another tag or \\\"latest\\\"\"}");
+            return;
+        }
+        String agent = Optional.ofNullable(x.getRequestHeaders().getFirst("User-Agent")).orElse("");
+        if (agent.startsWith("llama-cpp")) {
+            send(x, 200, "application/json; charset=utf-8", StandInManifests.llamaCpp(repo.files, choice.get()));
+        } else {
+            send(x, 200, "application/vnd.docker.distribution.manifest.v2+json",
+                    StandInManifests.ollama(repo.files, choice.get()));
+        }
+    }
+
     private void resolve(HttpExchange x, String rest) throws IOException {
         // OWNER/REPO/resolve/REV/FILE
         String[] parts = rest.split("/", 5);
@@ -306,10 +418,7 @@ public final class StandInHub implements AutoCloseable {
             return;
         }
         if (repo.gated && !authorised(x)) {
-            x.getResponseHeaders().set("X-Error-Code", "GatedRepo");
-            x.getResponseHeaders().set("X-Error-Message", "Access to model " + parts[0] + "/" + parts[1]
-                    + " is restricted. You must have access to it and be authenticated to access it. Please log in.");
-            send(x, 401, "application/json", "{\"error\":\"Access to model is restricted\"}");
+            gatedRefusal(x, parts[0] + "/" + parts[1]);
             return;
         }
         Blob blob = repo.files.get(parts[4]);
@@ -320,16 +429,11 @@ public final class StandInHub implements AutoCloseable {
             return;
         }
         Headers h = x.getResponseHeaders();
-        h.set("X-Repo-Commit", repo.sha);
         if (blob.lfs()) {
-            h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
-            h.set("X-Linked-Size", Long.toString(blob.size()));
-            h.set("ETag", "\"" + blob.gitSha1() + "\"");
-            h.set("Location", "http://127.0.0.1:" + storage.port() + "/blobs/" + blob.sha256()
-                    + "?X-Amz-Expires=3600&response-content-disposition=attachment");
-            x.sendResponseHeaders(302, -1);
+            redirect(x, repo, blob);
             return;
         }
+        h.set("X-Repo-Commit", repo.sha);
         h.set("ETag", "\"" + blob.gitSha1() + "\"");
         h.set("Content-Type", "application/octet-stream");
         if (x.getRequestMethod().equals("HEAD")) {
@@ -338,6 +442,25 @@ public final class StandInHub implements AutoCloseable {
         }
         x.sendResponseHeaders(200, blob.size());
         bytes(exchangeSink(x.getResponseBody()), blob, 0);
+    }
+
+    /** An LFS file's answer: a 302 to the storage, with what the file will be. */
+    private void redirect(HttpExchange x, Repo repo, Blob blob) throws IOException {
+        Headers h = x.getResponseHeaders();
+        h.set("X-Repo-Commit", repo.sha);
+        h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
+        h.set("X-Linked-Size", Long.toString(blob.size()));
+        h.set("ETag", "\"" + blob.gitSha1() + "\"");
+        h.set("Location", "http://127.0.0.1:" + storage.port() + "/blobs/" + blob.sha256()
+                + "?X-Amz-Expires=3600&response-content-disposition=attachment");
+        x.sendResponseHeaders(302, -1);
+    }
+
+    private static void gatedRefusal(HttpExchange x, String name) throws IOException {
+        x.getResponseHeaders().set("X-Error-Code", "GatedRepo");
+        x.getResponseHeaders().set("X-Error-Message", "Access to model " + name
+                + " is restricted. You must have access to it and be authenticated to access it. Please log in.");
+        send(x, 401, "application/json", "{\"error\":\"Access to model is restricted\"}");
     }
 
     private void repoNotFound(HttpExchange x) throws IOException {
@@ -508,7 +631,7 @@ public final class StandInHub implements AutoCloseable {
         }
     }
 
-    private static String quote(String s) {
+    static String quote(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
