@@ -5,17 +5,31 @@
  *   the jar's `pull bench/model-GGUF --models DIR` as a user runs it (`java -jar`, --java-opts), from the
  *   process's start to its exit: listing, resolve, transfer with the SHA-256 computed as the bytes arrive, fsync,
  *   placement.
+ *   Ollama's POST /api/pull of hf.co/bench/model-GGUF ("stream": false) on a server started once before the runs
+ *   (`serve --models DIR`, HF_ENDPOINT the stand-in), from the request to its answer, then DELETE /api/delete: no
+ *   JVM start in what is measured. The server runs with the service's JVM options (rkllm-server.service's
+ *   RKLLM_JAVA_OPTS without its class-data-sharing archive; --server-java-opts "..." for others, "none" for the
+ *   launcher's default). The server's first pull (its code not compiled yet) is reported on its own.
+ * --jar and --test-classes measure another build (the stand-in Hub is the test classes' StandInHub).
  * Throughput is the file's size over the wall time: curl's; curl's piped through tee into sha256sum (the same work as
- * a pull); the pull's from its first progress line to its exit, and its whole command (a JVM's start and the listing
- * too). The command's memory is sampled from /proc/PID/status every
- * 10 ms: VmRSS when its first progress line appears (the transfer starts), VmHWM (peak) at the end; the same for a
- * 1 MiB pull, so that what grows with the file's size shows. Needs only a JDK 25 and curl.
+ * a pull); the command's from its first progress line to its exit, and its whole command (a JVM's start and the
+ * listing too); the server's pull. The CPU each spent (curl's and the command's from wait4, the server's and the
+ * stand-in's from /proc/PID/stat) is printed beside. Memory is sampled from /proc/PID/status every 10 ms: the
+ * command's VmRSS when its first progress line appears (the transfer starts) and VmHWM (peak) at the end, the same
+ * for a 1 MiB pull, so that what grows with the file's size shows; the server's VmRSS before each pull and its
+ * highest during it. The machine's load average is printed at the start and the end. Needs a JDK 25 and curl.
  */
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +49,8 @@ public class BenchPull {
     static long size = 1L << 30;
     static int runs = 3;
     static String javaOpts = "";
+    static Path unit = repo.resolve("packaging/systemd/rkllm-server.service");
+    static String serverOpts = null;
     static Path work = Path.of(System.getProperty("java.io.tmpdir"), "rkllm-bench-pull");
 
     /**
@@ -45,6 +61,20 @@ public class BenchPull {
     record Pull(double seconds, double transfer, long rssAtStart, long peak) {
     }
 
+    /**
+     * @param seconds   from the POST to its answer
+     * @param cpu       the server's CPU seconds over it (user and system, every thread)
+     * @param hubCpu    the stand-in's CPU seconds over it
+     * @param rssBefore the server's VmRSS before the request
+     * @param rssPeak   its highest VmRSS sampled during the request
+     */
+    record ServerPull(double seconds, double cpu, double hubCpu, long rssBefore, long rssPeak) {
+    }
+
+    /** A timed run of curl: wall seconds, its CPU seconds, the stand-in's. */
+    record Curl(double seconds, double cpu, double hubCpu) {
+    }
+
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -53,9 +83,11 @@ public class BenchPull {
                 case "--java-opts" -> javaOpts = args[++i];
                 case "--work" -> work = Path.of(args[++i]);
                 case "--jar" -> jar = Path.of(args[++i]);
+                case "--test-classes" -> testClasses = Path.of(args[++i]);
+                case "--server-java-opts" -> serverOpts = args[++i];
                 default -> {
                     System.err.println("usage: scripts/bench-pull [--size BYTES] [--runs N] [--java-opts \"...\"]"
-                            + " [--work DIR] [--jar JAR]");
+                            + " [--server-java-opts \"...\"|none] [--work DIR] [--jar JAR] [--test-classes DIR]");
                     System.exit(2);
                 }
             }
@@ -67,41 +99,72 @@ public class BenchPull {
             }
         }
         Files.createDirectories(work);
+        if (serverOpts == null) {
+            serverOpts = serviceOptions();
+        } else if (serverOpts.equals("none")) {
+            serverOpts = "";
+        }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path big = file(java, work.resolve("model-" + size + ".gguf"), size);
         Path small = file(java, work.resolve("model-small.gguf"), 1 << 20);
         Process hub = new ProcessBuilder(java, "-cp", testClasses.toString(), "io.rkllm.server.download.StandInHub",
                 big.toString(), small.toString()).redirectErrorStream(true).start();
+        Process server = null;
         try {
             String endpoint = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8))
                     .readLine();
-            System.out.printf(Locale.ROOT, "file: %d bytes; stand-in Hub %s; %d runs each, in turns; java options: %s%n",
-                    size, endpoint, runs, javaOpts.isBlank() ? "(none: the launcher's default)" : javaOpts);
-            List<Double> curl = new ArrayList<>();
+            hubPid = hub.pid();
+            System.out.printf(Locale.ROOT, "file: %d bytes; stand-in Hub %s; %d runs each, in turns; java options: %s;"
+                    + " load average %s%n", size, endpoint, runs, javaOpts.isBlank() ? "(none: the launcher's default)"
+                    : javaOpts, load());
+            System.out.printf(Locale.ROOT, "server's java options: %s%n", serverOpts.isBlank()
+                    ? "(none: the launcher's default)" : serverOpts);
+            server = serve(java, endpoint);
+            ServerPull first = serverPull(server);
+            System.out.printf(Locale.ROOT, "server's first pull: %.0f MB/s, %.2f s CPU%n", size / first.seconds() / 1e6,
+                    first.cpu());
+            List<Curl> curl = new ArrayList<>();
             List<Double> curlHashed = new ArrayList<>();
             List<Pull> pulls = new ArrayList<>();
             List<Pull> smallPulls = new ArrayList<>();
+            List<ServerPull> served = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
-                curl.add(curl(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf", false));
-                curlHashed.add(curl(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf", true));
+                curl.add(curl(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf"));
+                served.add(serverPull(server));
                 pulls.add(pull(java, endpoint, "bench/model-GGUF", size));
                 smallPulls.add(pull(java, endpoint, "bench/model2-GGUF", 1 << 20));
-                System.out.printf(Locale.ROOT, "run %d: curl %.0f MB/s, curl | tee | sha256sum %.0f MB/s; pull %.0f MB/s"
-                        + " (transfer), %.0f MB/s (command), RSS %d MB at the transfer's start, peak %d MB; 1 MiB"
-                        + " pull peak %d MB%n", run + 1, size / curl.getLast() / 1e6, size / curlHashed.getLast() / 1e6,
+                curlHashed.add(curlHashed(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf"));
+                System.out.printf(Locale.ROOT, "run %d: curl %.0f MB/s (%.2f s CPU, stand-in %.2f s); server's pull %.0f"
+                        + " MB/s (%.2f s CPU, stand-in %.2f s), RSS %d MB before, +%d MB; command %.0f MB/s (transfer),"
+                        + " %.0f MB/s (command), RSS %d MB at the transfer's start, peak %d MB; 1 MiB pull peak %d MB;"
+                        + " curl | tee | sha256sum %.0f MB/s; load %s%n", run + 1, size / curl.getLast().seconds() / 1e6,
+                        curl.getLast().cpu(), curl.getLast().hubCpu(), size / served.getLast().seconds() / 1e6,
+                        served.getLast().cpu(), served.getLast().hubCpu(), served.getLast().rssBefore() >> 20,
+                        (served.getLast().rssPeak() - served.getLast().rssBefore()) >> 20,
                         size / pulls.getLast().transfer() / 1e6, size / pulls.getLast().seconds() / 1e6,
                         pulls.getLast().rssAtStart() >> 20, pulls.getLast().peak() >> 20,
-                        smallPulls.getLast().peak() >> 20);
+                        smallPulls.getLast().peak() >> 20, size / curlHashed.getLast() / 1e6, load());
             }
-            double curlRate = size / median(curl) / 1e6;
+            double curlRate = size / median(curl.stream().map(Curl::seconds).toList()) / 1e6;
             double hashedRate = size / median(curlHashed) / 1e6;
+            double serverRate = size / median(served.stream().map(ServerPull::seconds).toList()) / 1e6;
             double pullRate = size / median(pulls.stream().map(Pull::transfer).toList()) / 1e6;
             double commandRate = size / median(pulls.stream().map(Pull::seconds).toList()) / 1e6;
             long start = (long) median(pulls.stream().map(p -> (double) p.rssAtStart()).toList());
             long peak = (long) median(pulls.stream().map(p -> (double) p.peak()).toList());
             long smallPeak = (long) median(smallPulls.stream().map(p -> (double) p.peak()).toList());
-            System.out.printf(Locale.ROOT, "%ncurl:  %.0f MB/s (median of %d); curl | tee FILE | sha256sum (the same"
-                    + " work as a pull): %.0f MB/s%n", curlRate, runs, hashedRate);
+            long serverGrowth = (long) median(served.stream().map(p -> (double) (p.rssPeak() - p.rssBefore())).toList());
+            long serverMaxGrowth = served.stream().mapToLong(p -> p.rssPeak() - p.rssBefore()).max().orElse(0);
+            System.out.printf(Locale.ROOT, "%ncurl:  %.0f MB/s (median of %d), %.2f s CPU, the stand-in's %.2f s;"
+                    + " curl | tee FILE | sha256sum (the same work as a pull): %.0f MB/s%n", curlRate, runs,
+                    median(curl.stream().map(Curl::cpu).toList()), median(curl.stream().map(Curl::hubCpu).toList()),
+                    hashedRate);
+            System.out.printf(Locale.ROOT, "server: POST /api/pull %.0f MB/s (median, from the request to its answer:"
+                    + " digest, fsync, placement, discovery included), %.0f%% of curl's; %.2f s CPU, the stand-in's"
+                    + " %.2f s; its RSS +%d MB during a pull (median; at most +%d MB)%n", serverRate,
+                    100 * serverRate / curlRate, median(served.stream().map(ServerPull::cpu).toList()),
+                    median(served.stream().map(ServerPull::hubCpu).toList()), serverGrowth >> 20,
+                    serverMaxGrowth >> 20);
             System.out.printf(Locale.ROOT, "pull:  %.0f MB/s (median, from the transfer's start to the exit: digest,"
                     + " fsync, placement included), %.0f%% of curl's, %.0f%% of curl | sha256sum's; the whole command"
                     + " (JVM start and listing too) %.0f MB/s%n", pullRate, 100 * pullRate / curlRate,
@@ -109,8 +172,135 @@ public class BenchPull {
             System.out.printf(Locale.ROOT, "memory: RSS %d MB when the transfer starts, peak %d MB: +%d MB over the"
                     + " transfer; peak of a 1 MiB pull %d MB (+%d MB for %d MB more)%n", start >> 20, peak >> 20,
                     (peak - start) >> 20, smallPeak >> 20, (peak - smallPeak) >> 20, (size - (1 << 20)) >> 20);
+            System.out.printf(Locale.ROOT, "load average at the end: %s%n", load());
         } finally {
+            if (server != null) {
+                server.destroy();
+                server.waitFor();
+            }
             hub.destroy();
+        }
+    }
+
+    static long hubPid;
+    static int serverPort;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    /** The server, on a free port, with its own models directory; returns once it listens. */
+    static Process serve(String java, String endpoint) throws Exception {
+        Path models = work.resolve("served-models");
+        clear(models);
+        Files.createDirectories(models);
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            serverPort = socket.getLocalPort();
+        }
+        List<String> command = new ArrayList<>(List.of(java));
+        if (!serverOpts.isBlank()) {
+            command.addAll(Arrays.asList(serverOpts.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-jar", jar.toString(), "serve", "--models", models.toString(), "--host", "127.0.0.1",
+                "--port", Integer.toString(serverPort), "--security.allow_pull=true"));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(work.resolve("server.log").toFile());
+        pb.environment().put("HF_ENDPOINT", endpoint);
+        Process p = pb.start();
+        for (int i = 0; i < 600; i++) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("the server stopped: " + work.resolve("server.log"));
+            }
+            if (Files.readString(work.resolve("server.log")).contains("listening on")) {
+                return p;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the server did not listen within a minute: " + work.resolve("server.log"));
+    }
+
+    /**
+     * The service's JVM options (RKLLM_JAVA_OPTS of rkllm-server.service): a running server is the service, and its
+     * options decide what the JVM compiles (the client compiler alone). Without its class-data-sharing archive,
+     * which lives in the service's state directory.
+     */
+    static String serviceOptions() throws IOException {
+        for (String line : Files.readAllLines(unit)) {
+            if (line.startsWith("Environment=\"RKLLM_JAVA_OPTS=")) {
+                return Arrays.stream(line.substring("Environment=\"RKLLM_JAVA_OPTS=".length(), line.length() - 1)
+                                .split("\\s+"))
+                        .filter(o -> !o.contains("SharedArchive") && !o.startsWith("-Xlog:cds"))
+                        .collect(java.util.stream.Collectors.joining(" "));
+            }
+        }
+        throw new IllegalStateException("no RKLLM_JAVA_OPTS in " + unit);
+    }
+
+    /** One POST /api/pull of the big model on the running server, then its DELETE. */
+    static ServerPull serverPull(Process server) throws Exception {
+        long pid = server.pid();
+        AtomicLong before = new AtomicLong(rss(pid));
+        AtomicLong peak = new AtomicLong(before.get());
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread sampler = Thread.ofPlatform().daemon().start(() -> {
+            while (!done.get()) {
+                try {
+                    peak.accumulateAndGet(rss(pid), Math::max);
+                    Thread.sleep(10);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        double cpu0 = cpu(pid);
+        double hub0 = cpu(hubPid);
+        long t0 = System.nanoTime();
+        HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort
+                + "/api/pull")).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"model\":\"hf.co/bench/model-GGUF\",\"stream\":false}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        long t1 = System.nanoTime();
+        double cpu = cpu(pid) - cpu0;
+        double hubCpu = cpu(hubPid) - hub0;
+        done.set(true);
+        sampler.join();
+        if (answer.statusCode() != 200 || !answer.body().contains("success")) {
+            throw new IllegalStateException("the server's pull failed: " + answer.statusCode() + " " + answer.body());
+        }
+        HttpResponse<String> deleted = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort
+                + "/api/delete")).method("DELETE", HttpRequest.BodyPublishers.ofString(
+                "{\"model\":\"model-q4_k_m\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        if (deleted.statusCode() != 200) {
+            throw new IllegalStateException("the delete failed: " + deleted.statusCode() + " " + deleted.body());
+        }
+        return new ServerPull((t1 - t0) / 1e9, cpu, hubCpu, before.get(), peak.get());
+    }
+
+    /** User and system CPU seconds of a process so far (/proc/PID/stat, in clock ticks of 1/100 s). */
+    static double cpu(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    static long rss(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return kb(line);
+            }
+        }
+        return 0;
+    }
+
+    static String load() throws IOException {
+        String[] l = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return l[0] + " " + l[1] + " " + l[2];
+    }
+
+    static void clear(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
         }
     }
 
@@ -144,15 +334,37 @@ public class BenchPull {
         return path;
     }
 
-    /** curl -L to a file; with {@code hashed}, through tee into sha256sum as well (what a pull does besides). */
-    static double curl(String url, boolean hashed) throws Exception {
+    /** curl -L to a file: its wall time, its CPU time (user and system: the shell's {@code times}), the stand-in's. */
+    static Curl curl(String url) throws Exception {
+        Path out = work.resolve("curl.out");
+        Files.deleteIfExists(out);
+        double hub0 = cpu(hubPid);
+        long t0 = System.nanoTime();
+        Process p = new ProcessBuilder("sh", "-c", "curl -sS -L -o '" + out + "' '" + url + "' && times")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String times = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0 || Files.size(out) != size) {
+            throw new IllegalStateException("curl failed");
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double hubCpu = cpu(hubPid) - hub0;
+        Files.delete(out);
+        // the second line of times: the children's user and system time, as 0m1.150s 0m0.020s
+        double cpu = 0;
+        for (String t : times.strip().lines().toList().getLast().strip().split("\\s+")) {
+            String[] ms = t.replace("s", "").split("m");
+            cpu += Integer.parseInt(ms[0]) * 60 + Double.parseDouble(ms[1]);
+        }
+        return new Curl(seconds, cpu, hubCpu);
+    }
+
+    /** curl -L through tee into a file and sha256sum (what a pull does besides). */
+    static double curlHashed(String url) throws Exception {
         Path out = work.resolve("curl.out");
         Files.deleteIfExists(out);
         long t0 = System.nanoTime();
-        ProcessBuilder pb = hashed
-                ? new ProcessBuilder("sh", "-c", "curl -sS -L '" + url + "' | tee '" + out + "' | sha256sum >/dev/null")
-                : new ProcessBuilder("curl", "-sS", "-L", "-o", out.toString(), url);
-        Process p = pb.inheritIO().start();
+        Process p = new ProcessBuilder("sh", "-c", "curl -sS -L '" + url + "' | tee '" + out + "' | sha256sum >/dev/null")
+                .inheritIO().start();
         if (p.waitFor() != 0 || Files.size(out) != size) {
             throw new IllegalStateException("curl failed");
         }
@@ -163,13 +375,7 @@ public class BenchPull {
 
     static Pull pull(String java, String endpoint, String model, long expected) throws Exception {
         Path models = work.resolve("models");
-        if (Files.exists(models)) {
-            try (Stream<Path> walk = Files.walk(models)) {
-                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
+        clear(models);
         List<String> command = new ArrayList<>(List.of(java));
         if (!javaOpts.isBlank()) {
             command.addAll(Arrays.asList(javaOpts.trim().split("\\s+")));

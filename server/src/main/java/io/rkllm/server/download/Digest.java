@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -46,8 +47,17 @@ public record Digest(Kind kind, String hex) {
         return new Digest(Kind.GIT_SHA1, hex);
     }
 
-    /** A digest being computed over a file of {@code size} bytes, fed in order. */
+    /**
+     * A digest being computed over a file of {@code size} bytes, fed in order: a SHA-256 by the system's OpenSSL where
+     * there is one ({@link OpenSslSha256}: the JDK's is slow without C2, which the service runs without).
+     */
     public MessageDigest start(long size) {
+        if (kind == Kind.SHA256) {
+            Optional<MessageDigest> openSsl = OpenSslSha256.create();
+            if (openSsl.isPresent()) {
+                return openSsl.get();
+            }
+        }
         try {
             MessageDigest md = MessageDigest.getInstance(kind.algorithm);
             if (kind == Kind.GIT_SHA1) {

@@ -23,6 +23,13 @@ import java.util.Optional;
  * Hub should not give (HTML, an empty body, a missing field) is a {@link PullException.Kind#BAD_GATEWAY} naming
  * {@code HF_ENDPOINT}, every refusal a {@link PullException} of its kind.
  *
+ * <p>Not the Hub's other ways to the same answer: {@code /api/models/OWNER/REPO/tree/REV?recursive=true} (what
+ * llama.cpp lists now, after {@code /refs} for the commit) gives the same files, sub-folders included, in two
+ * requests and pages where the listing is one; {@code /v2/OWNER/REPO/manifests/TAG} names the file of a tag only in
+ * the JSON form the Hub keeps for a User-Agent starting with {@code llama-cpp} (others get an Ollama image manifest
+ * of digests without names), and llama.cpp itself has left it for the listing. The tag is matched here, against the
+ * listing, as llama.cpp matches it ({@link GgufChoice}).
+ *
  * <p>The JDK's {@link HttpURLConnection}, not its {@code HttpClient}: a body is read on the calling thread straight
  * from the socket into the caller's buffer, without a buffer allocated per chunk and handed between threads, which
  * on loopback made the HttpClient's stream a fifth of curl's speed and its heap grow by hundreds of MB per GB

@@ -158,11 +158,13 @@ final class Transfer {
                 byte[] buffer = writer.buffer();
                 int want = (int) Math.min(buffer.length, file.size() - s.have);
                 int filled = 0;
+                int written = 0;
                 IOException cut = null;
                 while (filled < want) {
                     int n;
                     try {
-                        n = in.read(buffer, filled, want - filled);
+                        // up to the end of the piece being filled, which is written as soon as it is full
+                        n = in.read(buffer, filled, Math.min(want, written + DigestingWriter.PIECE) - filled);
                     } catch (IOException e) {
                         cut = e;
                         break;
@@ -172,12 +174,15 @@ final class Transfer {
                         break;
                     }
                     filled += n;
+                    if (filled - written == DigestingWriter.PIECE || filled == want) {
+                        written = written(writer, buffer, written, filled, s, file, progress);
+                    }
+                }
+                if (filled > written) {
+                    written(writer, buffer, written, filled, s, file, progress);
                 }
                 if (filled > 0) {
-                    writer.write(buffer, filled);
-                    s.have += filled;
-                    s.downloaded += filled;
-                    progress.transfer(file, s.have);
+                    writer.digest(buffer, filled);
                 } else {
                     writer.unused(buffer);
                 }
@@ -198,6 +203,16 @@ final class Transfer {
                 writer.abandon();
             }
         }
+    }
+
+    /** Writes bytes {@code from} to {@code to} of the buffer, counts them and reports them; returns {@code to}. */
+    private static int written(DigestingWriter writer, byte[] buffer, int from, int to, State s, HubFile file,
+                               PullProgress progress) throws IOException, PullException {
+        writer.write(buffer, from, to);
+        s.have += to - from;
+        s.downloaded += to - from;
+        progress.transfer(file, s.have);
+        return to;
     }
 
     private static String describe(IOException e) {

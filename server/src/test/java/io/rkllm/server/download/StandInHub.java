@@ -6,6 +6,8 @@ import com.sun.net.httpserver.HttpServer;
 import io.rkllm.llama.text.JsonString;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -27,7 +29,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * A small Hugging Face Hub on loopback, for tests and the pull bench: the read endpoints a client needs, with the
@@ -37,10 +38,16 @@ import java.util.function.Supplier;
  *   <li>{@code GET /api/models/OWNER/REPO[?blobs=true]} (and {@code .../revision/REV}): the commit, {@code gated},
  *       the files ({@code siblings}: {@code rfilename}; with {@code blobs=true} also {@code size}, {@code blobId}
  *       and for LFS files {@code lfs: {sha256, size, pointerSize}});</li>
+ *   <li>{@code GET /api/models/OWNER/REPO/tree/REV[/PATH][?recursive=true]}: the files and folders, in pages linked
+ *       by a {@code Link} header ({@link StandInTree}); {@code GET /api/models/OWNER/REPO/refs}: the branches and
+ *       their commits (what llama.cpp asks before the tree);</li>
+ *   <li>{@code GET /v2/OWNER/REPO/manifests/TAG}: the GGUF file a tag stands for, as llama.cpp or Ollama ask it, and
+ *       {@code /v2/OWNER/REPO/blobs/sha256:HEX} ({@link StandInManifests});</li>
  *   <li>{@code GET|HEAD /OWNER/REPO/resolve/REV/FILE}: an LFS file is a 302 to the storage (a second server, another
  *       origin) with {@code X-Linked-Etag}, {@code X-Linked-Size} and {@code X-Repo-Commit}; a small file is answered
  *       directly, its {@code ETag} the Git blob id;</li>
- *   <li>the storage answers {@code GET /blobs/SHA256} with {@code Range: bytes=N-} as a 206;</li>
+ *   <li>the storage answers {@code GET /blobs/SHA256} with {@code Range: bytes=N-} as a 206, a file on disk sent
+ *       with {@code sendfile} ({@link StandInStorage});</li>
  *   <li>errors as the Hub gives them: {@code X-Error-Code} {@code RepoNotFound} (401 without a token, as the Hub
  *       hides private repositories, 404 with one), {@code GatedRepo} (401), {@code EntryNotFound} (404).</li>
  * </ul>
@@ -52,10 +59,30 @@ public final class StandInHub implements AutoCloseable {
     public record Seen(String server, String method, String path, Optional<String> range, Optional<String> authorization) {
     }
 
-    private record Blob(long size, String sha256, String gitSha1, boolean lfs, Supplier<InputStream> bytes) {
+    /** A file's bytes: in memory (the tests') or on disk (the bench's gigabyte). */
+    record Blob(long size, String sha256, String gitSha1, boolean lfs, byte[] memory, Path file) {
+        byte at(long offset) throws IOException {
+            if (memory != null) {
+                return memory[(int) offset];
+            }
+            try (FileChannel f = StandInStorage.open(file)) {
+                ByteBuffer one = ByteBuffer.allocate(1);
+                f.read(one, offset);
+                return one.get(0);
+            }
+        }
     }
 
-    private static final class Repo {
+    /** Where a body's bytes go: the Hub's own answer (a small file) or the storage's socket. */
+    private interface Sink {
+        void send(Blob blob, long from, long count) throws IOException;
+
+        void send(byte[] bytes) throws IOException;
+
+        void flush() throws IOException;
+    }
+
+    static final class Repo {
         final String sha;
         final Map<String, Blob> files = new LinkedHashMap<>();
         boolean gated;
@@ -66,7 +93,7 @@ public final class StandInHub implements AutoCloseable {
     }
 
     private final HttpServer hub;
-    private final HttpServer storage;
+    private final StandInStorage storage;
     private final Map<String, Repo> repos = new ConcurrentHashMap<>();
     private final Map<String, Blob> blobs = new ConcurrentHashMap<>();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
@@ -80,17 +107,15 @@ public final class StandInHub implements AutoCloseable {
     private volatile boolean ignoreRanges;
     private volatile String token = "hf_standin_token_0123456789abcdefghijklmnopq";
     private final AtomicInteger commits = new AtomicInteger();
+    private volatile int treePageSize = 1000;
 
     private StandInHub() throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         hub = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
-        storage = HttpServer.create(new InetSocketAddress(loopback, 0), 64);
         hub.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        storage.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         hub.createContext("/", this::hub);
-        storage.createContext("/", this::storage);
+        storage = new StandInStorage(this::storage);
         hub.start();
-        storage.start();
     }
 
     public static StandInHub start() {
@@ -130,8 +155,7 @@ public final class StandInHub implements AutoCloseable {
         public RepoBuilder file(String path, byte[] bytes) {
             String lower = path.toLowerCase(Locale.ROOT);
             boolean lfs = lower.endsWith(".gguf") || lower.endsWith(".rkllm") || lower.endsWith(".rknn");
-            Blob blob = new Blob(bytes.length, hex("SHA-256", bytes), gitSha1(bytes), lfs,
-                    () -> new java.io.ByteArrayInputStream(bytes));
+            Blob blob = new Blob(bytes.length, hex("SHA-256", bytes), gitSha1(bytes), lfs, bytes.clone(), null);
             repo.files.put(path, blob);
             blobs.put(blob.sha256(), blob);
             return this;
@@ -140,13 +164,7 @@ public final class StandInHub implements AutoCloseable {
         /** A file served from disk (the bench's gigabyte), whose SHA-256 is given. */
         public RepoBuilder file(String path, Path source, String sha256) throws IOException {
             long size = Files.size(source);
-            Blob blob = new Blob(size, sha256, "0".repeat(40), true, () -> {
-                try {
-                    return Files.newInputStream(source);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            Blob blob = new Blob(size, sha256, "0".repeat(40), true, null, source);
             repo.files.put(path, blob);
             blobs.put(sha256, blob);
             return this;
@@ -196,6 +214,11 @@ public final class StandInHub implements AutoCloseable {
         listingFault = fault;
     }
 
+    /** The tree listing gives at most {@code entries} entries a page (the Hub's pages are of 1000). */
+    public void treePageSize(int entries) {
+        treePageSize = entries;
+    }
+
     /** The storage answers every request whole, ignoring {@code Range}. */
     public void ignoreRanges() {
         ignoreRanges = true;
@@ -214,7 +237,7 @@ public final class StandInHub implements AutoCloseable {
     @Override
     public void close() {
         hub.stop(0);
-        storage.stop(0);
+        storage.close();
     }
 
     // ---- the Hub
@@ -226,6 +249,8 @@ public final class StandInHub implements AutoCloseable {
             String query = Optional.ofNullable(x.getRequestURI().getRawQuery()).orElse("");
             if (path.startsWith("/api/models/")) {
                 api(x, path.substring("/api/models/".length()), query);
+            } else if (path.startsWith("/v2/")) {
+                registry(x, path.substring("/v2/".length()));
             } else {
                 resolve(x, path.substring(1));
             }
@@ -242,6 +267,15 @@ public final class StandInHub implements AutoCloseable {
         Repo repo = repos.get(name);
         if (repo == null) {
             repoNotFound(x);
+            return;
+        }
+        if (parts.length > 2 && parts[2].equals("refs")) {
+            send(x, 200, "application/json; charset=utf-8", "{\"branches\":[{\"name\":\"main\",\"ref\":"
+                    + "\"refs/heads/main\",\"targetCommit\":\"" + repo.sha + "\"}],\"converts\":[],\"tags\":[]}");
+            return;
+        }
+        if (parts.length > 3 && parts[2].equals("tree")) {
+            tree(x, name, repo, parts[3], query);
             return;
         }
         if (!listingFault.isEmpty()) {
@@ -276,6 +310,96 @@ public final class StandInHub implements AutoCloseable {
         send(x, 200, "application/json; charset=utf-8", json.toString());
     }
 
+    /** {@code tree/REV[/PATH]}: {@link StandInTree}. */
+    private void tree(HttpExchange x, String name, Repo repo, String revAndPath, String query) throws IOException {
+        int slash = revAndPath.indexOf('/');
+        String rev = slash < 0 ? revAndPath : revAndPath.substring(0, slash);
+        String folder = slash < 0 ? "" : revAndPath.substring(slash + 1).replaceAll("/+$", "");
+        if (!rev.equals("main") && !rev.equals(repo.sha)) {
+            x.getResponseHeaders().set("X-Error-Code", "RevisionNotFound");
+            send(x, 404, "application/json", "{\"error\":\"Invalid rev id: " + rev + "\"}");
+            return;
+        }
+        if (!StandInTree.exists(repo.files, folder)) {
+            x.getResponseHeaders().set("X-Error-Code", "EntryNotFound");
+            send(x, 404, "application/json", "{\"error\":" + JsonString.quote(folder + " does not exist on \"" + rev + "\"") + "}");
+            return;
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        for (String p : query.split("&")) {
+            int eq = p.indexOf('=');
+            if (eq > 0) {
+                params.put(p.substring(0, eq), URLDecoder.decode(p.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        int from;
+        try {
+            from = Integer.parseInt(params.getOrDefault("cursor", "0"));
+        } catch (NumberFormatException e) {
+            send(x, 400, "application/json", "{\"error\":\"Invalid cursor\"}");
+            return;
+        }
+        // huggingface_hub sends recursive=True (a Python bool), llama.cpp recursive=true
+        boolean recursive = params.getOrDefault("recursive", "false").equalsIgnoreCase("true");
+        String base = endpoint() + "/api/models/" + name + "/tree/" + rev + (folder.isEmpty() ? "" : "/" + folder);
+        StandInTree.Page page = StandInTree.page(repo.files, base, folder, recursive, from, treePageSize);
+        page.next().ifPresent(next -> x.getResponseHeaders().set("Link", "<" + next + ">; rel=\"next\""));
+        send(x, 200, "application/json; charset=utf-8", page.json());
+    }
+
+    /** {@code OWNER/REPO/manifests/TAG} and {@code OWNER/REPO/blobs/sha256:HEX}: {@link StandInManifests}. */
+    private void registry(HttpExchange x, String rest) throws IOException {
+        String[] parts = rest.split("/", 4);
+        if (parts.length < 4 || !(parts[2].equals("manifests") || parts[2].equals("blobs"))) {
+            send(x, 404, "application/json", "{\"error\":\"Not Found\"}");
+            return;
+        }
+        Repo repo = repos.get(parts[0] + "/" + parts[1]);
+        if (repo == null) {
+            repoNotFound(x);
+            return;
+        }
+        if (repo.gated && !authorised(x)) {
+            gatedRefusal(x, parts[0] + "/" + parts[1]);
+            return;
+        }
+        if (parts[2].equals("blobs")) {
+            String hex = parts[3].replaceFirst("^sha256:", "");
+            Optional<Blob> blob = repo.files.values().stream().filter(b -> b.sha256().equals(hex)).findFirst();
+            if (blob.isPresent()) {
+                redirect(x, repo, blob.get());
+                return;
+            }
+            for (String tag : List.of("latest", "Q4_K_M", "Q8_0")) {
+                Optional<StandInManifests.Choice> c = StandInManifests.choose(repo.files, tag);
+                if (c.isPresent() && hex("SHA-256", StandInManifests.config(c.get()).getBytes(StandardCharsets.UTF_8))
+                        .equals(hex)) {
+                    send(x, 200, "application/octet-stream", StandInManifests.config(c.get()));
+                    return;
+                }
+            }
+            send(x, 404, "application/json", "{\"errors\":[{\"code\":\"BLOB_UNKNOWN\",\"message\":\"blob unknown\"}]}");
+            return;
+        }
+        if (repo.files.keySet().stream().noneMatch(p -> p.toLowerCase(Locale.ROOT).endsWith(".gguf"))) {
+            send(x, 400, "application/json", "{\"error\":\"Repository is not GGUF or is not compatible with llama.cpp\"}");
+            return;
+        }
+        Optional<StandInManifests.Choice> choice = StandInManifests.choose(repo.files, parts[3]);
+        if (choice.isEmpty()) {
+            send(x, 400, "application/json", "{\"error\":\"The specified tag is not a valid quantization scheme."
+                    + " Please use another tag or \\\"latest\\\"\"}");
+            return;
+        }
+        String agent = Optional.ofNullable(x.getRequestHeaders().getFirst("User-Agent")).orElse("");
+        if (agent.startsWith("llama-cpp")) {
+            send(x, 200, "application/json; charset=utf-8", StandInManifests.llamaCpp(repo.files, choice.get()));
+        } else {
+            send(x, 200, "application/vnd.docker.distribution.manifest.v2+json",
+                    StandInManifests.ollama(repo.files, choice.get()));
+        }
+    }
+
     private void resolve(HttpExchange x, String rest) throws IOException {
         // OWNER/REPO/resolve/REV/FILE
         String[] parts = rest.split("/", 5);
@@ -294,10 +418,7 @@ public final class StandInHub implements AutoCloseable {
             return;
         }
         if (repo.gated && !authorised(x)) {
-            x.getResponseHeaders().set("X-Error-Code", "GatedRepo");
-            x.getResponseHeaders().set("X-Error-Message", "Access to model " + parts[0] + "/" + parts[1]
-                    + " is restricted. You must have access to it and be authenticated to access it. Please log in.");
-            send(x, 401, "application/json", "{\"error\":\"Access to model is restricted\"}");
+            gatedRefusal(x, parts[0] + "/" + parts[1]);
             return;
         }
         Blob blob = repo.files.get(parts[4]);
@@ -308,18 +429,38 @@ public final class StandInHub implements AutoCloseable {
             return;
         }
         Headers h = x.getResponseHeaders();
-        h.set("X-Repo-Commit", repo.sha);
         if (blob.lfs()) {
-            h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
-            h.set("X-Linked-Size", Long.toString(blob.size()));
-            h.set("ETag", "\"" + blob.gitSha1() + "\"");
-            h.set("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/blobs/" + blob.sha256()
-                    + "?X-Amz-Expires=3600&response-content-disposition=attachment");
-            x.sendResponseHeaders(302, -1);
+            redirect(x, repo, blob);
             return;
         }
+        h.set("X-Repo-Commit", repo.sha);
         h.set("ETag", "\"" + blob.gitSha1() + "\"");
-        body(x, blob, 0, blob.size(), false);
+        h.set("Content-Type", "application/octet-stream");
+        if (x.getRequestMethod().equals("HEAD")) {
+            x.sendResponseHeaders(200, -1);
+            return;
+        }
+        x.sendResponseHeaders(200, blob.size());
+        bytes(exchangeSink(x.getResponseBody()), blob, 0);
+    }
+
+    /** An LFS file's answer: a 302 to the storage, with what the file will be. */
+    private void redirect(HttpExchange x, Repo repo, Blob blob) throws IOException {
+        Headers h = x.getResponseHeaders();
+        h.set("X-Repo-Commit", repo.sha);
+        h.set("X-Linked-Etag", "\"" + blob.sha256() + "\"");
+        h.set("X-Linked-Size", Long.toString(blob.size()));
+        h.set("ETag", "\"" + blob.gitSha1() + "\"");
+        h.set("Location", "http://127.0.0.1:" + storage.port() + "/blobs/" + blob.sha256()
+                + "?X-Amz-Expires=3600&response-content-disposition=attachment");
+        x.sendResponseHeaders(302, -1);
+    }
+
+    private static void gatedRefusal(HttpExchange x, String name) throws IOException {
+        x.getResponseHeaders().set("X-Error-Code", "GatedRepo");
+        x.getResponseHeaders().set("X-Error-Message", "Access to model " + name
+                + " is restricted. You must have access to it and be authenticated to access it. Please log in.");
+        send(x, 401, "application/json", "{\"error\":\"Access to model is restricted\"}");
     }
 
     private void repoNotFound(HttpExchange x) throws IOException {
@@ -335,80 +476,133 @@ public final class StandInHub implements AutoCloseable {
 
     // ---- the storage
 
-    private void storage(HttpExchange x) throws IOException {
-        record(x, "storage");
-        try (x) {
-            String path = x.getRequestURI().getPath();
-            Blob blob = path.startsWith("/blobs/") ? blobs.get(path.substring(7)) : null;
-            if (blob == null) {
-                send(x, 404, "application/xml", "<Error><Code>NoSuchKey</Code></Error>");
+    private void storage(StandInStorage.Request r, StandInStorage.Answer a) throws IOException {
+        seen.add(new Seen("storage", r.method(), r.path(), r.header("Range"), r.header("Authorization")));
+        Blob blob = r.path().startsWith("/blobs/") ? blobs.get(r.path().substring(7)) : null;
+        if (blob == null) {
+            byte[] error = "<Error><Code>NoSuchKey</Code></Error>".getBytes(StandardCharsets.UTF_8);
+            a.start(404, Map.of("Content-Type", "application/xml"), error.length);
+            if (a.wantsBody()) {
+                a.send(error, 0, error.length);
+            }
+            return;
+        }
+        long from = 0;
+        Optional<String> range = r.header("Range");
+        if (range.isPresent() && !ignoreRanges && range.get().startsWith("bytes=") && range.get().endsWith("-")) {
+            from = Long.parseLong(range.get().substring(6, range.get().length() - 1));
+            if (from >= blob.size()) {
+                a.start(416, Map.of("Content-Range", "bytes */" + blob.size()), 0);
                 return;
             }
-            long from = 0;
-            String range = x.getRequestHeaders().getFirst("Range");
-            if (range != null && !ignoreRanges && range.startsWith("bytes=") && range.endsWith("-")) {
-                from = Long.parseLong(range.substring(6, range.length() - 1));
-                if (from >= blob.size()) {
-                    x.getResponseHeaders().set("Content-Range", "bytes */" + blob.size());
-                    x.sendResponseHeaders(416, -1);
-                    return;
-                }
-            }
-            body(x, blob, from, blob.size(), from > 0);
+        }
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Content-Type", "application/octet-stream");
+        h.put("Accept-Ranges", "bytes");
+        if (from > 0) {
+            h.put("Content-Range", "bytes " + from + "-" + (blob.size() - 1) + "/" + blob.size());
+        }
+        a.start(from > 0 ? 206 : 200, h, blob.size() - from);
+        if (a.wantsBody()) {
+            bytes(storageSink(a), blob, from);
         }
     }
 
-    private void body(HttpExchange x, Blob blob, long from, long size, boolean partial) throws IOException {
-        Headers h = x.getResponseHeaders();
-        h.set("Content-Type", "application/octet-stream");
-        h.set("Accept-Ranges", "bytes");
-        if (partial) {
-            h.set("Content-Range", "bytes " + from + "-" + (size - 1) + "/" + size);
-        }
-        if (x.getRequestMethod().equals("HEAD")) {
-            x.sendResponseHeaders(partial ? 206 : 200, -1);
-            return;
-        }
-        x.sendResponseHeaders(partial ? 206 : 200, size - from);
-        long limit = size - from;
+    /**
+     * The blob's bytes from {@code from} to its end, with the faults asked for: a cut (the connection ends before the
+     * announced length), a hold, a changed byte.
+     */
+    private void bytes(Sink out, Blob blob, long from) throws IOException {
+        long end = blob.size();
+        long limit = end;
         if (cuts.get() > 0 && cuts.getAndDecrement() > 0) {
-            limit = Math.min(limit, cutAfter.get());
+            limit = Math.min(limit, from + cutAfter.get());
         }
         Long flip = corrupt.get(blob.sha256());
         long hold = holdAfter.getAndSet(-1);
-        OutputStream out = x.getResponseBody();
-        try (InputStream in = blob.bytes().get()) {
-            in.skipNBytes(from);
-            byte[] buffer = new byte[256 * 1024];
-            long at = from;
-            long sent = 0;
-            while (sent < limit) {
-                int n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - sent));
-                if (n < 0) {
-                    break;
-                }
-                if (flip != null && flip >= at && flip < at + n) {
-                    buffer[(int) (flip - at)] ^= 0x5A;
-                }
-                if (hold >= 0 && sent < hold && sent + n >= hold) {
-                    int first = (int) (hold - sent);
-                    out.write(buffer, 0, first);
-                    out.flush();
-                    holding.countDown();
-                    awaitRelease();
-                    out.write(buffer, first, n - first);
-                } else {
-                    out.write(buffer, 0, n);
-                }
-                at += n;
-                sent += n;
-            }
-            if (sent < size - from) {
-                out.flush();
-                // a cut transfer: the connection ends before the announced length
-                throw new IOException("cut by the stand-in Hub");
-            }
+        long at = from;
+        if (hold >= 0 && from + hold <= limit) {
+            at = piece(out, blob, at, from + hold, flip);
+            out.flush();
+            holding.countDown();
+            awaitRelease();
         }
+        piece(out, blob, at, limit, flip);
+        if (limit < end) {
+            out.flush();
+            throw new IOException("cut by the stand-in Hub");
+        }
+    }
+
+    /** The bytes from {@code at} to {@code to}, the one at {@code flip} changed if it is among them. */
+    private static long piece(Sink out, Blob blob, long at, long to, Long flip) throws IOException {
+        if (flip != null && flip >= at && flip < to) {
+            out.send(blob, at, flip - at);
+            out.send(new byte[] {(byte) (blob.at(flip) ^ 0x5A)});
+            out.send(blob, flip + 1, to - flip - 1);
+        } else {
+            out.send(blob, at, to - at);
+        }
+        return to;
+    }
+
+    private static Sink exchangeSink(OutputStream out) {
+        return new Sink() {
+            @Override
+            public void send(Blob blob, long from, long count) throws IOException {
+                if (blob.memory() != null) {
+                    out.write(blob.memory(), (int) from, (int) count);
+                    return;
+                }
+                try (FileChannel f = StandInStorage.open(blob.file())) {
+                    ByteBuffer buffer = ByteBuffer.allocate(256 * 1024);
+                    for (long at = from; at < from + count; ) {
+                        buffer.clear().limit((int) Math.min(buffer.capacity(), from + count - at));
+                        int n = f.read(buffer, at);
+                        if (n < 0) {
+                            throw new IOException("the file ended at " + at);
+                        }
+                        out.write(buffer.array(), 0, n);
+                        at += n;
+                    }
+                }
+            }
+
+            @Override
+            public void send(byte[] bytes) throws IOException {
+                out.write(bytes);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                out.flush();
+            }
+        };
+    }
+
+    private static Sink storageSink(StandInStorage.Answer a) {
+        return new Sink() {
+            @Override
+            public void send(Blob blob, long from, long count) throws IOException {
+                if (blob.memory() != null) {
+                    a.send(blob.memory(), (int) from, (int) count);
+                    return;
+                }
+                try (FileChannel f = StandInStorage.open(blob.file())) {
+                    a.send(f, from, count);
+                }
+            }
+
+            @Override
+            public void send(byte[] bytes) throws IOException {
+                a.send(bytes, 0, bytes.length);
+            }
+
+            @Override
+            public void flush() {
+                // every write goes straight to the socket
+            }
+        };
     }
 
     private void awaitRelease() throws IOException {
