@@ -65,10 +65,11 @@ public record Engines(List<Engine> engines) {
     }
 
     /**
-     * These engines, when they can serve something: at least one must be available, and an unavailable one whose
-     * library the configuration names, or whose models are there, stops the server when no available engine has a
-     * model to serve (a wrong library path on a board, instead of a server that lists models it can never load). An
-     * empty models directory beside an engine that is simply not installed does not: a fresh install starts, and
+     * These engines, when they can serve something: at least one must be available, and an unavailable one its
+     * provider calls required (its library named by the configuration; the RKLLM runtime when its models are there)
+     * stops the server when no available engine has a model to serve (a wrong library path on a board, instead of a
+     * server that lists models it can never load). An engine turned off, or one simply not installed beside an empty
+     * models directory, does not: its models are listed and fail to load with the reason, a fresh install starts, and
      * models can be pulled.
      *
      * @throws StartupException saying why each engine is missing (with the fix)
@@ -87,8 +88,7 @@ public record Engines(List<Engine> engines) {
         }
         boolean servable = models.stream().anyMatch(m -> available(m.facts().engine()));
         for (Engine e : engines) {
-            if (e.opening() instanceof Opening.Unavailable u && !servable
-                    && (u.configured() || !modelsOf(e.provider(), models).isEmpty())) {
+            if (e.opening() instanceof Opening.Unavailable u && u.required() && !servable) {
                 throw new StartupException(u.reason() + "\n(without it the server serves only the models of "
                         + String.join(" and ", engines.stream().filter(o -> o.opening().available().isPresent())
                                 .map(o -> o.provider().name()).toList()) + ", and the models directory has none)");

@@ -42,7 +42,7 @@ public final class LlamaProvider implements EngineProvider {
         LlamaOpening opened = LlamaOpening.open(config);
         List<String> banner = List.of("llama.cpp: " + opened.summary());
         return opened.runtime().isPresent() ? new Opening.Opened(opened.backend(config), banner)
-                : new Opening.Unavailable(opened.missing(), !config.library().isBlank(), banner);
+                : new Opening.Unavailable(opened.missing(), config.enabled() && !config.library().isBlank(), banner);
     }
 
     /**

@@ -48,7 +48,8 @@ public final class RkllmProvider implements EngineProvider {
         try {
             runtime = RkllmLibraries.open(config.runtime(), setup.simulation(), setup.environment());
         } catch (RkllmLibraries.Missing e) {
-            return new Opening.Unavailable(e.getMessage(), configured(config.runtime()),
+            // the NPU is what a board serves: its models without their runtime stop the server (when nothing else serves)
+            return new Opening.Unavailable(e.getMessage(), configured(config.runtime()) || !models.isEmpty(),
                     List.of("runtime: " + RkllmBackend.NAME + ": not available: " + e.getMessage()));
         }
         RknnLibrary rknn = RkllmLibraries.rknn(config.runtime(), setup.simulation(), setup.environment());

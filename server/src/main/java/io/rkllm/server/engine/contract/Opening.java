@@ -46,10 +46,11 @@ public sealed interface Opening {
      * Not available: its models fail to load with {@code reason}.
      *
      * @param reason why, with the fix
-     * @param configured the configuration names the engine's library (or forces its version): a server that would
-     *                   serve nothing without it does not start
+     * @param required the server must not start without it when it would serve nothing else: the configuration names
+     *                 the engine's library (or forces its version), or, for an engine a board exists for, its models
+     *                 are there; an engine turned off in the configuration is never required
      */
-    record Unavailable(String reason, boolean configured, List<String> banner) implements Opening {
+    record Unavailable(String reason, boolean required, List<String> banner) implements Opening {
         public Unavailable {
             Objects.requireNonNull(reason, "reason");
             banner = List.copyOf(banner);
