@@ -222,7 +222,8 @@ public final class Main {
                     + " there, each in its own folder; docs/models.md recommends models for each board");
         }
         Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()),
-                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM), BoardFacts.of(engines));
+                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM,
+                        EngineProviders.discovery(providers, setup).endings()), BoardFacts.of(engines));
         ServerApp app = ServerApp.start(config, engines, new ServedModels(catalogs, Optional.of(downloads)));
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());

@@ -41,11 +41,17 @@ public final class ModelsDirectory {
 
     private final Path root;
     private final DiskSpace disk;
+    private final List<String> modelEndings;
     private final ConcurrentMap<String, ReentrantLock> pulling = new ConcurrentHashMap<>();
 
-    public ModelsDirectory(Path root, DiskSpace disk) {
+    /**
+     * @param modelEndings the endings of the model files of every engine the server has (lower case, {@code .gguf}):
+     *                     what a delete must leave of another model in the same folder, whatever its engine
+     */
+    public ModelsDirectory(Path root, DiskSpace disk, List<String> modelEndings) {
         this.root = root.toAbsolutePath().normalize();
         this.disk = disk;
+        this.modelEndings = List.copyOf(modelEndings);
     }
 
     public Path root() {
@@ -288,11 +294,11 @@ public final class ModelsDirectory {
     }
 
     /** The model file, its other parts and its own sidecar. */
-    private static List<Path> ownFiles(Path file) {
+    private List<Path> ownFiles(Path file) {
         List<Path> own = new ArrayList<>(List.of(file));
         String name = file.getFileName().toString();
         var m = SPLIT.matcher(name);
-        String stem = m.matches() ? m.group(1) : name.replaceFirst("(?i)\\.(gguf|rkllm)$", "");
+        String stem = m.matches() ? m.group(1) : withoutEnding(name);
         if (m.matches()) {
             int count = Integer.parseInt(m.group(3));
             for (int i = 1; i <= count; i++) {
@@ -307,12 +313,12 @@ public final class ModelsDirectory {
     }
 
     /** The model files directly in a folder. */
-    private static List<Path> modelFiles(Path folder) {
+    private List<Path> modelFiles(Path folder) {
         List<Path> found = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
             for (Path p : entries) {
                 String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-                if (!n.startsWith(".") && (n.endsWith(".gguf") || n.endsWith(".rkllm"))) {
+                if (!n.startsWith(".") && isModelFile(n)) {
                     found.add(p);
                 }
             }
@@ -323,13 +329,24 @@ public final class ModelsDirectory {
     }
 
     /** Model files in the folders below one (a grouping folder's other models). */
-    private static List<Path> nestedModels(Path folder) throws IOException {
+    private List<Path> nestedModels(Path folder) throws IOException {
         try (Stream<Path> walk = Files.walk(folder)) {
             return walk.filter(p -> !p.getParent().equals(folder)).filter(p -> {
                 String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-                return n.endsWith(".gguf") || n.endsWith(".rkllm");
+                return isModelFile(n);
             }).toList();
         }
+    }
+
+    private boolean isModelFile(String lowerCaseName) {
+        return modelEndings.stream().anyMatch(lowerCaseName::endsWith);
+    }
+
+    /** A model file's name without its engine's ending. */
+    private String withoutEnding(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return modelEndings.stream().filter(lower::endsWith).findFirst()
+                .map(e -> name.substring(0, name.length() - e.length())).orElse(name);
     }
 
     private static void deleteTree(Path folder, List<Path> deleted) throws IOException {

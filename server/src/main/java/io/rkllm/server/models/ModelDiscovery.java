@@ -58,6 +58,11 @@ public final class ModelDiscovery {
         this(FamilyProfiles.builtIn(), DEFAULT_MAX_DEPTH, formats);
     }
 
+    /** The endings of every engine's model files, in the engines' order. */
+    public List<String> endings() {
+        return formats.stream().flatMap(f -> f.endings().stream()).toList();
+    }
+
     public ModelDiscovery(FamilyProfiles profiles, int maxDepth, List<ModelFormat> formats) {
         this.profiles = Objects.requireNonNull(profiles, "profiles");
         this.formats = List.copyOf(formats);
@@ -83,8 +88,7 @@ public final class ModelDiscovery {
         if (unusable.isPresent()) {
             return new DiscoveryResult(List.of(), List.of(), List.of(unusable.get()));
         }
-        ModelFileScanner scanner = new ModelFileScanner(maxDepth, formats.stream()
-                .flatMap(f -> f.endings().stream()).toList());
+        ModelFileScanner scanner = new ModelFileScanner(maxDepth, endings());
         ModelFileScanner.Scan scan;
         try {
             scan = scanner.scan(root);

@@ -30,7 +30,7 @@ class ModelsDirectoryTest {
     }
 
     private ModelsDirectory models() {
-        return new ModelsDirectory(dir.resolve("models"), DiskSpace.SYSTEM);
+        return new ModelsDirectory(dir.resolve("models"), DiskSpace.SYSTEM, List.of(".rkllm", ".gguf"));
     }
 
     @Test
@@ -60,6 +60,19 @@ class ModelsDirectoryTest {
         models().delete(flat);
 
         assertThat(tree()).containsExactly("Llama", "Llama/model.yaml", "Llama/small.gguf");
+    }
+
+    @Test
+    void theModelFilesOfEveryEngineTheServerHasAreKeptBesideTheOneDeleted() throws Exception {
+        // a third engine's files, named by the endings the server's providers give (ThirdEngineTest's .echo)
+        Path model = file("Echo/one.echo");
+        file("Echo/one.model.yaml");
+        file("Echo/two.echo");
+
+        new ModelsDirectory(dir.resolve("models"), DiskSpace.SYSTEM, List.of(".rkllm", ".gguf", ".echo"))
+                .delete(model);
+
+        assertThat(tree()).containsExactly("Echo", "Echo/two.echo");
     }
 
     @Test

@@ -69,7 +69,8 @@ class PullerTest {
     private Puller puller(Map<String, String> environment, Board board, DiskSpace disk) throws PullException {
         Map<String, String> env = new java.util.HashMap<>(environment);
         env.put("HF_ENDPOINT", hub.endpoint());
-        return new Puller(() -> Hub.fromEnvironment(env, "test"), new ModelsDirectory(models, disk), board,
+        return new Puller(() -> Hub.fromEnvironment(env, "test"),
+                new ModelsDirectory(models, disk, List.of(".rkllm", ".gguf")), board,
                 new Puller.Settings(3, Duration.ZERO, Duration.ofSeconds(30)));
     }
 
@@ -185,7 +186,7 @@ class PullerTest {
     void aTransferThatStallsIsCutAfterTheStallTimeoutAndResumed() throws Exception {
         hub.holdAfter(5000);
         Puller impatient = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
-                new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
+                new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                 new Puller.Settings(3, Duration.ZERO, Duration.ofMillis(500)));
         try {
             PullResult result = impatient.pull(REPO, PullProgress.NONE);

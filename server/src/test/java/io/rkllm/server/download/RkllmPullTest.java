@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -44,7 +45,7 @@ class RkllmPullTest {
 
     private Puller puller(Board board) throws PullException {
         return new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
-                new ModelsDirectory(models, DiskSpace.SYSTEM), board,
+                new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), board,
                 new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
     }
 

@@ -159,7 +159,7 @@ public final class LlamaTestServer implements AutoCloseable {
                 CatalogRefresh catalogs = new CatalogRefresh(() -> discover.discover(modelsDir), List.of(modelsDir),
                         Duration.ofMillis(50));
                 Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.get()), "test"),
-                        new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), Board.UNKNOWN,
+                        new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                         new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
                 return new LlamaTestServer(ServerApp.start(config, backends, new ServedModels(catalogs,
                         Optional.of(puller))), catalogs.initial());

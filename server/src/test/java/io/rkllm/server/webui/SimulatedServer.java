@@ -103,7 +103,7 @@ final class SimulatedServer implements AutoCloseable {
             CatalogRefresh catalogs = new CatalogRefresh(() -> discovery.discover(models), List.of(models),
                     Duration.ofMillis(50));
             Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub), "test"),
-                    new ModelsDirectory(models, DiskSpace.SYSTEM), Board.UNKNOWN,
+                    new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                     new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
             Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(LlamaTestServer.runtime(),
                     new LlamaBackend.Settings(1, 1, OptionalInt.empty())));

@@ -53,7 +53,7 @@ public final class PullCommand {
         PullResult result;
         try {
             Hub hub = Hub.fromEnvironment(environment, version);
-            Puller puller = new Puller(() -> hub, new ModelsDirectory(modelsDir, DiskSpace.SYSTEM), board);
+            Puller puller = new Puller(() -> hub, new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, discovery.endings()), board);
             result = puller.pull(model, narrated(hub, modelsDir));
         } catch (PullException e) {
             out.flush();
