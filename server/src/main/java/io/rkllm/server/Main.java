@@ -27,7 +27,7 @@ import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.PromptFormat;
 import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.tools.doctor.Doctor;
-import io.rkllm.server.tools.doctor.SystemRoots;
+import io.rkllm.server.engine.contract.SystemRoots;
 import io.rkllm.server.tools.launch.LaunchCommand;
 import io.rkllm.server.tools.pull.PullCommand;
 import io.rkllm.server.tools.ToolCommand;

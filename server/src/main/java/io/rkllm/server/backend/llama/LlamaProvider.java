@@ -1,6 +1,7 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.DoctorContext;
 import io.rkllm.server.engine.contract.DoctorLine;
 import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
@@ -50,7 +51,7 @@ public final class LlamaProvider implements EngineProvider {
      * missing (only GGUF models need it).
      */
     @Override
-    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models) {
+    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models, DoctorContext context) {
         LlamaOpening llama = LlamaOpening.open(setup.config().engines().llama());
         if (llama.runtime().isEmpty()) {
             return List.of(DoctorLine.warn("llama", "llama.cpp not available: " + llama.missing(), "GGUF models need"

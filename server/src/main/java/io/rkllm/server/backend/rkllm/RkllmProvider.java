@@ -2,6 +2,7 @@ package io.rkllm.server.backend.rkllm;
 
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.DoctorContext;
 import io.rkllm.server.engine.contract.DoctorLine;
 import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
@@ -73,12 +74,10 @@ public final class RkllmProvider implements EngineProvider {
         return new Opening.Opened(new RkllmBackend(runtime, rknn, RkllmBackend.Settings.of(config)), banner);
     }
 
-    /** The RKNN runtime, which vision models' image encoders need (the runtime library has the board's own check). */
+    /** Its library, the CPU, the NPU's driver, devices and clocks, the RKNN runtime, 1.3.0's known fault. */
     @Override
-    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models) {
-        RknnLibrary rknn = RkllmLibraries.rknn(setup.config().runtime(), setup.simulation(), setup.environment());
-        return List.of(RknnCheck.of(rknn, setup.simulation().isPresent(), models.stream()
-                .filter(ModelDescriptor::seesImages).map(ModelDescriptor::id).toList()));
+    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models, DoctorContext context) {
+        return RkllmDoctor.lines(setup, models, context);
     }
 
     /** The configuration names the library or forces its ABI: a wrong one is a mistake to stop at. */

@@ -11,8 +11,12 @@ import java.util.Optional;
  * @param topic a short name ({@code llama}, {@code rknn})
  * @param message what was found, in one line
  * @param fix what to do about it (present for WARN and FAIL)
+ * @param itsModelsOnly the finding matters only when the engine's own models are to be served: {@code doctor}
+ *     makes it harmless, saying why, when the other engines serve every model there is (the RKLLM runtime's
+ *     library and NPU on a machine of GGUF models)
  */
-public record DoctorLine(Verdict verdict, String topic, String message, Optional<String> fix) {
+public record DoctorLine(Verdict verdict, String topic, String message, Optional<String> fix,
+                         boolean itsModelsOnly) {
 
     /** The verdict, from harmless to blocking: FAIL means the server cannot serve until it is fixed. */
     public enum Verdict { OK, INFO, WARN, FAIL }
@@ -22,6 +26,10 @@ public record DoctorLine(Verdict verdict, String topic, String message, Optional
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(fix, "fix");
+    }
+
+    public DoctorLine(Verdict verdict, String topic, String message, Optional<String> fix) {
+        this(verdict, topic, message, fix, false);
     }
 
     public static DoctorLine ok(String topic, String message) {
@@ -38,5 +46,17 @@ public record DoctorLine(Verdict verdict, String topic, String message, Optional
 
     public static DoctorLine fail(String topic, String message, String fix) {
         return new DoctorLine(Verdict.FAIL, topic, message, Optional.of(fix));
+    }
+
+    /** The same finding, blocking only when the engine's own models are to be served. */
+    public DoctorLine onlyForItsModels() {
+        return new DoctorLine(verdict, topic, message, fix, true);
+    }
+
+    /** The same finding, no longer blocking nor warning, with why (e.g. a device that --simulate does not need). */
+    public DoctorLine notBlocking(String why) {
+        return verdict == Verdict.FAIL || verdict == Verdict.WARN
+                ? new DoctorLine(Verdict.INFO, topic, message + " (" + why + ")", Optional.empty(), itsModelsOnly)
+                : this;
     }
 }

@@ -42,6 +42,12 @@ public interface EngineProvider {
      */
     Opening open(EngineSetup setup, List<ModelDescriptor> models, boolean now);
 
-    /** Its lines of {@code doctor}'s report, beside the board's checks. */
-    List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models);
+    /**
+     * Its lines of {@code doctor}'s report: everything the engine needs (its library, its hardware, the faults of
+     * its releases). {@code doctor} itself checks only what every engine shares (the configuration, the models, the
+     * port) and lists the engines.
+     *
+     * @param models its models in the catalogue
+     */
+    List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models, DoctorContext context);
 }

@@ -1,5 +1,6 @@
 package io.rkllm.server.tools.doctor;
 
+import io.rkllm.server.engine.contract.SystemRoots;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

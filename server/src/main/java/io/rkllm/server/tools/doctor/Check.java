@@ -58,12 +58,6 @@ public record Check(Status status, String topic, String message, Optional<String
         return new Check(Status.FAIL, topic, message, Optional.of(fix));
     }
 
-    /** The same finding, no longer blocking (e.g. the NPU device when the runtime is simulated). */
-    Check notBlocking(String why) {
-        return status == Status.FAIL || status == Status.WARN
-                ? new Check(Status.INFO, topic, message + " (" + why + ")", Optional.empty()) : this;
-    }
-
     /** {@code [FAIL] topic     message}, then {@code        fix: ...} when there is a fix. */
     public String render() {
         StringBuilder s = new StringBuilder(String.format("[%-4s] %-8s %s", status.label(), topic, message));

@@ -1,20 +1,16 @@
 package io.rkllm.server.tools.doctor;
 
-import io.rkllm.ffm.Abi;
-import io.rkllm.ffm.LibraryIdentity;
-import io.rkllm.ffm.LibraryLocator;
-import io.rkllm.ffm.RkllmException;
-import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.server.app.EngineProviders;
 import io.rkllm.server.app.Engines;
 import io.rkllm.server.app.ServerJar;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
-import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.DoctorContext;
 import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
+import io.rkllm.server.engine.contract.SystemRoots;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.Problem;
@@ -39,14 +35,13 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * {@code rkllm-server doctor}: checks what serving needs (Java, configuration, the runtime library and
- * its ABI, the RKNPU driver, access to the NPU device, models, the port, and for an installed service
- * its class-data-sharing archive) and says, one line each, what is wrong and how to fix it. Exit code 1
- * when something blocks serving.
+ * {@code rkllm-server doctor}: checks what serving needs (Java, configuration, the engines, models, the port, and for
+ * an installed service its class-data-sharing archive) and says, one line each, what is wrong and how to fix it. Exit
+ * code 1 when something blocks serving.
  *
- * <p>It reuses the server's own pieces ({@link ConfigLoader}, {@link LibraryLocator}, {@link RkllmRuntime}, the
- * engines' providers and their discovery) so that it judges exactly what {@code serve} would do; each engine adds its
- * own lines.
+ * <p>It reuses the server's own pieces ({@link ConfigLoader}, the engines' providers, their discovery and opening) so
+ * that it judges exactly what {@code serve} would do. It knows no engine by name: each provider adds its own lines
+ * (the RKLLM runtime its library, the CPU, the NPU; llama.cpp its library), {@link EngineLines}.
  */
 public final class Doctor {
     public static final int OK = 0;
@@ -60,6 +55,7 @@ public final class Doctor {
     private final Path home;
     private final Supplier<Simulation> simulation;
     private final PrintStream out;
+    private final List<EngineProvider> providers;
 
     /** What to check: the configuration file (if any), whether it was named with --config, flags and options. */
     public record Request(Optional<Path> configFile, boolean configFileGiven, Map<String, String> flags,
@@ -71,8 +67,16 @@ public final class Doctor {
         }
     }
 
+    /** The doctor of the engines this server has ({@link EngineProviders#all()}). */
     public Doctor(SystemRoots roots, Map<String, String> environment, Path home, Supplier<Simulation> simulation,
                   PrintStream out) {
+        this(roots, environment, home, simulation, out, EngineProviders.all());
+    }
+
+    /** The doctor of {@code providers}' engines. */
+    public Doctor(SystemRoots roots, Map<String, String> environment, Path home, Supplier<Simulation> simulation,
+                  PrintStream out, List<EngineProvider> providers) {
+        this.providers = List.copyOf(providers);
         this.roots = Objects.requireNonNull(roots, "roots");
         this.environment = Map.copyOf(environment);
         this.home = Objects.requireNonNull(home, "home");
@@ -140,49 +144,16 @@ public final class Doctor {
     private List<Check> checks(Request request, ConfigLoader.Loaded loaded, ServerConfig config,
                                Optional<Simulation> sim) {
         List<Check> checks = new ArrayList<>();
-        boolean simulated = sim.isPresent();
-
         boolean simulatedModels = sim.isPresent() && loaded.simulatedModels();
         Path modelsDir = simulatedModels ? sim.get().models() : config.models().dir();
-        List<EngineProvider> providers = EngineProviders.all();
         EngineSetup setup = new EngineSetup(config, environment, sim.map(Simulation::directory),
                 SlotCount.systemMemory(roots.resolve("/proc/meminfo")));
         DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(modelsDir);
-        Library library = library(config.runtime(), sim);
         Engines engines = Engines.openNow(providers, setup, discovery.models());
-        // a machine whose models all run on other engines (or that has none yet, and has another engine) serves them
-        // without librkllmrt.so: not blocking
-        boolean othersServeAll = discovery.models().stream().allMatch(m -> !m.facts().engine()
-                .equals(RkllmProvider.NAME) && engines.available(m.facts().engine()))
-                && providers.stream().anyMatch(p -> !p.name().equals(RkllmProvider.NAME) && engines.available(p.name()));
-        checks.add(othersServeAll && library.check().status() == Check.Status.FAIL
-                ? library.check().notBlocking(discovery.models().isEmpty()
-                        ? "no model needs it yet: GGUF models run through llama.cpp without it, .rkllm models need it"
-                        : "the models are GGUF models, which llama.cpp serves without it")
-                : library.check());
-        checks.add(engines(engines));
-        for (EngineProvider provider : providers) {
-            provider.doctor(setup, Engines.modelsOf(provider, discovery.models())).stream().map(Check::of)
-                    .forEach(checks::add);
-        }
-        checks.add(CpuCheck.check(roots.resolve("/proc/cpuinfo"), library.file(), library.version()));
-
         String serviceUser = request.options().getOrDefault("user", SERVICE_USER);
-        NpuChecks npu = new NpuChecks(roots, new Accounts(roots.etc()));
-        List<Check> hardware = new ArrayList<>();
-        hardware.add(npu.driver());
-        hardware.addAll(npu.devices(serviceUser, System.getProperty("user.name")));
-        boolean cpuOnly = othersServeAll;
-        for (Check c : hardware) {
-            checks.add(simulated ? c.notBlocking("not needed with --simulate")
-                    : cpuOnly ? c.notBlocking("the models are GGUF models: llama.cpp runs them without the NPU,"
-                            + " unless it is a build with the RKNPU backend") : c);
-        }
-        checks.addAll(npu.clocks());
-
+        checks.addAll(new EngineLines(providers, setup, engines, discovery.models())
+                .checks(new DoctorContext(roots, serviceUser, m -> PromptFormat.of(m).isPresent())));
         checks.addAll(models(discovery, modelsDir, simulatedModels));
-        thinkingOn130(library.version(), discovery.models(), config.runtime().thinkingFlag())
-                .map(c -> simulated ? c.notBlocking("simulated runtime") : c).ifPresent(checks::add);
         checks.add(port(config.server()));
         // the jar this runs from is the installed service's, when run as `rkllm-server doctor`
         new ArchiveCheck(roots).check(ServerJar.file()).ifPresent(checks::add);
@@ -203,109 +174,6 @@ public final class Doctor {
                             + " --enable-native-access=ALL-UNNAMED");
         }
         return Check.ok("java", "Java " + version + " (" + where + ")");
-    }
-
-    /** The library's check, and the file and release when one was identified (not the simulated one's file). */
-    private record Library(Check check, Optional<Path> file, Optional<String> version) {
-        Library(Check check) {
-            this(check, Optional.empty(), Optional.empty());
-        }
-    }
-
-    private Library library(ServerConfig.Runtime runtime, Optional<Simulation> sim) {
-        Optional<Abi> forced;
-        try {
-            forced = Abi.parseChoice(runtime.abi());
-        } catch (IllegalArgumentException e) {
-            return new Library(Check.fail("library", e.getMessage(), "set runtime.abi to auto, 1.2 or 1.3"));
-        }
-        Path library;
-        if (sim.isPresent()) {
-            Abi abi = forced.orElse(Abi.V1_3);
-            Optional<Path> bundled = sim.get().library(abi);
-            if (bundled.isEmpty()) {
-                return new Library(Check.fail("library", "this jar has no simulated runtime built for "
-                        + System.getProperty("os.arch"), "build the jar on this kind of machine (./mvnw -B verify),"
-                        + " or run without --simulate"));
-            }
-            library = bundled.get();
-        } else {
-            Optional<Path> configured = runtime.library().isBlank() ? Optional.empty()
-                    : Optional.of(Path.of(runtime.library()));
-            LibraryLocator locator = new LibraryLocator(environment);
-            Optional<Path> found = locator.locate(configured);
-            if (found.isEmpty()) {
-                String install = "install librkllmrt.so from airockchip/rknn-llm (rkllm-runtime/Linux/librkllm_api/"
-                        + "aarch64/librkllmrt.so, release 1.2.1-1.2.3 or 1.3.0): `sudo install -m 0644 librkllmrt.so"
-                        + " /usr/lib/`";
-                return new Library(configured.isPresent()
-                        ? Check.fail("library", "runtime.library " + configured.get() + " does not exist",
-                                install + ", or correct runtime.library (--library PATH)")
-                        : Check.fail("library", LibraryLocator.LIBRARY_NAME + " not found in "
-                                + locator.searchPath(), install + " (or set --library PATH; --simulate needs none)"));
-            }
-            library = found.get();
-        }
-        RkllmRuntime opened;
-        try {
-            opened = RkllmRuntime.open(library, forced);
-        } catch (RkllmException e) {
-            return new Library(Check.fail("library", e.getMessage(), forced.isEmpty()
-                    ? "force the ABI: --abi 1.2 for runtime 1.2.1-1.2.3, --abi 1.3 for 1.3.0 (or runtime.abi in the"
-                            + " config file, RKLLM_RUNTIME_ABI); docs/runtime-abi.md"
-                    : "install runtime 1.2.1-1.2.3 or 1.3.0 from airockchip/rknn-llm, matching --abi"));
-        } catch (RuntimeException e) {
-            return new Library(Check.fail("library", "cannot load " + library + ": " + e.getMessage(),
-                    "the file must be the aarch64 librkllmrt.so from airockchip/rknn-llm"));
-        }
-        LibraryIdentity identity = opened.identity();
-        // the simulated runtime's file hash is no official release's: the evidence would call it unknown
-        String what = sim.isPresent()
-                ? "the simulated runtime " + identity.version().orElse("") + " bundled in the jar, ABI "
-                        + opened.abi().label() + (forced.isPresent() ? " (forced)" : "") + ", " + library
-                : library + ": runtime " + identity.version().orElse("unknown") + ", ABI " + opened.abi().label()
-                        + (forced.isPresent() ? " (forced)" : "") + " - " + identity.evidence();
-        Optional<Path> file = sim.isPresent() ? Optional.empty() : Optional.of(library);
-        if (forced.isPresent() && identity.abi().isPresent() && identity.abi().get() != forced.get()) {
-            return new Library(Check.warn("library", what, "the file looks like ABI " + identity.abi().get().label()
-                    + ": remove the forced runtime.abi (--abi) unless you are sure"), file, identity.version());
-        }
-        return new Library(Check.ok("library", what), file, identity.version());
-    }
-
-    /**
-     * Which engines can serve models here, each with what it runs or why it cannot (the engine's own lines, and the
-     * library check for the RKLLM runtime, say how to fix a missing one). Not blocking by itself: the server starts
-     * when at least one engine is available.
-     */
-    private static Check engines(Engines engines) {
-        return Check.info("engines", String.join("; ", engines.engines().stream().map(e -> e.provider().title()
-                + (e.opening().available().isPresent() ? ": " + e.provider().name() + " models"
-                : ": not available")).toList()));
-    }
-
-    /**
-     * Runtime 1.3.0 with thinking models: the release is reported to end thinking answers at {@code </think>}
-     * (docs/runtime-abi.md). The server works around it for models it has a chat template for; 1.2.3 is the
-     * release known to work.
-     */
-    static Optional<Check> thinkingOn130(Optional<String> version, List<ModelDescriptor> models, String thinkingFlag) {
-        List<String> thinking = models.stream().filter(m -> m.capabilities().thinking()).map(ModelDescriptor::id)
-                .toList();
-        if (version.filter("1.3.0"::equals).isEmpty() || thinking.isEmpty()) {
-            return Optional.empty();
-        }
-        List<String> flagOnly = models.stream().filter(m -> m.capabilities().thinking())
-                .filter(m -> PromptFormat.of(m).isEmpty()).map(ModelDescriptor::id).toList();
-        String how = thinkingFlag.equals("always") ? "runtime.thinking_flag is always: every thinking answer may"
-                + " come back empty" : flagOnly.isEmpty() ? "the server switches thinking through their chat"
-                + " templates instead of the runtime's flag, which avoids it as far as is known"
-                : "the server has no chat template for " + flagOnly + ", which can only think through the runtime's"
-                        + " flag: their thinking answers may come back empty (reported as finish_reason length)";
-        return Optional.of(Check.warn("runtime", "runtime 1.3.0 with thinking models " + thinking + ": 1.3.0 is"
-                + " reported to end thinking answers at </think>; " + how, "runtime 1.2.3 is the known-good release"
-                + " (airockchip/rknn-llm tag release-v1.2.3, ABI 1.2); re-convert models with the toolkit of the"
-                + " runtime you use (docs/runtime-abi.md)"));
     }
 
     private static List<Check> models(DiscoveryResult discovery, Path dir, boolean simulatedModels) {

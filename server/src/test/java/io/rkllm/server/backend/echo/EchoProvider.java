@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.echo;
 
+import io.rkllm.server.engine.contract.DoctorContext;
 import io.rkllm.server.engine.contract.DoctorLine;
 import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
@@ -37,7 +38,7 @@ public final class EchoProvider implements EngineProvider {
     }
 
     @Override
-    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models) {
+    public List<DoctorLine> doctor(EngineSetup setup, List<ModelDescriptor> models, DoctorContext context) {
         return List.of(DoctorLine.ok(NAME, "the echo engine needs no library"));
     }
 }

@@ -2,6 +2,7 @@ package io.rkllm.server.tools.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rkllm.server.engine.contract.SystemRoots;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
-package io.rkllm.server.tools.doctor;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.contract.DoctorLine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,12 +40,12 @@ final class CpuCheck {
      * @param library the runtime library, when one was found (not the simulated one)
      * @param runtimeVersion its release, when identified
      */
-    static Check check(Path cpuinfo, Optional<Path> library, Optional<String> runtimeVersion) {
+    static DoctorLine check(Path cpuinfo, Optional<Path> library, Optional<String> runtimeVersion) {
         String text;
         try {
             text = Files.readString(cpuinfo);
         } catch (IOException | RuntimeException e) {
-            return Check.info("cpu", "cannot read " + cpuinfo + ": the CPU's features are not checked");
+            return DoctorLine.info("cpu", "cannot read " + cpuinfo + ": the CPU's features are not checked");
         }
         Set<String> features = null;
         Map<String, Integer> cores = new TreeMap<>();
@@ -67,7 +68,7 @@ final class CpuCheck {
             }
         }
         if (features == null) {
-            return Check.info("cpu", "not an arm64 CPU (no Features in " + cpuinfo + "): the runtime needs an arm64"
+            return DoctorLine.info("cpu", "not an arm64 CPU (no Features in " + cpuinfo + "): the runtime needs an arm64"
                     + " board; --simulate runs anywhere");
         }
         List<String> parts = new ArrayList<>();
@@ -78,21 +79,21 @@ final class CpuCheck {
                 + (features.contains("asimddp") ? "yes" : "no") + ", fp16 " + (features.contains("fphp") ? "yes" : "no")
                 + ", SVE " + (sve ? "yes" : "no");
         if (!features.contains("asimd")) {
-            return Check.fail("cpu", found, "the runtime is built for arm64 with NEON (asimd): use an RK3588 or"
+            return DoctorLine.fail("cpu", found, "the runtime is built for arm64 with NEON (asimd): use an RK3588 or"
                     + " RK3576 board");
         }
         OptionalInt sveWords = library.map(SveScan::count).orElse(OptionalInt.empty());
         if (sve || sveWords.isEmpty() || sveWords.getAsInt() < SVE_EVIDENCE) {
-            return Check.ok("cpu", found + (sveWords.isPresent() ? "; the runtime has no SVE code" + (sve ? " it"
+            return DoctorLine.ok("cpu", found + (sveWords.isPresent() ? "; the runtime has no SVE code" + (sve ? " it"
                     + " could not run" : "") : ""));
         }
         String withSve = found + "; the runtime library has " + sveWords.getAsInt() + " SVE instructions, which this"
                 + " CPU cannot run: it must check the CPU before using them";
         if (runtimeVersion.filter("1.3.0"::equals).isPresent()) {
-            return Check.warn("cpu", withSve + " (runtime 1.3.0 is reported to die with \"Illegal instruction\" on"
+            return DoctorLine.warn("cpu", withSve + " (runtime 1.3.0 is reported to die with \"Illegal instruction\" on"
                     + " RK3588, rknn-llm#518; others run it)", "if the server dies with Illegal instruction"
                     + " (SIGILL), install runtime 1.2.3, the known-good release (docs/runtime-abi.md)");
         }
-        return Check.info("cpu", withSve + " (runtime 1.2.3 is reported to)");
+        return DoctorLine.info("cpu", withSve + " (runtime 1.2.3 is reported to)");
     }
 }

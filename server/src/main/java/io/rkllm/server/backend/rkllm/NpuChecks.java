@@ -1,5 +1,7 @@
-package io.rkllm.server.tools.doctor;
+package io.rkllm.server.backend.rkllm;
 
+import io.rkllm.server.engine.contract.DoctorLine;
+import io.rkllm.server.engine.contract.SystemRoots;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -34,7 +36,7 @@ final class NpuChecks {
     }
 
     /** The RKNPU driver version from debugfs (root only) or the module's sysfs version, against 0.9.8. */
-    Check driver() {
+    DoctorLine driver() {
         Path debugfs = roots.sys().resolve(DRIVER_FILE);
         Path module = roots.sys().resolve("module/rknpu/version");
         String text = null;
@@ -58,32 +60,32 @@ final class NpuChecks {
             boolean debugReadable = Files.isDirectory(debugRoot) && Files.isReadable(debugRoot)
                     && Files.isExecutable(debugRoot);
             if (denied || (Files.isDirectory(debugRoot) && !debugReadable)) {
-                return Check.warn("driver", "cannot read " + debugfs + " (debugfs is readable by root only)",
+                return DoctorLine.warn("driver", "cannot read " + debugfs + " (debugfs is readable by root only)",
                         "run `sudo rkllm-server doctor`, or `sudo cat /sys/kernel/debug/rknpu/version`: it must say"
                                 + " 0.9.8 or newer");
             }
             if (!npuDevices().isEmpty()) {
-                return Check.warn("driver", "an NPU device exists but " + debugfs + " does not (debugfs not mounted?)",
+                return DoctorLine.warn("driver", "an NPU device exists but " + debugfs + " does not (debugfs not mounted?)",
                         "`sudo mount -t debugfs none /sys/kernel/debug`, then `sudo cat /sys/kernel/debug/rknpu/version`"
                                 + " (0.9.8 or newer is needed)");
             }
-            return Check.fail("driver", "no RKNPU driver: " + debugfs + " does not exist",
+            return DoctorLine.fail("driver", "no RKNPU driver: " + debugfs + " does not exist",
                     "boot Rockchip's vendor kernel with the RKNPU driver 0.9.8+ (Armbian 'vendor' kernel, or the"
                             + " board maker's 6.1 image); mainline kernels (the 'rocket' driver) are not supported");
         }
         Matcher m = VERSION.matcher(text);
         if (!m.find()) {
-            return Check.warn("driver", "RKNPU driver version unreadable in " + source + ": '" + text + "'",
+            return DoctorLine.warn("driver", "RKNPU driver version unreadable in " + source + ": '" + text + "'",
                     "check it yourself: the RKLLM runtime needs 0.9.8 or newer");
         }
         int[] found = {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
         String version = m.group();
         if (compare(found, REQUIRED_DRIVER) < 0) {
-            return Check.fail("driver", "RKNPU driver " + version + " is older than 0.9.8, which the RKLLM runtime"
+            return DoctorLine.fail("driver", "RKNPU driver " + version + " is older than 0.9.8, which the RKLLM runtime"
                     + " needs (" + source + ")", "update the board's vendor kernel (e.g. `sudo apt update && sudo apt"
                     + " full-upgrade` on Armbian/Ubuntu vendor images, or a newer image); see docs/deploy.md");
         }
-        return Check.ok("driver", "RKNPU driver " + version + " (0.9.8 or newer needed)");
+        return DoctorLine.ok("driver", "RKNPU driver " + version + " (0.9.8 or newer needed)");
     }
 
     static int compare(int[] a, int[] b) {
@@ -135,15 +137,15 @@ final class NpuChecks {
     }
 
     /** One line per NPU device node: can the service user (or, without one, the current user) open it? */
-    List<Check> devices(String serviceUser, String currentUser) {
+    List<DoctorLine> devices(String serviceUser, String currentUser) {
         List<Path> nodes = npuDevices();
         if (nodes.isEmpty()) {
-            return List.of(Check.fail("device", "no NPU device node (" + roots.dev().resolve("dri/renderD129") + " or "
+            return List.of(DoctorLine.fail("device", "no NPU device node (" + roots.dev().resolve("dri/renderD129") + " or "
                             + roots.dev().resolve("rknpu") + ")",
                     "boot Rockchip's vendor kernel with the RKNPU driver (see docs/deploy.md); `ls -l /dev/dri`"
                             + " shows the render nodes"));
         }
-        List<Check> checks = new ArrayList<>();
+        List<DoctorLine> checks = new ArrayList<>();
         Optional<Accounts.User> service = accounts.user(serviceUser);
         for (Path node : nodes) {
             checks.add(device(node, service, serviceUser, currentUser));
@@ -151,7 +153,7 @@ final class NpuChecks {
         return checks;
     }
 
-    private Check device(Path node, Optional<Accounts.User> service, String serviceUser, String currentUser) {
+    private DoctorLine device(Path node, Optional<Accounts.User> service, String serviceUser, String currentUser) {
         int uid;
         int gid;
         int mode;
@@ -160,7 +162,7 @@ final class NpuChecks {
             gid = (Integer) Files.getAttribute(node, "unix:gid");
             mode = (Integer) Files.getAttribute(node, "unix:mode");
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            return Check.warn("device", node + ": cannot read its owner and mode (" + e.getMessage() + ")",
+            return DoctorLine.warn("device", node + ": cannot read its owner and mode (" + e.getMessage() + ")",
                     "`ls -l " + node + "`: the service user must be able to read and write it");
         }
         String owner = accounts.userName(uid) + ":" + accounts.groupName(gid);
@@ -173,17 +175,17 @@ final class NpuChecks {
             boolean serviceCan = canReadWrite(user, uid, gid, mode);
             String groups = String.join(",", accounts.groupNames(user));
             if (serviceCan) {
-                return Check.ok("device", described + ": service user " + serviceUser + " (groups " + groups
+                return DoctorLine.ok("device", described + ": service user " + serviceUser + " (groups " + groups
                         + ") can open it; " + current);
             }
-            return Check.fail("device", described + ": service user " + serviceUser + " (groups " + groups
+            return DoctorLine.fail("device", described + ": service user " + serviceUser + " (groups " + groups
                     + ") cannot open it; " + current, grantFix(node, gid, serviceUser)
                     + ", then `sudo systemctl restart rkllm-server`");
         }
         if (currentCan) {
-            return Check.ok("device", described + ": " + current + " (no '" + serviceUser + "' service user here)");
+            return DoctorLine.ok("device", described + ": " + current + " (no '" + serviceUser + "' service user here)");
         }
-        return Check.fail("device", described + ": " + current + " (no '" + serviceUser + "' service user here)",
+        return DoctorLine.fail("device", described + ": " + current + " (no '" + serviceUser + "' service user here)",
                 grantFix(node, gid, currentUser) + ", then log in again");
     }
 
@@ -227,8 +229,8 @@ final class NpuChecks {
     }
 
     /** The NPU and memory clocks (devfreq): governor and frequency, for information. */
-    List<Check> clocks() {
-        List<Check> checks = new ArrayList<>();
+    List<DoctorLine> clocks() {
+        List<DoctorLine> checks = new ArrayList<>();
         try (DirectoryStream<Path> devfreq = Files.newDirectoryStream(roots.sys().resolve("class/devfreq"))) {
             List<Path> entries = new ArrayList<>();
             devfreq.forEach(entries::add);
@@ -241,7 +243,7 @@ final class NpuChecks {
                 String governor = read(entry.resolve("governor")).orElse("?");
                 String now = read(entry.resolve("cur_freq")).map(NpuChecks::mhz).orElse("?");
                 String max = read(entry.resolve("max_freq")).map(NpuChecks::mhz).orElse("?");
-                checks.add(Check.info("clock", (name.contains("npu") ? "NPU" : "memory") + " " + name + ": governor "
+                checks.add(DoctorLine.info("clock", (name.contains("npu") ? "NPU" : "memory") + " " + name + ": governor "
                         + governor + ", now " + now + ", max " + max + " (pinning them is optional: docs/deploy.md)"));
             }
         } catch (IOException | SecurityException e) {

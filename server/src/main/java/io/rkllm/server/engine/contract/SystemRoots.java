@@ -1,4 +1,4 @@
-package io.rkllm.server.tools.doctor;
+package io.rkllm.server.engine.contract;
 
 import java.nio.file.Path;
 import java.util.Objects;

@@ -1,7 +1,8 @@
-package io.rkllm.server.tools.doctor;
+package io.rkllm.server.backend.rkllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rkllm.server.engine.contract.DoctorLine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The CPU's features (a fake /proc/cpuinfo) against the SVE code of a library (a small arm64 ELF file). */
-class CpuCheckTest {
+public class CpuCheckTest {
     /** An RK3588's /proc/cpuinfo, shortened: four Cortex-A55, four Cortex-A76, no SVE. */
-    static final String RK3588 = core(0, "0xd05") + core(1, "0xd05") + core(2, "0xd05") + core(3, "0xd05")
+    public static final String RK3588 = core(0, "0xd05") + core(1, "0xd05") + core(2, "0xd05") + core(3, "0xd05")
             + core(4, "0xd0b") + core(5, "0xd0b") + core(6, "0xd0b") + core(7, "0xd0b");
 
     @TempDir
@@ -47,8 +48,8 @@ class CpuCheckTest {
     @Test
     void anRk3588IsNamedWithItsFeatures() throws IOException {
         Path cpuinfo = Files.writeString(dir.resolve("cpuinfo"), RK3588);
-        Check c = CpuCheck.check(cpuinfo, Optional.empty(), Optional.of("1.3.0"));
-        assertThat(c.status()).isEqualTo(Check.Status.OK);
+        DoctorLine c = CpuCheck.check(cpuinfo, Optional.empty(), Optional.of("1.3.0"));
+        assertThat(c.verdict()).isEqualTo(DoctorLine.Verdict.OK);
         assertThat(c.message()).contains("4x Cortex-A55 + 4x Cortex-A76", "NEON yes", "dot product yes", "SVE no");
     }
 
@@ -58,26 +59,27 @@ class CpuCheckTest {
         Path library = Files.write(dir.resolve("librkllmrt.so"), elf(40));
         assertThat(SveScan.count(library)).hasValue(40);
 
-        Check on130 = CpuCheck.check(cpuinfo, Optional.of(library), Optional.of("1.3.0"));
-        assertThat(on130.status()).isEqualTo(Check.Status.WARN);
+        DoctorLine on130 = CpuCheck.check(cpuinfo, Optional.of(library), Optional.of("1.3.0"));
+        assertThat(on130.verdict()).isEqualTo(DoctorLine.Verdict.WARN);
         assertThat(on130.message()).contains("40 SVE instructions", "rknn-llm#518");
         assertThat(on130.fix().orElseThrow()).contains("1.2.3");
-        assertThat(CpuCheck.check(cpuinfo, Optional.of(library), Optional.of("1.2.3")).status())
-                .isEqualTo(Check.Status.INFO);
+        assertThat(CpuCheck.check(cpuinfo, Optional.of(library), Optional.of("1.2.3")).verdict())
+                .isEqualTo(DoctorLine.Verdict.INFO);
 
         Path withSve = Files.writeString(dir.resolve("sve"), RK3588.replace("asimddp", "asimddp sve"));
-        assertThat(CpuCheck.check(withSve, Optional.of(library), Optional.of("1.3.0")).status())
-                .isEqualTo(Check.Status.OK);
+        assertThat(CpuCheck.check(withSve, Optional.of(library), Optional.of("1.3.0")).verdict())
+                .isEqualTo(DoctorLine.Verdict.OK);
         Path clean = Files.write(dir.resolve("clean.so"), elf(2));
-        Check few = CpuCheck.check(cpuinfo, Optional.of(clean), Optional.of("1.3.0"));
-        assertThat(few.status()).isEqualTo(Check.Status.OK);
+        DoctorLine few = CpuCheck.check(cpuinfo, Optional.of(clean), Optional.of("1.3.0"));
+        assertThat(few.verdict()).isEqualTo(DoctorLine.Verdict.OK);
         assertThat(few.message()).contains("the runtime has no SVE code");
     }
 
     @Test
     void otherMachinesAndFilesAreNotJudged() throws IOException {
         Path x86 = Files.writeString(dir.resolve("x86"), "processor\t: 0\nflags\t\t: fpu vme sse sse2 avx2\n");
-        assertThat(CpuCheck.check(x86, Optional.empty(), Optional.empty()).status()).isEqualTo(Check.Status.INFO);
+        assertThat(CpuCheck.check(x86, Optional.empty(), Optional.empty()).verdict())
+                .isEqualTo(DoctorLine.Verdict.INFO);
         assertThat(CpuCheck.check(dir.resolve("missing"), Optional.empty(), Optional.empty()).message())
                 .contains("cannot read");
         Path text = Files.writeString(dir.resolve("not-elf.so"), "not an ELF file");

@@ -1,4 +1,4 @@
-package io.rkllm.server.tools.doctor;
+package io.rkllm.server.backend.rkllm;
 
 import java.io.IOException;
 import java.nio.file.Files;
