@@ -171,6 +171,9 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
         rc = sim_parse_int(value, &cfg->image_embed_dim) || cfg->image_embed_dim < 0 ? -1 : 0;
     } else if (strcmp(key, "thinking") == 0) {
         rc = sim_parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
+    } else if (strcmp(key, "trace_run_start") == 0) {
+        rc = sim_parse_int(value, &cfg->trace_run_start) || (cfg->trace_run_start != 0 && cfg->trace_run_start != 1)
+                 ? -1 : 0;
     } else if (strcmp(key, "prefill_tps") == 0) {
         rc = sim_parse_double(value, &d) || d <= 0 ? -1 : 0;
         cfg->prefill_tps = rc ? cfg->prefill_tps : d;

@@ -43,6 +43,7 @@ typedef struct {
     double time_scale;
     double npu_budget_mb; /* > 0: rkllm_init fails (1.2) or crashes (1.3) when the live handles' memory_mb would exceed it */
     int thinking;
+    int trace_run_start; /* 1: a run_start trace line when a run begins (tests wait for it) */
     int reply_tokens;
     int image_embed_dim; /* floats per image token of multimodal input; 0 = the model takes no images */
     char* template_system;

@@ -531,6 +531,14 @@ int sim_run(SimHandle* h, const SimRunRequest* req) {
     sim_tools_copy(&h->tools, &tools);
     bool lora_ok = !req->has_lora || !req->lora_name || lora_known(h, req->lora_name);
     pthread_mutex_unlock(&h->lock);
+    if (h->cfg.trace_run_start) {
+        /* the moment a run has begun, before its prefill: what a test waits for to act during the prefill */
+        SimTraceLine line;
+        if (sim_trace_line_start(&line, &h->trace, "run_start")) {
+            jw_int(&line.w, "cache_before", cache_before);
+            sim_trace_line_end(&line);
+        }
+    }
 
     /* what gets prefilled */
     bool text_input = req->input_type == RKLLM_INPUT_PROMPT || req->input_type == RKLLM_INPUT_MULTIMODAL;

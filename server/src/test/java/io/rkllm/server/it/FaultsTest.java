@@ -63,20 +63,12 @@ class FaultsTest {
                 : java.util.stream.Stream.concat(lines.stream(), java.util.stream.Stream.of("fault: " + fault)).toList());
     }
 
-    /** Polls /health (bounded) until the model's worker runs a job. */
-    private static void awaitBusy(TestServer server) throws Exception {
+    /** Waits for the simulated runtime's {@code run_start} trace line (model key {@code trace_run_start: 1}). */
+    private static void awaitRunStart(TestServer server, String model) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (true) {
-            JsonNode health = server.getForReply("/health").json();
-            boolean busy = false;
-            for (JsonNode m : health.path("loaded_models")) {
-                busy |= m.path("busy").asBoolean();
-            }
-            if (busy) {
-                return;
-            }
+        while (server.trace(model).stream().noneMatch(l -> l.path("call").asText().equals("run_start"))) {
             assertThat(System.nanoTime()).as("the run started within 10 s").isLessThan(deadline);
-            Thread.sleep(10); // a loop of /health requests must not itself keep the cores from the server
+            Thread.sleep(10); // polling a file the runtime appends to; the event itself is the line
         }
     }
 
@@ -199,7 +191,8 @@ class FaultsTest {
         // prefill of about 40 tokens at 40 tok/s, 6 times slower: about 6 s that an abort cannot interrupt, and
         // that the client's hang-up falls into however long a loaded machine takes to see the run start
         try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
-                        "prefill_tps", "40", "decode_tps", "500", "fault", "slow_prefill=6, abort_ignores_prefill"))
+                        "prefill_tps", "40", "decode_tps", "500", "fault", "slow_prefill=6, abort_ignores_prefill",
+                        "trace_run_start", "1"))
                 .set("queue.keep_alive", "200ms").start()) {
             assertThat(server.postForReply("/v1/models/m/load", "").status()).isEqualTo(200);
             String first = chat("m", "[[say:never read]]", true);
@@ -207,7 +200,9 @@ class FaultsTest {
                 gone.send(RawHttp.request("POST", "/v1/chat/completions", Map.of("Content-Type", "application/json"),
                         first.getBytes(StandardCharsets.UTF_8)));
                 assertThat(gone.readHead().status()).isEqualTo(200);
-                awaitBusy(server); // the worker took the run: it is prefilling now, for about 6 s
+                // the runtime's run has begun: it is prefilling now, for about 6 s (the model's busy flag comes
+                // earlier, when the worker takes the job: a hang-up then cancels a run that never starts)
+                awaitRunStart(server, "m");
                 gone.hangUp(true);
             }
             TestServer.Reply next = server.postForReply("/v1/chat/completions", chat("m", "[[say:next]]", false));
