@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClientDisconnectTest {
     /** Real time: 50 tokens/s, so a 2000-token answer would take 40 s. */
     private static final Map<String, String> SLOW = Map.of("time_scale", "1", "init_ms", "0", "decode_tps", "50",
-            "prefill_tps", "100000");
+            "prefill_tps", "100000", "trace_run_start", "1");
     private static final String LONG = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"[[tokens:2000]]\"}]";
 
     @TempDir
@@ -43,12 +43,12 @@ class ClientDisconnectTest {
     void closingAStreamDuringALongPrefillAbortsItWithoutWaitingForAKeepAliveWrite() throws Exception {
         // prefill of ~400 tokens at 20 tokens/s: 20 s; keep-alives only every 10 s (the default)
         try (TestServer server = TestServer.in(dir).model("m", Map.of("time_scale", "1", "init_ms", "0",
-                "prefill_tps", "400", "fault", "slow_prefill=20")).set("queue.keep_alive", "10s").start()) {
+                "prefill_tps", "400", "fault", "slow_prefill=20", "trace_run_start", "1")).set("queue.keep_alive", "10s").start()) {
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions",
                     "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\""
                             + "word ".repeat(400) + "\"}]}")) {
                 assertThat(http.readUntil("\"role\":\"assistant\"", 1)).isTrue();
-                awaitBusy(server);
+                server.awaitRunStart("m");
             }
             JsonNode run = awaitRun(server);
             assertThat(run.get("result").asText()).isEqualTo("abort");
@@ -60,7 +60,7 @@ class ClientDisconnectTest {
     void closingWhileWaitingForANonStreamingAnswerAbortsTheRun() throws Exception {
         try (TestServer server = TestServer.in(dir).model("m", SLOW).set("queue.keep_alive", "200ms").start()) {
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions", LONG + "}")) {
-                awaitBusy(server);
+                server.awaitRunStart("m");
             }
             JsonNode run = awaitRun(server);
             assertThat(run.get("result").asText()).isEqualTo("abort");
@@ -98,7 +98,7 @@ class ClientDisconnectTest {
             String first = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"[[tokens:25]]\"}]}";
             String second = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"[[say:second]]\"}]}";
             try (RawHttp http = RawHttp.post(server.port(), "/v1/chat/completions", first)) {
-                awaitBusy(server);
+                server.awaitRunStart("m");
                 http.send("/v1/chat/completions", second); // read by the probe while the first is answered
                 assertThat(http.readUntil("\"object\":\"chat.completion\"", 2)).as(http.text()).isTrue();
                 assertThat(RawHttp.occurrences(http.text(), "HTTP/1.1 200")).isEqualTo(2);
@@ -111,12 +111,6 @@ class ClientDisconnectTest {
 
     static JsonNode health(TestServer server) throws Exception {
         return server.getForReply("/health").json();
-    }
-
-    /** The generation is running once the worker reports the model busy with nothing queued. */
-    private static void awaitBusy(TestServer server) throws Exception {
-        Poll.until("the generation to start", Duration.ofSeconds(10), () -> health(server),
-                h -> h.at("/loaded_models/0/busy").asBoolean() && h.at("/loaded_models/0/queued").asInt() == 0);
     }
 
     private static JsonNode awaitRun(TestServer server) throws Exception {

@@ -63,15 +63,6 @@ class FaultsTest {
                 : java.util.stream.Stream.concat(lines.stream(), java.util.stream.Stream.of("fault: " + fault)).toList());
     }
 
-    /** Waits for the simulated runtime's {@code run_start} trace line (model key {@code trace_run_start: 1}). */
-    private static void awaitRunStart(TestServer server, String model) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (server.trace(model).stream().noneMatch(l -> l.path("call").asText().equals("run_start"))) {
-            assertThat(System.nanoTime()).as("the run started within 10 s").isLessThan(deadline);
-            Thread.sleep(10); // polling a file the runtime appends to; the event itself is the line
-        }
-    }
-
     private static JsonNode idleHealth(TestServer server) throws Exception {
         JsonNode health = Health.waitIdle(server.port(), Duration.ofSeconds(10));
         assertThat(Health.isIdle(health)).as(health.toString()).isTrue();
@@ -202,7 +193,7 @@ class FaultsTest {
                 assertThat(gone.readHead().status()).isEqualTo(200);
                 // the runtime's run has begun: it is prefilling now, for about 6 s (the model's busy flag comes
                 // earlier, when the worker takes the job: a hang-up then cancels a run that never starts)
-                awaitRunStart(server, "m");
+                server.awaitRunStart("m");
                 gone.hangUp(true);
             }
             TestServer.Reply next = server.postForReply("/v1/chat/completions", chat("m", "[[say:next]]", false));

@@ -155,6 +155,16 @@ public final class TestServer implements AutoCloseable {
         return server.encoderTrace(model);
     }
 
+    /**
+     * Waits until the simulated runtime has begun a run of the model (its {@code run_start} trace line: model key
+     * {@code trace_run_start: 1}): a test that must act during a run's prefill or generation acts after it, never
+     * between the worker taking the job and the native call.
+     */
+    public void awaitRunStart(String model) throws Exception {
+        Poll.until("a run of " + model + " to begin in the runtime", Duration.ofSeconds(10), () -> trace(model),
+                t -> t.stream().anyMatch(l -> l.path("call").asText().equals("run_start")));
+    }
+
     public List<JsonNode> runs(String model) {
         return trace(model).stream().filter(n -> n.path("call").asText().equals("run")).toList();
     }
