@@ -99,7 +99,7 @@ public final class Main {
             return FAILED;
         }
         CommandLine line = parsed.line();
-        ConfigLoader loader = new ConfigLoader(home());
+        ConfigLoader loader = new ConfigLoader(home(), EngineProviders.settings(EngineProviders.all()));
         if (line.help()) {
             out.print(HelpText.render(loader, parsed.tools()));
             return OK;
@@ -133,7 +133,7 @@ public final class Main {
      * @throws ConfigException for a bad command line or configuration
      */
     ConfigLoader.Loaded configuration(String... args) {
-        return load(CommandLine.parse(args), new ConfigLoader(home()));
+        return load(CommandLine.parse(args), new ConfigLoader(home(), EngineProviders.settings(EngineProviders.all())));
     }
 
     private ConfigLoader.Loaded load(CommandLine line, ConfigLoader loader) {

@@ -6,7 +6,9 @@ import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.models.ModelFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The engines this server has: the one list an engine is added to (its provider, in its own backend folder, does the
@@ -18,6 +20,13 @@ public final class EngineProviders {
 
     public static List<EngineProvider> all() {
         return List.of(new RkllmProvider(), new LlamaProvider());
+    }
+
+    /** The settings of {@code providers}' engines beyond the built-in ones, by engine name, for the configuration. */
+    public static Map<String, Map<String, String>> settings(List<EngineProvider> providers) {
+        Map<String, Map<String, String>> settings = new LinkedHashMap<>();
+        providers.stream().filter(p -> !p.settings().isEmpty()).forEach(p -> settings.put(p.name(), p.settings()));
+        return settings;
     }
 
     /** The model files of {@code providers}' engines and what each reads of them. */

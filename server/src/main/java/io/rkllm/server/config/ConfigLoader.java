@@ -42,6 +42,7 @@ public final class ConfigLoader {
     private final ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
     private final ObjectMapper binder;
     private final ObjectNode defaults;
+    private final Set<String> otherEngines;
 
     /** Where a key's value came from, in rising precedence. */
     public enum Source { FILE, ENVIRONMENT, FLAG }
@@ -75,7 +76,17 @@ public final class ConfigLoader {
     private static final String MODELS_DIR = "models.dir";
     private static final String SIMULATE = "runtime.simulate";
 
+    /** The built-in settings only (tests, and tools that open no engine of their own). */
     public ConfigLoader(Path home) {
+        this(home, Map.of());
+    }
+
+    /**
+     * @param engineSettings the settings of the engines beyond the built-in ones, by engine name: each key with its
+     *                       default, under {@code engines.<name>} in the file, {@code RKLLM_ENGINES_<NAME>_<KEY>} and
+     *                       {@code --engines.<name>.<key>}, as for every built-in key
+     */
+    public ConfigLoader(Path home, Map<String, Map<String, String>> engineSettings) {
         SimpleModule module = new SimpleModule();
         module.addDeserializer(Duration.class, new DurationDeserializer());
         module.addDeserializer(Path.class, new HomePathDeserializer(home));
@@ -99,6 +110,15 @@ public final class ConfigLoader {
             }
         });
         defaults.set("rag", rag);
+        ObjectNode engines = (ObjectNode) defaults.get("engines");
+        engineSettings.forEach((engine, settings) -> {
+            if (engines.has(engine)) {
+                throw new IllegalArgumentException("engines." + engine + " is a built-in section");
+            }
+            ObjectNode section = engines.putObject(engine);
+            settings.forEach(section::put);
+        });
+        otherEngines = Set.copyOf(engineSettings.keySet());
     }
 
     /** Every dotted key with its built-in default, in file order (for --help and docs). */
@@ -227,6 +247,13 @@ public final class ConfigLoader {
     }
 
     private ServerConfig bind(ObjectNode tree) {
+        // the other engines' settings go to their providers as text: moved under engines.others to bind
+        ObjectNode engines = (ObjectNode) tree.get("engines");
+        ObjectNode others = engines.putObject("others");
+        for (String engine : otherEngines) {
+            ObjectNode section = others.putObject(engine);
+            engines.remove(engine).properties().forEach(e -> section.put(e.getKey(), e.getValue().asText()));
+        }
         try {
             return binder.treeToValue(tree, ServerConfig.class);
         } catch (MismatchedInputException e) {

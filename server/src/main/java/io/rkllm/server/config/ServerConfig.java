@@ -4,6 +4,7 @@ import io.rkllm.rag.RagOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The whole configuration: one immutable tree, built at startup from the YAML file, then the
@@ -14,8 +15,21 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
                            Logging logging, Metrics metrics, Security security, Limits limits, Vision vision,
                            Engines engines) {
 
-    /** The engines beside the RKLLM runtime ({@link Runtime}): llama.cpp for GGUF models. */
-    public record Engines(Llama llama) {
+    /**
+     * The engines beside the RKLLM runtime ({@link Runtime}): llama.cpp for GGUF models, and the settings of any other
+     * engine the server has, under {@code engines.<name>}, as its provider declares them.
+     *
+     * @param others each other engine's settings by its name, as text (its provider reads and checks them)
+     */
+    public record Engines(Llama llama, Map<String, Map<String, String>> others) {
+        public Engines {
+            others = others == null ? Map.of() : Map.copyOf(others);
+        }
+
+        /** The settings of the engine of that name (its defaults, as the file, environment and flags changed them). */
+        public Map<String, String> settings(String engine) {
+            return others.getOrDefault(engine, Map.of());
+        }
     }
 
     /**

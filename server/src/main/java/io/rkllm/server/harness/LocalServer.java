@@ -123,7 +123,7 @@ public final class LocalServer implements AutoCloseable {
             SimulatedRuntime.extractRknn(dir.resolve("lib"))
                     .ifPresent(rknn -> all.put("runtime.rknn_library", rknn.toString()));
             all.remove("runtime.simulate");
-            ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
+            ServerConfig config = new ConfigLoader(dir, EngineProviders.settings(EngineProviders.all())).load(Optional.empty(), Map.of(), all).config();
             EngineSetup setup = EngineSetup.of(config);
             List<EngineProvider> providers = EngineProviders.all();
             DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(modelsDir);

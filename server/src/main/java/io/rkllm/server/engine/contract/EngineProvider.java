@@ -3,6 +3,7 @@ package io.rkllm.server.engine.contract;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelFormat;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One engine the server can run models with, as the application sees it; each engine implements it in its own
@@ -22,6 +23,16 @@ public interface EngineProvider {
 
     /** The engine as messages name it, after "the": "RKLLM runtime", "llama.cpp library". */
     String title();
+
+    /**
+     * Its own settings with their defaults, as text: the configuration has them under {@code engines.<name>} (the
+     * file, {@code RKLLM_ENGINES_<NAME>_<KEY>}, {@code --engines.<name>.<key>}, {@code --help}), and
+     * {@code setup.config().engines().settings(name())} gives them as set. The built-in engines have typed sections
+     * of the configuration instead ({@code runtime}, {@code engines.llama}).
+     */
+    default Map<String, String> settings() {
+        return Map.of();
+    }
 
     /** The model files it runs and what it reads of them, as {@code setup} serves them. */
     ModelFormat format(EngineSetup setup);

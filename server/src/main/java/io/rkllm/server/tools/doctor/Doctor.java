@@ -113,7 +113,7 @@ public final class Doctor {
     public List<Check> checks(Request request) {
         List<Check> checks = new ArrayList<>();
         checks.add(java());
-        ConfigLoader loader = new ConfigLoader(home);
+        ConfigLoader loader = new ConfigLoader(home, EngineProviders.settings(providers));
         ConfigLoader.Loaded loaded;
         try {
             if (request.configFileGiven() && request.configFile().isPresent()

@@ -10,6 +10,11 @@ import java.util.OptionalLong;
 
 /** The echo engine opened: it loads any {@code .echo} file as an {@link EchoModel}. */
 final class EchoBackend implements Backend {
+    private final String prefix;
+
+    EchoBackend(String prefix) {
+        this.prefix = prefix;
+    }
 
     @Override
     public RuntimeInfo info() {
@@ -19,6 +24,6 @@ final class EchoBackend implements Backend {
 
     @Override
     public BackendModel load(ModelLoad load, LoadContext context) {
-        return context.loadSlot(() -> new EchoModel(load.embedding()));
+        return context.loadSlot(() -> new EchoModel(load.embedding(), prefix));
     }
 }

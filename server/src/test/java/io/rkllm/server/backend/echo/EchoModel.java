@@ -16,14 +16,16 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * One loaded echo model: a chat answer is the prompt's last message, prefixed by {@code echo:}, one word a token; an
+ * One loaded echo model: a chat answer is the prompt's last message after the engine's prefix, one word a token; an
  * embedding is one row per word, each the counts of the letters a to z in it. Thread-safe: it holds nothing.
  */
 final class EchoModel implements BackendModel {
     private final boolean embedding;
+    private final String prefix;
 
-    EchoModel(boolean embedding) {
+    EchoModel(boolean embedding, String prefix) {
         this.embedding = embedding;
+        this.prefix = prefix;
     }
 
     @Override
@@ -35,7 +37,7 @@ final class EchoModel implements BackendModel {
     public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
         String last = prompt.messages().isEmpty() ? prompt.texts().newPart().text()
                 : prompt.messages().getLast().content();
-        List<String> words = words("echo: " + last);
+        List<String> words = words(prefix + " " + last);
         int sent = 0;
         for (String word : words) {
             if (cancellation.isCancelled()) {

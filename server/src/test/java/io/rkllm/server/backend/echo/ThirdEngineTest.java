@@ -55,11 +55,13 @@ class ThirdEngineTest {
         Files.createDirectories(models.resolve("echo-embed"));
         Files.writeString(models.resolve("echo-embed").resolve("echo-embed.echo"), "any bytes");
         Files.writeString(models.resolve("echo-embed").resolve("model.yaml"), "kind: embedding\n");
-        ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), Map.of("server.port", "0",
-                "logging.access_log", "false", "models.dir", models.toString())).config();
-
         List<EngineProvider> providers = new ArrayList<>(EngineProviders.all());
         providers.add(new EchoProvider()); // the one line an engine adds to the application
+
+        // its setting, declared by its provider, set as any key is (its default is "say:")
+        ServerConfig config = new ConfigLoader(dir, EngineProviders.settings(providers)).load(Optional.empty(),
+                Map.of(), Map.of("server.port", "0", "logging.access_log", "false", "models.dir", models.toString(),
+                        "engines.echo.prefix", "echo:")).config();
 
         EngineSetup setup = EngineSetup.of(config);
         DiscoveryResult discovery = EngineProviders.discovery(providers, setup).discover(models);
