@@ -20,7 +20,7 @@ public final class OllamaFamily implements ApiFamily {
         var ollama = new OllamaHandler(s.driver(), s.models(), new OllamaRequestParser(s.fields(), s.limits()),
                 s.mapper(), s.config().models().idleUnload());
         var embeddings = new OllamaEmbeddings(s.embeddings(), new EmbeddingRequestParser(s.fields()));
-        var pulls = new OllamaPulls(s.models(), s.downloads(), s.pulls(), s.mapper());
+        var pulls = new OllamaPulls(s.models(), s.downloads(), s.pulls(), s.fields(), s.mapper());
         routes = List.of(
                 Route.get("/api/version", ollama::version),
                 Route.get("/api/tags", ollama::tags),

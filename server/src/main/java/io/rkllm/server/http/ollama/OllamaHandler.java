@@ -98,7 +98,7 @@ final class OllamaHandler {
     }
 
     void show(Context c) throws IOException {
-        JsonNode body = readObject(c.bodyAsBytes());
+        JsonNode body = parser.object(c.bodyAsBytes());
         String name = body.path("model").asText(body.path("name").asText(""));
         if (name.isBlank()) {
             throw ApiException.invalid("model", "'model' is required");
@@ -191,18 +191,6 @@ final class OllamaHandler {
 
     private static String param(String name, Object value) {
         return String.format(Locale.ROOT, "%-30s %s%n", name, value);
-    }
-
-    private JsonNode readObject(byte[] body) {
-        try {
-            JsonNode node = body.length == 0 ? null : mapper.readTree(body);
-            if (node == null || !node.isObject()) {
-                throw ApiException.invalid(null, "the request body must be a JSON object");
-            }
-            return node;
-        } catch (IOException e) {
-            throw ApiException.invalid(null, "the request body is not valid JSON");
-        }
     }
 
     private void json(Context ctx, ObjectNode body) throws IOException {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.download.HubFile;
 import io.rkllm.server.download.ModelName;
 import io.rkllm.server.download.PullException;
@@ -37,10 +38,13 @@ final class OllamaPulls {
     private final ModelService models;
     private final Optional<Puller> downloads;
     private final PullPolicy policy;
+    private final CommonFields fields;
     private final ObjectMapper mapper;
 
-    OllamaPulls(ModelService models, Optional<Puller> downloads, PullPolicy policy, ObjectMapper mapper) {
+    OllamaPulls(ModelService models, Optional<Puller> downloads, PullPolicy policy, CommonFields fields,
+                ObjectMapper mapper) {
         this.models = models;
+        this.fields = fields;
         this.downloads = downloads;
         this.policy = policy;
         this.mapper = mapper;
@@ -48,7 +52,7 @@ final class OllamaPulls {
 
     void pull(Context ctx) throws IOException {
         policy.check();
-        JsonNode body = readObject(ctx.bodyAsBytes());
+        JsonNode body = fields.object(ctx.bodyAsBytes());
         String name = name(body, "the model to pull, e.g. hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M");
         JsonNode stream = body.get("stream");
         if (stream != null && !stream.isNull() && !stream.isBoolean()) {
@@ -91,7 +95,7 @@ final class OllamaPulls {
 
     void delete(Context ctx) {
         policy.check();
-        JsonNode body = readObject(ctx.bodyAsBytes());
+        JsonNode body = fields.object(ctx.bodyAsBytes());
         String name = name(body, "the model to delete");
         Puller puller = puller();
         ModelDescriptor model = models.exactly(name).orElseThrow(() -> new ApiException(404, "not_found_error",
@@ -160,18 +164,6 @@ final class OllamaPulls {
         String type = status >= 500 ? "server_error" : status == 401 ? "authentication_error"
                 : status == 404 ? "not_found_error" : "invalid_request_error";
         return new ApiException(status, type, code, "model", e.getMessage(), Map.of(), null);
-    }
-
-    private JsonNode readObject(byte[] body) {
-        try {
-            JsonNode node = body.length == 0 ? null : mapper.readTree(body);
-            if (node == null || !node.isObject()) {
-                throw ApiException.invalid(null, "the request body must be a JSON object");
-            }
-            return node;
-        } catch (IOException e) {
-            throw ApiException.invalid(null, "the request body is not valid JSON");
-        }
     }
 
     private void json(Context ctx, ObjectNode body) throws IOException {

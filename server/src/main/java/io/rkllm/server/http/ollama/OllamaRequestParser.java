@@ -36,6 +36,11 @@ public final class OllamaRequestParser {
     private final CommonFields common;
     private final RequestLimits limits;
 
+    /** The body as a JSON object, or the error every route gives for one that is not. */
+    ObjectNode object(byte[] body) {
+        return common.object(body);
+    }
+
     public OllamaRequestParser(CommonFields common, RequestLimits limits) {
         this.common = common;
         this.limits = limits;
