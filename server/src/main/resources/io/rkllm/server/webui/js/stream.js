@@ -2,6 +2,17 @@
 // (": keep-alive", ": X-RKLLM-Incomplete: ...") on their own; both are handed on in order.
 
 export async function* serverEvents(body) {
+  for await (const block of pieces(body, /\r?\n\r?\n/)) {
+    const event = parseBlock(block);
+    if (event) yield event;
+  }
+}
+
+/**
+ * The text of a fetch body cut at each match of `separator` (and the rest at its end), in order, decoded as UTF-8
+ * across chunk boundaries.
+ */
+async function* pieces(body, separator) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -9,16 +20,13 @@ export async function* serverEvents(body) {
     while (true) {
       const {value, done} = await reader.read();
       buffer += decoder.decode(value || new Uint8Array(), {stream: !done});
-      let end;
-      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
-        const event = parseBlock(block);
-        if (event) yield event;
+      let match;
+      while ((match = separator.exec(buffer)) !== null) {
+        yield buffer.slice(0, match.index);
+        buffer = buffer.slice(match.index + match[0].length);
       }
       if (done) {
-        const event = parseBlock(buffer);
-        if (event) yield event;
+        yield buffer;
         return;
       }
     }
@@ -44,28 +52,9 @@ function parseBlock(block) {
 
 /** NDJSON from a fetch body (Ollama's streams): one parsed object per line, in order; a line that is no JSON is skipped. */
 export async function* jsonLines(body) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    while (true) {
-      const {value, done} = await reader.read();
-      buffer += decoder.decode(value || new Uint8Array(), {stream: !done});
-      let end;
-      while ((end = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, end).trim();
-        buffer = buffer.slice(end + 1);
-        const item = parseLine(line);
-        if (item) yield item;
-      }
-      if (done) {
-        const item = parseLine(buffer.trim());
-        if (item) yield item;
-        return;
-      }
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const line of pieces(body, /\n/)) {
+    const item = parseLine(line.trim());
+    if (item) yield item;
   }
 }
 
