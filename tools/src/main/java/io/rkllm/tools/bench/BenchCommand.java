@@ -1,14 +1,11 @@
 package io.rkllm.tools.bench;
 
-import io.rkllm.server.app.ServerApp;
-import io.rkllm.server.app.Simulation;
 import io.rkllm.server.config.CommandLine;
 import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,52 +74,56 @@ public final class BenchCommand {
         if (gguf != null) {
             return gguf(gguf, longChat, turns, line, loader);
         }
-        ServerApp app = null;
-        Simulation simulation = null;
+        if (url != null) {
+            String given = url;
+            return reporting(() -> workload(kind, URI.create(given), model, chatModel, chunks, chunkChars, turns, line));
+        }
+        return reporting(() -> {
+            try (SimulatedBenchServer server = SimulatedBenchServer.start(loader, environment, line.configFlags())) {
+                out.println("bench: server on the simulated runtime at " + server.url() + " with "
+                        + line.configFlags());
+                return workload(kind, URI.create(server.url()), model, chatModel, chunks, chunkChars, turns, line);
+            }
+        });
+    }
+
+    /** One of the conversation, long-chat and embedding workloads against the server at {@code url}. */
+    private int workload(String kind, URI url, String model, String chatModel, int chunks, int chunkChars, int turns,
+                         CommandLine line) throws IOException, InterruptedException {
+        if (kind.equals("embeddings")) {
+            var result = new EmbeddingBench(url, model, chatModel, chunks, chunkChars, out).run();
+            out.println();
+            out.println(EmbeddingBench.markdown(chunks + " chunks of " + chunkChars + " characters, " + model
+                    + " and " + chatModel + " " + line.configFlags(), result));
+            return result.failed() == 0 ? OK : FAILED;
+        }
+        if (kind.equals("long-chat")) {
+            var result = new LongChatBench(url, model, out).run(LongChatScript.generate(turns, LongChatScript.SEED));
+            out.println();
+            out.println(LongChatBench.markdown(model + ", " + turns + " turns, " + line.configFlags(), result));
+        } else {
+            var result = new ConversationBench(url, model, out).run();
+            out.println();
+            out.println(ConversationBench.markdown("cache " + line.configFlags(), result));
+        }
+        return OK;
+    }
+
+    /** What a bench's work may throw. */
+    private interface Work {
+        int run() throws IOException, InterruptedException;
+    }
+
+    /** Runs {@code work}; a failure to reach or read a server is reported on the error stream, one line. */
+    private int reporting(Work work) {
         try {
-            if (url == null) {
-                Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
-                flags.put("runtime.simulate", "true");
-                flags.putIfAbsent("server.port", "0");
-                flags.putIfAbsent("logging.access_log", "false");
-                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
-                simulation = Simulation.inTempDirectory();
-                app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
-                url = "http://127.0.0.1:" + app.port();
-                out.println("bench: server on the simulated runtime at " + url + " with " + line.configFlags());
-            }
-            if (embeddings) {
-                var bench = new EmbeddingBench(URI.create(url), model, chatModel, chunks, chunkChars, out);
-                var result = bench.run();
-                out.println();
-                out.println(EmbeddingBench.markdown(chunks + " chunks of " + chunkChars + " characters, " + model
-                        + " and " + chatModel + " " + line.configFlags(), result));
-                return result.failed() == 0 ? OK : FAILED;
-            }
-            if (longChat) {
-                var result = new LongChatBench(URI.create(url), model, out).run(
-                        LongChatScript.generate(turns, LongChatScript.SEED));
-                out.println();
-                out.println(LongChatBench.markdown(model + ", " + turns + " turns, " + line.configFlags(), result));
-            } else {
-                var result = new ConversationBench(URI.create(url), model, out).run();
-                out.println();
-                out.println(ConversationBench.markdown("cache " + line.configFlags(), result));
-            }
-            return OK;
+            return work.run();
         } catch (IOException e) {
             err.println("rkllm-server bench: " + e.getMessage());
             return FAILED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return FAILED;
-        } finally {
-            if (app != null) {
-                app.stop(Duration.ofSeconds(5));
-            }
-            if (simulation != null) {
-                simulation.close();
-            }
         }
     }
 
@@ -132,30 +133,26 @@ public final class BenchCommand {
      * {@code max_tokens} instead (long-chat: the length the script asks for; conversations: {@value #GGUF_ANSWER}).
      */
     private int gguf(String gguf, boolean longChat, int turns, CommandLine line, ConfigLoader loader) {
-        try (GgufBenchServer server = GgufBenchServer.start(gguf, loader, environment, line.configFlags())) {
-            out.println("bench: server at " + server.url() + " with " + server.description() + " "
-                    + line.configFlags());
-            URI url = URI.create(server.url());
-            if (longChat) {
-                var result = new LongChatBench(url, server.model(), out, true).run(
-                        LongChatScript.generate(turns, LongChatScript.SEED));
-                out.println();
-                out.println(LongChatBench.markdown(server.model() + ", " + turns + " turns, " + line.configFlags(),
-                        result));
-            } else {
-                var result = new ConversationBench(url, server.model(), out, java.util.OptionalInt.of(GGUF_ANSWER))
-                        .run();
-                out.println();
-                out.println(ConversationBench.markdown(server.model() + " " + line.configFlags(), result));
+        return reporting(() -> {
+            try (GgufBenchServer server = GgufBenchServer.start(gguf, loader, environment, line.configFlags())) {
+                out.println("bench: server at " + server.url() + " with " + server.description() + " "
+                        + line.configFlags());
+                URI url = URI.create(server.url());
+                if (longChat) {
+                    var result = new LongChatBench(url, server.model(), out, true).run(
+                            LongChatScript.generate(turns, LongChatScript.SEED));
+                    out.println();
+                    out.println(LongChatBench.markdown(server.model() + ", " + turns + " turns, "
+                            + line.configFlags(), result));
+                } else {
+                    var result = new ConversationBench(url, server.model(), out,
+                            java.util.OptionalInt.of(GGUF_ANSWER)).run();
+                    out.println();
+                    out.println(ConversationBench.markdown(server.model() + " " + line.configFlags(), result));
+                }
+                return OK;
             }
-            return OK;
-        } catch (IOException e) {
-            err.println("rkllm-server bench: " + e.getMessage());
-            return FAILED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return FAILED;
-        }
+        });
     }
 
     /** The answers' limit of {@code bench conversations --gguf}: about what the simulated model answers. */
@@ -184,47 +181,34 @@ public final class BenchCommand {
         if (!options.isEmpty()) {
             throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench");
         }
-        try {
-            if (url != null) {
-                List<ImageBench.Turn> turns = new ImageBench(URI.create(url), model, out).run(196);
+        if (url != null) {
+            String given = url;
+            return reporting(() -> {
+                List<ImageBench.Turn> turns = new ImageBench(URI.create(given), model, out).run(196);
                 out.println();
-                out.println(ImageBench.markdown(url, turns));
+                out.println(ImageBench.markdown(given, turns));
                 return OK;
-            }
-            Map<String, Map<String, String>> policies = new LinkedHashMap<>();
-            policies.put("vision.cache_policy=resend (default)", Map.of("vision.cache_policy", "resend"));
-            policies.put("vision.cache_policy=incremental", Map.of("vision.cache_policy", "incremental"));
-            policies.put("vision.cache_mb=0 (no embedding cache)", Map.of("vision.cache_mb", "0"));
+            });
+        }
+        Map<String, Map<String, String>> policies = new LinkedHashMap<>();
+        policies.put("vision.cache_policy=resend (default)", Map.of("vision.cache_policy", "resend"));
+        policies.put("vision.cache_policy=incremental", Map.of("vision.cache_policy", "incremental"));
+        policies.put("vision.cache_mb=0 (no embedding cache)", Map.of("vision.cache_mb", "0"));
+        return reporting(() -> {
             StringBuilder tables = new StringBuilder();
             for (var policy : policies.entrySet()) {
                 Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
                 flags.putAll(policy.getValue());
-                flags.put("runtime.simulate", "true");
-                flags.putIfAbsent("server.port", "0");
-                flags.putIfAbsent("logging.access_log", "false");
-                ConfigLoader.Loaded loaded = loader.load(Optional.empty(), environment, flags);
-                try (Simulation simulation = Simulation.inTempDirectory()) {
-                    ServerApp app = ServerApp.simulated(loaded.config(), simulation, simulation.models(), environment);
-                    try {
-                        out.println("bench: " + policy.getKey());
-                        List<ImageBench.Turn> turns = new ImageBench(URI.create("http://127.0.0.1:" + app.port()),
-                                model, out).run(196);
-                        tables.append(ImageBench.markdown(policy.getKey(), turns)).append('\n');
-                    } finally {
-                        app.stop(Duration.ofSeconds(5));
-                    }
+                try (SimulatedBenchServer server = SimulatedBenchServer.start(loader, environment, flags)) {
+                    out.println("bench: " + policy.getKey());
+                    List<ImageBench.Turn> turns = new ImageBench(URI.create(server.url()), model, out).run(196);
+                    tables.append(ImageBench.markdown(policy.getKey(), turns)).append('\n');
                 }
             }
             out.println();
             out.print(tables);
             return OK;
-        } catch (IOException e) {
-            err.println("rkllm-server bench: " + e.getMessage());
-            return FAILED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return FAILED;
-        }
+        });
     }
 
     private static int turns(String value) {
