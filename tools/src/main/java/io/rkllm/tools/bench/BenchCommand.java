@@ -5,10 +5,12 @@ import io.rkllm.server.config.ConfigException;
 import io.rkllm.server.config.ConfigLoader;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.Optional;
 
 /** The {@code bench} command: replays a workload against a server and prints the figures as Markdown. */
@@ -114,17 +116,31 @@ public final class BenchCommand {
         int run() throws IOException, InterruptedException;
     }
 
-    /** Runs {@code work}; a failure to reach or read a server is reported on the error stream, one line. */
+    /**
+     * Runs {@code work}; a failure to reach or read a server is reported on the error stream, one line, whether it came
+     * from a blocking request or from one sent asynchronously (wrapped in a {@link CompletionException}).
+     */
     private int reporting(Work work) {
         try {
             return work.run();
         } catch (IOException e) {
-            err.println("rkllm-server bench: " + e.getMessage());
-            return FAILED;
+            return failed(e);
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                return failed(io);
+            }
+            throw e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return FAILED;
         }
+    }
+
+    private int failed(IOException e) {
+        String why = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+        err.println("rkllm-server bench: " + why + (e instanceof ConnectException ? " (is the server at that URL"
+                + " running?)" : ""));
+        return FAILED;
     }
 
     /**
