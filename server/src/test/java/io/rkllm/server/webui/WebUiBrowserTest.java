@@ -649,6 +649,8 @@ class WebUiBrowserTest {
         tab.emulateDarkScheme(true);
         tab.screenshot(SCREENSHOTS.resolve("desktop-dark.png"));
         tab.viewport(390, 844, true);
+        // at phone width the sidebar becomes a drawer that slides shut: the pictures show it shut, not half-way
+        tab.waitFor("the sidebar's slide to end", Duration.ofSeconds(10), "document.getAnimations().length === 0");
         tab.emulateDarkScheme(false);
         tab.eval("document.getElementById('messages').scrollTop = 0");
         assertNoSidewaysScroll(390);
