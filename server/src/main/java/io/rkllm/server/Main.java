@@ -283,6 +283,8 @@ public final class Main {
             return BAD_CONFIG;
         }
         ServerConfig config = load(line, loader).config();
+        // the command prints its own progress and result; the Puller's info lines would say the same twice
+        setLogLevel("warn");
         Console console = System.console();
         boolean terminal = out == System.out && console != null && console.isTerminal();
         return new PullCommand(environment, out, err, terminal, version()).run(line.arguments().getFirst(),

@@ -101,4 +101,27 @@ class FreshInstallTest {
             child.destroyIfAlive();
         }
     }
+
+    @Test
+    void thePullCommandPipedWritesItsOwnLinesOnlyAndTheFirstModelIsThere() throws Exception {
+        Path models = dir.resolve("models-not-yet");
+        Path stdout = dir.resolve("pull.out");
+        Path stderr = dir.resolve("pull.err");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", ChildServer.CLIENT_COMPILER, "-cp",
+                System.getProperty("java.class.path"), "io.rkllm.server.Main", "pull", "tiny/Tiny-Chat-GGUF",
+                "--models", models.toString()).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        pb.environment().put("HF_ENDPOINT", hub.endpoint());
+        pb.environment().put("HOME", dir.toString());
+        pb.directory(dir.toFile());
+
+        assertThat(pb.start().waitFor()).isZero();
+
+        // what a script reads: the command's own lines, no log line repeating them (the logger's time stamp)
+        assertThat(Files.readAllLines(stdout)).first().isEqualTo("pulling tiny/Tiny-Chat-GGUF from " + hub.endpoint());
+        assertThat(Files.readAllLines(stdout)).noneMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} .*"))
+                .last().asString().startsWith("served as model 'tiny-chat-q4_k_m'");
+        assertThat(Files.readString(stderr)).isEmpty();
+        assertThat(models.resolve("Tiny-Chat-Q4_K_M/Tiny-Chat-Q4_K_M.gguf")).exists();
+    }
 }
