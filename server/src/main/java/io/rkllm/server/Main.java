@@ -215,15 +215,16 @@ public final class Main {
                     + h.architecture() + " " + h.parameterSize() + " " + h.quantisation()).orElse("") + "  "
                     + m.file());
         }
+        List<String> endings = EngineProviders.discovery(providers, setup).endings();
         if (discovery.models().isEmpty()) {
             out.println("  none yet" + (noDirectory ? " (the directory does not exist yet: the first pull creates it)"
                     : "") + ": download one with `rkllm-server pull OWNER/REPO[:QUANT]` (e.g. rkllm-server pull"
-                    + " bartowski/Qwen2.5-1.5B-Instruct-GGUF) or the chat page's download, or put .rkllm or .gguf files"
-                    + " there, each in its own folder; docs/models.md recommends models for each board");
+                    + " bartowski/Qwen2.5-1.5B-Instruct-GGUF) or the chat page's download, or put "
+                    + String.join(" or ", endings) + " files there, each in its own folder; docs/models.md recommends"
+                    + " models for each board");
         }
         Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()),
-                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM,
-                        EngineProviders.discovery(providers, setup).endings()), BoardFacts.of(engines));
+                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM, endings), BoardFacts.of(engines));
         ServerApp app = ServerApp.start(config, engines, new ServedModels(catalogs, Optional.of(downloads)));
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());

@@ -3,7 +3,7 @@ package io.rkllm.server.engine;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.engine.contract.BackendModel;
-import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,31 +78,31 @@ final class EmbeddingJob extends Job {
             if (!worker.turns().beginEmbedding(() -> embedding.cancellation().isCancelled())) {
                 return cancelled();
             }
-            EmbedResult result;
+            EmbeddingEnd result;
             try {
                 result = work.rankQuery().isPresent()
                         ? model.rank(work.rankQuery().get(), prompts.get(i), embedding.cancellation())
                         : model.embed(prompts.get(i), embedding.cancellation());
             } catch (RuntimeException e) {
                 LOG.error("model {}: embedding run failed", worker.name(), e);
-                result = new EmbedResult.Failed(e.getMessage());
+                result = new EmbeddingEnd.Failed(e.getMessage());
             } finally {
                 worker.turns().endEmbedding();
             }
             switch (result) {
-                case EmbedResult.Rows rows -> {
+                case EmbeddingEnd.Rows rows -> {
                     vectors.add(work.pool(rows.width(), rows.rows()));
                     runs.add(rows.stats());
                 }
-                case EmbedResult.Aborted aborted -> {
+                case EmbeddingEnd.Aborted aborted -> {
                     return cancelled();
                 }
-                case EmbedResult.TooLong tooLong -> {
+                case EmbeddingEnd.TooLong tooLong -> {
                     String which = prompts.size() == 1 ? "The input" : "Input " + i;
                     return new EmbeddingEvent.Failed(new Failure.InvalidRequest(tooLong.param(),
                             "context_length_exceeded", which + " is too long for the model: " + tooLong.message()));
                 }
-                case EmbedResult.Failed failed -> {
+                case EmbeddingEnd.Failed failed -> {
                     String which = prompts.size() == 1 ? "" : " on input " + i + " of " + prompts.size();
                     return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("the " + runtime + " failed" + which
                             + ": " + failed.message() + "; the inputs after it were not embedded"));

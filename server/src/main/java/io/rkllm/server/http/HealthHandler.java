@@ -25,7 +25,7 @@ final class HealthHandler {
         String reason = notReadyReason.get();
         if (reason == null && models.all().isEmpty()) {
             reason = "no model yet: download one with `rkllm-server pull OWNER/REPO[:QUANT]`, POST /api/pull or the chat"
-                    + " page's download (or put .rkllm or .gguf files in the models directory)";
+                    + " page's download (or put a model file in a folder of its own in the models directory)";
         }
         if (reason != null) {
             throw ApiException.unavailable("not_ready", reason, 5);

@@ -20,19 +20,20 @@ import org.junit.jupiter.api.Test;
  *        \                              /  finds the tools module's commands: bench, fuzz, soak, cds-archive)
  *        \                             /    harness (a server on the simulated runtime, raw HTTP: for the tools
  *         \                           /      module and the tests; no serving code uses it)
- *         app: ServerApp wires what serves (backends, engine, pipeline, HTTP, metrics); the app chooses
- *              which backends there are, the registry which one runs a model (by its file)
+ *         app: ServerApp wires what serves (backends, engine, pipeline, HTTP, metrics); EngineProviders is
+ *              the one list of engines, whose formats say which engine runs a model file
  *                          |                                        \
  *  http (+ api: wire parsing, security: keys and CORS)              |
  *                          |        internal records only below: ChatRequest, PreparedChat, Answer, Failure
  *  pipeline   model service, prompts, RAG, context fit, output scanning, tasks
  *                          |        ChatPrompt, GenerationEvent, CacheContents only below
- *  engine     model registry, one worker thread per model, queue, lifecycle, load policy, the Backend interface
+ *  engine     model registry, one worker thread per model, queue, lifecycle, load policy
+ *  engine.contract  what backends implement and providers open: Backend, BackendModel, ChatPrompt, EngineProvider
  *                          ^                                        |
- *  backend    one package per engine kind (backend.rkllm; later backend.llama), each implementing Backend with
- *             its own cache policy; the only serving code that sees its binding's native types
+ *  backend    one package per engine (backend.rkllm, backend.llama), each with its provider and its own cache
+ *             policy; the only serving code that sees its binding's native types
  *                          |        Java records only above: no MemorySegment leaves a backend
- *  rkllm-ffm (io.rkllm.ffm), later llama-ffm (io.rkllm.llama): the bindings, layouts, downcalls, upcalls
+ *  rkllm-ffm (io.rkllm.ffm), llama-ffm (io.rkllm.llama): the bindings, layouts, downcalls, upcalls
  * </pre>
  *
  * Beside the layers: {@code domain} (Failure, CancelReason: the words every layer shares), {@code models}
@@ -112,10 +113,10 @@ class LayerRulesTest {
                         "io.rkllm.server.metrics..", "io.rkllm.server.models..", "io.rkllm.server.domain..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.ffm..", "io.rkllm.llama")
                 .check(classes);
-        // the GGUF reader is pure Java (no native type): the catalogue reads model headers with it, nothing else
+        // the GGUF reader is pure Java (no native type), but GGUF is llama.cpp's: its backend reads headers with it
         noClasses().that().resideInAnyPackage("io.rkllm.server.engine..", "io.rkllm.server.pipeline..",
                         "io.rkllm.server.http..", "io.rkllm.server.api..", "io.rkllm.server.security..",
-                        "io.rkllm.server.metrics..", "io.rkllm.server.domain..")
+                        "io.rkllm.server.metrics..", "io.rkllm.server.domain..", "io.rkllm.server.models..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.llama.gguf..")
                 .check(classes);
         noClasses().that().resideInAPackage("io.rkllm.server.backend..")

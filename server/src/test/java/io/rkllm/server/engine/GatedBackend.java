@@ -6,7 +6,7 @@ import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
@@ -212,13 +212,13 @@ public final class GatedBackend implements Backend {
         }
 
         @Override
-        public EmbedResult embed(String text, Cancellation cancellation) {
+        public EmbeddingEnd embed(String text, Cancellation cancellation) {
             call("embed " + text);
             if (generatingAnywhere.get() > 0) {
                 embedsBesideGenerations.incrementAndGet();
             }
             embeds.add(text);
-            return new EmbedResult.Rows(2, List.of(new float[] {1, 0}), GenerationStats.NONE);
+            return new EmbeddingEnd.Rows(2, List.of(new float[] {1, 0}), GenerationStats.NONE);
         }
 
         @Override

@@ -13,7 +13,7 @@ import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.GenerationEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
@@ -217,18 +217,18 @@ final class GgufModel implements BackendModel {
 
     /** One text in one decode on an empty cache; every token's row (the pipeline pools them). */
     @Override
-    public EmbedResult embed(String input, Cancellation cancellation) {
+    public EmbeddingEnd embed(String input, Cancellation cancellation) {
         if (embeddingContext == null) {
-            return new EmbedResult.Failed("model " + id + " is a chat model: it makes no embeddings");
+            return new EmbeddingEnd.Failed("model " + id + " is a chat model: it makes no embeddings");
         }
         String framed = framing.map(t -> t.systemPrompt() + t.promptPrefix() + input + t.promptPostfix())
                 .orElse(input);
         int[] tokens = embeddingModel.tokenize(framed, true, true);
         if (tokens.length == 0) {
-            return new EmbedResult.Failed("the text is empty");
+            return new EmbeddingEnd.Failed("the text is empty");
         }
         if (tokens.length > embeddingContext.batchSize()) {
-            return new EmbedResult.TooLong("input", "it is " + tokens.length + " tokens long; model " + id
+            return new EmbeddingEnd.TooLong("input", "it is " + tokens.length + " tokens long; model " + id
                     + " takes at most " + embeddingContext.batchSize());
         }
         return decodeAlone(tokens, cancellation, "the text", "embedding", () -> {
@@ -245,15 +245,15 @@ final class GgufModel implements BackendModel {
      * pair ({@link LlamaModel#rerankPair}), read through the model's classification head (rank pooling).
      */
     @Override
-    public EmbedResult rank(String query, String document, Cancellation cancellation) {
+    public EmbeddingEnd rank(String query, String document, Cancellation cancellation) {
         if (embeddingContext == null || embeddingContext.pooling() != Pooling.RANK) {
-            return new EmbedResult.Failed("model " + id + " is not a reranker");
+            return new EmbeddingEnd.Failed("model " + id + " is not a reranker");
         }
         // a rerank request cuts long documents: by the model's own count here, as the pipeline's is an estimate
         int room = embeddingContext.batchSize();
         int[] tokens = embeddingModel.rerankPair(query, document, room);
         if (tokens.length > room) {
-            return new EmbedResult.TooLong("query", "the query is " + (tokens.length - 1) + " tokens with its "
+            return new EmbeddingEnd.TooLong("query", "the query is " + (tokens.length - 1) + " tokens with its "
                     + "markers, and model " + id + " reads at most " + room + " of query and document together");
         }
         return decodeAlone(tokens, cancellation, "the pair", "ranking",
@@ -267,7 +267,7 @@ final class GgufModel implements BackendModel {
      * @param what what the tokens are, for the message when llama.cpp has no room for them
      * @param task what the run does, for the log
      */
-    private EmbedResult decodeAlone(int[] tokens, Cancellation cancellation, String what, String task,
+    private EmbeddingEnd decodeAlone(int[] tokens, Cancellation cancellation, String what, String task,
                                     Supplier<List<float[]>> read) {
         long start = System.nanoTime();
         embeddingContext.kv().clear();
@@ -277,17 +277,17 @@ final class GgufModel implements BackendModel {
             }
             DecodeStatus status = embeddingContext.decode(batch, cancellation::isCancelled);
             if (status == DecodeStatus.ABORTED) {
-                return new EmbedResult.Aborted();
+                return new EmbeddingEnd.Aborted();
             }
             if (status != DecodeStatus.OK) {
-                return new EmbedResult.Failed("llama.cpp had no room for " + what + " (" + status + ")");
+                return new EmbeddingEnd.Failed("llama.cpp had no room for " + what + " (" + status + ")");
             }
             List<float[]> rows = read.get();
-            return new EmbedResult.Rows(rows.getFirst().length, rows, new GenerationStats((System.nanoTime() - start) / 1e6,
+            return new EmbeddingEnd.Rows(rows.getFirst().length, rows, new GenerationStats((System.nanoTime() - start) / 1e6,
                     tokens.length, 0, 0));
         } catch (RuntimeException e) {
             LOG.warn("model {}: {} failed: {}", id, task, e.toString());
-            return new EmbedResult.Failed(e.getMessage());
+            return new EmbeddingEnd.Failed(e.getMessage());
         } finally {
             embeddingContext.kv().clear();
         }

@@ -14,7 +14,7 @@ import io.rkllm.ffm.rknn.RknnRuntime;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.GenerationEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
@@ -242,7 +242,7 @@ final class RkllmModel implements BackendModel {
      * and, like every {@code rkllm_run}, never beside an image encoder's run ({@link NpuLock}).
      */
     @Override
-    public EmbedResult embed(String text, Cancellation cancellation) {
+    public EmbeddingEnd embed(String text, Cancellation cancellation) {
         Model model = slots.get(0);
         RunControl control = new RunControl();
         HiddenLayer result;
@@ -251,10 +251,10 @@ final class RkllmModel implements BackendModel {
             result = npu.generating(() -> model.lastHiddenLayer(input, control));
         }
         return switch (result) {
-            case HiddenLayer.States states -> new EmbedResult.Rows(states.embdSize(), states.rows(),
+            case HiddenLayer.States states -> new EmbeddingEnd.Rows(states.embdSize(), states.rows(),
                     NativeTypes.stats(states.perf()));
-            case HiddenLayer.Aborted aborted -> new EmbedResult.Aborted();
-            case HiddenLayer.Failed failed -> new EmbedResult.Failed(failed.message());
+            case HiddenLayer.Aborted aborted -> new EmbeddingEnd.Aborted();
+            case HiddenLayer.Failed failed -> new EmbeddingEnd.Failed(failed.message());
         };
     }
 

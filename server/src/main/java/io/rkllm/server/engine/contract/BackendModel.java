@@ -51,14 +51,14 @@ public interface BackendModel extends AutoCloseable {
     void readyForEmbeddings(Optional<PromptTemplate> template);
 
     /** One text's embedding run: the last hidden layer's rows, one per token. */
-    EmbedResult embed(String text, Cancellation cancellation);
+    EmbeddingEnd embed(String text, Cancellation cancellation);
 
     /**
      * A reranker's run: how relevant {@code document} is to {@code query}, as one row of one value. A model that
      * does not rank says so.
      */
-    default EmbedResult rank(String query, String document, Cancellation cancellation) {
-        return new EmbedResult.Failed("this model does not rank documents");
+    default EmbeddingEnd rank(String query, String document, Cancellation cancellation) {
+        return new EmbeddingEnd.Failed("this model does not rank documents");
     }
 
     /** Slots (KV caches) loaded so far; after each job, on the thread that ran it. */

@@ -3,7 +3,7 @@ package io.rkllm.server.backend.echo;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.EmbedResult;
+import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.GenerationEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
@@ -73,12 +73,12 @@ final class EchoModel implements BackendModel {
     }
 
     @Override
-    public EmbedResult embed(String text, Cancellation cancellation) {
+    public EmbeddingEnd embed(String text, Cancellation cancellation) {
         if (cancellation.isCancelled()) {
-            return new EmbedResult.Aborted();
+            return new EmbeddingEnd.Aborted();
         }
         List<float[]> rows = words(text).stream().map(EchoModel::letterCounts).toList();
-        return new EmbedResult.Rows(26, rows, new GenerationStats(1, rows.size(), 0, 0));
+        return new EmbeddingEnd.Rows(26, rows, new GenerationStats(1, rows.size(), 0, 0));
     }
 
     static float[] letterCounts(String word) {

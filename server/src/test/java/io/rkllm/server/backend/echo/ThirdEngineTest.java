@@ -170,6 +170,36 @@ class ThirdEngineTest {
     }
 
     @Test
+    void everyFamilysStreamCarriesTheEnginesAnswer() throws IOException {
+        StringBuilder anthropic = new StringBuilder();
+        String messages = call("POST", "/v1/messages", "{\"model\":\"echo-chat\",\"max_tokens\":50,\"stream\":true,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"streamed to anthropic\"}]}", 200);
+        events(messages).stream().filter(e -> e.path("type").asText().equals("content_block_delta"))
+                .forEach(e -> anthropic.append(e.at("/delta/text").asText()));
+        assertThat(anthropic).hasToString("echo: streamed to anthropic");
+        assertThat(messages).contains("event: message_stop");
+
+        StringBuilder responses = new StringBuilder();
+        String response = call("POST", "/v1/responses", "{\"model\":\"echo-chat\",\"stream\":true,"
+                + "\"input\":\"streamed response\"}", 200);
+        events(response).stream().filter(e -> e.path("type").asText().equals("response.output_text.delta"))
+                .forEach(e -> responses.append(e.get("delta").asText()));
+        assertThat(responses).hasToString("echo: streamed response");
+        assertThat(response).contains("event: response.completed");
+
+        StringBuilder ollama = new StringBuilder();
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : call("POST", "/api/chat", "{\"model\":\"echo-chat\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"streamed to ollama\"}]}", 200).split("\n")) {
+            lines.add(MAPPER.readTree(line));
+        }
+        lines.forEach(l -> ollama.append(l.at("/message/content").asText("")));
+        assertThat(ollama).hasToString("echo: streamed to ollama");
+        assertThat(lines.getLast().get("done").asBoolean()).isTrue();
+        assertThat(lines.getLast().get("done_reason").asText()).isEqualTo("stop");
+    }
+
+    @Test
     void embeddingsComeFromTheEngineThroughOpenAisAndOllamasApis() throws IOException {
         JsonNode openai = post("/v1/embeddings", "{\"model\":\"echo-embed\",\"input\":\"abc cab\"}");
         JsonNode vector = openai.at("/data/0/embedding");

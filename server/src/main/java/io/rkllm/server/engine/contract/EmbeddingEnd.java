@@ -2,18 +2,18 @@ package io.rkllm.server.engine.contract;
 
 import java.util.List;
 
-/** What one text's embedding run gave. */
-public sealed interface EmbedResult {
+/** How one text's embedding ended: what a backend returns for it, as {@link GenerationEnd} for a generation. */
+public sealed interface EmbeddingEnd {
 
     /** The last hidden layer: one row of {@code width} floats per token. */
-    record Rows(int width, List<float[]> rows, GenerationStats stats) implements EmbedResult {
+    record Rows(int width, List<float[]> rows, GenerationStats stats) implements EmbeddingEnd {
         public Rows {
             rows = List.copyOf(rows);
         }
     }
 
     /** Aborted (its request was cancelled). */
-    record Aborted() implements EmbedResult {
+    record Aborted() implements EmbeddingEnd {
     }
 
     /**
@@ -22,10 +22,10 @@ public sealed interface EmbedResult {
      *
      * @param param the request field at fault ({@code input}, or {@code query} for a reranker's query)
      */
-    record TooLong(String param, String message) implements EmbedResult {
+    record TooLong(String param, String message) implements EmbeddingEnd {
     }
 
     /** The runtime reported an error. */
-    record Failed(String message) implements EmbedResult {
+    record Failed(String message) implements EmbeddingEnd {
     }
 }
