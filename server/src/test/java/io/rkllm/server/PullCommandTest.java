@@ -103,4 +103,23 @@ class PullCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("rkllm-server pull: name one model:");
         assertThat(dir.resolve("models")).doesNotExist();
     }
+
+    @Test
+    void aPulledFileTheServerCannotServeIsRemovedAgainAndSaidSo() {
+        hub.repo("noise/Noise-GGUF").file("Noise-Q4_K_M.gguf", "GGUF but nothing a model is made of".getBytes(
+                StandardCharsets.UTF_8));
+
+        assertThat(pull("noise/Noise-GGUF")).isEqualTo(Main.FAILED);
+
+        Path file = dir.resolve("models/Noise-Q4_K_M/Noise-Q4_K_M.gguf").toAbsolutePath();
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("error: " + file + ": not served: not a usable GGUF")
+                .endsWith("rkllm-server pull: " + file + " was downloaded but is not a model this server can serve"
+                        + " (see above); it was removed\n");
+        // nothing left to be taken for a model, and the next pull downloads again instead of saying "up to date"
+        assertThat(dir.resolve("models/Noise-Q4_K_M")).doesNotExist();
+        out.reset();
+        err.reset();
+        assertThat(pull("noise/Noise-GGUF")).isEqualTo(Main.FAILED);
+        assertThat(lines()).noneMatch(l -> l.startsWith("up to date"));
+    }
 }

@@ -32,6 +32,10 @@ public final class GgufWriter {
         return put(key, GgufValueType.STRING, value);
     }
 
+    public GgufWriter putUint16(String key, int value) {
+        return put(key, GgufValueType.UINT16, (long) value);
+    }
+
     public GgufWriter putUint32(String key, long value) {
         return put(key, GgufValueType.UINT32, value);
     }
@@ -122,6 +126,38 @@ public final class GgufWriter {
     }
 
     public void write(Path path) throws IOException {
+        write(path, metadata, tensors);
+    }
+
+    /**
+     * Writes the model split into {@code parts} files as llama.cpp's {@code gguf-split} does:
+     * {@code PREFIX-00001-of-0000N.gguf} with the metadata and the first tensors, then the other parts with theirs,
+     * each part saying its number ({@code split.no}), the count ({@code split.count}) and the tensors of all
+     * ({@code split.tensors.count}). llama.cpp loads the model through the first part.
+     *
+     * @return the parts, the first first
+     */
+    public List<Path> writeSplit(Path directory, String prefix, int parts) throws IOException {
+        if (parts < 2 || parts > tensors.size()) {
+            throw new IllegalArgumentException("a model of " + tensors.size() + " tensors cannot be split in " + parts);
+        }
+        List<Path> files = new ArrayList<>();
+        int from = 0;
+        for (int part = 0; part < parts; part++) {
+            int to = (int) ((long) tensors.size() * (part + 1) / parts);
+            List<Entry> keys = new ArrayList<>(part == 0 ? metadata : List.of());
+            keys.add(new Entry("split.no", GgufValueType.UINT16, (long) part));
+            keys.add(new Entry("split.count", GgufValueType.UINT16, (long) parts));
+            keys.add(new Entry("split.tensors.count", GgufValueType.INT32, (long) tensors.size()));
+            Path file = directory.resolve(String.format("%s-%05d-of-%05d.gguf", prefix, part + 1, parts));
+            write(file, keys, tensors.subList(from, to));
+            files.add(file);
+            from = to;
+        }
+        return files;
+    }
+
+    private static void write(Path path, List<Entry> metadata, List<Tensor> tensors) throws IOException {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(path), 1 << 16)) {
             Output o = new Output(out);
             o.i32(GgufReader.MAGIC);

@@ -120,6 +120,15 @@ public final class TinyLlama {
     }
 
     public static void write(Path path, Options options) throws IOException {
+        writer(options).write(path);
+    }
+
+    /** The model split into {@code parts} files as gguf-split writes them ({@link GgufWriter#writeSplit}). */
+    public static List<Path> writeSplit(Path directory, String prefix, Options options, int parts) throws IOException {
+        return writer(options).writeSplit(directory, prefix, parts);
+    }
+
+    private static GgufWriter writer(Options options) {
         ByteLevelBpe bpe = ByteLevelBpe.learn(CORPUS, options.merges());
         List<String> tokens = new ArrayList<>(bpe.tokens());
         int endOfText = tokens.size();
@@ -191,7 +200,7 @@ public final class TinyLlama {
             w.addTensor(p + "ffn_up.weight", new long[] {embd, ff}, t, r.normal(embd * ff, scale));
             w.addTensor(p + "ffn_down.weight", new long[] {ff, embd}, t, r.normal(ff * embd, ffScale));
         }
-        w.write(path);
+        return w;
     }
 
     /**

@@ -17,7 +17,7 @@ public sealed interface FileReading {
         }
     }
 
-    /** Not a model of its own (a split model's later part, a vision projector): a warning says why. */
+    /** Not a model of its own (a split model's part without its first, a vision projector): a warning says why. */
     record Skipped(String warning) implements FileReading {
     }
 

@@ -14,7 +14,7 @@ import java.util.OptionalInt;
  * @param id                  the public id: lower case, {@code [a-z0-9._:-]}, unique within a discovery
  * @param displayName         a human-readable name (sidecar {@code name}, else the folder or file name)
  * @param file                absolute path of the model file
- * @param sizeBytes           file size
+ * @param sizeBytes           file size (with the files that load with it: a split model's later parts)
  * @param modified            file modification time
  * @param contextLength       context window to request from the runtime, in tokens
  * @param capabilities        thinking / tools, profile overridden by the sidecar field by field

@@ -102,7 +102,10 @@ public final class ModelDiscovery {
                     + "directory would apply to every model there; name it <file stem>" + FILE_SIDECAR_SUFFIX));
         }
 
-        List<Candidate> candidates = candidates(root, scan.files(), scanner);
+        // a split model's later parts are no models of their own, nor do they make its folder hold several
+        List<Path> files = scan.files().stream().filter(f -> !formatOf(f.getFileName().toString()).partOfAnother(f))
+                .toList();
+        List<Candidate> candidates = candidates(root, files, scanner);
         List<String> ids = ModelIds.uniquify(candidates.stream().map(Candidate::baseId).toList());
         Map<String, Path> firstWithBase = new HashMap<>();
         for (int i = 0; i < candidates.size(); i++) {
@@ -311,7 +314,7 @@ public final class ModelDiscovery {
         long size;
         Instant modified;
         try {
-            size = Files.size(c.file());
+            size = Files.size(c.file()) + read.facts().otherFilesBytes();
             modified = Files.getLastModifiedTime(c.file()).toInstant();
         } catch (IOException | SecurityException e) {
             warnings.add(Problem.warning(c.file(), "cannot be examined (" + e + "); skipped"));

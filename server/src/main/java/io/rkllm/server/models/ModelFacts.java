@@ -21,6 +21,11 @@ public interface ModelFacts {
         return Optional.empty();
     }
 
+    /** The bytes of the model's other files, which load with the one discovered (a split model's later parts). */
+    default long otherFilesBytes() {
+        return 0;
+    }
+
     /** Conversations one loaded copy of the model runs at once. */
     default int parallel() {
         return 1;

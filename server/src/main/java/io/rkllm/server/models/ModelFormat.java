@@ -12,6 +12,14 @@ public interface ModelFormat {
     /** The file name endings of its model files, lower case ({@code .gguf}). */
     List<String> endings();
 
+    /**
+     * Whether the file loads with another of the engine's model files and is no model of its own (a split model's
+     * later part, its first part there): discovery leaves it out, and it does not make its folder hold two models.
+     */
+    default boolean partOfAnother(Path file) {
+        return false;
+    }
+
     /** What the engine makes of one of its model files: its facts, or why the file is not served. */
     FileReading read(Path file);
 

@@ -101,6 +101,26 @@ class PullApiTest {
     }
 
     @Test
+    void aModelSplitIntoPartsIsPulledWholeListedOnceWithAllItsBytesAndAnswers() throws Exception {
+        List<Path> parts = TinyLlama.writeSplit(Files.createDirectories(dir.resolve("split")), "Big-Q4_K_M",
+                TinyLlama.Options.chat(), 3);
+        StandInHub.RepoBuilder repo = hub.repo("tiny/Big-GGUF");
+        for (Path part : parts) {
+            repo.file("Q4_K_M/" + part.getFileName(), Files.readAllBytes(part));
+        }
+
+        assertThat(lines("{\"model\":\"tiny/Big-GGUF\"}")).last().isEqualTo("{\"status\":\"success\"}");
+
+        assertThat(tags()).containsExactly("big-q4_k_m:latest");
+        JsonNode listed = server.get("/api/tags").json().at("/models/0");
+        assertThat(listed.get("size").asLong()).isEqualTo(parts.stream().mapToLong(p -> p.toFile().length()).sum());
+        TestServer.Reply chat = server.post("/v1/chat/completions", "{\"model\":\"big-q4_k_m\",\"max_tokens\":4,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]}");
+        assertThat(chat.status()).isEqualTo(200);
+        assertThat(chat.json().at("/usage/completion_tokens").asInt()).isPositive();
+    }
+
+    @Test
     void oneAnswerWithStreamFalseAndTheOlderNameField() throws Exception {
         TestServer.Reply r = server.post("/api/pull", "{\"name\":\"" + REPO + ":Q8_0\",\"insecure\":true,"
                 + "\"stream\":false}");

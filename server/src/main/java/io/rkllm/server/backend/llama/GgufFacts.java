@@ -13,11 +13,18 @@ import java.util.Optional;
  * @param kvBytesPerToken what one token takes in the KV cache at F16 (keys and values of every layer); 0 unknown
  * @param sequences       conversations one loaded copy runs at once ({@code engines.llama.parallel}); they share
  *                        its one KV cache
+ * @param laterPartsBytes the bytes of a split model's other parts, which load with its first
  */
-public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences) implements ModelFacts {
+public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences, long laterPartsBytes)
+        implements ModelFacts {
 
     public GgufFacts {
         Objects.requireNonNull(modelHeader, "modelHeader");
+    }
+
+    @Override
+    public long otherFilesBytes() {
+        return laterPartsBytes;
     }
 
     @Override

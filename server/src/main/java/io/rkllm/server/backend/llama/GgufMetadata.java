@@ -7,7 +7,9 @@ import io.rkllm.llama.gguf.GgufReader;
 import io.rkllm.llama.gguf.GgufSummary;
 import io.rkllm.server.models.ModelHeader;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -26,14 +28,21 @@ final class GgufMetadata {
         }
     }
 
-    static GgufFacts read(Path file, int sequences) throws Unreadable {
-        GgufFile gguf;
-        try {
-            gguf = new GgufReader().read(file);
-        } catch (GgufFormatException e) {
-            throw new Unreadable(e.getMessage());
-        } catch (IOException e) {
-            throw new Unreadable("cannot be read: " + e);
+    /**
+     * The facts of the model in {@code file}, with {@code laterParts} its other parts when it is split (their tensor
+     * tables count in its parameters, their sizes in what it takes).
+     */
+    static GgufFacts read(Path file, List<Path> laterParts, int sequences) throws Unreadable {
+        GgufFile gguf = header(file);
+        long laterParameters = 0;
+        long laterBytes = 0;
+        for (Path part : laterParts) {
+            laterParameters += header(part).parameterCount();
+            try {
+                laterBytes += Files.size(part);
+            } catch (IOException e) {
+                throw new Unreadable(part.getFileName() + " cannot be read: " + e);
+            }
         }
         GgufSummary summary;
         try {
@@ -41,10 +50,21 @@ final class GgufMetadata {
         } catch (GgufFormatException e) {
             throw new Unreadable(e.getMessage());
         }
-        return new GgufFacts(new ModelHeader(summary.architecture(), summary.name(), summary.parameterCount(),
+        return new GgufFacts(new ModelHeader(summary.architecture(), summary.name(),
+                summary.parameterCount() + laterParameters,
                 summary.quantisation(), (int) Math.min(Integer.MAX_VALUE, summary.contextLength().orElse(0L)),
                 summary.poolingType().flatMap(GgufMetadata::pooling), summary.chatTemplate().filter(t -> !t.isBlank()),
-                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences);
+                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences, laterBytes);
+    }
+
+    private static GgufFile header(Path file) throws Unreadable {
+        try {
+            return new GgufReader().read(file);
+        } catch (GgufFormatException e) {
+            throw new Unreadable(file.getFileName() + ": " + e.getMessage());
+        } catch (IOException e) {
+            throw new Unreadable(file.getFileName() + " cannot be read: " + e);
+        }
     }
 
     /** {@code <arch>.pooling_type} as a word; none (0) is no pooling at all. */

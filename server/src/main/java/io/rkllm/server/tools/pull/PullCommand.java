@@ -51,9 +51,10 @@ public final class PullCommand {
     /** Pulls {@code model} into {@code modelsDir} for {@code board}; {@code discovery} says how it would be served. */
     public int run(String model, Path modelsDir, Board board, ModelDiscovery discovery) {
         PullResult result;
+        ModelsDirectory directory = new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, discovery.endings());
         try {
             Hub hub = Hub.fromEnvironment(environment, version);
-            Puller puller = new Puller(() -> hub, new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, discovery.endings()), board);
+            Puller puller = new Puller(() -> hub, directory, board);
             result = puller.pull(model, narrated(hub, modelsDir));
         } catch (PullException e) {
             out.flush();
@@ -75,7 +76,16 @@ public final class PullCommand {
                 err.println("error: " + p);
             }
         }
-        err.println("rkllm-server pull: the server will not serve " + file + " (see above)");
+        // as Ollama's pull route does: nothing unusable stays behind to be taken for a model, or found up to date
+        String removed;
+        try {
+            directory.delete(file);
+            removed = "; it was removed";
+        } catch (PullException e) {
+            removed = "; removing it failed: " + e.getMessage();
+        }
+        err.println("rkllm-server pull: " + file + " was downloaded but is not a model this server can serve (see"
+                + " above)" + removed);
         return FAILED;
     }
 

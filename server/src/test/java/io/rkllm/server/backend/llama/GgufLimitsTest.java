@@ -15,7 +15,7 @@ class GgufLimitsTest {
     static final long GIB = 1L << 30;
     /** A Qwen3-1.7B-like model: 40k training context, 112 KiB of F16 KV per token. */
     static final GgufFacts QWEN3 = new GgufFacts(new ModelHeader("qwen3", Optional.empty(), 1_700_000_000L, "Q8_0",
-            40_960, Optional.empty(), Optional.empty(), 2048), 112 * 1024, 4);
+            40_960, Optional.empty(), Optional.empty(), 2048), 112 * 1024, 4, 0);
 
     @Test
     void moreConversationsAtOnceDoNotShortenTheContext() {
