@@ -191,7 +191,8 @@ public final class ChatPipeline {
             }
             try {
                 Reservation place = loaded.worker().reserve(priority);
-                return new ChatRun(chat, place, ChatPrompts.of(chat, estimator), estimator, config.timeouts(),
+                return new ChatRun(chat, place, ChatPrompts.of(chat, estimator,
+                        models.runtime(chat.model()).promptForm()), estimator, config.timeouts(),
                         config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again

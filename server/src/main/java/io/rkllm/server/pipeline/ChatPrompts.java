@@ -32,24 +32,19 @@ final class ChatPrompts {
     private ChatPrompts() {
     }
 
-    static ChatPrompt of(PreparedChat chat, TokenEstimator estimator) {
+    /** The prompt of {@code chat} with its conversation in {@code form}, the one its engine takes. */
+    static ChatPrompt of(PreparedChat chat, TokenEstimator estimator, ChatPrompt.Form form) {
         Conversation c = chat.conversation();
         String id = chat.model().id();
         String system = c.systemPrompt();
         Optional<PromptTemplate> template = chat.format()
                 .map(f -> f.template(f.acceptsSystemPrompt() ? system : "", !chat.thinking()));
         boolean systemInText = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
-
-        String incremental = PromptFlattener.incremental(c.newMessages());
-        ChatPrompt.Part newPart = new ChatPrompt.Part(c.newRole(), incremental,
-                chat.vision().runImages(c.newMessages()), estimator.estimate(id, incremental)
-                + VisionInput.count(c.newMessages()) * chat.vision().tokensPerImage());
-
         Conversation trimmed = c.trimmed(chat.trim());
-        String text = (systemInText && !system.isEmpty() ? system + "\n\n" : "") + PromptFlattener.flatten(trimmed);
-        List<PromptImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
-        ChatPrompt.Part whole = new ChatPrompt.Part("user", text, images, estimator.estimate(id, text)
-                + images.size() * chat.vision().tokensPerImage());
+        ChatPrompt.Turns turns = switch (form) {
+            case MESSAGES -> new ChatPrompt.Messages(messages(trimmed));
+            case TEXTS -> texts(chat, estimator, systemInText);
+        };
 
         Optional<ChatPrompt.Task> task = chat.task().map(kind -> {
             String prompt = PromptFlattener.flatten(c);
@@ -62,9 +57,27 @@ final class ChatPrompts {
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
                 });
         return new ChatPrompt(id, identity, new ChatPrompt.Setup(system, template, systemInText,
-                chat.request().toolsJson()), messages(trimmed), new ChatPrompt.Texts(newPart, whole), task,
+                chat.request().toolsJson()), turns, task,
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
                         chat.model().contextLength()));
+    }
+
+    /** The conversation as prompt texts: the new messages alone, and the whole with earlier turns flattened. */
+    private static ChatPrompt.Texts texts(PreparedChat chat, TokenEstimator estimator, boolean systemInText) {
+        Conversation c = chat.conversation();
+        String id = chat.model().id();
+        String system = c.systemPrompt();
+        String incremental = PromptFlattener.incremental(c.newMessages());
+        ChatPrompt.Part newPart = new ChatPrompt.Part(c.newRole(), incremental,
+                chat.vision().runImages(c.newMessages()), estimator.estimate(id, incremental)
+                + VisionInput.count(c.newMessages()) * chat.vision().tokensPerImage());
+
+        Conversation trimmed = c.trimmed(chat.trim());
+        String text = (systemInText && !system.isEmpty() ? system + "\n\n" : "") + PromptFlattener.flatten(trimmed);
+        List<PromptImage> images = chat.vision().runImages(concat(trimmed.history(), trimmed.newMessages()));
+        ChatPrompt.Part whole = new ChatPrompt.Part("user", text, images, estimator.estimate(id, text)
+                + images.size() * chat.vision().tokensPerImage());
+        return new ChatPrompt.Texts(newPart, whole);
     }
 
     /**

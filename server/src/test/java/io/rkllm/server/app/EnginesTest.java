@@ -8,6 +8,7 @@ import io.rkllm.server.backend.llama.LlamaProvider;
 import io.rkllm.server.backend.rkllm.RkllmProvider;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.EngineSetup;
@@ -40,7 +41,8 @@ class EnginesTest {
     private static final Backend OPENED = new Backend() {
         @Override
         public RuntimeInfo info() {
-            return new RuntimeInfo("RKLLM runtime", "1.3", false, new Sampling(1, 1, 0, 1, 0, 0), true);
+            return new RuntimeInfo("RKLLM runtime", "1.3", false, new Sampling(1, 1, 0, 1, 0, 0), true, false,
+                    ChatPrompt.Form.TEXTS);
         }
 
         @Override

@@ -132,13 +132,14 @@ public final class GatedBackend implements Backend {
         ChatPrompt.Part part = new ChatPrompt.Part("user", text, List.of(), 1);
         return new ChatPrompt("m", new ChatPrompt.Identity(text, List.of(), Trim.NONE, List.of(),
                 answer -> Optional.empty()), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
-                List.of(), new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Texts(part, part), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 0, 4096));
     }
 
     @Override
     public RuntimeInfo info() {
-        return new RuntimeInfo("gated test runtime", "test", true, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), false);
+        return new RuntimeInfo("gated test runtime", "test", true, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), false, false,
+                ChatPrompt.Form.TEXTS);
     }
 
     @Override

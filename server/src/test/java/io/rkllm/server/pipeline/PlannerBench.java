@@ -11,6 +11,7 @@ import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.Backends;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.GenerationStats;
@@ -105,7 +106,7 @@ final class PlannerBench implements AutoCloseable {
     Turn turn(ChatRequest request, String answer, boolean aborted) {
         PreparedChat chat = pipeline.prepare(request);
         slots.forEach(s -> s.calls.clear());
-        ConversationCache.Planned plan = state.plan(ChatPrompts.of(chat, estimator), slots);
+        ConversationCache.Planned plan = state.plan(ChatPrompts.of(chat, estimator, ChatPrompt.Form.TEXTS), slots);
         FakeSlot slot = slots.get(plan.slot());
         List<String> calls = new ArrayList<>(slot.calls);
         int prefilled = slot.prefill(plan.request());
@@ -214,7 +215,8 @@ final class PlannerBench implements AutoCloseable {
     private static final class DescribingBackend implements Backend {
         @Override
         public RuntimeInfo info() {
-            return new RuntimeInfo("RKLLM runtime", "1.3", true, new Sampling(1, 0.9, 0.8, 1.1, 0, 0), true);
+            return new RuntimeInfo("RKLLM runtime", "1.3", true, new Sampling(1, 0.9, 0.8, 1.1, 0, 0), true, false,
+                    ChatPrompt.Form.TEXTS);
         }
 
         @Override

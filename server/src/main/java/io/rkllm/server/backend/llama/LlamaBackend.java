@@ -55,7 +55,7 @@ public final class LlamaBackend implements Backend {
         this.runtime = runtime;
         this.settings = settings;
         LibraryInfo library = runtime.info();
-        this.info = new RuntimeInfo(NAME, label(library), true, DEFAULTS, false, true);
+        this.info = new RuntimeInfo(NAME, label(library), true, DEFAULTS, false, true, ChatPrompt.Form.MESSAGES);
     }
 
     /** The library's build and API generation, as the banner and {@code /health} say it. */

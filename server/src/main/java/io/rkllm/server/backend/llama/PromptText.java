@@ -8,9 +8,14 @@ import java.util.Optional;
 /**
  * The text a GGUF model reads for a prompt: the conversation rendered by the model's own chat template (its GGUF's
  * Jinja template, {@link JinjaChatTemplate}) when it renders, else turn by turn in the family template the pipeline
- * chose ({@link FamilyTurns}), else the pipeline's text alone (a model of no family the server knows).
+ * chose ({@link FamilyTurns}), else in ChatML, as llama-server writes a model with no template of its own.
  */
 final class PromptText {
+    /** ChatML: what llama-server falls back to for a model without a template, the family of most open models. */
+    private static final String CHATML_SYSTEM = "<|im_start|>system\n";
+    private static final String CHATML_USER = "<|im_start|>user\n";
+    private static final String CHATML_ASSISTANT = "<|im_end|>\n<|im_start|>assistant\n";
+
     private final Optional<JinjaChatTemplate> jinja;
     private final FamilyTurns family;
 
@@ -26,26 +31,25 @@ final class PromptText {
     }
 
     String render(ChatPrompt prompt) {
+        ChatPrompt.Setup setup = prompt.setup();
         if (prompt.task().isPresent()) {
             String text = prompt.task().get().text();
             if (jinja.isPresent()) {
                 return jinja.get().render(ChatPrompt.Message.of("user", text), false);
             }
-            return prompt.setup().template().map(t -> wrap(t, text)).orElse(text);
+            PromptTemplate template = template(setup);
+            return template.systemPrompt() + template.promptPrefix() + text + template.promptPostfix();
         }
-        if (jinja.isPresent() && !prompt.messages().isEmpty()) {
+        if (jinja.isPresent()) {
             return jinja.get().render(prompt);
         }
-        if (prompt.setup().template().isPresent() && !prompt.messages().isEmpty()) {
-            ChatPrompt.Setup setup = prompt.setup();
-            return family.render(setup.template().get(), setup.systemInText() ? setup.systemPrompt() : "",
-                    prompt.messages());
-        }
-        String whole = prompt.texts().whole().text();
-        return prompt.setup().template().map(t -> wrap(t, whole)).orElse(whole);
+        boolean systemBeforeFirstTurn = setup.template().isPresent() && setup.systemInText();
+        return family.render(template(setup), systemBeforeFirstTurn ? setup.systemPrompt() : "", prompt.messages());
     }
 
-    private static String wrap(PromptTemplate template, String text) {
-        return template.systemPrompt() + template.promptPrefix() + text + template.promptPostfix();
+    /** The family's template the pipeline chose, else ChatML with the system prompt in its system block. */
+    private static PromptTemplate template(ChatPrompt.Setup setup) {
+        return setup.template().orElseGet(() -> new PromptTemplate(setup.systemPrompt().isEmpty() ? ""
+                : CHATML_SYSTEM + setup.systemPrompt() + "<|im_end|>\n", CHATML_USER, CHATML_ASSISTANT));
     }
 }

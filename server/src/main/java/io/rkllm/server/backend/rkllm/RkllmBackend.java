@@ -4,6 +4,7 @@ import io.rkllm.ffm.Abi;
 import io.rkllm.ffm.RkllmRuntime;
 import io.rkllm.ffm.rknn.RknnRuntime;
 import io.rkllm.server.config.ServerConfig;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.AutoSetting;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.BackendModel;
@@ -62,7 +63,7 @@ public final class RkllmBackend implements Backend {
         // runtime 1.3.0 crashes the process when an init runs out of memory (rknn-llm#522)
         this.info = new RuntimeInfo(NAME, runtime.abi().label(), runtime.abi().perRunSampling(),
                 NativeTypes.sampling(runtime.defaultParams().sampling()), abi13, false,
-                runtime.identity().version());
+                runtime.identity().version(), ChatPrompt.Form.TEXTS);
         this.policy = new RkllmCachePolicy(settings.cache());
         this.thinking = new ThinkingControl(settings.thinkingFlag(), runtime.abi().label());
     }

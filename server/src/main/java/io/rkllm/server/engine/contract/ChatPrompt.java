@@ -6,32 +6,65 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One chat turn as the engine runs it, in no backend's terms: the conversation once, in the forms a backend may take
- * it in, and what the turn is run with. A backend reads the parts it needs: one that appends turns to a cache sends
- * the {@link Texts} (only the new messages on top of a cache that holds the history, or the whole conversation again:
- * RKLLM); one that renders the model's own template renders the {@link #messages()} and reuses the longest common
- * prefix of tokens (llama.cpp). Both compare the {@link Identity} with what their slots hold.
+ * One chat turn as the engine runs it, in no backend's terms: the conversation once, in the form its engine takes
+ * ({@link Form}, from the engine's {@link RuntimeInfo#promptForm()}), and what the turn is run with. An engine that
+ * appends turns to a cache takes {@link Texts} (only the new messages on top of a cache that holds the history, or
+ * the whole conversation again: RKLLM); one that renders a chat template takes {@link Messages} and reuses the longest
+ * common prefix of tokens (llama.cpp). Both compare the {@link Identity} with what their slots hold.
  *
  * @param model the model's id, for logs
  * @param identity the conversation by message keys: what a cache policy compares with what a slot holds
  * @param setup what a slot is set up with: the system prompt, the family's chat template, the tools
- * @param messages the conversation the model sees, message by message, after the system prompt (the trim applied,
- *                 the guidance of a JSON or tool contract in the last message)
- * @param texts the conversation as prompt texts in the family's words, with the pipeline's estimates
+ * @param turns the conversation the model sees, after the system prompt (the trim applied, the guidance of a JSON
+ *              or tool contract in the last message), in the engine's form
  * @param task a background task: run beside what a slot holds and dropped afterwards; empty for a chat turn
  * @param settings how the turn runs: thinking, sampling, the answer's shape, the room it needs
  */
-public record ChatPrompt(String model, Identity identity, Setup setup, List<Message> messages, Texts texts,
-                         Optional<Task> task, Settings settings) {
+public record ChatPrompt(String model, Identity identity, Setup setup, Turns turns, Optional<Task> task,
+                         Settings settings) {
 
     public ChatPrompt {
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(identity, "identity");
         Objects.requireNonNull(setup, "setup");
-        messages = List.copyOf(messages);
-        Objects.requireNonNull(texts, "texts");
+        Objects.requireNonNull(turns, "turns");
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(settings, "settings");
+    }
+
+    /** The form of the conversation an engine takes: the pipeline writes only that one. */
+    public enum Form {
+        /** Message by message ({@link Messages}), for an engine that renders a chat template itself. */
+        MESSAGES,
+        /** As prompt texts in the family's words ({@link Texts}), for an engine that sends text turns. */
+        TEXTS
+    }
+
+    /** The conversation in one of the {@link Form}s. */
+    public sealed interface Turns permits Messages, Texts {
+    }
+
+    /** The conversation message by message, as a chat template renders it. */
+    public record Messages(List<Message> list) implements Turns {
+        public Messages {
+            list = List.copyOf(list);
+        }
+    }
+
+    /** The messages, for an engine whose {@link RuntimeInfo#promptForm()} is {@link Form#MESSAGES}. */
+    public List<Message> messages() {
+        if (turns instanceof Messages m) {
+            return m.list();
+        }
+        throw new IllegalStateException("the prompt of " + model + " was written as texts, not messages");
+    }
+
+    /** The texts, for an engine whose {@link RuntimeInfo#promptForm()} is {@link Form#TEXTS}. */
+    public Texts texts() {
+        if (turns instanceof Texts t) {
+            return t;
+        }
+        throw new IllegalStateException("the prompt of " + model + " was written as messages, not texts");
     }
 
     /**
@@ -60,7 +93,8 @@ public record ChatPrompt(String model, Identity identity, Setup setup, List<Mess
      * @param systemPrompt the request's system prompt
      * @param template the family's chat template for this request (its system prompt and thinking mode in it), empty
      *                 for a model whose runtime keeps the template it was converted with
-     * @param systemInText the system prompt is part of {@link Texts#whole()}'s text (the template does not take one)
+     * @param systemInText the template has no place for a system prompt: it goes before the first turn's text (in
+     *                     {@link Texts#whole()} it is already there)
      * @param tools the tools as a JSON array, for native tool calling
      */
     public record Setup(String systemPrompt, Optional<PromptTemplate> template, boolean systemInText,
@@ -78,7 +112,7 @@ public record ChatPrompt(String model, Identity identity, Setup setup, List<Mess
      * @param newPart the new messages alone, to send on top of a cache that holds the history
      * @param whole the whole conversation with the trim applied, as one turn (earlier turns flattened into it)
      */
-    public record Texts(Part newPart, Part whole) {
+    public record Texts(Part newPart, Part whole) implements Turns {
         public Texts {
             Objects.requireNonNull(newPart, "newPart");
             Objects.requireNonNull(whole, "whole");

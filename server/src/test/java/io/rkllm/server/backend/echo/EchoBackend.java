@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.echo;
 
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.LoadContext;
@@ -19,7 +20,7 @@ final class EchoBackend implements Backend {
     @Override
     public RuntimeInfo info() {
         return new RuntimeInfo("echo engine", "echo-1", true,
-                new Sampling(1, 1, 0, 1, 0, 0, 0, OptionalLong.empty()), false, true);
+                new Sampling(1, 1, 0, 1, 0, 0, 0, OptionalLong.empty()), false, true, ChatPrompt.Form.MESSAGES);
     }
 
     @Override

@@ -35,8 +35,7 @@ final class EchoModel implements BackendModel {
 
     @Override
     public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
-        String last = prompt.messages().isEmpty() ? prompt.texts().newPart().text()
-                : prompt.messages().getLast().content();
+        String last = prompt.messages().getLast().content();
         List<String> words = words(prefix + " " + last);
         int sent = 0;
         for (String word : words) {
@@ -53,7 +52,7 @@ final class EchoModel implements BackendModel {
     }
 
     private static GenerationEnd finished(StopReason reason, ChatPrompt prompt, int tokens) {
-        int promptTokens = words(prompt.texts().whole().text()).size();
+        int promptTokens = prompt.messages().stream().mapToInt(m -> words(m.content()).size()).sum();
         return new GenerationEnd.Finished(reason, new GenerationStats(1, promptTokens, 1, tokens), 0,
                 Optional.empty(), "echo");
     }

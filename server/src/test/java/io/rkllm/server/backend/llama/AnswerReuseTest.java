@@ -43,10 +43,9 @@ class AnswerReuseTest {
 
     static ChatPrompt prompt(List<ChatPrompt.Message> messages, Optional<AnswerShape> shape) {
         String last = messages.getLast().content();
-        ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
         return new ChatPrompt("tiny", new ChatPrompt.Identity("reuse", List.of(), Trim.NONE, List.of("u:" + last),
-                Optional::of), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()), messages,
-                new ChatPrompt.Texts(part, part), Optional.empty(),
+                Optional::of), new ChatPrompt.Setup("", Optional.empty(), false, Optional.empty()),
+                new ChatPrompt.Messages(messages), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.of(GrammarAnswerTest.GREEDY), shape, 16, 1024));
     }
 

@@ -99,8 +99,8 @@ class ChatTemplateFixturesTest {
             ChatPrompt prompt = prompt(read("conversations.json").get(0), read("tools.json"));
             ChatPrompt.Setup setup = prompt.setup();
             ChatPrompt withFamily = new ChatPrompt(prompt.model(), prompt.identity(), new ChatPrompt.Setup(
-                    setup.systemPrompt(), Optional.of(family), setup.systemInText(), setup.tools()), prompt.messages(),
-                    prompt.texts(), prompt.task(), prompt.settings());
+                    setup.systemPrompt(), Optional.of(family), setup.systemInText(), setup.tools()), prompt.turns(),
+                    prompt.task(), prompt.settings());
             PromptText text = new PromptText(template, "<|im_end|>");
             assertThat(text.ownTemplate()).isFalse();
             assertThat(text.render(withFamily)).isEqualTo("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\n"
@@ -147,10 +147,9 @@ class ChatTemplateFixturesTest {
         Optional<String> toolsJson = c.has("tools") ? Optional.of(tools.get(c.get("tools").asText()).toString())
                 : Optional.empty();
         String last = messages.getLast().content();
-        ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
         return new ChatPrompt("fixture", new ChatPrompt.Identity(c.get("name").asText(), List.of(), Trim.NONE,
                 List.of("u:" + last), Optional::of), new ChatPrompt.Setup(system, Optional.empty(), false, toolsJson),
-                messages, new ChatPrompt.Texts(part, part), Optional.empty(),
+                new ChatPrompt.Messages(messages), Optional.empty(),
                 new ChatPrompt.Settings(c.path("thinking").asBoolean(false), Optional.empty(), Optional.empty(), 16,
                         4096));
     }

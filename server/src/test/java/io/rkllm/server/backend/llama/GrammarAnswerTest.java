@@ -53,10 +53,9 @@ class GrammarAnswerTest {
     }
 
     static ChatPrompt prompt(String question, Sampling sampling, Optional<AnswerShape> shape) {
-        ChatPrompt.Part part = new ChatPrompt.Part("user", question, List.of(), 8);
         return new ChatPrompt("tiny", new ChatPrompt.Identity(question + shape, List.of(), Trim.NONE,
                 List.of("u:" + question), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
-                Optional.empty()), List.of(ChatPrompt.Message.of("user", question)), new ChatPrompt.Texts(part, part),
+                Optional.empty()), new ChatPrompt.Messages(List.of(ChatPrompt.Message.of("user", question))),
                 Optional.empty(), new ChatPrompt.Settings(false, Optional.of(sampling), shape, 16, 512));
     }
 

@@ -83,10 +83,9 @@ class TemplateFollowUpTest {
 
     static ChatPrompt prompt(List<ChatPrompt.Message> messages) {
         String last = messages.getLast().content();
-        ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
         return new ChatPrompt("fixture", new ChatPrompt.Identity("follow-up", List.of(), Trim.NONE,
                 List.of("u:" + last), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
-                Optional.empty()), messages, new ChatPrompt.Texts(part, part), Optional.empty(),
+                Optional.empty()), new ChatPrompt.Messages(messages), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 16, 4096));
     }
 

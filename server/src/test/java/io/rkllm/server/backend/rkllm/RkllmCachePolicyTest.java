@@ -107,7 +107,7 @@ class RkllmCachePolicyTest {
     private static ChatPrompt prompt(List<String> history, int context) {
         return new ChatPrompt("m", new ChatPrompt.Identity("chat-1", history, Trim.NONE, List.of("U:And a GPU?"),
                 text -> Optional.of("A:" + text)), new ChatPrompt.Setup("sys", Optional.of(TEMPLATE), false,
-                Optional.empty()), List.of(), new ChatPrompt.Texts(new ChatPrompt.Part("user", "And a GPU?", List.of(),
+                Optional.empty()), new ChatPrompt.Texts(new ChatPrompt.Part("user", "And a GPU?", List.of(),
                 10), new ChatPrompt.Part("user", "User: ...", List.of(), 100)), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 256, context));
     }
@@ -115,11 +115,11 @@ class RkllmCachePolicyTest {
     private static ChatPrompt withTools(ChatPrompt p, String tools) {
         ChatPrompt.Setup setup = p.setup();
         return new ChatPrompt(p.model(), p.identity(), new ChatPrompt.Setup(setup.systemPrompt(), setup.template(),
-                setup.systemInText(), Optional.of(tools)), p.messages(), p.texts(), p.task(), p.settings());
+                setup.systemInText(), Optional.of(tools)), p.turns(), p.task(), p.settings());
     }
 
     private static ChatPrompt withTask(ChatPrompt p, ChatPrompt.Task task) {
-        return new ChatPrompt(p.model(), p.identity(), p.setup(), p.messages(), p.texts(), Optional.of(task),
+        return new ChatPrompt(p.model(), p.identity(), p.setup(), p.turns(), Optional.of(task),
                 p.settings());
     }
 }
