@@ -89,7 +89,7 @@ class LayerRulesTest {
                 .whereLayer("EngineContract").mayOnlyBeAccessedByLayers("Engine", "Pipeline", "Metrics", "App",
                         "Backend", "Tools", "Harness", "Launcher")
                 // the app wiring chooses the backends: nothing that serves requests names one
-                .whereLayer("Backend").mayOnlyBeAccessedByLayers("App", "Tools", "Launcher")
+                .whereLayer("Backend").mayOnlyBeAccessedByLayers("App")
                 .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Harness", "Launcher",
                         "Config")
                 // downloads are called by the pull command, the app and the HTTP routes; no engine learns of them
