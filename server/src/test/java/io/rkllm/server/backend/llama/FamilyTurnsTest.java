@@ -20,6 +20,9 @@ class FamilyTurnsTest {
             "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>",
             "<|start_header_id|>user<|end_header_id|>\n\n",
             "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+    /** Qwen3's family with thinking off: ChatML whose generation prompt ends with an empty think block. */
+    static final PromptTemplate QWEN3_THINKING_OFF = new PromptTemplate(CHATML.systemPrompt(), CHATML.promptPrefix(),
+            CHATML.promptPostfix() + "<think>\n\n</think>\n\n");
     static final PromptTemplate DEEPSEEK = new PromptTemplate("<｜begin▁of▁sentence｜>Be brief.", "<｜User｜>",
             "<｜Assistant｜>");
 
@@ -28,6 +31,8 @@ class FamilyTurnsTest {
         assertFollowUp(CHATML, "<|im_end|>", "<|im_end|>\n");
         assertFollowUp(LLAMA3, "<|eot_id|>", "<|eot_id|>");
         assertFollowUp(DEEPSEEK, "<｜end▁of▁sentence｜>", "<｜end▁of▁sentence｜>");
+        // the empty think block the answer followed stays before it in every later turn, as the model read it
+        assertFollowUp(QWEN3_THINKING_OFF, "<|im_end|>", "<|im_end|>\n");
     }
 
     private static void assertFollowUp(PromptTemplate template, String endOfTurn, String answerEnd) {
