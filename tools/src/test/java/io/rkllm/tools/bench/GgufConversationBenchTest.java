@@ -59,4 +59,21 @@ class GgufConversationBenchTest {
         }
         assertThat(work).as("the written model is removed").doesNotExist();
     }
+
+    @Test
+    void theConversationsBenchWithTheTinyGgufModelReusesEachPreviousAnswer() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (GgufBenchServer server = GgufBenchServer.start(GgufBenchServer.TINY, new ConfigLoader(dir), Map.of(),
+                Map.of("engines.llama.threads", "1"))) {
+            ConversationBench.Result r = new ConversationBench(URI.create(server.url()), server.model(),
+                    new PrintStream(log, true, StandardCharsets.UTF_8), java.util.OptionalInt.of(16)).run();
+            // two chats, each follow-up after an answer of up to 16 tokens, with Open WebUI's tasks between them
+            assertThat(r.answerReuse()).hasSize(r.turns().size() - 2);
+            for (ConversationBench.Turn t : r.turns()) {
+                t.answerReused().ifPresent(share -> assertThat(share).as(t.chat() + " turn " + t.turn())
+                        .isGreaterThanOrEqualTo(15 / 16.0));
+            }
+            assertThat(ConversationBench.markdown("t", r)).contains("previous answer reused");
+        }
+    }
 }
