@@ -166,6 +166,9 @@ class ThirdEngineTest {
                 + "\"messages\":[{\"role\":\"user\",\"content\":\"anthropic\"}]}");
         assertThat(message.at("/content/0/text").asText()).isEqualTo("echo: anthropic");
         assertThat(message.get("stop_reason").asText()).isEqualTo("end_turn");
+        JsonNode counted = post("/v1/messages/count_tokens", "{\"model\":\"echo-chat\","
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"anthropic\"}]}");
+        assertThat(counted.get("input_tokens").asInt()).isPositive();
         assertThat(get("/api/ps").get("models").findValuesAsText("name")).contains("echo-chat:latest");
     }
 
@@ -210,6 +213,10 @@ class ThirdEngineTest {
         assertThat(vector.get(0).asDouble()).isPositive().isEqualTo(vector.get(2).asDouble());
         assertThat(vector.get(3).asDouble()).isZero();
         assertThat(ollama.at("/embeddings/0/0").asDouble()).isEqualTo(vector.get(0).asDouble(),
+                org.assertj.core.api.Assertions.within(1e-6));
+        JsonNode legacy = post("/api/embeddings", "{\"model\":\"echo-embed\",\"prompt\":\"abc cab\"}");
+        assertThat(legacy.get("embedding")).hasSize(26);
+        assertThat(legacy.at("/embedding/0").asDouble()).isEqualTo(vector.get(0).asDouble(),
                 org.assertj.core.api.Assertions.within(1e-6));
     }
 }
