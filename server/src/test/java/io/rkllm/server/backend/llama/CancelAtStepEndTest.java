@@ -132,8 +132,7 @@ class CancelAtStepEndTest {
         long abortedBefore = model.loop().abortedDecodes();
 
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        CountDownLatch held = holdLoop();
         CompletableFuture<Run> beside = CompletableFuture.supplyAsync(() -> generate(kept, new Cancellation()),
                 CancelAtStepEndTest::thread);
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
@@ -162,8 +161,7 @@ class CancelAtStepEndTest {
         long abortedBefore = model.loop().abortedDecodes();
 
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        CountDownLatch held = holdLoop();
         CompletableFuture<Run> beside = CompletableFuture.supplyAsync(() -> generate(kept, new Cancellation()),
                 CancelAtStepEndTest::thread);
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
@@ -186,8 +184,7 @@ class CancelAtStepEndTest {
     void aPromptChunkOfACancelledRunAloneIsStoppedInsideItsDecode() throws Exception {
         long abortedBefore = model.loop().abortedDecodes();
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        CountDownLatch held = holdLoop();
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
                 "Read this: " + "the quick brown fox jumps over the lazy dog. ".repeat(30)), cancel),
                 CancelAtStepEndTest::thread);
@@ -215,8 +212,7 @@ class CancelAtStepEndTest {
         // the step that samples the stop string's last token ends, the answer's reader (the pipeline) sees the stop
         // string and cancels the run while the next step decodes that token
         Cancellation cancellation = new Cancellation();
-        CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        CountDownLatch held = holdLoop();
         CompletableFuture<Run> run = CompletableFuture.supplyAsync(() -> generate(prompt(first), cancellation),
                 CancelAtStepEndTest::thread);
         awaitQueued(1);
@@ -258,6 +254,21 @@ class CancelAtStepEndTest {
             }
         }
         throw new AssertionError("no stop string in " + answer);
+    }
+
+    /**
+     * Holds the loop's thread in a command until the returned latch opens; returns once the loop is held, so that
+     * what is queued next waits behind it (the commands then counted are the test's own).
+     */
+    private static CountDownLatch holdLoop() {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        model.loop().execute(() -> {
+            holding.countDown();
+            await(held);
+        });
+        await(holding);
+        return held;
     }
 
     /** Waits until {@code n} requests wait in the held loop's queue of commands. */
