@@ -47,6 +47,11 @@ final class AbortCallback {
         return fired;
     }
 
+    /** Whether the check has asked the decode under way to stop (read from any thread). */
+    boolean fired() {
+        return fired;
+    }
+
     @SuppressWarnings("unused") // called from native code, on ggml's threads
     private boolean shouldAbort(MemorySegment data) {
         try {

@@ -140,7 +140,8 @@ public final class LlamaContext implements AutoCloseable {
      * Decodes the batch: its tokens enter their sequences' KV cache, and the outputs it asked for become readable
      * ({@link #logits}, {@link #embedding}). {@code abort} is asked between the graph's operations (on ggml's
      * threads); when it says stop, the decode ends {@link DecodeStatus#ABORTED} and the batch's positions are
-     * removed from its sequences, so the cache holds what it held before.
+     * removed from its sequences, so the cache holds what it held before. What llama.cpp logs about a stop it was
+     * asked for is logged at debug level, not as the failure it reports.
      *
      * @throws LlamaException when libllama refuses the batch or fails
      */
@@ -150,9 +151,11 @@ public final class LlamaContext implements AutoCloseable {
         int code;
         log.clearProblems();
         this.abort.begin(abort);
+        log.decoding(this.abort::fired);
         try (Arena call = Arena.ofConfined()) {
             code = (int) api.call("llama_decode", handle, batch.struct(call));
         } finally {
+            log.decoded();
             this.abort.end();
         }
         decodeCalls++;

@@ -13,6 +13,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,10 +31,13 @@ final class LogSink {
     private static final int CONT = 5;
     private static final int KEPT = 8;
     private static final long MAX_TEXT = 1 << 16;
+    private static final BooleanSupplier NOT_ABORTED = () -> false;
 
     private final ThreadLocal<StringBuilder> partial = ThreadLocal.withInitial(StringBuilder::new);
     private final ThreadLocal<Integer> partialLevel = ThreadLocal.withInitial(() -> INFO);
     private final ThreadLocal<Deque<String>> problems = ThreadLocal.withInitial(ArrayDeque::new);
+    /** Whether the decode this thread runs has been told to stop by its abort check (never, between decodes). */
+    private final ThreadLocal<BooleanSupplier> aborted = ThreadLocal.withInitial(() -> NOT_ABORTED);
 
     MemorySegment stub(Arena arena) {
         try {
@@ -49,6 +53,20 @@ final class LogSink {
     /** Forgets this thread's kept warnings and errors (before a call whose failure should name its own). */
     void clearProblems() {
         problems.get().clear();
+    }
+
+    /**
+     * This thread runs a decode until {@link #decoded()}; once {@code aborted} says its abort check stopped it,
+     * llama.cpp's warnings and errors about it (the graph's computation failed, the batch's cells removed, the
+     * decode failed with code 2) are what was asked for, not faults: they are logged at debug level and not kept.
+     */
+    void decoding(BooleanSupplier aborted) {
+        this.aborted.set(aborted);
+    }
+
+    /** This thread's decode has returned. */
+    void decoded() {
+        aborted.remove();
     }
 
     /** This thread's warnings and errors since {@link #clearProblems()}, oldest first. */
@@ -85,6 +103,10 @@ final class LogSink {
         }
         if (level == WARN && line.contains("the full capacity of the model will not be utilized")) {
             level = INFO; // every context shorter than the model's training length says so: a choice, not a fault
+        }
+        if ((level == ERROR || level == WARN) && aborted.get().getAsBoolean()) {
+            LOG.debug("{} (the decode was aborted, as asked)", line);
+            return;
         }
         switch (level) {
             case ERROR -> {

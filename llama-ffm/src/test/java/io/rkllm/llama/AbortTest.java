@@ -2,10 +2,15 @@ package io.rkllm.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The abort callback stops a decode in its middle, leaves the cache as it was, and a check that throws is a stop. */
 class AbortTest {
@@ -48,6 +53,29 @@ class AbortTest {
                 assertThat(context.kv().maxPosition(0)).isEqualTo(held + second.size());
             }
         }
+    }
+
+    @Test
+    void llamaCppsReportOfAnAbortItWasAskedForIsLoggedAtDebugLevel() {
+        Logger llama = (Logger) LoggerFactory.getLogger("llama.cpp");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Level level = llama.getLevel();
+        llama.setLevel(Level.DEBUG);
+        llama.addAppender(log);
+        try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
+             Batch batch = prompt(0, 0)) {
+            assertThat(context.decode(batch, () -> true)).isEqualTo(DecodeStatus.ABORTED);
+        } finally {
+            llama.detachAppender(log);
+            llama.setLevel(level);
+        }
+        // v0.5.0 says that the graph failed, which cells it removed and that the decode failed (code 2); build
+        // 4916 says less
+        assertThat(log.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .extracting(ILoggingEvent::getFormattedMessage).isEmpty();
+        assertThat(log.list).filteredOn(e -> e.getFormattedMessage().contains("the decode was aborted, as asked"))
+                .allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.DEBUG));
     }
 
     @Test

@@ -23,6 +23,11 @@ final class LogCapture implements AutoCloseable {
         return new LogCapture("io.rkllm.server");
     }
 
+    /** What llama.cpp logs (through the binding's log sink; the root logger's level, WARN in tests, applies). */
+    static LogCapture llamaCpp() {
+        return new LogCapture("llama.cpp");
+    }
+
     /** The messages of the warnings so far, formatted. */
     synchronized List<String> warnings() {
         return appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))

@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * sharing the longest prefix with it ({@link PrefixCachePolicy}), the cache is cut where they first differ and only
  * the rest is decoded. A background task runs in a spare sequence that starts from the best chat sequence's prefix
  * (a copy of its cells, no decode) and is emptied when the task ends, so no chat loses its cache to a title.
+ *
+ * <p>A cancelled run (its stop string came, its client went) ends at a step's end: the step under way is decoded
+ * for every run in it, the cancelled run's cells keep what it decoded (its held sequence says so, for the next
+ * prompt's reuse) and what it would sample next is dropped. Only a prompt chunk of cancelled runs alone is stopped
+ * inside its decode ({@link StepAbort}).
  */
 final class DecodeLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeLoop.class);
@@ -56,12 +62,16 @@ final class DecodeLoop implements AutoCloseable {
     private final List<DecodingGeneration> active = new ArrayList<>();
     /** Commands to run once the next step has decoded (the loop's thread only). */
     private final List<Runnable> afterStep = new ArrayList<>();
+    /** Commands to run once the next step's batch is made, right before its decode (the loop's thread only). */
+    private final List<Runnable> beforeDecode = new ArrayList<>();
     private final Thread thread;
     private Batch batch;
     private volatile boolean stopping;
     /** Decode calls and decoded tokens, read by tests and logs from any thread. */
     private volatile long decodes;
     private volatile long decodedTokens;
+    /** Decodes stopped by the abort callback: each threw a step's work away. */
+    private volatile long abortedDecodes;
     private volatile boolean ended;
     private volatile int widest;
     /** Runs that gave their cells up to wait for room, for tests. */
@@ -102,7 +112,10 @@ final class DecodeLoop implements AutoCloseable {
         return ended;
     }
 
-    /** Cancels a request from any thread: before it runs it never starts, while it runs its decode is aborted. */
+    /**
+     * Cancels a request from any thread: before it runs it never starts; while it runs it ends at the end of the step
+     * under way, or at once when that step is a prompt chunk of cancelled runs only ({@link StepAbort}).
+     */
     void cancel(SubmittedGeneration request) {
         request.cancelled().set();
         commands.add(WAKE);
@@ -123,6 +136,14 @@ final class DecodeLoop implements AutoCloseable {
      */
     void afterNextStep(Runnable command) {
         commands.add(() -> afterStep.add(command));
+    }
+
+    /**
+     * Runs {@code command} on the loop's thread when the next step's batch is made, right before its decode: a
+     * cancel there is one that comes from another thread while the step decodes, whatever the timing (tests).
+     */
+    void beforeNextDecode(Runnable command) {
+        commands.add(() -> beforeDecode.add(command));
     }
 
     /** Commands not yet taken by the loop (requests submitted while it is held, for tests). */
@@ -146,6 +167,29 @@ final class DecodeLoop implements AutoCloseable {
 
     long decodes() {
         return decodes;
+    }
+
+    /** Decodes stopped under way by a cancel (llama.cpp logs each as a failed decode). */
+    long abortedDecodes() {
+        return abortedDecodes;
+    }
+
+    /**
+     * What a sequence holds by the loop's books and in the KV cache, read on the loop's thread between two steps
+     * (tests check that they agree).
+     */
+    CompletableFuture<Cells> cells(int sequence) {
+        CompletableFuture<Cells> cells = new CompletableFuture<>();
+        commands.add(() -> cells.complete(new Cells(slots.get(sequence).length(),
+                context.kv().maxPosition(sequence) + 1)));
+        return cells;
+    }
+
+    /**
+     * @param held the tokens the sequence's {@link HeldSequence} says its cells hold
+     * @param cached the cells the KV cache holds for it (its last position + 1)
+     */
+    record Cells(int held, int cached) {
     }
 
     private void run() {
@@ -405,9 +449,14 @@ final class DecodeLoop implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
+        StepAbort abort = new StepAbort(members.stream().map(r -> r.request.cancelled()).toList(),
+                members.stream().anyMatch(r -> !r.generating));
+        List<Runnable> before = List.copyOf(beforeDecode);
+        beforeDecode.clear();
+        before.forEach(Runnable::run);
         DecodeStatus status;
         try {
-            status = context.decode(batch, () -> members.stream().anyMatch(r -> r.request.cancelled().isSet()));
+            status = context.decode(batch, abort);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
             LOG.warn("model {}: decode refused: {}", id, e.getMessage());
@@ -424,6 +473,7 @@ final class DecodeLoop implements AutoCloseable {
         decodes++;
         switch (status) {
             case ABORTED -> {
+                abortedDecodes++;
                 for (DecodingGeneration r : members) {
                     if (r.request.cancelled().isSet()) {
                         finish(r, StopReason.CANCELLED);
@@ -453,7 +503,11 @@ final class DecodeLoop implements AutoCloseable {
             }
         }
         for (DecodingGeneration r : members) {
-            if (r.output >= 0 && (r.generating || r.prefilled == r.prompt.length)) {
+            if (r.request.cancelled().isSet()) {
+                // cancelled while the step was decoded: its cells keep the step's tokens (as its held sequence
+                // says), and what the step would give it next is dropped
+                finish(r, StopReason.CANCELLED);
+            } else if (r.output >= 0 && (r.generating || r.prefilled == r.prompt.length)) {
                 try {
                     sample(r);
                 } catch (RuntimeException e) {

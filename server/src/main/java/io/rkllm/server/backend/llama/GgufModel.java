@@ -171,8 +171,9 @@ final class GgufModel implements BackendModel {
         }
         SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
                 LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens);
-        loop.submit(request);
+        // bound before it is queued: a cancel that comes as soon as the loop has the request is one it sees
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
+            loop.submit(request);
             while (true) {
                 switch (request.events().take()) {
                     case SubmittedGeneration.Event.Text t -> sink.text(t.text(), t.tokens());

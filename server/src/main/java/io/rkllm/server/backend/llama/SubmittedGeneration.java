@@ -10,7 +10,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * One generation handed to the decode loop: what to run, and the queue its output comes back on to the thread that
  * asked (the engine's worker, which gives it to its token sink: the sink is only ever called on that thread).
- * Cancelled from any thread; the loop sees it between decodes and inside one (the abort callback).
+ * Cancelled from any thread; the loop sees it between decodes, at the end of one, and inside a prompt chunk's
+ * (the abort callback: {@link StepAbort}).
  *
  * @param text the prompt as the model reads it (its chat template applied)
  * @param task a background task: it runs in the spare sequence, beside what the chat sequences hold, and leaves
