@@ -70,10 +70,9 @@ class CancelAtStepEndTest {
 
     static ChatPrompt prompt(List<ChatPrompt.Message> messages) {
         String last = messages.getLast().content();
-        ChatPrompt.Part part = new ChatPrompt.Part("user", last, List.of(), 8);
         return new ChatPrompt("tiny", new ChatPrompt.Identity(messages.getFirst().content(), List.of(), Trim.NONE,
                 List.of("u:" + last), Optional::of), new ChatPrompt.Setup("", Optional.empty(), false,
-                Optional.empty()), messages, new ChatPrompt.Texts(part, part), Optional.empty(),
+                Optional.empty()), new ChatPrompt.Messages(messages), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.of(TinyGgufModel.GREEDY), Optional.empty(), 16, 1024));
     }
 
