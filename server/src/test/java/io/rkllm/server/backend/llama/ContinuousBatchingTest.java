@@ -72,7 +72,7 @@ class ContinuousBatchingTest {
 
         // hold the loop until all three have asked, so that the first step already carries them all
         CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        hold(held);
         List<CompletableFuture<Answer>> together = new ArrayList<>();
         for (String q : questions) {
             together.add(CompletableFuture.supplyAsync(() -> generate(q, new Cancellation()),
@@ -95,7 +95,7 @@ class ContinuousBatchingTest {
         String expected = generate(keep, new Cancellation()).text();
         Cancellation cancel = new Cancellation();
         CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> await(held));
+        hold(held);
         CompletableFuture<Answer> kept = CompletableFuture.supplyAsync(() -> generate(keep, new Cancellation()),
                 ContinuousBatchingTest::thread);
         CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(() -> generate("Write a story.", cancel),
@@ -109,6 +109,19 @@ class ContinuousBatchingTest {
         assertThat(gone.end()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
+    }
+
+    /**
+     * Holds the loop on {@code held}, returning once the loop runs the hold: the commands queued after it are then
+     * the requests alone (a hold still queued would count as one of them).
+     */
+    private static void hold(CountDownLatch held) throws InterruptedException {
+        CountDownLatch holding = new CountDownLatch(1);
+        model.loop().execute(() -> {
+            holding.countDown();
+            await(held);
+        });
+        holding.await();
     }
 
     /** Waits until {@code n} requests wait in the held loop's queue of commands. */
