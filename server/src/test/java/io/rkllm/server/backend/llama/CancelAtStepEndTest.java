@@ -131,12 +131,12 @@ class CancelAtStepEndTest {
         long abortedBefore = model.loop().abortedDecodes();
 
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = holdLoop();
+        CountDownLatch held = HeldLoop.hold(model.loop());
         CompletableFuture<Run> beside = CompletableFuture.supplyAsync(() -> generate(kept, new Cancellation()),
-                CancelAtStepEndTest::thread);
+                HeldLoop::thread);
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
-                "Write a story about a fan."), cancel), CancelAtStepEndTest::thread);
-        awaitQueued(2);
+                "Write a story about a fan."), cancel), HeldLoop::thread);
+        HeldLoop.awaitQueued(model.loop(), 2);
         // both prompts are read in the first step; the second decodes a token of each, and the cancel comes while
         // it does (as a stop string's, from the thread that reads the answer)
         model.loop().afterNextStep(() -> model.loop().beforeNextDecode(cancel::cancel));
@@ -160,12 +160,12 @@ class CancelAtStepEndTest {
         long abortedBefore = model.loop().abortedDecodes();
 
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = holdLoop();
+        CountDownLatch held = HeldLoop.hold(model.loop());
         CompletableFuture<Run> beside = CompletableFuture.supplyAsync(() -> generate(kept, new Cancellation()),
-                CancelAtStepEndTest::thread);
+                HeldLoop::thread);
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
-                "Tell me everything about the NPU and its memory."), cancel), CancelAtStepEndTest::thread);
-        awaitQueued(2);
+                "Tell me everything about the NPU and its memory."), cancel), HeldLoop::thread);
+        HeldLoop.awaitQueued(model.loop(), 2);
         // the client goes away while the first step reads both prompts
         model.loop().beforeNextDecode(cancel::cancel);
         held.countDown();
@@ -183,11 +183,11 @@ class CancelAtStepEndTest {
     void aPromptChunkOfACancelledRunAloneIsStoppedInsideItsDecode() throws Exception {
         long abortedBefore = model.loop().abortedDecodes();
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = holdLoop();
+        CountDownLatch held = HeldLoop.hold(model.loop());
         CompletableFuture<Run> cancelled = CompletableFuture.supplyAsync(() -> generate(question(
                 "Read this: " + "the quick brown fox jumps over the lazy dog. ".repeat(30)), cancel),
-                CancelAtStepEndTest::thread);
-        awaitQueued(1);
+                HeldLoop::thread);
+        HeldLoop.awaitQueued(model.loop(), 1);
         model.loop().beforeNextDecode(cancel::cancel);
         held.countDown();
 
@@ -211,10 +211,10 @@ class CancelAtStepEndTest {
         // the step that samples the stop string's last token ends, the answer's reader (the pipeline) sees the stop
         // string and cancels the run while the next step decodes that token
         Cancellation cancellation = new Cancellation();
-        CountDownLatch held = holdLoop();
+        CountDownLatch held = HeldLoop.hold(model.loop());
         CompletableFuture<Run> run = CompletableFuture.supplyAsync(() -> generate(prompt(first), cancellation),
-                CancelAtStepEndTest::thread);
-        awaitQueued(1);
+                HeldLoop::thread);
+        HeldLoop.awaitQueued(model.loop(), 1);
         cancelDuringStep(whole.tokensFor(at + 3) + 1, cancellation);
         held.countDown();
         Run stopped = run.get();
@@ -253,39 +253,5 @@ class CancelAtStepEndTest {
             }
         }
         throw new AssertionError("no stop string in " + answer);
-    }
-
-    /**
-     * Holds the loop's thread in a command until the returned latch opens; returns once the loop is held, so that
-     * what is queued next waits behind it (the commands then counted are the test's own).
-     */
-    private static CountDownLatch holdLoop() {
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch held = new CountDownLatch(1);
-        model.loop().execute(() -> {
-            holding.countDown();
-            await(held);
-        });
-        await(holding);
-        return held;
-    }
-
-    /** Waits until {@code n} requests wait in the held loop's queue of commands. */
-    private static void awaitQueued(int n) {
-        while (model.loop().pendingCommands() < n) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void thread(Runnable task) {
-        Thread.ofPlatform().start(task);
     }
 }

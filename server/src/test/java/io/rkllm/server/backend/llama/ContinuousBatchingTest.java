@@ -71,14 +71,13 @@ class ContinuousBatchingTest {
         long decodesBefore = model.loop().decodes();
 
         // hold the loop until all three have asked, so that the first step already carries them all
-        CountDownLatch held = new CountDownLatch(1);
-        hold(held);
+        CountDownLatch held = HeldLoop.hold(model.loop());
         List<CompletableFuture<Answer>> together = new ArrayList<>();
         for (String q : questions) {
             together.add(CompletableFuture.supplyAsync(() -> generate(q, new Cancellation()),
-                    ContinuousBatchingTest::thread));
+                    HeldLoop::thread));
         }
-        awaitQueued(3);
+        HeldLoop.awaitQueued(model.loop(), 3);
         held.countDown();
         for (int i = 0; i < questions.size(); i++) {
             Answer a = together.get(i).get();
@@ -94,13 +93,12 @@ class ContinuousBatchingTest {
         String keep = "Where is the board?";
         String expected = generate(keep, new Cancellation()).text();
         Cancellation cancel = new Cancellation();
-        CountDownLatch held = new CountDownLatch(1);
-        hold(held);
+        CountDownLatch held = HeldLoop.hold(model.loop());
         CompletableFuture<Answer> kept = CompletableFuture.supplyAsync(() -> generate(keep, new Cancellation()),
-                ContinuousBatchingTest::thread);
+                HeldLoop::thread);
         CompletableFuture<Answer> cancelled = CompletableFuture.supplyAsync(() -> generate("Write a story.", cancel),
-                ContinuousBatchingTest::thread);
-        awaitQueued(2);
+                HeldLoop::thread);
+        HeldLoop.awaitQueued(model.loop(), 2);
         // cancelled on the loop's own thread after the first step: under way (its prompt read, its first token
         // sampled), not merely queued, and never finished first however the machine schedules this thread
         model.loop().afterNextStep(cancel::cancel);
@@ -109,37 +107,5 @@ class ContinuousBatchingTest {
         assertThat(gone.end()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
-    }
-
-    /**
-     * Holds the loop on {@code held}, returning once the loop runs the hold: the commands queued after it are then
-     * the requests alone (a hold still queued would count as one of them).
-     */
-    private static void hold(CountDownLatch held) throws InterruptedException {
-        CountDownLatch holding = new CountDownLatch(1);
-        model.loop().execute(() -> {
-            holding.countDown();
-            await(held);
-        });
-        holding.await();
-    }
-
-    /** Waits until {@code n} requests wait in the held loop's queue of commands. */
-    private static void awaitQueued(int n) {
-        while (model.loop().pendingCommands() < n) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void thread(Runnable task) {
-        Thread.ofPlatform().start(task);
     }
 }
