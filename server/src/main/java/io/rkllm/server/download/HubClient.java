@@ -157,6 +157,9 @@ public final class HubClient {
                     throw notAHub("an HTML page instead of " + file.path());
                 }
                 long length = c.getContentLengthLong();
+                if (length == 0 && start < file.size()) {
+                    throw notAHub("an empty body instead of " + file.path());
+                }
                 if (length >= 0 && start + length != file.size()) {
                     throw notAHub(file.path() + " of " + (start + length) + " bytes where the listing says "
                             + file.size());

@@ -407,6 +407,25 @@ class PullerTest {
     }
 
     @Test
+    void aFileAnsweredWithAnHtmlPageOrAnEmptyBodyIsNamedAndLeavesNothing() throws Exception {
+        hub.downloadFault("html", 1);
+        PullException html = failure(puller(), REPO);
+        assertThat(html.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(html.resumable()).isFalse();
+        assertThat(html.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an HTML page instead of"
+                + " Tiny-Chat-Q4_K_M.gguf; is HF_ENDPOINT a Hugging Face Hub?");
+        assertThat(tree()).isEmpty();
+
+        hub.downloadFault("empty", 1);
+        PullException empty = failure(puller(), REPO);
+        assertThat(empty.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(empty.resumable()).isFalse();
+        assertThat(empty.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an empty body instead of"
+                + " Tiny-Chat-Q4_K_M.gguf; is HF_ENDPOINT a Hugging Face Hub?");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
     void aHubThatCannotBeReachedIsNamed() throws Exception {
         String endpoint = hub.endpoint();
         hub.close();
