@@ -45,12 +45,17 @@ public final class Puller {
     }
 
     public Puller(HubSource hubs, ModelsDirectory models, Board board, Settings settings) {
+        this(hubs, models, board, settings, Transfer.Opener.FILE_SYSTEM);
+    }
+
+    /** @param partials how partial downloads are opened (the tests' disk that fills up) */
+    Puller(HubSource hubs, ModelsDirectory models, Board board, Settings settings, Transfer.Opener partials) {
         this.hubs = hubs;
         this.models = models;
         this.board = board;
         this.settings = settings;
         this.transfer = new Transfer(new Transfer.Settings(settings.attempts(), settings.retryDelay(),
-                settings.stallTimeout()));
+                settings.stallTimeout()), partials);
     }
 
     public ModelsDirectory models() {

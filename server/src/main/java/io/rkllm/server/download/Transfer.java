@@ -37,10 +37,21 @@ final class Transfer {
         static final Settings DEFAULT = new Settings(4, Duration.ofSeconds(2), Duration.ofSeconds(60));
     }
 
-    private final Settings settings;
+    /** How a partial download is opened for reading and writing: the file system's, or a test's disk that fills up. */
+    @FunctionalInterface
+    interface Opener {
+        Opener FILE_SYSTEM = partial -> FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
 
-    Transfer(Settings settings) {
+        FileChannel open(Path partial) throws IOException;
+    }
+
+    private final Settings settings;
+    private final Opener opener;
+
+    Transfer(Settings settings, Opener opener) {
         this.settings = settings;
+        this.opener = opener;
     }
 
     /** Where a file's download stands: bytes on disk, bytes read from the Hub, the digest so far. */
@@ -57,8 +68,7 @@ final class Transfer {
      */
     long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
             throws PullException {
-        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel channel = opener.open(partial)) {
             FileLock lock = lock(channel, file);
             try {
                 State s = new State();

@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -423,6 +424,29 @@ class PullerTest {
         assertThat(empty.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an empty body instead of"
                 + " Tiny-Chat-Q4_K_M.gguf; is HF_ENDPOINT a Hugging Face Hub?");
         assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aDiskThatFillsUpInTheMiddleOfATransferSaysSoAndLeavesNothing() throws Exception {
+        Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
+                new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
+                new Puller.Settings(3, Duration.ZERO, Duration.ofSeconds(30)), new FullDisk(q4.length / 2));
+        AtomicLong onDisk = new AtomicLong();
+
+        PullException e = failure(puller, REPO, new PullProgress() {
+            @Override
+            public void transfer(HubFile file, long completed) {
+                onDisk.set(completed);
+            }
+        });
+
+        assertThat(onDisk.get()).as("bytes on disk before it filled up").isPositive().isLessThan(q4.length);
+        assertThat(e.kind()).isEqualTo(PullException.Kind.INSUFFICIENT_STORAGE);
+        assertThat(e.resumable()).isFalse();
+        assertThat(e.getMessage()).isEqualTo("the disk of " + models.resolve(".pull") + " is full (No space left on"
+                + " device); the partial download was removed: free some space and pull again");
+        assertThat(tree()).isEmpty();
+        assertThat(hub.downloads()).hasSize(1);
     }
 
     @Test
