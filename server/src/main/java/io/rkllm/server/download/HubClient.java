@@ -21,7 +21,8 @@ import java.util.Optional;
  * ({@code X-Linked-Etag} and {@code X-Linked-Size} say what it will be), where the bytes are read, from an offset
  * with a {@code Range} request. The token goes to the Hub only, not to the storage it redirects to. Every answer the
  * Hub should not give (HTML, an empty body, a missing field) is a {@link PullException.Kind#BAD_GATEWAY} naming
- * {@code HF_ENDPOINT}, every refusal a {@link PullException} of its kind.
+ * {@code HF_ENDPOINT}, every refusal a {@link PullException} of its kind; a file's request that finds the Hub or its
+ * storage out of reach, or told to ask later (a 5xx, 429), is a {@link HubUnavailable}, which the transfer asks again.
  *
  * <p>Not the Hub's other ways to the same answer: {@code /api/models/OWNER/REPO/tree/REV?recursive=true} (what
  * llama.cpp lists now, after {@code /refs} for the commit) gives the same files, sub-folders included, in two
@@ -111,8 +112,11 @@ public final class HubClient {
     /**
      * The file's bytes from {@code offset}, following the Hub's redirect to its storage. The answer may start at 0
      * instead (a storage that ignores ranges): {@link Body#start()} says where it does.
+     *
+     * @throws HubUnavailable the Hub or its storage cannot be reached, or answers to ask later: worth another attempt
+     * @throws PullException  a refusal, or an answer that is not the file: asking again would not change it
      */
-    public Body open(RepoListing repo, HubFile file, long offset) throws PullException {
+    public Body open(RepoListing repo, HubFile file, long offset) throws PullException, HubUnavailable {
         URI uri = URI.create(hub.endpoint() + "/" + repo.repo() + "/resolve/" + repo.revision() + "/"
                 + path(file.path()));
         URI hubOrigin = URI.create(hub.endpoint());
@@ -136,6 +140,13 @@ public final class HubClient {
                     ranged = false; // what we hold is not a prefix the storage recognises: start again
                     continue;
                 }
+                if (status == 408 || status == 429 || status >= 500) {
+                    String said = Optional.ofNullable(c.getHeaderField("X-Error-Message")).orElse(readError(c))
+                            .strip();
+                    throw new HubUnavailable(origin(uri, hubOrigin) + " answered " + status
+                            + (said.isEmpty() ? "" : " (" + said + ")") + " for " + file.path(),
+                            Backoff.retryAfter(c.getHeaderField("Retry-After")), null);
+                }
                 if (status != 200 && status != 206) {
                     throw refusal(status, c, readError(c), repo.repo(), Optional.of(file.path()), repo.gated());
                 }
@@ -146,6 +157,9 @@ public final class HubClient {
                     throw notAHub("an HTML page instead of " + file.path());
                 }
                 long length = c.getContentLengthLong();
+                if (length == 0 && start < file.size()) {
+                    throw notAHub("an empty body instead of " + file.path());
+                }
                 if (length >= 0 && start + length != file.size()) {
                     throw notAHub(file.path() + " of " + (start + length) + " bytes where the listing says "
                             + file.size());
@@ -154,7 +168,9 @@ public final class HubClient {
                 c = null;
                 return new Body(open.getInputStream(), start, open);
             } catch (IOException e) {
-                throw unreachable(e);
+                // no HF_ENDPOINT hint, unlike the listing's: the listing came from the same Hub a moment ago
+                throw new HubUnavailable("cannot reach " + origin(uri, hubOrigin) + ": " + why(e), Optional.empty(),
+                        e);
             } finally {
                 if (c != null) {
                     c.disconnect();
@@ -224,6 +240,12 @@ public final class HubClient {
         }
     }
 
+    /** Who did not answer: the Hub, or the storage it redirected to (another host, whose failure is not the Hub's). */
+    private String origin(URI uri, URI hubOrigin) {
+        return sameOrigin(uri, hubOrigin) ? "the Hub at " + hub.endpoint()
+                : "the Hub's storage at " + uri.getScheme() + "://" + uri.getRawAuthority();
+    }
+
     private static boolean sameOrigin(URI a, URI b) {
         return a.getScheme().equalsIgnoreCase(b.getScheme()) && a.getHost().equalsIgnoreCase(b.getHost())
                 && port(a) == port(b);
@@ -257,9 +279,12 @@ public final class HubClient {
     }
 
     private PullException unreachable(IOException e) {
-        String why = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
         return new PullException(PullException.Kind.BAD_GATEWAY, "cannot reach the Hub at " + hub.endpoint() + ": "
-                + why + (hub.endpoint().equals(Hub.DEFAULT_ENDPOINT) ? "" : " (HF_ENDPOINT)"), e);
+                + why(e) + (hub.endpoint().equals(Hub.DEFAULT_ENDPOINT) ? "" : " (HF_ENDPOINT)"), e);
+    }
+
+    private static String why(IOException e) {
+        return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     /** A refusal of the Hub, by its status and {@code X-Error-Code}, in words that say what to do. */

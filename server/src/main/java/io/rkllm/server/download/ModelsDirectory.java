@@ -250,6 +250,11 @@ public final class ModelsDirectory {
                 // a partial that cannot be deleted is hidden and harmless; the next pull reuses it
             }
         }
+        tidy();
+    }
+
+    /** Removes the staging folder when it keeps no partial download (a pull stopped before its first byte). */
+    void tidy() {
         deleteEmpty(root.resolve(STAGING));
     }
 

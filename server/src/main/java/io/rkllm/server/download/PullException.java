@@ -54,7 +54,7 @@ public final class PullException extends Exception {
         this.resumable = resumable;
     }
 
-    /** A transfer cut too often: the partial download is kept, and the next pull resumes it. */
+    /** A transfer cut too often, or whose Hub stayed out of reach: the partial download is kept for the next pull. */
     static PullException resumable(Kind kind, String message) {
         return new PullException(kind, message, null, true);
     }
@@ -63,7 +63,10 @@ public final class PullException extends Exception {
         return kind;
     }
 
-    /** Whether what was downloaded is kept for the next pull to resume (a cut transfer, a cancelled pull). */
+    /**
+     * Whether what was downloaded is kept for the next pull to resume (a cut transfer, a Hub out of reach, a cancelled
+     * pull).
+     */
     public boolean resumable() {
         return resumable;
     }

@@ -23,8 +23,10 @@ public final class Puller {
     /**
      * How transfers recover.
      *
-     * @param attempts     requests per file before a cut transfer is given up (its partial kept for the next pull)
-     * @param retryDelay   the first pause before resuming a cut transfer (doubled each time)
+     * @param attempts     requests per file before a transfer that is cut, or whose Hub is out of reach or busy, is
+     *                     given up (its partial kept for the next pull)
+     * @param retryDelay   the first pause before resuming such a transfer (doubled each time, longer when the Hub's
+     *                     {@code Retry-After} asks for it)
      * @param stallTimeout a transfer without a byte for this long is cut and resumed
      */
     public record Settings(int attempts, Duration retryDelay, Duration stallTimeout) {
@@ -43,12 +45,17 @@ public final class Puller {
     }
 
     public Puller(HubSource hubs, ModelsDirectory models, Board board, Settings settings) {
+        this(hubs, models, board, settings, Transfer.Opener.FILE_SYSTEM);
+    }
+
+    /** @param partials how partial downloads are opened (the tests' disk that fills up) */
+    Puller(HubSource hubs, ModelsDirectory models, Board board, Settings settings, Transfer.Opener partials) {
         this.hubs = hubs;
         this.models = models;
         this.board = board;
         this.settings = settings;
         this.transfer = new Transfer(new Transfer.Settings(settings.attempts(), settings.retryDelay(),
-                settings.stallTimeout()));
+                settings.stallTimeout()), partials);
     }
 
     public ModelsDirectory models() {
@@ -112,6 +119,8 @@ public final class Puller {
         } catch (PullException e) {
             if (!e.resumable()) {
                 models.discard(missing);
+            } else {
+                models.tidy();
             }
             throw e;
         }

@@ -12,33 +12,46 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One file from the Hub into its partial download, in constant memory: what the partial already holds is kept
  * (its bytes hashed again, the rest asked for with a {@code Range} request), the bytes are hashed as they are
- * written ({@link DigestingWriter}), a transfer that is cut or stalls is resumed from where it stopped a few times,
- * and the whole file must have the digest the Hub publishes before it is flushed to the disk and handed on. A file
- * that does not is deleted; a transfer given up on keeps its partial, so that the next pull resumes it. The partial
- * is locked while it is written: two pulls never write one file.
+ * written ({@link DigestingWriter}), a transfer that is cut or stalls, or whose request finds the Hub out of reach or
+ * busy ({@link HubUnavailable}: a network that is down for a moment, a 503), is resumed from where it stopped a few
+ * times, and the whole file must have the digest the Hub publishes before it is flushed to the disk and handed on. A
+ * file that does not is deleted; a transfer given up on keeps its partial, so that the next pull resumes it. The
+ * partial is locked while it is written: two pulls never write one file.
  */
 final class Transfer {
     private static final Logger LOG = LoggerFactory.getLogger(Transfer.class);
 
     /**
-     * @param attempts     requests per file before a cut transfer is given up on
-     * @param retryDelay   the pause before asking again (doubled each time)
+     * @param attempts     requests per file before a transfer that is cut or finds the Hub out of reach is given up on
+     * @param retryDelay   the pause before asking again (doubled each time; see {@link Backoff})
      * @param stallTimeout a transfer that gets no byte for this long is cut and resumed
      */
     record Settings(int attempts, Duration retryDelay, Duration stallTimeout) {
         static final Settings DEFAULT = new Settings(4, Duration.ofSeconds(2), Duration.ofSeconds(60));
     }
 
-    private final Settings settings;
+    /** How a partial download is opened for reading and writing: the file system's, or a test's disk that fills up. */
+    @FunctionalInterface
+    interface Opener {
+        Opener FILE_SYSTEM = partial -> FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
 
-    Transfer(Settings settings) {
+        FileChannel open(Path partial) throws IOException;
+    }
+
+    private final Settings settings;
+    private final Opener opener;
+
+    Transfer(Settings settings, Opener opener) {
         this.settings = settings;
+        this.opener = opener;
     }
 
     /** Where a file's download stands: bytes on disk, bytes read from the Hub, the digest so far. */
@@ -55,8 +68,7 @@ final class Transfer {
      */
     long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
             throws PullException {
-        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel channel = opener.open(partial)) {
             FileLock lock = lock(channel, file);
             try {
                 State s = new State();
@@ -72,9 +84,10 @@ final class Transfer {
                     LOG.info("resuming {} at {} of {} bytes", file.path(), s.have, file.size());
                 }
                 progress.transfer(file, s.have);
-                Duration delay = settings.retryDelay();
+                Backoff backoff = new Backoff(settings.retryDelay());
                 for (int attempt = 1; s.have < file.size(); attempt++) {
-                    IOException cut;
+                    IOException cut = null;
+                    HubUnavailable unavailable = null;
                     try (HubClient.Body body = hub.open(repo, file, s.have)) {
                         if (body.start() != s.have) {
                             channel.truncate(0);
@@ -82,19 +95,24 @@ final class Transfer {
                             s.digest = file.digest().start(file.size());
                         }
                         cut = copy(body.stream(), channel, s, file, progress);
+                    } catch (HubUnavailable e) {
+                        // a network that dropped or a busy Hub may be back by the next attempt: as a cut
+                        unavailable = e;
                     }
-                    if (cut == null) {
+                    if (cut == null && unavailable == null) {
                         break;
                     }
                     if (attempt >= settings.attempts()) {
-                        throw PullException.resumable(PullException.Kind.BAD_GATEWAY, "the transfer of " + file.path()
-                                + " was cut at " + s.have + " of " + file.size() + " bytes, " + attempt + " times ("
-                                + describe(cut) + "); pull again to resume from there");
+                        if (cut != null) {
+                            throw PullException.resumable(PullException.Kind.BAD_GATEWAY, "the transfer of "
+                                    + file.path() + " was cut at " + s.have + " of " + file.size() + " bytes, "
+                                    + attempt + " times (" + describe(cut) + "); pull again to resume from there");
+                        }
+                        throw unreachable(file, s, attempt, unavailable, lock, channel, partial);
                     }
-                    LOG.info("the transfer of {} was cut at {} of {} bytes ({}); resuming", file.path(), s.have,
-                            file.size(), describe(cut));
-                    pause(delay);
-                    delay = delay.multipliedBy(2);
+                    LOG.info("the transfer of {} stopped at {} of {} bytes ({}); resuming", file.path(), s.have,
+                            file.size(), cut != null ? describe(cut) : unavailable.getMessage());
+                    pause(backoff.next(unavailable == null ? Optional.empty() : unavailable.retryAfter()));
                 }
                 if (!file.digest().matches(s.digest)) {
                     lock.release();
@@ -114,6 +132,26 @@ final class Transfer {
         } catch (IOException e) {
             throw storage(partial, e);
         }
+    }
+
+    /**
+     * The transfer given up on because the Hub stayed out of reach: what was downloaded is kept for the next pull
+     * (resumable, so that the files this pull completed before are kept too); an empty partial, of a transfer that
+     * never started, is removed.
+     */
+    private static PullException unreachable(HubFile file, State s, int attempts, HubUnavailable why, FileLock lock,
+                                             FileChannel channel, Path partial) throws IOException {
+        if (s.have == 0) {
+            lock.release();
+            channel.close();
+            Files.deleteIfExists(partial);
+            return PullException.resumable(PullException.Kind.BAD_GATEWAY, "the transfer of " + file.path()
+                    + " could not start, " + attempts + " attempts (" + why.getMessage() + "); pull again later");
+        }
+        return PullException.resumable(PullException.Kind.BAD_GATEWAY, "the transfer of " + file.path()
+                + " stopped at " + s.have + " of " + file.size() + " bytes and could not be resumed, " + attempts
+                + " attempts (" + why.getMessage() + "); the bytes downloaded are kept, and the next pull resumes"
+                + " from there");
     }
 
     private static FileLock lock(FileChannel channel, HubFile file) throws IOException, PullException {

@@ -18,11 +18,15 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Pulls from the stand-in Hub on loopback into a real models directory, and what discovery then finds there. */
 class PullerTest {
@@ -38,13 +42,18 @@ class PullerTest {
 
     @BeforeEach
     void startHub() throws IOException {
-        hub = StandInHub.start();
         models = dir.resolve("models");
         q4 = tinyModel(42);
         q8 = tinyModel(43);
+        hub = stocked(StandInHub.start());
+    }
+
+    /** A Hub with {@link #REPO}. */
+    private StandInHub stocked(StandInHub hub) {
         hub.repo(REPO).file("README.md", "# Tiny chat\n".getBytes(StandardCharsets.UTF_8))
                 .file("Tiny-Chat-Q8_0.gguf", q8).file("Tiny-Chat-Q4_K_M.gguf", q4)
                 .file("mmproj-Tiny-Chat-F16.gguf", bytes(3000, 1));
+        return hub;
     }
 
     @AfterEach
@@ -79,7 +88,28 @@ class PullerTest {
     }
 
     private PullException failure(Puller puller, String model) {
-        return catchThrowableOfType(PullException.class, () -> puller.pull(model, PullProgress.NONE));
+        return failure(puller, model, PullProgress.NONE);
+    }
+
+    private PullException failure(Puller puller, String model, PullProgress progress) {
+        return catchThrowableOfType(PullException.class, () -> puller.pull(model, progress));
+    }
+
+    /** A progress that does {@code then} once a file has {@code bytes} on disk: a fault from a known offset on. */
+    private static PullProgress at(long bytes, Runnable then) {
+        AtomicBoolean done = new AtomicBoolean();
+        return new PullProgress() {
+            @Override
+            public void transfer(HubFile file, long completed) {
+                if (completed >= bytes && !done.getAndSet(true)) {
+                    then.run();
+                }
+            }
+        };
+    }
+
+    private Path partialOf(byte[] file) {
+        return models.resolve(".pull/sha256-" + StandInHub.hex("SHA-256", file) + ".partial");
     }
 
     /** Every file under the models directory, hidden ones too, relative and sorted. */
@@ -180,6 +210,76 @@ class PullerTest {
         assertThat(result.downloaded()).isEqualTo(q4.length - 3000);
         assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
         assertThat(tree()).doesNotContain(".pull");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {503, 429, 500, 502, 504})
+    void aHubThatIsBusyWhenAskedToResumeIsAskedAgain(int status) throws Exception {
+        hub.cutTransfers(1000, 1);
+
+        PullResult result = puller().pull(REPO, at(1000, () -> hub.downloadFault(Integer.toString(status), 1)));
+
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(hub.downloads()).extracting(StandInHub.Seen::range)
+                .containsExactly(Optional.empty(), Optional.of("bytes=1000-"), Optional.of("bytes=1000-"));
+        assertThat(result.downloaded()).isEqualTo(q4.length);
+    }
+
+    @Test
+    void aHubThatIsBusyAtTheFirstRequestIsAskedAgainAndOneThatStaysBusyLeavesNothing() throws Exception {
+        hub.downloadFault("503", 2);
+
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(hub.downloads()).hasSize(3);
+
+        hub.downloadFault("503", 3);
+        PullException e = failure(puller(), REPO + ":Q8_0");
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(e.getMessage()).matches("the transfer of Tiny-Chat-Q8_0\\.gguf could not start, 3 attempts \\(the"
+                + " Hub's storage at http://127\\.0\\.0\\.1:\\d+ answered 503 \\(stand-in fault 503\\) for"
+                + " Tiny-Chat-Q8_0\\.gguf\\); pull again later");
+        assertThat(tree()).doesNotContain(".pull").doesNotContain("Tiny-Chat-Q8_0");
+    }
+
+    @Test
+    void aHubGoneAfterACutKeepsThePartialAndTheNextPullResumesItWhenTheHubIsBack() throws Exception {
+        hub.cutTransfers(1000, 1);
+        String endpoint = hub.endpoint();
+
+        PullException e = failure(puller(), REPO, at(1000, hub::close));
+
+        assertThat(e.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(e.resumable()).isTrue();
+        assertThat(e.getMessage()).startsWith("the transfer of Tiny-Chat-Q4_K_M.gguf stopped at 1000 of " + q4.length
+                + " bytes and could not be resumed, 3 attempts (cannot reach the Hub at " + endpoint + ": ")
+                .endsWith("); the bytes downloaded are kept, and the next pull resumes from there");
+        assertThat(tree()).containsExactly(".pull", models.relativize(partialOf(q4)).toString());
+        assertThat(Files.size(partialOf(q4))).isEqualTo(1000);
+        assertThat(TestDiscovery.standard().discover(models).models()).isEmpty();
+
+        hub = stocked(StandInHub.start()); // back, at another address (the partial is named by its digest)
+        PullResult result = puller().pull(REPO, PullProgress.NONE);
+
+        assertThat(hub.downloads()).extracting(StandInHub.Seen::range).containsExactly(Optional.of("bytes=1000-"));
+        assertThat(result.downloaded()).isEqualTo(q4.length - 1000);
+        assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
+        assertThat(tree()).doesNotContain(".pull");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {401, 403, 404})
+    void aRefusalWhenAskedToResumeIsNotAskedAgainAndLeavesNothing(int status) throws Exception {
+        hub.cutTransfers(1000, 1);
+
+        PullException e = failure(puller(), REPO, at(1000, () -> hub.downloadFault(Integer.toString(status), 1)));
+
+        assertThat(e.kind()).isIn(PullException.Kind.UNAUTHORIZED, PullException.Kind.NOT_FOUND);
+        assertThat(e.resumable()).isFalse();
+        assertThat(hub.downloads()).hasSize(2);
+        assertThat(tree()).isEmpty();
     }
 
     @Test
@@ -305,6 +405,48 @@ class PullerTest {
         assertThat(failure(puller(), REPO).getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an"
                 + " empty body for the listing of " + REPO + "; is HF_ENDPOINT a Hugging Face Hub?");
         assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aFileAnsweredWithAnHtmlPageOrAnEmptyBodyIsNamedAndLeavesNothing() throws Exception {
+        hub.downloadFault("html", 1);
+        PullException html = failure(puller(), REPO);
+        assertThat(html.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(html.resumable()).isFalse();
+        assertThat(html.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an HTML page instead of"
+                + " Tiny-Chat-Q4_K_M.gguf; is HF_ENDPOINT a Hugging Face Hub?");
+        assertThat(tree()).isEmpty();
+
+        hub.downloadFault("empty", 1);
+        PullException empty = failure(puller(), REPO);
+        assertThat(empty.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        assertThat(empty.resumable()).isFalse();
+        assertThat(empty.getMessage()).isEqualTo("the Hub at " + hub.endpoint() + " answered an empty body instead of"
+                + " Tiny-Chat-Q4_K_M.gguf; is HF_ENDPOINT a Hugging Face Hub?");
+        assertThat(tree()).isEmpty();
+    }
+
+    @Test
+    void aDiskThatFillsUpInTheMiddleOfATransferSaysSoAndLeavesNothing() throws Exception {
+        Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.endpoint()), "test"),
+                new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
+                new Puller.Settings(3, Duration.ZERO, Duration.ofSeconds(30)), new FullDisk(q4.length / 2));
+        AtomicLong onDisk = new AtomicLong();
+
+        PullException e = failure(puller, REPO, new PullProgress() {
+            @Override
+            public void transfer(HubFile file, long completed) {
+                onDisk.set(completed);
+            }
+        });
+
+        assertThat(onDisk.get()).as("bytes on disk before it filled up").isPositive().isLessThan(q4.length);
+        assertThat(e.kind()).isEqualTo(PullException.Kind.INSUFFICIENT_STORAGE);
+        assertThat(e.resumable()).isFalse();
+        assertThat(e.getMessage()).isEqualTo("the disk of " + models.resolve(".pull") + " is full (No space left on"
+                + " device); the partial download was removed: free some space and pull again");
+        assertThat(tree()).isEmpty();
+        assertThat(hub.downloads()).hasSize(1);
     }
 
     @Test

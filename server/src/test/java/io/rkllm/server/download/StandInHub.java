@@ -52,7 +52,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       hides private repositories, 404 with one), {@code GatedRepo} (401), {@code EntryNotFound} (404).</li>
  * </ul>
  * Faults for tests: a transfer cut after N bytes or held there until released, one byte of a file changed, an HTML page
- * or an empty body instead of the listing, ranges ignored. Every request is recorded.
+ * or an empty body instead of the listing or of a file, a storage that answers a status (a busy 503) a few times,
+ * ranges ignored; {@link #close()} is a Hub gone. Every request is recorded.
  */
 public final class StandInHub implements AutoCloseable {
     /** A request as the stand-in saw it. */
@@ -101,6 +102,8 @@ public final class StandInHub implements AutoCloseable {
     private final AtomicInteger cuts = new AtomicInteger();
     private final Map<String, Long> corrupt = new ConcurrentHashMap<>();
     private volatile String listingFault = "";
+    private volatile String downloadFault = "";
+    private final AtomicInteger downloadFaults = new AtomicInteger();
     private final AtomicLong holdAfter = new AtomicLong(-1);
     private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
     private final java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
@@ -212,6 +215,16 @@ public final class StandInHub implements AutoCloseable {
     /** The listing endpoint answers an HTML page ({@code "html"}) or an empty body ({@code "empty"}). */
     public void listingFault(String fault) {
         listingFault = fault;
+    }
+
+    /**
+     * The next {@code times} downloads from the storage get this instead of the file: {@code "html"} (a captive
+     * portal's sign-in page), {@code "empty"} (a 200 without a byte) or a status ({@code "503"}: a busy storage, which
+     * says when to come back with {@code Retry-After: 0}, as it does for a 429).
+     */
+    public void downloadFault(String fault, int times) {
+        downloadFault = fault;
+        downloadFaults.set(times);
     }
 
     /** The tree listing gives at most {@code entries} entries a page (the Hub's pages are of 1000). */
@@ -487,6 +500,10 @@ public final class StandInHub implements AutoCloseable {
             }
             return;
         }
+        if (downloadFaults.get() > 0 && downloadFaults.getAndDecrement() > 0) {
+            fault(a, downloadFault);
+            return;
+        }
         long from = 0;
         Optional<String> range = r.header("Range");
         if (range.isPresent() && !ignoreRanges && range.get().startsWith("bytes=") && range.get().endsWith("-")) {
@@ -505,6 +522,30 @@ public final class StandInHub implements AutoCloseable {
         a.start(from > 0 ? 206 : 200, h, blob.size() - from);
         if (a.wantsBody()) {
             bytes(storageSink(a), blob, from);
+        }
+    }
+
+    /** A download's answer instead of the file's bytes ({@link #downloadFault}). */
+    private static void fault(StandInStorage.Answer a, String fault) throws IOException {
+        int status = fault.matches("\\d{3}") ? Integer.parseInt(fault) : 200;
+        Map<String, String> h = new LinkedHashMap<>();
+        byte[] body;
+        if (fault.equals("html")) {
+            h.put("Content-Type", "text/html; charset=utf-8");
+            body = "<!doctype html><html><body>Sign in to use this Wi-Fi</body></html>".getBytes(StandardCharsets.UTF_8);
+        } else if (status == 200) {
+            h.put("Content-Type", "application/octet-stream");
+            body = new byte[0];
+        } else {
+            h.put("Content-Type", "text/plain");
+            if (status == 429 || status == 503) {
+                h.put("Retry-After", "0");
+            }
+            body = ("stand-in fault " + status).getBytes(StandardCharsets.UTF_8);
+        }
+        a.start(status, h, body.length);
+        if (a.wantsBody()) {
+            a.send(body, 0, body.length);
         }
     }
 
