@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rkllm.llama.gguf.TinyLlama;
+import io.rkllm.server.backend.llama.StopStrings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +93,7 @@ class LlamaFollowUpTest {
     void anAnswerEndedByAStopStringIsReusedAsFarAsTheClientKeptIt() throws Exception {
         String question = LlamaChatTest.user("Name the cores of the board.");
         Turn whole = send("tiny-twin", List.of(question), "");
-        int at = stopAt(whole.answer());
+        int at = StopStrings.stopAt(whole.answer());
         String stop = whole.answer().substring(at, at + 3);
         String kept = whole.answer().substring(0, at);
 
@@ -132,17 +133,6 @@ class LlamaFollowUpTest {
             }
         }
         return low;
-    }
-
-    /** Where a stop string of three plain characters, first found there, starts after the answer's first four. */
-    static int stopAt(String answer) {
-        for (int i = 4; i + 3 <= answer.length(); i++) {
-            String s = answer.substring(i, i + 3);
-            if (s.chars().allMatch(c -> c > ' ' && c < 0x7F) && answer.indexOf(s) == i) {
-                return i;
-            }
-        }
-        throw new AssertionError("no stop string in " + answer);
     }
 
     @Test

@@ -204,7 +204,7 @@ class CancelAtStepEndTest {
     void theFollowUpOfAnAnswerEndedByAStopStringReusesThePromptAndTheAnswerAsTheClientKeptIt() throws Exception {
         List<ChatPrompt.Message> first = List.of(ChatPrompt.Message.of("user", "Name the cores of the board."));
         Run whole = generate(prompt(first), new Cancellation());
-        int at = stopAt(whole.text());
+        int at = StopStrings.stopAt(whole.text());
         String kept = whole.text().substring(0, at);
         long abortedBefore = model.loop().abortedDecodes();
 
@@ -242,16 +242,5 @@ class CancelAtStepEndTest {
         } else {
             model.loop().afterNextStep(() -> cancelDuringStep(step - 1, cancellation));
         }
-    }
-
-    /** Where a stop string of three plain characters, first found there, starts after the answer's first four. */
-    static int stopAt(String answer) {
-        for (int i = 4; i + 3 <= answer.length(); i++) {
-            String s = answer.substring(i, i + 3);
-            if (s.chars().allMatch(c -> c > ' ' && c < 0x7F) && answer.indexOf(s) == i) {
-                return i;
-            }
-        }
-        throw new AssertionError("no stop string in " + answer);
     }
 }
