@@ -1,6 +1,7 @@
 package io.rkllm.server.download;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * What a pull reports as it goes, for a progress bar, progress lines or Ollama's NDJSON stream. Called on the
@@ -24,6 +25,13 @@ public interface PullProgress {
      * buffer read.
      */
     default void transfer(HubFile file, long completed) throws PullException {
+    }
+
+    /**
+     * The transfer of a file stopped at {@code completed} bytes (a cut, a Hub out of reach or busy) and is asked
+     * again, from there, after {@code wait}: so that a waiting pull does not look stuck.
+     */
+    default void stopped(HubFile file, long completed, String why, Duration wait) throws PullException {
     }
 
     /** The bytes of a file are being checked against its digest (one already there, or a partial download). */

@@ -110,9 +110,12 @@ final class Transfer {
                         }
                         throw unreachable(file, s, attempt, unavailable, lock, channel, partial);
                     }
+                    String why = cut != null ? describe(cut) : unavailable.getMessage();
                     LOG.info("the transfer of {} stopped at {} of {} bytes ({}); resuming", file.path(), s.have,
-                            file.size(), cut != null ? describe(cut) : unavailable.getMessage());
-                    pause(backoff.next(unavailable == null ? Optional.empty() : unavailable.retryAfter()));
+                            file.size(), why);
+                    Duration wait = backoff.next(unavailable == null ? Optional.empty() : unavailable.retryAfter());
+                    progress.stopped(file, s.have, why, wait);
+                    pause(wait);
                 }
                 if (!file.digest().matches(s.digest)) {
                     lock.release();

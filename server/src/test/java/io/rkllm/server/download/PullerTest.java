@@ -181,13 +181,21 @@ class PullerTest {
     @Test
     void aTransferCutInTheMiddleIsResumedWithARangeRequest() throws Exception {
         hub.cutTransfers(1000, 1);
+        List<String> said = new java.util.ArrayList<>();
 
-        PullResult result = puller().pull(REPO, PullProgress.NONE);
+        PullResult result = puller().pull(REPO, new PullProgress() {
+            @Override
+            public void stopped(HubFile file, long completed, String why, Duration wait) {
+                said.add(file.name() + " stopped at " + completed + ", again in " + wait.toMillis() + " ms");
+            }
+        });
 
         assertThat(Files.readAllBytes(result.model())).isEqualTo(q4);
         assertThat(hub.downloads()).extracting(StandInHub.Seen::range)
                 .containsExactly(Optional.empty(), Optional.of("bytes=1000-"));
         assertThat(result.downloaded()).isEqualTo(q4.length);
+        // the wait is said, so that a progress bar that stops moving does not look stuck
+        assertThat(said).containsExactly("Tiny-Chat-Q4_K_M.gguf stopped at 1000, again in 0 ms");
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.security.PullPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -211,6 +212,12 @@ final class OllamaPulls {
             String digest = f.digest().label();
             send(mapper.createObjectNode().put("status", "pulling " + f.digest().hex().substring(0, 12))
                     .put("digest", digest).put("total", f.size()).put("completed", completed));
+        }
+
+        @Override
+        public void stopped(HubFile f, long completed, String why, Duration wait) throws PullException {
+            status("pulling " + f.digest().hex().substring(0, 12) + ": stopped at " + completed + " of " + f.size()
+                    + " bytes (" + why + "); trying again in " + Math.max(1, wait.toSeconds()) + " s");
         }
 
         @Override

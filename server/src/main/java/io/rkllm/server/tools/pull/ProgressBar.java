@@ -3,6 +3,7 @@ package io.rkllm.server.tools.pull;
 import io.rkllm.server.download.HubFile;
 import io.rkllm.server.download.PullProgress;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /** A pull's progress on a terminal: one line per file, redrawn in place at most ten times a second. */
@@ -41,6 +42,12 @@ final class ProgressBar implements PullProgress {
         if (completed >= file.size()) {
             end();
         }
+    }
+
+    @Override
+    public void stopped(HubFile file, long completed, String why, Duration wait) {
+        end();
+        out.println("  " + file.name() + ": " + rates.stopped(completed, why, wait));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.rkllm.server.tools.pull;
 import io.rkllm.server.download.HubFile;
 import io.rkllm.server.download.PullProgress;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /** A pull's progress as plain lines (a log, a pipe): one when a file starts, then at every tenth of it. */
@@ -26,6 +27,11 @@ final class ProgressLines implements PullProgress {
             step = now;
             out.println("  " + file.name() + ": " + rates.describe(completed));
         }
+    }
+
+    @Override
+    public void stopped(HubFile file, long completed, String why, Duration wait) {
+        out.println("  " + file.name() + ": " + rates.stopped(completed, why, wait));
     }
 
     @Override

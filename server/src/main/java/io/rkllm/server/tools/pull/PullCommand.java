@@ -17,6 +17,7 @@ import io.rkllm.server.models.ModelDiscovery;
 import io.rkllm.server.models.Problem;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -108,6 +109,11 @@ public final class PullCommand {
             @Override
             public void transfer(HubFile file, long completed) throws PullException {
                 bytes.transfer(file, completed);
+            }
+
+            @Override
+            public void stopped(HubFile file, long completed, String why, Duration wait) throws PullException {
+                bytes.stopped(file, completed, why, wait);
             }
 
             @Override

@@ -31,6 +31,12 @@ final class Rates {
         return file.size() == 0 ? 100 : (int) (completed * 100 / file.size());
     }
 
+    /** {@code stopped at 45% (connection reset); trying again in 4 s}: a transfer that waits to be asked again. */
+    String stopped(long completed, String why, java.time.Duration wait) {
+        return "stopped at " + percent(completed) + "% (" + why + "); trying again in " + Math.max(1, wait.toSeconds())
+                + " s";
+    }
+
     /** {@code 45% of 582 MB, 12 MB/s, 1m05s left}, speed and time once there is something to go by. */
     String describe(long completed) {
         StringBuilder s = new StringBuilder().append(percent(completed)).append("% of ").append(Sizes.of(file.size()));

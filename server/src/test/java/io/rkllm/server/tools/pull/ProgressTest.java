@@ -52,4 +52,20 @@ class ProgressTest {
                   model-Q4_K_M.gguf: 70% of 4.0 GB, 222 KB/s, 1h30m left
                 """);
     }
+
+    @Test
+    void aTransferThatStoppedSaysWhyAndWhenItIsAskedAgain() {
+        ProgressBar bar = new ProgressBar(out, nanos::get);
+        bar.transfer(FILE, 1_000_000_000L);
+        bar.stopped(FILE, 1_000_000_000L, "connection reset", java.time.Duration.ofSeconds(4));
+        ProgressLines lines = new ProgressLines(out, nanos::get);
+        lines.transfer(FILE, 3_000_000_000L);
+        lines.stopped(FILE, 3_000_000_000L, "the Hub answered 503", java.time.Duration.ofMillis(200));
+
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo(
+                "\r  model-Q4_K_M.gguf [######                  ] 25% of 4.0 GB\033[K\n"
+                + "  model-Q4_K_M.gguf: stopped at 25% (connection reset); trying again in 4 s\n"
+                + "  model-Q4_K_M.gguf: 75% of 4.0 GB\n"
+                + "  model-Q4_K_M.gguf: stopped at 75% (the Hub answered 503); trying again in 1 s\n");
+    }
 }
