@@ -728,6 +728,13 @@ class WebUiBrowserTest {
             hub.repo("tiny/Big-GGUF").file("Big-Q4_K_M.gguf", java.util.Arrays.copyOf(model, 8_000_000));
             hub.holdAfter(1 << 20);
             openEmpty(empty);
+            // the dialog's text for a pull's lines: a transfer that stopped and waits is said, not taken for progress
+            assertThat(tab.eval("(async () => { const d = await import('./ui/js/downloads.js');"
+                    + " const p = new d.PullProgress(() => 0);"
+                    + " p.add({status: 'pulling 0123456789ab', digest: 'sha256:0123', total: 2000, completed: 900});"
+                    + " return p.add({status: 'pulling 0123456789ab: stopped at 45% (connection reset); trying again"
+                    + " in 4 s'}).text; })()").asText())
+                    .isEqualTo("Stopped at 45% (connection reset); trying again in 4 s");
             tab.eval("document.getElementById('open-download').click()");
             download("tiny/Big-GGUF", "");
             hub.awaitHolding();

@@ -216,8 +216,9 @@ final class OllamaPulls {
 
         @Override
         public void stopped(HubFile f, long completed, String why, Duration wait) throws PullException {
-            status("pulling " + f.digest().hex().substring(0, 12) + ": stopped at " + completed + " of " + f.size()
-                    + " bytes (" + why + "); trying again in " + Math.max(1, wait.toSeconds()) + " s");
+            long percent = f.size() == 0 ? 100 : completed * 100 / f.size();
+            status("pulling " + f.digest().hex().substring(0, 12) + ": stopped at " + percent + "% (" + why
+                    + "); trying again in " + Math.max(1, wait.toSeconds()) + " s");
         }
 
         @Override

@@ -50,6 +50,9 @@ export class PullProgress {
   /** Takes one line; returns {fraction, text} for the dialog, or null when the line changes nothing shown. */
   add(line) {
     if (line.status && STEPS[line.status]) return {fraction: this.fraction(), text: STEPS[line.status]};
+    // a transfer that stopped and is asked again: "pulling <digest>: stopped at 45% (why); trying again in 4 s"
+    const stopped = !line.digest && /^pulling [0-9a-f]+: (stopped .*)$/.exec(line.status || '');
+    if (stopped) return {fraction: this.fraction(), text: stopped[1][0].toUpperCase() + stopped[1].slice(1)};
     if (!line.digest || !line.total) return null;
     this.files.set(line.digest, {total: line.total, completed: line.completed || 0});
     const total = [...this.files.values()].reduce((a, f) => a + f.total, 0);
