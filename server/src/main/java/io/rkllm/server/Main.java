@@ -40,6 +40,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -223,8 +224,12 @@ public final class Main {
                     + String.join(" or ", endings) + " files there, each in its own folder; docs/models.md recommends"
                     + " models for each board");
         }
-        Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()),
-                new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM, endings), BoardFacts.of(engines));
+        ModelsDirectory directory = new ModelsDirectory(config.models().dir(), DiskSpace.SYSTEM, endings);
+        // as Ollama prunes unused blobs when it starts: abandoned partial downloads do not stay hidden for good
+        directory.pruneStale(ModelsDirectory.STALE_PARTIAL, Instant.now()).forEach(p -> out.println("removed " + p
+                + ": a partial download no pull wrote for " + ModelsDirectory.STALE_PARTIAL.toDays() + " days"));
+        Puller downloads = new Puller(() -> Hub.fromEnvironment(environment, version()), directory,
+                BoardFacts.of(engines));
         ServerApp app = ServerApp.start(config, engines, new ServedModels(catalogs, Optional.of(downloads)));
         String url = "http://" + displayHost(config.server().host()) + ":" + app.port() + "/v1";
         out.println("listening on " + config.server().host() + ":" + app.port());

@@ -13,6 +13,8 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -37,6 +39,8 @@ public final class ModelsDirectory {
     private static final String SIDECAR = "model.yaml";
     /** Room left free beside a download, for the system and the logs. */
     static final long RESERVE = 64L << 20;
+    /** How long a partial download no pull writes is kept for a resume (Ollama prunes unused blobs too). */
+    public static final Duration STALE_PARTIAL = Duration.ofDays(7);
     private static final Pattern SPLIT = Pattern.compile("(?i)^(.+)-(\\d{5})-of-(\\d{5})\\.gguf$");
 
     private final Path root;
@@ -251,6 +255,34 @@ public final class ModelsDirectory {
             }
         }
         tidy();
+    }
+
+    /**
+     * Removes the partial downloads no pull has written for {@code unused} (a pull given up on, a model never pulled
+     * again), then the staging folder if nothing is left in it: so that abandoned gigabytes do not stay hidden for
+     * good. A pull under way writes its partial all the time; one that waits to resume is not that old.
+     *
+     * @return the partials removed
+     */
+    public List<Path> pruneStale(Duration unused, Instant now) {
+        Path staging = root.resolve(STAGING);
+        List<Path> removed = new ArrayList<>();
+        if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
+            return removed;
+        }
+        try (DirectoryStream<Path> partials = Files.newDirectoryStream(staging, "*.partial")) {
+            for (Path p : partials) {
+                if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+                        && Files.getLastModifiedTime(p).toInstant().isBefore(now.minus(unused))) {
+                    Files.delete(p);
+                    removed.add(p);
+                }
+            }
+        } catch (IOException e) {
+            // what cannot be listed or removed stays; the next look tries again
+        }
+        tidy();
+        return removed;
     }
 
     /** Removes the staging folder when it keeps no partial download (a pull stopped before its first byte). */

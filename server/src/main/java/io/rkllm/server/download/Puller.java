@@ -3,6 +3,7 @@ package io.rkllm.server.download;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,6 +78,9 @@ public final class Puller {
         PullPlan plan = PullPlanner.plan(name, listing, board);
         progress.planned(plan);
         models.create();
+        models.pruneStale(ModelsDirectory.STALE_PARTIAL, Instant.now())
+                .forEach(p -> LOG.info("removed {}: a partial download no pull wrote for {} days", p,
+                        ModelsDirectory.STALE_PARTIAL.toDays()));
         Path folder = models.folder(plan);
         try (AutoCloseable ignored = models.lock(plan.folder())) {
             return pull(plan, folder, hub, listing, progress);

@@ -101,4 +101,21 @@ class ModelsDirectoryTest {
                 () -> models().delete(dir.resolve("models/a/../../x.gguf")))).isNotNull();
         assertThat(outside).exists();
     }
+
+    @Test
+    void partialDownloadsNoPullWroteForAWeekAreRemovedAndTheStagingFolderWithThem() throws Exception {
+        Path old = file(".pull/sha256-aaaa.partial");
+        Path recent = file(".pull/sha256-bbbb.partial");
+        java.time.Instant now = java.time.Instant.parse("2026-11-29T06:00:00Z");
+        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(now.minus(java.time.Duration.ofDays(8))));
+        Files.setLastModifiedTime(recent, java.nio.file.attribute.FileTime.from(now.minus(java.time.Duration.ofDays(6))));
+
+        assertThat(models().pruneStale(ModelsDirectory.STALE_PARTIAL, now)).containsExactly(old);
+        assertThat(tree()).containsExactly(".pull", ".pull/sha256-bbbb.partial");
+
+        assertThat(models().pruneStale(ModelsDirectory.STALE_PARTIAL, now.plus(java.time.Duration.ofDays(2))))
+                .containsExactly(recent);
+        assertThat(tree()).isEmpty();
+        assertThat(models().pruneStale(ModelsDirectory.STALE_PARTIAL, now)).isEmpty();
+    }
 }
