@@ -122,4 +122,19 @@ class PullCommandTest {
         assertThat(pull("noise/Noise-GGUF")).isEqualTo(Main.FAILED);
         assertThat(lines()).noneMatch(l -> l.startsWith("up to date"));
     }
+
+    @Test
+    void aModelKeptFromBeingServedByItsModelYamlIsKeptAndSaidSo() throws Exception {
+        Path folder = java.nio.file.Files.createDirectories(dir.resolve("models/Tiny-Chat-Q4_K_M"));
+        Files.writeString(folder.resolve("model.yaml"), "context_length: many\n");
+
+        assertThat(pull("tiny/Tiny-Chat-GGUF")).isEqualTo(Main.FAILED);
+
+        Path file = folder.resolve("Tiny-Chat-Q4_K_M.gguf").toAbsolutePath();
+        assertThat(err.toString(StandardCharsets.UTF_8)).endsWith("rkllm-server pull: " + file + " is there but not"
+                + " served (see above)\n");
+        // the download and the user's model.yaml stay: the file is good, the sidecar is the user's to mend
+        assertThat(file).exists();
+        assertThat(folder.resolve("model.yaml")).hasContent("context_length: many\n");
+    }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -149,7 +150,7 @@ public final class GgufWriter {
             keys.add(new Entry("split.no", GgufValueType.UINT16, (long) part));
             keys.add(new Entry("split.count", GgufValueType.UINT16, (long) parts));
             keys.add(new Entry("split.tensors.count", GgufValueType.INT32, (long) tensors.size()));
-            Path file = directory.resolve(String.format("%s-%05d-of-%05d.gguf", prefix, part + 1, parts));
+            Path file = directory.resolve(String.format(Locale.ROOT, "%s-%05d-of-%05d.gguf", prefix, part + 1, parts));
             write(file, keys, tensors.subList(from, to));
             files.add(file);
             from = to;

@@ -2,6 +2,9 @@ package io.rkllm.server.download;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -11,6 +14,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -273,8 +277,8 @@ public final class ModelsDirectory {
         try (DirectoryStream<Path> partials = Files.newDirectoryStream(staging, "*.partial")) {
             for (Path p : partials) {
                 if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-                        && Files.getLastModifiedTime(p).toInstant().isBefore(now.minus(unused))) {
-                    Files.delete(p);
+                        && Files.getLastModifiedTime(p).toInstant().isBefore(now.minus(unused))
+                        && deleteUnlocked(p)) {
                     removed.add(p);
                 }
             }
@@ -283,6 +287,24 @@ public final class ModelsDirectory {
         }
         tidy();
         return removed;
+    }
+
+    /** Deletes a partial no pull holds (a transfer locks its partial, in this process or another one). */
+    private static boolean deleteUnlocked(Path partial) throws IOException {
+        try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                return false;
+            }
+            if (lock == null) {
+                return false;
+            }
+            Files.delete(partial);
+            lock.release();
+            return true;
+        }
     }
 
     /** Removes the staging folder when it keeps no partial download (a pull stopped before its first byte). */

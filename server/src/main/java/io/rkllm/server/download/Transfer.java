@@ -10,8 +10,10 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,9 +70,17 @@ final class Transfer {
      */
     long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
             throws PullException {
+        try {
+            // the staging folder may have been tidied away, empty, since the plan named the partial
+            Files.createDirectories(partial.getParent());
+        } catch (IOException e) {
+            throw storage(partial.getParent(), e);
+        }
         try (FileChannel channel = opener.open(partial)) {
             FileLock lock = lock(channel, file);
             try {
+                // in use again: a prune of partials no pull wrote for days must not take it while it is re-hashed
+                Files.setLastModifiedTime(partial, FileTime.from(Instant.now()));
                 State s = new State();
                 s.digest = file.digest().start(file.size());
                 s.have = channel.size();
@@ -165,8 +175,9 @@ final class Transfer {
             lock = null;
         }
         if (lock == null) {
-            throw new PullException(PullException.Kind.CONFLICT, file.path() + " is being downloaded by another pull"
-                    + " right now; wait for it to finish");
+            // resumable: the partials are the other pull's, and must not be discarded with this one
+            throw PullException.resumable(PullException.Kind.CONFLICT, file.path() + " is being downloaded by"
+                    + " another pull right now; wait for it to finish");
         }
         return lock;
     }

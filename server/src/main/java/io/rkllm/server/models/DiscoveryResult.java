@@ -1,5 +1,6 @@
 package io.rkllm.server.models;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -22,8 +23,19 @@ public record DiscoveryResult(List<ModelDescriptor> models, List<Problem> warnin
         errors = List.copyOf(errors);
     }
 
+    /** How an error says that the engine's format refused a model file itself (damaged, truncated, not a model). */
+    static final String REFUSED = "not served: ";
+
     public boolean hasErrors() {
         return !errors.isEmpty();
+    }
+
+    /**
+     * Whether the engine refused {@code file} for what it is (a damaged or unusable model file), not for something
+     * beside it (its {@code model.yaml}, an image encoder): a pulled file it refuses is removed again, nothing else.
+     */
+    public boolean refusedFile(Path file) {
+        return catalog().refusedFile(file);
     }
 
     /**
@@ -50,6 +62,9 @@ public record DiscoveryResult(List<ModelDescriptor> models, List<Problem> warnin
 
     /** A catalog over {@link #models()}. */
     public ModelCatalog catalog() {
-        return new ModelCatalog(models);
+        Set<Path> refused = new HashSet<>();
+        errors.stream().filter(p -> p.message().startsWith(REFUSED))
+                .forEach(p -> refused.add(p.path().toAbsolutePath().normalize()));
+        return new ModelCatalog(models, refused);
     }
 }

@@ -1,5 +1,6 @@
 package io.rkllm.server.models;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -26,16 +27,33 @@ public final class ModelCatalog {
 
     private static final String LATEST_TAG = ":latest";
 
+    /** Whether discovery found {@code file} and its engine refused it for what it is (not for its model.yaml). */
+    public boolean refusedFile(Path file) {
+        return refusedFiles.contains(file.toAbsolutePath().normalize());
+    }
+
     private final List<ModelDescriptor> models;
     private final Map<String, ModelDescriptor> byId = new HashMap<>();
     private final Map<String, ModelDescriptor> byAlias = new HashMap<>();
     /** Every id and every unambiguous alias, with its model. */
     private final Map<String, ModelDescriptor> names = new HashMap<>();
 
+    /** Model files the engines refused for what they are (damaged, not models): what a pull removes again. */
+    private final Set<Path> refusedFiles;
+
     /**
      * @throws IllegalArgumentException when two models share an id
      */
     public ModelCatalog(List<ModelDescriptor> models) {
+        this(models, Set.of());
+    }
+
+    /**
+     * @param refusedFiles the model files discovery found that their engine refused (absolute, normalised)
+     * @throws IllegalArgumentException when two models share an id
+     */
+    public ModelCatalog(List<ModelDescriptor> models, Set<Path> refusedFiles) {
+        this.refusedFiles = Set.copyOf(refusedFiles);
         List<ModelDescriptor> sorted = new ArrayList<>(models);
         sorted.sort(Comparator.comparing(ModelDescriptor::id));
         this.models = List.copyOf(sorted);

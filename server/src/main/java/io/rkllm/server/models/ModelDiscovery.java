@@ -214,7 +214,7 @@ public final class ModelDiscovery {
                 return Optional.empty();
             }
             case FileReading.Refused refused -> {
-                errors.add(Problem.error(c.file(), "not served: " + refused.error()));
+                errors.add(Problem.error(c.file(), DiscoveryResult.REFUSED + refused.error()));
                 return Optional.empty();
             }
         }

@@ -7,6 +7,7 @@ import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.contract.cache.CacheContents;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
@@ -190,9 +191,10 @@ public final class ChatPipeline {
                         digest -> models.imageEmbeddingCached(chat.model(), digest)));
             }
             try {
+                // the prompt first: nothing can fail between taking a place and handing it to the run
+                ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
                 Reservation place = loaded.worker().reserve(priority);
-                return new ChatRun(chat, place, ChatPrompts.of(chat, estimator,
-                        models.runtime(chat.model()).promptForm()), estimator, config.timeouts(),
+                return new ChatRun(chat, place, prompt, estimator, config.timeouts(),
                         config.queue().waitTimeout());
             } catch (FailureException e) {
                 // the model gave way to another one between acquire and reserve: acquire again

@@ -113,6 +113,11 @@ public final class ModelService {
         return catalog;
     }
 
+    /** Whether discovery found {@code file} and its engine refused it for what it is (damaged, not a model). */
+    public boolean refusedFile(java.nio.file.Path file) {
+        return catalog().refusedFile(file);
+    }
+
     /** Reads the models directory now (after a pull or a delete), so the change shows in the next answer. */
     public void refresh() {
         adopt(source.rescan());

@@ -220,6 +220,30 @@ class PullerTest {
         assertThat(tree()).doesNotContain(".pull");
     }
 
+    @Test
+    void aPartialAnotherPullIsWritingIsNeitherTouchedNorDiscarded() throws Exception {
+        hub.cutTransfers(1000, 3);
+        failure(puller(), REPO);
+        Path partial = partialOf(q4);
+        // another process's pull of the same file holds its partial (rkllm-server pull beside the server's route)
+        try (java.nio.channels.FileChannel other = java.nio.channels.FileChannel.open(partial,
+                java.nio.file.StandardOpenOption.WRITE); java.nio.channels.FileLock held = other.lock()) {
+
+            PullException e = failure(puller(), REPO);
+
+            assertThat(e.kind()).isEqualTo(PullException.Kind.CONFLICT);
+            assertThat(e.getMessage()).contains("is being downloaded by another pull right now");
+            assertThat(Files.size(partial)).as("the other pull's bytes").isEqualTo(3000);
+            assertThat(models.resolve(ModelsDirectory.STAGING).toFile().list()).hasSize(1);
+            // nor does a prune take it, however old it looks
+            Files.setLastModifiedTime(partial, java.nio.file.attribute.FileTime.from(
+                    java.time.Instant.now().minus(Duration.ofDays(30))));
+            assertThat(new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".gguf"))
+                    .pruneStale(ModelsDirectory.STALE_PARTIAL, java.time.Instant.now())).isEmpty();
+            assertThat(partial).exists();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {503, 429, 500, 502, 504})
     void aHubThatIsBusyWhenAskedToResumeIsAskedAgain(int status) throws Exception {

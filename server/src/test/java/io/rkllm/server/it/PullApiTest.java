@@ -159,6 +159,18 @@ class PullApiTest {
     }
 
     @Test
+    void aModelKeptFromBeingServedByItsModelYamlIsKeptAndSaidSo() throws Exception {
+        Path folder = Files.createDirectories(dir.resolve("models/Tiny-Chat-Q4_K_M"));
+        Files.writeString(folder.resolve("model.yaml"), "context_length: many\n");
+
+        assertThat(lines("{\"model\":\"" + REPO + "\"}").getLast()).isEqualTo("{\"error\":\"Tiny-Chat-Q4_K_M.gguf is"
+                + " in " + folder.toAbsolutePath().normalize() + " but not served: the server's log says why (its"
+                + " model.yaml?)\"}");
+        assertThat(files()).containsExactly("Tiny-Chat-Q4_K_M", "Tiny-Chat-Q4_K_M/.pull.json",
+                "Tiny-Chat-Q4_K_M/Tiny-Chat-Q4_K_M.gguf", "Tiny-Chat-Q4_K_M/model.yaml");
+    }
+
+    @Test
     void refusalsWithoutStreamingHaveTheirStatusInOllamasShape() throws Exception {
         TestServer.Reply unknown = server.post("/api/pull", "{\"model\":\"nobody/Nothing\",\"stream\":false}");
         assertThat(unknown.status()).isEqualTo(404);

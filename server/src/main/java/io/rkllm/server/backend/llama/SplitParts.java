@@ -3,6 +3,7 @@ package io.rkllm.server.backend.llama;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,7 +16,8 @@ import java.util.regex.Pattern;
  * @param count  the parts of the model
  */
 record SplitParts(Path file, String prefix, int number, int count) {
-    private static final Pattern NAME = Pattern.compile("(.*)-(\\d{5})-of-(\\d{5})\\.gguf", Pattern.CASE_INSENSITIVE);
+    /** As llama.cpp finds the parts: exactly these digits and this case, or it refuses the name. */
+    private static final Pattern NAME = Pattern.compile("(.*)-(\\d{5})-of-(\\d{5})\\.gguf");
 
     /** The part {@code file} is, when its name says it is one of several. */
     static Optional<SplitParts> of(Path file) {
@@ -48,6 +50,6 @@ record SplitParts(Path file, String prefix, int number, int count) {
     }
 
     private Path part(int n) {
-        return file.resolveSibling(String.format("%s-%05d-of-%05d.gguf", prefix, n, count));
+        return file.resolveSibling(String.format(Locale.ROOT, "%s-%05d-of-%05d.gguf", prefix, n, count));
     }
 }

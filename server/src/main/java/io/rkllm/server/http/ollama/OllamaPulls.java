@@ -115,13 +115,18 @@ final class OllamaPulls {
     }
 
     /**
-     * The pulled model is in the catalogue now; one the server cannot serve (not a usable model file) is deleted
-     * again and the pull fails, so that nothing unusable stays behind.
+     * The pulled model is in the catalogue now; a downloaded file the server cannot serve (not a usable model file) is
+     * deleted again and the pull fails, so that nothing unusable stays behind. One kept from being served by what lies
+     * beside it (its folder's {@code model.yaml}) is the user's to mend, and stays.
      */
     private void served(Puller puller, PullResult result) throws PullException {
         models.refresh();
         Path file = result.model().toAbsolutePath().normalize();
         boolean listed = models.all().stream().anyMatch(m -> m.file().toAbsolutePath().normalize().equals(file));
+        if (!listed && (result.upToDate() || !models.refusedFile(file))) {
+            throw new PullException(PullException.Kind.CONFLICT, result.plan().primary().path() + " is in "
+                    + result.folder() + " but not served: the server's log says why (its model.yaml?)");
+        }
         if (!listed) {
             puller.models().delete(file);
             models.refresh();

@@ -77,6 +77,11 @@ public final class PullCommand {
                 err.println("error: " + p);
             }
         }
+        if (result.upToDate() || !found.refusedFile(file)) {
+            // its model.yaml or what lies beside it is at fault, not the download: the user's to mend, kept
+            err.println("rkllm-server pull: " + file + " is there but not served (see above)");
+            return FAILED;
+        }
         // as Ollama's pull route does: nothing unusable stays behind to be taken for a model, or found up to date
         String removed;
         try {
