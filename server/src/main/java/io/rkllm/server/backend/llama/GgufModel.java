@@ -133,7 +133,8 @@ final class GgufModel implements BackendModel {
         Optional<JinjaChatTemplate> template = JinjaChatTemplate.tryOf(source.get(), bos, eos, model.addsBos(),
                 problems);
         if (template.isEmpty()) {
-            LOG.warn("model {}: its chat template does not render here ({}); the family's template is used instead",
+            LOG.warn("model {}: its chat template does not render here ({}); the family's template (ChatML for a"
+                    + " family the server does not know) is used instead",
                     id, String.join("; ", problems));
         }
         return template;
