@@ -68,7 +68,8 @@ class GgufConversationBenchTest {
             ConversationBench.Result r = new ConversationBench(URI.create(server.url()), server.model(),
                     new PrintStream(log, true, StandardCharsets.UTF_8), java.util.OptionalInt.of(16)).run();
             // two chats, each follow-up after an answer of up to 16 tokens, with Open WebUI's tasks between them
-            assertThat(r.answerReuse()).hasSize(r.turns().size() - 2).allMatch(share -> share > 0);
+            assertThat(r.answerReuse()).hasSize(r.turns().size() - 2);
+            assertThat(java.util.Arrays.stream(r.answerReuse()).min().orElseThrow()).as("lowest").isPositive();
             // the typical follow-up reuses all of the previous answer but its last token; one in a CI run out of
             // about a dozen reused 9 of 16, as long-chat's lowest turn reuses 88 %, probably a control token the
             // sampled answer held, which the client never sees and the cache is cut before (docs/llama-engine.md,
