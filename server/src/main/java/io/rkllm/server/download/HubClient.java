@@ -283,7 +283,11 @@ public final class HubClient {
                 + why(e) + (hub.endpoint().equals(Hub.DEFAULT_ENDPOINT) ? "" : " (HF_ENDPOINT)"), e);
     }
 
-    private static String why(IOException e) {
+    static String why(IOException e) {
+        if (e instanceof java.net.UnknownHostException) {
+            // the JDK's message is the bare host name, which says nothing to a user offline
+            return "the name " + e.getMessage() + " does not resolve (no network, or no DNS)";
+        }
         return e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
     }
 

@@ -244,6 +244,14 @@ class PullerTest {
         }
     }
 
+    @Test
+    void aHubWhoseNameDoesNotResolveIsSaidSoNotByItsBareName() {
+        // the JDK's UnknownHostException says only the host: offline, a user read "cannot reach ...: huggingface.co"
+        assertThat(HubClient.why(new java.net.UnknownHostException("huggingface.co")))
+                .isEqualTo("the name huggingface.co does not resolve (no network, or no DNS)");
+        assertThat(HubClient.why(new java.net.ConnectException("Connection refused"))).isEqualTo("Connection refused");
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {503, 429, 500, 502, 504})
     void aHubThatIsBusyWhenAskedToResumeIsAskedAgain(int status) throws Exception {
