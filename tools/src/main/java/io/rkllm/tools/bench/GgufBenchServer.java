@@ -2,8 +2,6 @@ package io.rkllm.tools.bench;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import io.rkllm.llama.gguf.TensorType;
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.app.EngineProviders;
@@ -21,7 +19,6 @@ import io.rkllm.server.pipeline.SlotCount;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,17 +57,11 @@ record GgufBenchServer(ServerApp app, String model, String description, Path wor
                 if (!Files.isRegularFile(file) || !name.toLowerCase(Locale.ROOT).endsWith(".gguf")) {
                     throw new ConfigException("--gguf: not a .gguf file (or 'tiny'): " + gguf);
                 }
-                id = name.substring(0, name.length() - 5);
-                Files.createSymbolicLink(Files.createDirectories(models.resolve(id)).resolve(name), file);
+                id = BenchModels.link(models, file);
                 description = "GGUF file " + file;
             }
-            Map<String, String> flags = new LinkedHashMap<>(configFlags);
-            flags.put("models.dir", models.toString());
-            flags.put("runtime.simulate", "false");
-            flags.putIfAbsent("server.port", "0");
-            flags.putIfAbsent("server.host", "127.0.0.1");
-            flags.putIfAbsent("logging.access_log", "false");
-            ServerConfig config = loader.load(Optional.empty(), environment, flags).config();
+            ServerConfig config = loader.load(Optional.empty(), environment, BenchModels.flags(configFlags, models))
+                    .config();
             LlamaOpening engine = LlamaOpening.open(config.engines().llama());
             if (engine.runtime().isEmpty()) {
                 throw new IOException(engine.summary());
@@ -98,12 +89,9 @@ record GgufBenchServer(ServerApp app, String model, String description, Path wor
         delete(work);
     }
 
-    /** Removes the temporary models directory (the link to a given file, never the file itself). */
     private static void delete(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            BenchModels.delete(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("could not remove " + dir, e);
         }

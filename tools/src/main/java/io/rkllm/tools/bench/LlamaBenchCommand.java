@@ -11,11 +11,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * {@code bench llama [--gguf FILE | --layers N --width N --heads N --kv-heads N --ff N --type f16|f32]
@@ -70,9 +68,7 @@ final class LlamaBenchCommand {
             Path models = work.resolve("models");
             if (gguf.isPresent()) {
                 Path file = gguf.get().toAbsolutePath();
-                String name = file.getFileName().toString();
-                Path folder = Files.createDirectories(models.resolve(name.substring(0, name.length() - 5)));
-                Files.createSymbolicLink(folder.resolve(name), file);
+                BenchModels.link(models, file);
                 description = "GGUF file " + file;
             } else {
                 Path folder = Files.createDirectories(models.resolve(GENERATED_ID));
@@ -80,12 +76,7 @@ final class LlamaBenchCommand {
                 shape.write(folder.resolve(GENERATED_ID + ".gguf"));
                 description = shape.describe();
             }
-            Map<String, String> flags = new LinkedHashMap<>(line.configFlags());
-            flags.put("models.dir", models.toString());
-            flags.put("runtime.simulate", "false");
-            flags.putIfAbsent("server.port", "0");
-            flags.putIfAbsent("server.host", "127.0.0.1");
-            flags.putIfAbsent("logging.access_log", "false");
+            Map<String, String> flags = BenchModels.flags(line.configFlags(), models);
             flags.putIfAbsent("engines.llama.context", "2048");
             ServerConfig config = loader.load(Optional.empty(), environment, flags).config();
             LlamaOpening engine = LlamaOpening.open(config.engines().llama());
@@ -125,12 +116,9 @@ final class LlamaBenchCommand {
         }
     }
 
-    /** Removes the temporary models directory (the link to a given file, never the file itself). */
     private void delete(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+        try {
+            BenchModels.delete(dir);
         } catch (IOException e) {
             err.println("rkllm-server bench llama: could not remove " + dir + ": " + e.getMessage());
         }
