@@ -50,7 +50,10 @@ record GgufBenchServer(ServerApp app, String model, String description, Path wor
                 Path folder = Files.createDirectories(models.resolve(id));
                 TinyLlama.write(folder.resolve(id + ".gguf"), new TinyLlama.Options(42, 64, 2, 4, 2, 192, 4096, 200,
                         TensorType.F32, false, 2));
-                description = "the tests' tiny random-weight GGUF model (4,096-token context)";
+                // greedy: the same answers every run, so that what a follow-up reuses is the same too (sampled, an
+                // answer can hold a control token the client never sees, and the cache is cut before it)
+                Files.writeString(folder.resolve("model.yaml"), "temperature: 0\n");
+                description = "the tests' tiny random-weight GGUF model (4,096-token context, greedy)";
             } else {
                 Path file = Path.of(gguf).toAbsolutePath();
                 String name = file.getFileName().toString();

@@ -69,14 +69,12 @@ class GgufConversationBenchTest {
                     new PrintStream(log, true, StandardCharsets.UTF_8), java.util.OptionalInt.of(16)).run();
             // two chats, each follow-up after an answer of up to 16 tokens, with Open WebUI's tasks between them
             assertThat(r.answerReuse()).hasSize(r.turns().size() - 2);
-            assertThat(java.util.Arrays.stream(r.answerReuse()).min().orElseThrow()).as("lowest").isPositive();
-            // the typical follow-up reuses all of the previous answer but its last token; one in a CI run out of
-            // about a dozen reused 9 of 16, as long-chat's lowest turn reuses 88 %, probably a control token the
-            // sampled answer held, which the client never sees and the cache is cut before (docs/llama-engine.md,
-            // "What cannot be kept"): the median is asserted, not every turn
-            double[] shares = r.answerReuse().clone();
-            java.util.Arrays.sort(shares);
-            assertThat(shares[shares.length / 2]).as("median").isGreaterThanOrEqualTo(15 / 16.0);
+            // every follow-up reuses all of the previous answer but its last token (the tiny model answers greedily:
+            // sampled, an answer could hold a control token the client never sees, and the cache is cut before it)
+            for (ConversationBench.Turn t : r.turns()) {
+                t.answerReused().ifPresent(share -> assertThat(share).as(t.chat() + " turn " + t.turn())
+                        .isGreaterThanOrEqualTo(15 / 16.0));
+            }
             assertThat(ConversationBench.markdown("t", r)).contains("previous answer reused");
         }
     }
