@@ -76,7 +76,7 @@ final class MessageKeys {
     /** The key of an assistant reply as the model generated it (raw text with tags). */
     static String generated(String text, ScannerOptions options) {
         OutputScanner scanner = new OutputScanner(new ScannerOptions(List.of(), true, options.startInsideThink(),
-                options.parseToolCalls()));
+                options.parseToolCalls(), options.syntax(), options.tools()));
         List<OutputEvent> events = new ArrayList<>(scanner.feed(text));
         events.addAll(scanner.finish());
         StringBuilder content = new StringBuilder();

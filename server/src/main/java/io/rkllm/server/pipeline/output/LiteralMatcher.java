@@ -50,6 +50,10 @@ final class LiteralMatcher {
         return patterns.length == 0;
     }
 
+    int size() {
+        return patterns.length;
+    }
+
     String pattern(int index) {
         return patterns[index];
     }
@@ -81,6 +85,26 @@ final class LiteralMatcher {
             }
         }
         return new Hit(length, NONE);
+    }
+
+    /** {@link #matchAt} when a pattern may still match there once more text arrives. */
+    static final int UNDECIDED = -2;
+
+    /**
+     * The pattern that matches exactly at {@code at} (the first in priority order), {@link #NONE} when none can,
+     * {@link #UNDECIDED} when one may once more text arrives (never when {@code atEnd}).
+     */
+    int matchAt(CharSequence text, int at, boolean atEnd) {
+        for (int p = 0; p < patterns.length; p++) {
+            int state = compare(text, at, patterns[p]);
+            if (state == MATCH) {
+                return p;
+            }
+            if (state == PARTIAL && !atEnd) {
+                return UNDECIDED;
+            }
+        }
+        return NONE;
     }
 
     private static final int MISMATCH = 0;

@@ -7,85 +7,157 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Classifies the model's streamed output into content, reasoning and tool calls, and applies stop strings.
+ * Classifies the model's streamed output into content, reasoning and tool calls, as its family marks them
+ * ({@link Syntax}), and applies stop strings.
  *
  * <p>Feed the decoded pieces in order with {@link #feed(String)}, then call {@link #finish()} once at the end
- * of the output. Pieces may be split anywhere between characters: tags and stop strings split across pieces
- * are recognised. Plain text is passed on at once; only text that may be the start of a tag or stop string is
- * held back until it is resolved.
+ * of the output. Pieces may be split anywhere between characters: markers and stop strings split across pieces
+ * are recognised. Plain text is passed on at once; only text that may be the start of a marker or stop string is
+ * held back until it is resolved, so content never carries part of a marker.
  *
  * <ul>
- *   <li>{@code <think>...</think>} (with {@link ScannerOptions#parseThink()}) becomes {@link OutputEvent.Reasoning};
- *       it may occur anywhere. Whitespace right after {@code <think>} and right after {@code </think>} is
- *       dropped. With {@link ScannerOptions#startInsideThink()} the output starts as reasoning.</li>
- *   <li>{@code <tool_call>...</tool_call>} (with {@link ScannerOptions#parseToolCalls()}) is buffered and
- *       becomes one {@link OutputEvent.ToolCall}; whitespace right after {@code </tool_call>} is dropped. A
- *       block that is not a valid call is passed on verbatim, tags included, as content.</li>
- *   <li>A stop string found in content text (not inside think or tool-call blocks) ends the output: the text
+ *   <li>A reasoning block (with {@link ScannerOptions#parseThink()}) becomes {@link OutputEvent.Reasoning}; it
+ *       may occur anywhere. Whitespace right after its opening and its closing marker is dropped. With
+ *       {@link ScannerOptions#startInsideThink()} the output starts inside the syntax's first reasoning block.</li>
+ *   <li>A tool-call block (with {@link ScannerOptions#parseToolCalls()}) is buffered and read by its
+ *       {@link CallReader} once it closes (or the output ends, for a block that runs to the end); each call of an
+ *       offered tool becomes one {@link OutputEvent.ToolCall}; whitespace right after the closing marker is
+ *       dropped. A block that is not well-formed, or calls a tool not offered, is passed on verbatim, markers
+ *       included, as content.</li>
+ *   <li>A header (gpt-oss's {@code <|channel|>...<|message|>}) is never content: its text decides whether the
+ *       message after it is reasoning, content, a call or something dropped ({@link Syntax.Frame}).</li>
+ *   <li>Silent markers are dropped from content.</li>
+ *   <li>A stop string found in content text (not inside reasoning, calls or headers) ends the output: the text
  *       before it is emitted, the stop string and everything after it never are, and {@link #stopped()}
  *       turns true (the caller then aborts generation). The earliest match wins; at the same position, the
- *       shortest stop string; a stop string beats a tag starting at the same position.</li>
- *   <li>At {@link #finish()} nothing is dropped: held-back text is content, an unclosed think block's
- *       text is reasoning, and an unclosed tool call is a tool call when its JSON is complete, else content.</li>
+ *       shortest stop string; a stop string beats a marker starting at the same position.</li>
+ *   <li>At {@link #finish()} nothing is lost: held-back text is content, an unclosed reasoning block's text is
+ *       reasoning, an unclosed call block is calls when it reads as such, else content.</li>
  * </ul>
  *
  * <p>Consecutive content (or reasoning) from one call is merged into one event. Work per piece is linear in
- * the piece plus the held-back text, which is shorter than the longest tag or stop string (a tool call block
- * is buffered whole). Not thread-safe: one scanner per generation.
+ * the piece plus the held-back text, which is shorter than the longest marker or stop string (a tool-call block
+ * or a header is buffered whole and searched once). Not thread-safe: one scanner per generation.
  */
 public final class OutputScanner {
 
     public static final String THINK_OPEN = "<think>";
     public static final String THINK_CLOSE = "</think>";
-    static final String TOOL_OPEN = "<tool_call>";
-    static final String TOOL_CLOSE = "</tool_call>";
 
-    private static final ToolCallParser DEFAULT_PARSER = new ToolCallParser();
+    private enum Mode { CONTENT, REASONING, TOOL, HEADER, DROPPED }
 
-    private enum Mode { CONTENT, THINK, TOOL }
+    /** What a marker found in content does. */
+    private sealed interface Opening {
+        record Stop() implements Opening {
+        }
 
-    private final ToolCallParser parser;
+        record Reasoning(Syntax.Block block) implements Opening {
+        }
+
+        record Tool(Syntax.ToolBlock block) implements Opening {
+        }
+
+        record Header() implements Opening {
+        }
+
+        record Silent() implements Opening {
+        }
+    }
+
+    private final Syntax syntax;
+    private final OfferedTools tools;
+    private final boolean parseToolCalls;
     private final ToolCallIds ids;
-    /** Stop strings (shortest first), then the tags that open a block. */
+    /** Stop strings (shortest first), then the markers that open something or are dropped. */
     private final LiteralMatcher contentMatcher;
-    private final int stopCount;
-    private final LiteralMatcher thinkMatcher = new LiteralMatcher(List.of(THINK_CLOSE));
+    private final List<Opening> contentActions;
+    /** Markers that open something only at the start of the output. */
+    private final LiteralMatcher startMatcher;
+    private final List<Opening> startActions;
     private final EventCollector events = new EventCollector();
 
-    /** Text not yet passed on, starting in the current mode; in TOOL mode, the block's text after the tag. */
+    /** Text not yet passed on, starting in the current mode; in TOOL and HEADER mode, the text after the marker. */
     private final StringBuilder buffer = new StringBuilder();
     /** Scan position in {@link #buffer} while a call runs; 0 between calls. */
     private int pos;
     private Mode mode;
-    /** Drop whitespace at the start of the next text (after a tag). */
+    /** The markers that end the current block, message or header. */
+    private LiteralMatcher closeMatcher;
+    /** The marker that opened the current tool block or header (for a verbatim copy). */
+    private String opened = "";
+    /** In TOOL mode: the block being read, else the function a header named. */
+    private Syntax.ToolBlock toolBlock;
+    private String headerCall;
+    /** In TOOL mode after a header: the header's text, for a verbatim copy. */
+    private String headerText = "";
+    /** Drop whitespace at the start of the next text (after a marker). */
     private boolean trimLeading;
-    /** In TOOL mode: where the search for the closing tag resumes. */
-    private int toolSearchFrom;
+    /** Nothing but whitespace has been written as content yet: markers that open only there may still match. */
+    private boolean atStart;
+    /** In TOOL and HEADER mode: where the search for the closing marker resumes. */
+    private int searchFrom;
     private int toolCallCount;
     private String matchedStop;
     private boolean finished;
 
     public OutputScanner(ScannerOptions options) {
-        this(options, DEFAULT_PARSER, ToolCallIds.random());
+        this(options, ToolCallIds.random());
     }
 
+    /** The options' syntax (the reader given here is Hermes' own, kept for the tests that name it). */
     public OutputScanner(ScannerOptions options, ToolCallParser parser, ToolCallIds ids) {
+        this(options, ids);
+        Objects.requireNonNull(parser, "parser");
+    }
+
+    public OutputScanner(ScannerOptions options, ToolCallIds ids) {
         Objects.requireNonNull(options, "options");
-        this.parser = Objects.requireNonNull(parser, "parser");
         this.ids = Objects.requireNonNull(ids, "ids");
+        this.syntax = options.syntax();
+        this.tools = options.tools();
+        this.parseToolCalls = options.parseToolCalls();
         List<String> patterns = new ArrayList<>(options.stopStrings());
         patterns.sort(Comparator.comparingInt(String::length));
-        this.stopCount = patterns.size();
+        List<Opening> actions = new ArrayList<>();
+        patterns.forEach(p -> actions.add(new Opening.Stop()));
+        List<String> startPatterns = new ArrayList<>();
+        List<Opening> startActions = new ArrayList<>();
         if (options.parseThink()) {
-            patterns.add(THINK_OPEN);
+            for (Syntax.Block block : syntax.reasoning()) {
+                patterns.add(block.open());
+                actions.add(new Opening.Reasoning(block));
+            }
         }
         if (options.parseToolCalls()) {
-            patterns.add(TOOL_OPEN);
+            for (Syntax.ToolBlock block : syntax.tools()) {
+                (block.atStartOnly() ? startPatterns : patterns).add(block.open());
+                (block.atStartOnly() ? startActions : actions).add(new Opening.Tool(block));
+            }
+        }
+        syntax.headers().ifPresent(h -> {
+            h.opens().forEach(open -> {
+                patterns.add(open);
+                actions.add(new Opening.Header());
+            });
+            h.opensAtStart().forEach(open -> {
+                startPatterns.add(open);
+                startActions.add(new Opening.Header());
+            });
+        });
+        for (String marker : syntax.silent()) {
+            patterns.add(marker);
+            actions.add(new Opening.Silent());
         }
         this.contentMatcher = new LiteralMatcher(patterns);
-        boolean insideThink = options.parseThink() && options.startInsideThink();
-        this.mode = insideThink ? Mode.THINK : Mode.CONTENT;
-        this.trimLeading = insideThink;
+        this.contentActions = List.copyOf(actions);
+        this.startMatcher = new LiteralMatcher(startPatterns);
+        this.startActions = List.copyOf(startActions);
+        this.atStart = !startPatterns.isEmpty();
+        boolean insideThink = options.parseThink() && options.startInsideThink() && !syntax.reasoning().isEmpty();
+        this.mode = Mode.CONTENT;
+        if (insideThink) {
+            enterReasoning(List.of(syntax.reasoning().getFirst().close()));
+        }
     }
 
     /**
@@ -101,7 +173,7 @@ public final class OutputScanner {
         if (matchedStop != null || piece.isEmpty()) {
             return List.of();
         }
-        if (mode == Mode.CONTENT && contentMatcher.isEmpty() && !trimLeading && buffer.isEmpty()) {
+        if (mode == Mode.CONTENT && contentMatcher.isEmpty() && !atStart && !trimLeading && buffer.isEmpty()) {
             return List.of(new OutputEvent.Content(piece)); // nothing to look for
         }
         buffer.append(piece);
@@ -123,8 +195,12 @@ public final class OutputScanner {
             return List.of();
         }
         scan(true);
-        if (matchedStop == null && mode == Mode.TOOL) {
-            emitToolBlock(buffer.toString(), false);
+        if (matchedStop == null) {
+            if (mode == Mode.TOOL) {
+                emitToolBlock(withoutPartialClose(buffer.substring(pos)), "");
+            } else if (mode == Mode.HEADER) {
+                events.content(opened + buffer.substring(pos)); // never a header: nothing is lost
+            }
         }
         buffer.setLength(0);
         return events.drain();
@@ -156,15 +232,16 @@ public final class OutputScanner {
         while (more && matchedStop == null) {
             more = switch (mode) {
                 case CONTENT -> scanContent(atEnd);
-                case THINK -> scanThink(atEnd);
-                case TOOL -> scanTool();
+                case REASONING -> scanReasoning(atEnd);
+                case DROPPED -> scanDropped(atEnd);
+                case TOOL, HEADER -> scanBlock();
             };
         }
         if (matchedStop != null) {
             buffer.setLength(0);
         } else {
             buffer.delete(0, pos);
-            toolSearchFrom = Math.max(0, toolSearchFrom - pos);
+            searchFrom = Math.max(0, searchFrom - pos);
         }
         pos = 0;
     }
@@ -174,58 +251,159 @@ public final class OutputScanner {
         if (!skipLeadingWhitespace()) {
             return false;
         }
+        if (atStart) {
+            int decided = scanStart(atEnd);
+            if (decided != 0) {
+                return decided > 0;
+            }
+        }
         LiteralMatcher.Hit hit = contentMatcher.scan(buffer, pos, atEnd);
-        events.content(buffer, pos, hit.start());
-        pos = hit.start();
+        contentUpTo(hit.start());
         if (!hit.matched()) {
             return false;
         }
         String pattern = contentMatcher.pattern(hit.pattern());
-        if (hit.pattern() < stopCount) {
+        Opening action = contentActions.get(hit.pattern());
+        if (action instanceof Opening.Stop) {
             matchedStop = pattern;
             return false;
         }
         pos += pattern.length();
-        if (pattern.equals(THINK_OPEN)) {
-            mode = Mode.THINK;
-            trimLeading = true;
-        } else {
-            mode = Mode.TOOL;
-            toolSearchFrom = pos;
-        }
+        open(action, pattern);
         return true;
     }
 
-    private boolean scanThink(boolean atEnd) {
+    /**
+     * At the start of the output: a marker that opens only there, after whitespace at most. Returns 1 when one
+     * matched (its mode entered), -1 when the text cannot tell yet (held back), 0 when none can match any more.
+     */
+    private int scanStart(boolean atEnd) {
+        int first = pos;
+        while (first < buffer.length() && Character.isWhitespace(buffer.charAt(first))) {
+            first++;
+        }
+        if (first == buffer.length() && !atEnd) {
+            return -1; // only whitespace so far: what follows decides
+        }
+        for (int at : first == pos ? new int[] {pos} : new int[] {pos, first}) {
+            int p = startMatcher.matchAt(buffer, at, atEnd);
+            if (p == LiteralMatcher.UNDECIDED) {
+                return -1;
+            }
+            if (p >= 0) {
+                String pattern = startMatcher.pattern(p);
+                atStart = false;
+                pos = at + pattern.length();
+                open(startActions.get(p), pattern);
+                return 1;
+            }
+        }
+        atStart = false;
+        return 0;
+    }
+
+    private void open(Opening action, String marker) {
+        switch (action) {
+            case Opening.Reasoning r -> enterReasoning(List.of(r.block().close()));
+            case Opening.Tool t -> {
+                mode = Mode.TOOL;
+                toolBlock = t.block();
+                headerCall = null;
+                headerText = "";
+                opened = marker;
+                closeMatcher = new LiteralMatcher(t.block().closes());
+                searchFrom = pos;
+            }
+            case Opening.Header h -> {
+                mode = Mode.HEADER;
+                opened = marker;
+                closeMatcher = new LiteralMatcher(List.of(syntax.headers().orElseThrow().close()));
+                searchFrom = pos;
+            }
+            case Opening.Silent s -> {
+            }
+            case Opening.Stop s -> throw new IllegalStateException("a stop string opens nothing");
+        }
+    }
+
+    private void enterReasoning(List<String> closes) {
+        mode = Mode.REASONING;
+        closeMatcher = new LiteralMatcher(closes);
+        trimLeading = true;
+    }
+
+    private boolean scanReasoning(boolean atEnd) {
         if (!skipLeadingWhitespace()) {
             return false;
         }
-        LiteralMatcher.Hit hit = thinkMatcher.scan(buffer, pos, atEnd);
+        LiteralMatcher.Hit hit = closeMatcher.scan(buffer, pos, atEnd);
         events.reasoning(buffer, pos, hit.start());
         pos = hit.start();
         if (!hit.matched()) {
             return false;
         }
-        pos += THINK_CLOSE.length();
+        pos += closeMatcher.pattern(hit.pattern()).length();
         mode = Mode.CONTENT;
         trimLeading = true;
         return true;
     }
 
-    private boolean scanTool() {
-        int close = buffer.indexOf(TOOL_CLOSE, Math.max(pos, toolSearchFrom));
-        if (close < 0) {
-            toolSearchFrom = Math.max(pos, buffer.length() - TOOL_CLOSE.length() + 1);
+    private boolean scanDropped(boolean atEnd) {
+        LiteralMatcher.Hit hit = closeMatcher.scan(buffer, pos, atEnd);
+        pos = hit.start();
+        if (!hit.matched()) {
             return false;
         }
-        emitToolBlock(buffer.substring(pos, close), true);
-        pos = close + TOOL_CLOSE.length();
+        pos += closeMatcher.pattern(hit.pattern()).length();
+        mode = Mode.CONTENT;
+        return true;
+    }
+
+    /** A tool block or a header: buffered until its closing marker. */
+    private boolean scanBlock() {
+        if (closeMatcher.isEmpty()) {
+            return false; // it runs to the end of the output
+        }
+        LiteralMatcher.Hit hit = closeMatcher.scan(buffer, Math.max(pos, searchFrom), false);
+        if (!hit.matched()) {
+            searchFrom = hit.start();
+            return false;
+        }
+        String body = buffer.substring(pos, hit.start());
+        String close = closeMatcher.pattern(hit.pattern());
+        pos = hit.start() + close.length();
+        if (mode == Mode.HEADER) {
+            enterFrame(opened + body, close);
+            return true;
+        }
+        emitToolBlock(body, close);
         mode = Mode.CONTENT;
         trimLeading = true;
         return true;
     }
 
-    /** Skips whitespace after a tag; returns whether there is text left to scan. */
+    private void enterFrame(String header, String close) {
+        Syntax.Frame frame = syntax.headers().orElseThrow().rule().frame(header);
+        switch (frame) {
+            case Syntax.Frame.Reasoning r -> enterReasoning(r.closes());
+            case Syntax.Frame.Content c -> mode = Mode.CONTENT;
+            case Syntax.Frame.Dropped d -> {
+                mode = Mode.DROPPED;
+                closeMatcher = new LiteralMatcher(d.closes());
+            }
+            case Syntax.Frame.Call call -> {
+                mode = Mode.TOOL;
+                toolBlock = null;
+                headerCall = call.name();
+                headerText = header + close;
+                opened = "";
+                closeMatcher = new LiteralMatcher(call.closes());
+                searchFrom = pos;
+            }
+        }
+    }
+
+    /** Skips whitespace after a marker; returns whether there is text left to scan. */
     private boolean skipLeadingWhitespace() {
         if (trimLeading) {
             while (pos < buffer.length() && Character.isWhitespace(buffer.charAt(pos))) {
@@ -239,24 +417,56 @@ public final class OutputScanner {
         return pos < buffer.length();
     }
 
-    private void emitToolBlock(String block, boolean closed) {
-        String json = closed ? block : withoutPartialCloseTag(block);
-        Optional<ToolCallParser.FunctionCall> call = parser.parse(json);
-        if (call.isPresent()) {
-            events.toolCall(new OutputEvent.ToolCall(toolCallCount++, ids.next(), call.get().name(),
-                    call.get().argumentsJson()));
+    private void contentUpTo(int end) {
+        events.content(buffer, pos, end);
+        pos = end;
+    }
+
+    /** A closed (or, at the end, unclosed) tool block: its calls, else its text as written. */
+    private void emitToolBlock(String body, String close) {
+        Optional<List<FunctionCall>> calls = parseToolCalls ? read(body) : Optional.empty();
+        if (calls.isPresent()) {
+            for (FunctionCall call : calls.get()) {
+                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, ids.next(), call.name(),
+                        call.argumentsJson()));
+            }
         } else {
-            events.content(TOOL_OPEN + block + (closed ? TOOL_CLOSE : ""));
+            events.content(headerText + opened + body + close);
         }
     }
 
-    /** An unclosed block may end with the start of the closing tag ("...}&lt;/tool_c"). */
-    private static String withoutPartialCloseTag(String block) {
-        for (int n = Math.min(TOOL_CLOSE.length() - 1, block.length()); n > 0; n--) {
-            if (block.endsWith(TOOL_CLOSE.substring(0, n))) {
-                return block.substring(0, block.length() - n);
+    /** The calls of offered tools in a block, all of them or none. */
+    private Optional<List<FunctionCall>> read(String body) {
+        Optional<List<FunctionCall>> calls;
+        if (toolBlock != null) {
+            calls = toolBlock.reader().read(toolBlock.openInBody() ? opened + body : body, tools);
+        } else {
+            calls = CallJson.object(body).map(args -> List.of(new FunctionCall(headerCall, args)));
+        }
+        if (calls.isEmpty() || calls.get().isEmpty()) {
+            return Optional.empty();
+        }
+        List<FunctionCall> offered = new ArrayList<>();
+        for (FunctionCall call : calls.get()) {
+            Optional<String> name = tools.resolve(call.name());
+            if (name.isEmpty()) {
+                return Optional.empty(); // a tool the request did not offer: as llama-server, not a call
+            }
+            offered.add(new FunctionCall(name.get(), call.argumentsJson()));
+        }
+        return Optional.of(offered);
+    }
+
+    /** An unclosed block may end with the start of its closing marker ("...}&lt;/tool_c"). */
+    private String withoutPartialClose(String body) {
+        for (int p = 0; p < closeMatcher.size(); p++) {
+            String close = closeMatcher.pattern(p);
+            for (int n = Math.min(close.length() - 1, body.length()); n > 0; n--) {
+                if (body.endsWith(close.substring(0, n))) {
+                    return body.substring(0, body.length() - n);
+                }
             }
         }
-        return block;
+        return body;
     }
 }

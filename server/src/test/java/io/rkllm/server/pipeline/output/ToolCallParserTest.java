@@ -2,7 +2,7 @@ package io.rkllm.server.pipeline.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.server.pipeline.output.ToolCallParser.FunctionCall;
+import io.rkllm.server.pipeline.output.FunctionCall;
 import org.junit.jupiter.api.Test;
 
 class ToolCallParserTest {
