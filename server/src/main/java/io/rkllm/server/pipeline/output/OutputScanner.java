@@ -83,6 +83,8 @@ public final class OutputScanner {
     private Mode mode;
     /** The markers that end the current block, message or header. */
     private LiteralMatcher closeMatcher;
+    /** In REASONING mode: how many of {@link #closeMatcher}'s patterns close it (the others open calls). */
+    private int reasoningCloses;
     /** The marker that opened the current tool block or header (for a verbatim copy). */
     private String opened = "";
     /** In TOOL mode: the block being read, else the function a header named. */
@@ -328,7 +330,12 @@ public final class OutputScanner {
 
     private void enterReasoning(List<String> closes) {
         mode = Mode.REASONING;
-        closeMatcher = new LiteralMatcher(closes);
+        reasoningCloses = closes.size();
+        List<String> patterns = new ArrayList<>(closes);
+        if (parseToolCalls && syntax.callsEndReasoning()) {
+            syntax.tools().forEach(t -> patterns.add(t.open()));
+        }
+        closeMatcher = new LiteralMatcher(patterns);
         trimLeading = true;
     }
 
@@ -342,8 +349,15 @@ public final class OutputScanner {
         if (!hit.matched()) {
             return false;
         }
-        pos += closeMatcher.pattern(hit.pattern()).length();
         mode = Mode.CONTENT;
+        if (hit.pattern() >= reasoningCloses) {
+            // a call's opening marker: reasoning ends there, the call is read as in content
+            Syntax.ToolBlock block = syntax.tools().get(hit.pattern() - reasoningCloses);
+            pos += block.open().length();
+            open(new Opening.Tool(block), block.open());
+            return true;
+        }
+        pos += closeMatcher.pattern(hit.pattern()).length();
         trimLeading = true;
         return true;
     }

@@ -15,8 +15,11 @@ import java.util.Optional;
  * @param tools the tool-call blocks, each with the reader of its body
  * @param silent markers that are neither content nor anything else (Command R's {@code <|START_RESPONSE|>}): dropped
  * @param headers the headers of a family that writes them
+ * @param callsEndReasoning a tool-call block ends reasoning left open (Qwen3.5 and Kimi K2 start calling without
+ *                          closing their thinking); else a call's markers inside reasoning are reasoning
  */
-public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> silent, Optional<Headers> headers) {
+public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> silent, Optional<Headers> headers,
+                     boolean callsEndReasoning) {
 
     /**
      * Hermes' and Qwen's: {@code <think>} blocks, and one JSON call in each {@code <tool_call>} block; what most
@@ -34,14 +37,19 @@ public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> 
 
     /** Blocks only: reasoning and tool calls. */
     public static Syntax of(List<Block> reasoning, List<ToolBlock> tools) {
-        return new Syntax(reasoning, tools, List.of(), Optional.empty());
+        return new Syntax(reasoning, tools, List.of(), Optional.empty(), false);
     }
 
     /** The same syntax with markers dropped from content. */
     public Syntax withSilent(String... markers) {
         List<String> all = new ArrayList<>(silent);
         all.addAll(List.of(markers));
-        return new Syntax(reasoning, tools, all, headers);
+        return new Syntax(reasoning, tools, all, headers, callsEndReasoning);
+    }
+
+    /** The same syntax, a call ending reasoning left open. */
+    public Syntax withCallsEndingReasoning() {
+        return new Syntax(reasoning, tools, silent, headers, true);
     }
 
     /** Every marker it names, once: what an engine must write as text when a model writes it as a special token. */
@@ -144,8 +152,12 @@ public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> 
         record Reasoning(List<String> closes) implements Frame {
         }
 
-        /** Content; its closing marker is dropped. */
-        record Content(List<String> closes) implements Frame {
+        /** Content, up to the next header (the syntax's silent markers drop what closes it). */
+        record Content() implements Frame {
+            @Override
+            public List<String> closes() {
+                return List.of();
+            }
         }
 
         /** A call of the function {@code name}, its arguments the message's text (JSON). */
