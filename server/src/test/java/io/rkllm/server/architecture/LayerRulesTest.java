@@ -204,6 +204,17 @@ class LayerRulesTest {
     }
 
     @Test
+    void theChatTemplatesKnowNothingOfServing() {
+        // the pipeline (apply-template, the generation prompt's probe) and the llama.cpp backend both render with it
+        noClasses().that().resideInAPackage("io.rkllm.server.template..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",
+                        "io.rkllm.server.pipeline..", "io.rkllm.server.http..", "io.rkllm.server.api..",
+                        "io.rkllm.server.app..", "io.rkllm.server.backend..", "io.rkllm.server.models..",
+                        "io.rkllm.ffm..", "io.rkllm.llama")
+                .check(classes);
+    }
+
+    @Test
     void downloadsKnowNothingOfServing() {
         noClasses().that().resideInAPackage("io.rkllm.server.download..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.rkllm.server.engine..",

@@ -9,7 +9,7 @@ import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
 import io.rkllm.llama.Pooling;
-import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.template.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;

@@ -12,6 +12,7 @@ import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.template.TemplateMessage;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -93,7 +94,7 @@ public final class LlamaBackend implements Backend {
      * is then used). The bench gives the library the same prompt as the server with it.
      */
     public static Optional<UnaryOperator<String>> userTurns(LlamaModel model) {
-        return GgufModel.template("bench", model).map(t -> text -> t.render(ChatPrompt.Message.of("user", text),
+        return GgufModel.template("bench", model).map(t -> text -> t.render(TemplateMessage.of("user", text),
                 false));
     }
 

@@ -1,8 +1,12 @@
 package io.rkllm.server.backend.llama;
 
-import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
+import io.rkllm.server.template.JinjaChatTemplate;
+import io.rkllm.server.template.TemplateMessage;
+import io.rkllm.server.template.TemplateSwitches;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -35,13 +39,14 @@ final class PromptText {
         if (prompt.task().isPresent()) {
             String text = prompt.task().get().text();
             if (jinja.isPresent()) {
-                return jinja.get().render(ChatPrompt.Message.of("user", text), false);
+                return jinja.get().render(TemplateMessage.of("user", text), false);
             }
             PromptTemplate template = template(setup);
             return template.systemPrompt() + template.promptPrefix() + text + template.promptPostfix();
         }
         if (jinja.isPresent()) {
-            return jinja.get().render(prompt);
+            return jinja.get().render(messages(prompt), setup.tools(), new TemplateSwitches(
+                    prompt.settings().thinking(), prompt.settings().effort(), prompt.settings().templateArguments()));
         }
         boolean systemBeforeFirstTurn = setup.template().isPresent() && setup.systemInText();
         return family.render(template(setup), systemBeforeFirstTurn ? setup.systemPrompt() : "", prompt.messages());
@@ -51,5 +56,19 @@ final class PromptText {
     private static PromptTemplate template(ChatPrompt.Setup setup) {
         return setup.template().orElseGet(() -> new PromptTemplate(setup.systemPrompt().isEmpty() ? ""
                 : CHATML_SYSTEM + setup.systemPrompt() + "<|im_end|>\n", CHATML_USER, CHATML_ASSISTANT));
+    }
+
+    /** The conversation as the template reads it: the system prompt first, then the messages. */
+    static List<TemplateMessage> messages(ChatPrompt prompt) {
+        List<TemplateMessage> messages = new ArrayList<>();
+        if (!prompt.setup().systemPrompt().isEmpty()) {
+            messages.add(TemplateMessage.of("system", prompt.setup().systemPrompt()));
+        }
+        for (ChatPrompt.Message m : prompt.messages()) {
+            messages.add(new TemplateMessage(m.role(), m.content(), m.toolCalls().stream()
+                    .map(c -> new TemplateMessage.Call(c.id(), c.name(), c.argumentsJson())).toList(),
+                    m.toolCallId(), m.reasoning()));
+        }
+        return messages;
     }
 }

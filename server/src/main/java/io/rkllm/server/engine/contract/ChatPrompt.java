@@ -2,6 +2,7 @@ package io.rkllm.server.engine.contract;
 
 import io.rkllm.server.engine.contract.cache.Trim;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -127,12 +128,26 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      * @param answerShape what the answer must be, for a backend that can constrain its sampling to it
      * @param reserveTokens room kept for the answer when deciding what fits
      * @param contextLength the model's context
+     * @param effort how hard to think, for a template that takes it ({@code low}, {@code medium}, {@code high})
+     * @param templateArguments the client's own arguments for the model's chat template
+     * @param markers the texts the model's dialect marks its reasoning and calls with: an engine writes them as text
+     *                when the model samples them as special tokens (llama.cpp's preserved tokens)
      */
     public record Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
-                           int reserveTokens, int contextLength) {
+                           int reserveTokens, int contextLength, Optional<String> effort,
+                           Map<String, Object> templateArguments, List<String> markers) {
         public Settings {
             Objects.requireNonNull(sampling, "sampling");
             Objects.requireNonNull(answerShape, "answerShape");
+            Objects.requireNonNull(effort, "effort");
+            templateArguments = Map.copyOf(templateArguments);
+            markers = List.copyOf(markers);
+        }
+
+        /** No effort, no template arguments, no markers. */
+        public Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
+                        int reserveTokens, int contextLength) {
+            this(thinking, sampling, answerShape, reserveTokens, contextLength, Optional.empty(), Map.of(), List.of());
         }
     }
 
@@ -143,13 +158,21 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      * @param content its text (an assistant's without its reasoning)
      * @param toolCalls the assistant's tool calls
      * @param toolCallId the call a tool result answers
+     * @param reasoning an assistant's reasoning, as the client sent it back (templates that write it again get it)
      */
-    public record Message(String role, String content, List<ToolCall> toolCalls, Optional<String> toolCallId) {
+    public record Message(String role, String content, List<ToolCall> toolCalls, Optional<String> toolCallId,
+                          Optional<String> reasoning) {
         public Message {
             Objects.requireNonNull(role, "role");
             Objects.requireNonNull(content, "content");
             toolCalls = List.copyOf(toolCalls);
             Objects.requireNonNull(toolCallId, "toolCallId");
+            Objects.requireNonNull(reasoning, "reasoning");
+        }
+
+        /** Without reasoning. */
+        public Message(String role, String content, List<ToolCall> toolCalls, Optional<String> toolCallId) {
+            this(role, content, toolCalls, toolCallId, Optional.empty());
         }
 
         public static Message of(String role, String content) {

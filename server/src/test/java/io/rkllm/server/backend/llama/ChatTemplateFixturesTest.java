@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.template.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.cache.Trim;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rkllm.server.backend.llama.jinja.JinjaChatTemplate;
+import io.rkllm.server.template.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.cache.Trim;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.rkllm.server.backend.llama.jinja;
+package io.rkllm.server.template;
 
 import java.beans.FeatureDescriptor;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.rkllm.server.backend.llama.jinja;
+package io.rkllm.server.template;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
@@ -10,7 +10,6 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.filter.Filter;
 import com.hubspot.jinjava.lib.filter.FromJsonFilter;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
-import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.text.BracketScanner;
 import java.time.Clock;
 import java.time.LocalDateTime;
@@ -24,7 +23,8 @@ import java.util.regex.Pattern;
 import jinjava.javax.el.CompositeELResolver;
 
 /**
- * A GGUF model's own chat template ({@code tokenizer.chat_template}, Hugging Face's Jinja2 dialect), rendered by
+ * A model's own chat template (a GGUF's {@code tokenizer.chat_template}, or the {@code chat_template.jinja} beside a
+ * model file: Hugging Face's Jinja2 dialect), rendered by
  * Jinjava with what transformers' environment has and Jinjava lacks: {@code {{-}} trimming and Python's operator
  * precedence (Jinjava's legacy overrides), {@code trim_blocks}/{@code lstrip_blocks}, Python's string methods
  * ({@link PyStrings}), {@code raise_exception}, {@code strftime_now}, {@code tojson} as Python writes JSON
@@ -93,7 +93,8 @@ public final class JinjaChatTemplate {
                                                     List<String> problems, Clock clock) {
         try {
             JinjaChatTemplate template = new JinjaChatTemplate(source, bos, eos, addsBos, clock);
-            template.render(List.of(message("system", "S"), message("user", "U")), Optional.empty(), false);
+            template.renderMaps(List.of(message("system", "S"), message("user", "U")), Optional.empty(),
+                    TemplateSwitches.thinking(false));
             return Optional.of(template);
         } catch (RuntimeException e) {
             problems.add(e.getMessage());
@@ -101,17 +102,17 @@ public final class JinjaChatTemplate {
         }
     }
 
-    /** A chat turn: the system prompt, the conversation, the tools, the thinking switch, then the answer's start. */
-    public String render(ChatPrompt prompt) {
+    /**
+     * A conversation ready for the model's answer: the messages (a system prompt first, when there is one), the tools
+     * offered (an OpenAI {@code tools} array as JSON), and the switches.
+     */
+    public String render(List<TemplateMessage> conversation, Optional<String> toolsJson, TemplateSwitches switches) {
         List<Map<String, Object>> messages = new ArrayList<>();
-        if (!prompt.setup().systemPrompt().isEmpty()) {
-            messages.add(message("system", prompt.setup().systemPrompt()));
-        }
-        for (ChatPrompt.Message m : prompt.messages()) {
+        for (TemplateMessage m : conversation) {
             Map<String, Object> map = message(m.role(), m.content());
             if (!m.toolCalls().isEmpty()) {
                 List<Map<String, Object>> calls = new ArrayList<>();
-                for (ChatPrompt.ToolCall call : m.toolCalls()) {
+                for (TemplateMessage.Call call : m.toolCalls()) {
                     Map<String, Object> function = new LinkedHashMap<>();
                     function.put("name", call.name());
                     function.put("arguments", ToolArguments.of(call.argumentsJson(), this::readJson));
@@ -124,27 +125,36 @@ public final class JinjaChatTemplate {
                 map.put("tool_calls", calls);
             }
             m.toolCallId().ifPresent(id -> map.put("tool_call_id", id));
+            m.reasoning().ifPresent(r -> {
+                // transformers' field, and gpt-oss's template's own name for it
+                map.put("reasoning_content", r);
+                map.put("thinking", r);
+            });
             messages.add(map);
         }
-        return render(messages, prompt.setup().tools(), prompt.settings().thinking());
+        return renderMaps(messages, toolsJson, switches);
     }
 
     /** One message alone (a background task's text as a user turn). */
-    public String render(ChatPrompt.Message message, boolean thinking) {
-        return render(List.of(message(message.role(), message.content())), Optional.empty(), thinking);
+    public String render(TemplateMessage message, boolean thinking) {
+        return renderMaps(List.of(message(message.role(), message.content())), Optional.empty(),
+                TemplateSwitches.thinking(thinking));
     }
 
-    private String render(List<Map<String, Object>> messages, Optional<String> toolsJson, boolean thinking) {
+    private String renderMaps(List<Map<String, Object>> messages, Optional<String> toolsJson,
+                              TemplateSwitches switches) {
         Map<String, Object> context = new LinkedHashMap<>();
         context.put("messages", messages);
         context.put("add_generation_prompt", true);
         context.put("bos_token", bos);
         context.put("eos_token", eos);
-        context.put("enable_thinking", thinking);
+        context.put("enable_thinking", switches.thinking());
+        switches.effort().ifPresent(e -> context.put("reasoning_effort", e));
         context.put(NOW, LocalDateTime.now(clock));
         // transformers always passes tools and documents, None when there are none: `tools is not none` is false
         context.put("tools", null);
         context.put("documents", null);
+        context.putAll(switches.extra());
         String template = source;
         if (toolsJson.isPresent()) {
             // the tools reach the template as objects through Jinjava's own JSON reader (no JSON library here)
