@@ -1,6 +1,5 @@
 package io.rkllm.server.models;
 
-import java.util.Locale;
 
 /**
  * What a model file's header adds to its family profile: an embedding model's pooling and width, and a chat model's
@@ -21,14 +20,17 @@ final class HeaderHints {
     }
 
     /**
-     * A known family's capabilities; for an unknown one, what its chat template shows: tools when it renders a
-     * {@code tools} list, thinking when it writes {@code <think>}.
+     * What the model's own chat template shows, where it has one: tools when it renders a {@code tools} list (a
+     * family known to take none may have a template that does: the template is what the model was tuned with);
+     * thinking as a known family does, else when the template writes a family's reasoning markers or takes a
+     * thinking switch; the family's capabilities where there is no template.
      */
-    static Capabilities capabilities(FamilyProfile profile, ModelHeader facts) {
-        if (!profile.family().equals(FamilyProfiles.GENERIC) || facts.chatTemplate().isEmpty()) {
+    static Capabilities capabilities(FamilyProfile profile, TemplateSource template) {
+        if (template.jinja().isEmpty()) {
             return profile.capabilities();
         }
-        String template = facts.chatTemplate().get().toLowerCase(Locale.ROOT);
-        return new Capabilities(template.contains("<think>"), template.contains("tools"));
+        boolean known = !profile.family().equals(FamilyProfiles.GENERIC);
+        return new Capabilities(known ? profile.capabilities().thinking() : template.writesReasoning(),
+                template.rendersTools());
     }
 }

@@ -34,6 +34,7 @@ import java.util.OptionalInt;
  * @param vision              the image encoder and its settings, for a vision-language model
  * @param embedding           present for an embedding model (it cannot chat): how its vectors are made
  * @param facts               what the engine that runs it made of its file: which engine, the format, the header
+ * @param template            its own chat template, where it was found, and the dialect its sidecar names
  */
 public record ModelDescriptor(String id, String displayName, Path file, long sizeBytes, Instant modified,
                               int contextLength, Capabilities capabilities, SamplingDefaults sampling,
@@ -41,7 +42,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
                               List<String> aliases, String family, boolean thinkingStartsOpen, String source,
                               SamplingDefaults thinkingSampling, OptionalInt memoryMb,
                               Optional<VisionSpec> vision, Optional<EmbeddingSettings> embedding,
-                              ModelFacts facts) {
+                              ModelFacts facts, TemplateSource template) {
 
     /** {@code contextLength} came from {@code model.yaml} (or a {@code model_config.json}). */
     public static final String SOURCE_SIDECAR = "sidecar";
@@ -69,6 +70,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
         Objects.requireNonNull(vision, "vision");
         Objects.requireNonNull(embedding, "embedding");
         Objects.requireNonNull(facts, "facts");
+        Objects.requireNonNull(template, "template");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -102,7 +104,7 @@ public record ModelDescriptor(String id, String displayName, Path file, long siz
     public ModelDescriptor withAliases(List<String> value) {
         return new ModelDescriptor(id, displayName, file, sizeBytes, modified, contextLength, capabilities, sampling,
                 chatTemplate, defaultSystemPrompt, value, family, thinkingStartsOpen, source, thinkingSampling, memoryMb,
-                vision, embedding, facts);
+                vision, embedding, facts, template);
     }
 
     /**

@@ -39,6 +39,8 @@ import java.util.TreeSet;
  * so fixing one sidecar never renames another model. Stateless apart from its configuration; thread-safe.
  */
 public final class ModelDiscovery {
+    /** The largest chat_template.jinja read (real ones are 1 to 30 KB). */
+    static final long MAX_TEMPLATE_BYTES = 1L << 20;
 
     /** Default depth: files in {@code models/}, {@code models/a/} and {@code models/a/b/}. */
     public static final int DEFAULT_MAX_DEPTH = 3;
@@ -257,8 +259,8 @@ public final class ModelDiscovery {
             warnings.add(Problem.warning(sidecar.path(), "embedding", "ignored: this is a chat model (set kind: "
                     + "embedding if it is an embedding model)"));
         }
-        Capabilities known = header.isPresent() ? HeaderHints.capabilities(profile, header.get())
-                : profile.capabilities();
+        TemplateSource template = templateSource(c, header, warnings).withDialect(sidecar.dialect());
+        Capabilities known = HeaderHints.capabilities(profile, template);
         Capabilities caps = kind == ModelKind.EMBEDDING ? Capabilities.none() : new Capabilities(
                 sidecar.thinking().orElse(known.thinking()), sidecar.tools().orElse(known.tools()));
         boolean startsOpen = sidecar.thinkingStartsOpen().orElse(profile.thinkingStartsOpen());
@@ -335,7 +337,30 @@ public final class ModelDiscovery {
         }
         return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
                 sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, read.facts()));
+                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, read.facts(), template));
+    }
+
+    /**
+     * The model's own chat template: a {@code chat_template.jinja} in the model's own folder (the file Hugging Face
+     * repositories have), else the one its file carries.
+     */
+    private static TemplateSource templateSource(Candidate c, Optional<ModelHeader> header, List<Problem> warnings) {
+        Path beside = c.folder().resolve(TemplateSource.FILE_NAME);
+        if (c.inOwnFolder() && Files.isRegularFile(beside)) {
+            try {
+                if (Files.size(beside) <= MAX_TEMPLATE_BYTES) {
+                    return new TemplateSource(Optional.of(Files.readString(beside)), TemplateSource.BESIDE,
+                            Optional.empty());
+                }
+                warnings.add(Problem.warning(beside, "is larger than " + MAX_TEMPLATE_BYTES / 1024
+                        + " KB: not a chat template; ignored"));
+            } catch (IOException | RuntimeException e) {
+                warnings.add(Problem.warning(beside, "cannot be read (" + e.getMessage() + "); ignored"));
+            }
+        }
+        Optional<String> own = header.flatMap(ModelHeader::chatTemplate);
+        return own.map(t -> new TemplateSource(Optional.of(t), TemplateSource.HEADER, Optional.empty()))
+                .orElse(TemplateSource.NOTHING);
     }
 
     /** The format of the first engine whose endings the file's name has (the scanner found no other files). */

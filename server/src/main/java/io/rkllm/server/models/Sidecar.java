@@ -13,7 +13,8 @@ record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Opti
                Optional<Boolean> tools, Optional<Boolean> thinkingStartsOpen, SamplingDefaults sampling,
                SamplingDefaults thinkingSampling, Optional<ChatTemplate> chatTemplate,
                Optional<String> defaultSystemPrompt, List<String> aliases, Optional<String> family,
-               OptionalInt memoryMb, Vision vision, Optional<ModelKind> kind, EmbeddingOverrides embedding) {
+               OptionalInt memoryMb, Vision vision, Optional<ModelKind> kind, EmbeddingOverrides embedding,
+               Optional<String> dialect) {
 
     Sidecar {
         aliases = List.copyOf(aliases);
@@ -39,6 +40,6 @@ record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Opti
         return new Sidecar(path, Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty(), SamplingDefaults.none(), SamplingDefaults.none(), Optional.empty(),
                 Optional.empty(), List.of(), Optional.empty(), OptionalInt.empty(), Vision.NONE, Optional.empty(),
-                EmbeddingOverrides.none());
+                EmbeddingOverrides.none(), Optional.empty());
     }
 }

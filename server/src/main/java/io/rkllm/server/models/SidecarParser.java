@@ -58,7 +58,7 @@ final class SidecarParser {
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
                 "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling",
-                "memory_mb", "vision", "kind", "embedding"));
+                "memory_mb", "vision", "kind", "embedding", "dialect"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -164,12 +164,15 @@ final class SidecarParser {
             return parsed;
         });
         EmbeddingOverrides embedding = f.embedding(top.get("embedding"));
+        // which dialects exist is the pipeline's to say: a name it does not know is a warning when the model is used
+        Optional<String> dialect = f.text("dialect", top.get("dialect")).map(String::strip).filter(d -> !d.isEmpty());
 
         if (problems.stream().anyMatch(Problem::isError)) {
             return new Parsed(Optional.empty(), problems);
         }
         return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision, kind, embedding)),
+                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision, kind, embedding,
+                dialect)),
                 problems);
     }
 

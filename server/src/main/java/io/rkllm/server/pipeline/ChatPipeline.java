@@ -11,7 +11,9 @@ import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.pipeline.output.OfferedTools;
 import io.rkllm.server.pipeline.output.ScannerOptions;
+import io.rkllm.server.pipeline.output.dialect.Dialect;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -40,6 +42,7 @@ public final class ChatPipeline {
     private final ContextFit contextFit;
     private final VisionStep vision;
     private final ContextFit.CacheView caches;
+    private final ModelDialects dialects = new ModelDialects();
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
         this(models, estimator, config, models::cachedConversations);
@@ -131,9 +134,12 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
                     "ignored: runtime 1.2 fixes sampling when the model loads; the model's defaults were used"));
         }
-        ScannerOptions scanner = ScannerOptions.forAnswer(request.stop())
-                .startingInsideThink(thinking.enabled() && model.thinkingStartsOpen())
-                .withToolCalls(request.toolsJson().isPresent());
+        Dialect dialect = dialects.of(model);
+        ScannerOptions scanner = ScannerOptions.forAnswer(request.stop()).inSyntax(dialect.syntax())
+                .startingInsideThink(dialects.promptOpensReasoning(model, dialect, thinking.enabled()));
+        if (request.toolsJson().isPresent()) {
+            scanner = scanner.withToolCalls(OfferedTools.of(request.toolsJson().get()));
+        }
         return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens,
                 sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes),
                 pictures.input());

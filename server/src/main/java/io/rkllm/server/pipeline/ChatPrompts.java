@@ -7,7 +7,6 @@ import io.rkllm.server.engine.contract.AnswerShape;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.PromptImage;
-import io.rkllm.server.pipeline.output.OutputScanner;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,7 +58,8 @@ final class ChatPrompts {
         return new ChatPrompt(id, identity, new ChatPrompt.Setup(system, template, systemInText,
                 chat.request().toolsJson()), turns, task,
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
-                        chat.model().contextLength()));
+                        chat.model().contextLength(), chat.request().thinking().effort(),
+                        chat.request().thinking().templateArguments(), chat.scanner().syntax().markers()));
     }
 
     /** The conversation as prompt texts: the new messages alone, and the whole with earlier turns flattened. */
@@ -85,7 +85,7 @@ final class ChatPrompts {
      * freely first: the constraint starts after the closing tag the output scanner reads reasoning up to.
      */
     static Optional<AnswerShape> answerShape(PreparedChat chat) {
-        Optional<String> after = chat.thinking() ? Optional.of(OutputScanner.THINK_CLOSE) : Optional.empty();
+        Optional<String> after = chat.scanner().syntax().answerAfter(chat.thinking());
         return chat.contract().flatMap(contract -> {
             if (!(contract instanceof AnswerContract.Json json)) {
                 return Optional.empty();
@@ -113,7 +113,7 @@ final class ChatPrompts {
         for (ChatMessage m : concat(trimmed.history(), trimmed.newMessages())) {
             out.add(new ChatPrompt.Message(m.role().name().toLowerCase(Locale.ROOT), m.content(),
                     m.toolCalls().stream().map(c -> new ChatPrompt.ToolCall(c.id(), c.name(), c.argumentsJson()))
-                            .toList(), m.toolCallId()));
+                            .toList(), m.toolCallId(), m.reasoning()));
         }
         return out;
     }

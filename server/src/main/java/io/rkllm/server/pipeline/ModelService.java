@@ -16,6 +16,7 @@ import io.rkllm.server.engine.contract.VisionLoad;
 import io.rkllm.server.models.ModelCatalog;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelKind;
+import io.rkllm.server.models.TemplateSource;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -346,7 +347,8 @@ public final class ModelService {
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.facts().engine(), model.file(), model.contextLength(), sampling, slots,
                     ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
-                    model.family(), model.isEmbedding());
+                    model.family(), model.isEmbedding(), model.template().origin().equals(TemplateSource.BESIDE)
+                            ? model.template().jinja() : Optional.empty());
         });
     }
 

@@ -16,7 +16,7 @@ public record ThinkingDecision(boolean enabled, Optional<String> strippedPrompt)
     static final String THINK = "/think";
 
     public static ThinkingDecision decide(ModelDescriptor model, ChatRequest request, boolean serverDefault) {
-        Optional<Boolean> wanted = request.thinking();
+        Optional<Boolean> wanted = request.thinking().on();
         Optional<String> stripped = Optional.empty();
         ChatMessage last = request.messages().getLast();
         if (last.role() == Role.USER) {

@@ -17,7 +17,7 @@ class ModelCatalogTest {
         return new ModelDescriptor(id, id, Path.of("/models", id, "m.rkllm"), 1, Instant.EPOCH, 4096,
                 Capabilities.none(), SamplingDefaults.none(), Optional.empty(), Optional.empty(), List.of(aliases),
                 FamilyProfiles.GENERIC, false, ModelDescriptor.SOURCE_DEFAULT, SamplingDefaults.none(), OptionalInt.empty(),
-                Optional.empty(), Optional.empty(), new OpaqueFacts());
+                Optional.empty(), Optional.empty(), new OpaqueFacts(), TemplateSource.NOTHING);
     }
 
     /** A model file its engine does not read. */

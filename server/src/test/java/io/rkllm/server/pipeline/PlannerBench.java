@@ -127,7 +127,7 @@ final class PlannerBench implements AutoCloseable {
 
     static ChatRequest request(Optional<String> conversationKey, Optional<String> tools, List<ChatMessage> messages) {
         return new ChatRequest(MODEL, List.copyOf(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
-                List.of(), tools, ToolChoice.AUTO, true, Optional.empty(), Optional.empty(), conversationKey, false);
+                List.of(), tools, ToolChoice.AUTO, true, Optional.empty(), io.rkllm.server.pipeline.request.Thinking.UNSAID, conversationKey, false);
     }
 
     /** A client's copy of one conversation, as Open WebUI keeps it: every turn sends all of it. */

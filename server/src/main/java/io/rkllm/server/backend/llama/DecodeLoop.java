@@ -538,7 +538,7 @@ final class DecodeLoop implements AutoCloseable {
             return;
         }
         r.generated++;
-        byte[] piece = model.tokenToPiece(token, false);
+        byte[] piece = model.tokenToPiece(token, r.request.preserved().contains(token));
         String text = r.utf8.add(piece);
         r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {

@@ -48,10 +48,11 @@ final class GgufModel implements BackendModel {
     private final LlamaModel embeddingModel;
     private final LlamaContext embeddingContext;
     private final int parallel;
+    private final MarkerTokens markers;
     private Optional<PromptTemplate> framing = Optional.empty();
 
     private GgufModel(String id, PromptText text, Sampling defaults, DecodeLoop loop, LlamaModel embeddingModel,
-                      LlamaContext embeddingContext, int parallel) {
+                      LlamaContext embeddingContext, int parallel, MarkerTokens markers) {
         this.id = id;
         this.text = text;
         this.defaults = defaults;
@@ -59,6 +60,7 @@ final class GgufModel implements BackendModel {
         this.embeddingModel = embeddingModel;
         this.embeddingContext = embeddingContext;
         this.parallel = parallel;
+        this.markers = markers;
     }
 
     /** Loads the model (mapped) and its context under the engine's memory check, on the worker's thread. */
@@ -77,18 +79,19 @@ final class GgufModel implements BackendModel {
                 Pooling pooling = ranks(model) ? Pooling.RANK : Pooling.NONE;
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
                         settings.threads(), pooling));
-                return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1);
+                return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1,
+                        new MarkerTokens(model));
             }
             int sequences = settings.parallel();
             LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings));
-            PromptText text = new PromptText(template(load.id(), model), endOfTurn(model));
+            PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model));
             LOG.info("model {}: llama.cpp context of {} cells shared by {} conversations at once (and one for "
                             + "background tasks), each of up to {} tokens, {} threads, {}", load.id(),
                     context.contextLength(), sequences, load.contextLength(), settings.threads(), text.ownTemplate()
                             ? "its own chat template" : "the family's chat template");
             return new GgufModel(load.id(), text, defaults,
                     new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
-                    sequences);
+                    sequences, new MarkerTokens(model));
         } catch (RuntimeException | Error e) {
             model.close();
             throw e;
@@ -123,7 +126,12 @@ final class GgufModel implements BackendModel {
 
     /** The model's own Jinja template, when it has one that renders. */
     static Optional<JinjaChatTemplate> template(String id, LlamaModel model) {
-        Optional<String> source = model.chatTemplate().filter(t -> !t.isBlank());
+        return template(id, model, Optional.empty());
+    }
+
+    /** The model's own Jinja template ({@code beside} it, else in its file), when it has one that renders. */
+    static Optional<JinjaChatTemplate> template(String id, LlamaModel model, Optional<String> beside) {
+        Optional<String> source = beside.or(model::chatTemplate).filter(t -> !t.isBlank());
         if (source.isEmpty()) {
             return Optional.empty();
         }
@@ -171,7 +179,8 @@ final class GgufModel implements BackendModel {
             return new GenerationEnd.Failed(e.getMessage());
         }
         SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
-                LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens);
+                LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens,
+                markers.tokens(prompt.settings().markers()));
         // bound before it is queued: a cancel that comes as soon as the loop has the request is one it sees
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             loop.submit(request);

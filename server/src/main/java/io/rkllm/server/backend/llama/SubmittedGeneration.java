@@ -4,6 +4,7 @@ import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.GenerationEnd;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
@@ -18,13 +19,23 @@ import java.util.concurrent.LinkedBlockingQueue;
  *             nothing behind
  * @param sampling the sampler chain's settings, without a grammar
  * @param grammar what the answer must be, from its first token or after the reasoning's end
+ * @param preserved the control tokens the answer writes as text (the markers of the model's dialect, as llama-server's
+ *                  preserved tokens): any other control token writes nothing
  */
 record SubmittedGeneration(ChatPrompt prompt, String text, boolean task, SamplingParams sampling,
-                           Optional<AnswerGrammar> grammar, int maxTokens, BlockingQueue<Event> events, Flag cancelled) {
+                           Optional<AnswerGrammar> grammar, int maxTokens, Set<Integer> preserved,
+                           BlockingQueue<Event> events, Flag cancelled) {
 
     SubmittedGeneration(ChatPrompt prompt, String text, boolean task, SamplingParams sampling,
+                        Optional<AnswerGrammar> grammar, int maxTokens, Set<Integer> preserved) {
+        this(prompt, text, task, sampling, grammar, maxTokens, Set.copyOf(preserved), new LinkedBlockingQueue<>(),
+                new Flag());
+    }
+
+    /** A generation whose answer writes no control token. */
+    SubmittedGeneration(ChatPrompt prompt, String text, boolean task, SamplingParams sampling,
                         Optional<AnswerGrammar> grammar, int maxTokens) {
-        this(prompt, text, task, sampling, grammar, maxTokens, new LinkedBlockingQueue<>(), new Flag());
+        this(prompt, text, task, sampling, grammar, maxTokens, Set.of());
     }
 
     /** Sends the generation's end back to the thread that asked. */

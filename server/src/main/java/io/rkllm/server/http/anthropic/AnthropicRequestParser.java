@@ -17,6 +17,7 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
+import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +89,7 @@ public final class AnthropicRequestParser {
                 false, maxTokens, common.sampling(f), generates ? common.stop(f, "stop_sequences") : List.of(),
                 choice.choice().isEmpty() ? Optional.empty() : Tools.only(tools, choice.choice().get()),
                 choice.choice().orElse(ToolChoice.AUTO), choice.parallel(), outputFormat(f),
-                Optional.of(thinking(f)), conversationKey(f, chatIdHeader), false);
+                Thinking.of(Optional.of(thinking(f))), conversationKey(f, chatIdHeader), false);
     }
 
     /**

@@ -15,10 +15,12 @@ import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.regex.Pattern;
@@ -120,26 +122,33 @@ public final class OllamaRequestParser {
         return OptionalInt.of(value.get());
     }
 
-    /** {@code think}: true/false, or an effort ("low", "medium", "high") which means on. */
-    private static Optional<Boolean> think(FieldReader f) {
+    /**
+     * {@code think}: true/false, or an effort ("low", "medium", "high", "max") which means on and reaches templates
+     * that take one ("max" is gpt-oss's "high", as Ollama maps it).
+     */
+    private static Thinking think(FieldReader f) {
         Optional<JsonNode> think = f.raw("think");
-        if (think.isEmpty()) {
-            return Optional.empty();
+        if (think.isEmpty() || think.get().isNull()) {
+            return Thinking.UNSAID;
         }
         JsonNode t = think.get();
         if (t.isBoolean()) {
-            return Optional.of(t.asBoolean());
+            return Thinking.of(Optional.of(t.asBoolean()));
         }
         if (t.isTextual()) {
-            return switch (t.asText().toLowerCase(Locale.ROOT)) {
-                case "low", "medium", "high", "true" -> Optional.of(true);
-                case "false", "none" -> Optional.of(false);
-                default -> throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\""
-                        + " or \"high\"");
+            String level = t.asText().toLowerCase(Locale.ROOT);
+            return switch (level) {
+                case "low", "medium", "high" -> new Thinking(Optional.of(true), Optional.of(level), Map.of());
+                case "max" -> new Thinking(Optional.of(true), Optional.of("high"), Map.of());
+                case "true" -> Thinking.of(Optional.of(true));
+                case "false", "none" -> Thinking.off();
+                default -> throw ApiException.invalid("think", THINK_VALUES);
             };
         }
-        throw ApiException.invalid("think", "'think' must be true, false, \"low\", \"medium\" or \"high\"");
+        throw ApiException.invalid("think", THINK_VALUES);
     }
+
+    private static final String THINK_VALUES = "'think' must be true, false, \"low\", \"medium\", \"high\" or \"max\"";
 
     /** {@code format}: "json" for any JSON object, or a JSON Schema object; "" or absent for free text. */
     private static Optional<OutputFormat> format(FieldReader f) {

@@ -14,6 +14,7 @@ import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
@@ -93,7 +95,7 @@ public final class ChatRequestParser {
         });
         return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
                 includeUsage(f), common.maxTokens(f), common.sampling(f), common.stop(f), Optional.empty(), ToolChoice.AUTO, true,
-                responseFormat(f), Optional.of(false), CommonFields.conversationKey(f, Optional.empty()), true);
+                responseFormat(f), Thinking.off(), CommonFields.conversationKey(f, Optional.empty()), true);
     }
 
     private boolean includeUsage(FieldReader f) {
@@ -101,29 +103,36 @@ public final class ChatRequestParser {
                 .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
     }
 
-    private Optional<Boolean> thinking(FieldReader f) {
-        Optional<JsonNode> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject);
-        if (kwargs.isPresent()) {
-            Optional<Boolean> enable = new FieldReader((ObjectNode) kwargs.get()).bool("enable_thinking");
-            if (enable.isPresent()) {
-                return enable;
-            }
-        }
-        Optional<String> effort = f.string("reasoning_effort");
+    /**
+     * Thinking and the template's arguments: {@code chat_template_kwargs} (every key reaches the template, as on
+     * llama-server; {@code enable_thinking} and {@code reasoning_effort} among them also switch thinking), else
+     * {@code reasoning_effort} (none and minimal: off; low, medium, high: on, and the effort for templates that take
+     * it), else Ollama's {@code think}.
+     */
+    private Thinking thinking(FieldReader f) {
+        Map<String, Object> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject)
+                .map(TemplateArguments::of).orElse(Map.of());
+        Optional<Boolean> on = kwargs.get("enable_thinking") instanceof Boolean b ? Optional.of(b) : Optional.empty();
+        Optional<String> effort = f.string("reasoning_effort")
+                .or(() -> kwargs.get("reasoning_effort") instanceof String s ? Optional.of(s) : Optional.empty());
         if (effort.isPresent()) {
             String e = effort.get().toLowerCase(Locale.ROOT);
-            return switch (e) {
-                case "none", "minimal" -> Optional.of(false);
-                case "low", "medium", "high" -> Optional.of(true);
+            switch (e) {
+                case "none", "minimal" -> {
+                    return new Thinking(on.or(() -> Optional.of(false)), Optional.empty(), kwargs);
+                }
+                case "low", "medium", "high" -> {
+                    return new Thinking(on.or(() -> Optional.of(true)), Optional.of(e), kwargs);
+                }
                 default -> throw ApiException.invalid("reasoning_effort",
                         "'reasoning_effort' must be one of none, minimal, low, medium, high");
-            };
+            }
         }
         Optional<JsonNode> think = f.raw("think");
-        if (think.isPresent() && think.get().isBoolean()) {
-            return Optional.of(think.get().asBoolean());
+        if (on.isEmpty() && think.isPresent() && think.get().isBoolean()) {
+            on = Optional.of(think.get().asBoolean());
         }
-        return Optional.empty();
+        return new Thinking(on, Optional.empty(), kwargs);
     }
 
     /**

@@ -17,6 +17,7 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
+import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -117,7 +118,7 @@ public final class ResponsesRequestParser {
         ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages), f.bool("stream").orElse(false),
                 false, maxTokens, common.sampling(f), List.of(),
                 choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
-                choice.orElse(ToolChoice.AUTO), parallel, format, reasoning.thinking(),
+                choice.orElse(ToolChoice.AUTO), parallel, format, reasoning.asked(),
                 CommonFields.conversationKey(f, chatIdHeader), false);
         boolean store = f.bool("store").orElse(true);
         Optional<String> previous = f.string("previous_response_id").filter(s -> !s.isBlank());
@@ -407,6 +408,12 @@ public final class ResponsesRequestParser {
 
     /** {@code reasoning}: the effort turns thinking on or off; a summary asked for changes where reasoning goes. */
     private record ReasoningRequest(Optional<Boolean> thinking, Optional<String> effort, Optional<String> summary) {
+        /** On or off, and the effort a template may take (xhigh is the highest there is: high). */
+        Thinking asked() {
+            Optional<String> level = thinking.orElse(false) ? effort.map(e -> e.toLowerCase(Locale.ROOT))
+                    .map(e -> e.equals("xhigh") ? "high" : e) : Optional.empty();
+            return new Thinking(thinking, level, Map.of());
+        }
     }
 
     private static ReasoningRequest reasoning(FieldReader f) {

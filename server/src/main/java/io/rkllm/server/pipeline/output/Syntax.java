@@ -17,9 +17,12 @@ import java.util.Optional;
  * @param headers the headers of a family that writes them
  * @param callsEndReasoning a tool-call block ends reasoning left open (Qwen3.5 and Kimi K2 start calling without
  *                          closing their thinking); else a call's markers inside reasoning are reasoning
+ * @param answerStart the marker the answer proper starts after, for a family that always writes one (gpt-oss's
+ *                    final channel): a grammar for the answer starts there; else the first reasoning block's end
+ *                    when the request thinks
  */
 public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> silent, Optional<Headers> headers,
-                     boolean callsEndReasoning) {
+                     boolean callsEndReasoning, Optional<String> answerStart) {
 
     /**
      * Hermes' and Qwen's: {@code <think>} blocks, and one JSON call in each {@code <tool_call>} block; what most
@@ -33,23 +36,30 @@ public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> 
         tools = List.copyOf(tools);
         silent = List.copyOf(silent);
         Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(answerStart, "answerStart");
     }
 
     /** Blocks only: reasoning and tool calls. */
     public static Syntax of(List<Block> reasoning, List<ToolBlock> tools) {
-        return new Syntax(reasoning, tools, List.of(), Optional.empty(), false);
+        return new Syntax(reasoning, tools, List.of(), Optional.empty(), false, Optional.empty());
     }
 
     /** The same syntax with markers dropped from content. */
     public Syntax withSilent(String... markers) {
         List<String> all = new ArrayList<>(silent);
         all.addAll(List.of(markers));
-        return new Syntax(reasoning, tools, all, headers, callsEndReasoning);
+        return new Syntax(reasoning, tools, all, headers, callsEndReasoning, answerStart);
     }
 
     /** The same syntax, a call ending reasoning left open. */
     public Syntax withCallsEndingReasoning() {
-        return new Syntax(reasoning, tools, silent, headers, true);
+        return new Syntax(reasoning, tools, silent, headers, true, answerStart);
+    }
+
+    /** Where a grammar for the answer starts: after {@link #answerStart}, else after reasoning when there is some. */
+    public Optional<String> answerAfter(boolean thinking) {
+        return answerStart.or(() -> thinking && !reasoning.isEmpty() ? Optional.of(reasoning.getFirst().close())
+                : Optional.empty());
     }
 
     /** Every marker it names, once: what an engine must write as text when a model writes it as a special token. */

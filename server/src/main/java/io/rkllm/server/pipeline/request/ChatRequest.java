@@ -12,13 +12,13 @@ import java.util.OptionalInt;
  * @param toolChoice whether the answer must call a tool ({@link ToolChoice#AUTO} when tools are optional)
  * @param parallelToolCalls more than one tool call per answer allowed
  * @param format the structure the answer's content must have, when the client asked for one
- * @param thinking an explicit thinking on/off from the request, if any
+ * @param thinking what the request asks of thinking (on or off, an effort) and of the chat template
  * @param conversationKey a client-provided conversation identity (chat id header, user, prompt_cache_key)
  */
 public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
                           OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
                           Optional<String> toolsJson, ToolChoice toolChoice, boolean parallelToolCalls,
-                          Optional<OutputFormat> format, Optional<Boolean> thinking, Optional<String> conversationKey,
+                          Optional<OutputFormat> format, Thinking thinking, Optional<String> conversationKey,
                           boolean legacyCompletion) {
 
     /** The same request with other messages (a retry that adds turns to the conversation). */

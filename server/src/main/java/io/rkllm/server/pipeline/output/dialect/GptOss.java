@@ -28,7 +28,8 @@ final class GptOss implements Dialect {
     private static final Pattern CHANNEL_NAME = Pattern.compile(Pattern.quote(CHANNEL) + "\\s*(\\w+)");
 
     private static final Syntax SYNTAX = new Syntax(List.of(), List.of(), List.of(END, RETURN, CALL),
-            Optional.of(new Syntax.Headers(List.of(START, CHANNEL), List.of(" to="), MESSAGE, new Rule())), false);
+            Optional.of(new Syntax.Headers(List.of(START, CHANNEL), List.of(" to="), MESSAGE, new Rule())), false,
+            Optional.of(CHANNEL + "final" + MESSAGE));
 
     @Override
     public String name() {
