@@ -32,6 +32,7 @@ void sim_config_defaults(SimConfig* cfg) {
     cfg->embd_size = -1;
     cfg->time_scale = 1.0;
     cfg->thinking = 0;
+    cfg->dialect = SIM_DIALECT_HERMES;
     cfg->reply_tokens = 48;
     cfg->template_system = sim_strdup(DEFAULT_SYSTEM);
     cfg->template_prefix = sim_strdup(DEFAULT_PREFIX);
@@ -171,6 +172,11 @@ static int apply_key(SimConfig* cfg, const char* key, char* value, char* err, si
         rc = sim_parse_int(value, &cfg->image_embed_dim) || cfg->image_embed_dim < 0 ? -1 : 0;
     } else if (strcmp(key, "thinking") == 0) {
         rc = sim_parse_int(value, &cfg->thinking) || (cfg->thinking != 0 && cfg->thinking != 1) ? -1 : 0;
+    } else if (strcmp(key, "dialect") == 0) {
+        if (strcmp(value, "hermes") == 0) cfg->dialect = SIM_DIALECT_HERMES;
+        else if (strcmp(value, "gpt-oss") == 0) cfg->dialect = SIM_DIALECT_GPT_OSS;
+        else if (strcmp(value, "qwen3-coder") == 0) cfg->dialect = SIM_DIALECT_QWEN3_CODER;
+        else rc = -1;
     } else if (strcmp(key, "trace_run_start") == 0) {
         rc = sim_parse_int(value, &cfg->trace_run_start) || (cfg->trace_run_start != 0 && cfg->trace_run_start != 1)
                  ? -1 : 0;

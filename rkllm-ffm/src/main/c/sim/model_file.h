@@ -28,6 +28,13 @@ typedef struct {
 
 typedef enum { SIM_KIND_CHAT = 0, SIM_KIND_EMBEDDING = 1 } SimModelKind;
 
+/* How a simulated model writes its reasoning and its tool calls: the families the server reads. */
+typedef enum {
+    SIM_DIALECT_HERMES,      /* <think>...</think>, <tool_call>{"name", "arguments"}</tool_call> (Qwen3, Hermes) */
+    SIM_DIALECT_GPT_OSS,     /* gpt-oss's harmony channels: analysis, final, commentary to=functions.NAME */
+    SIM_DIALECT_QWEN3_CODER  /* <think>, <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call> */
+} SimDialect;
+
 typedef struct {
     char* name;
     SimModelKind kind; /* an embedding model (Qwen3-Embedding) has other defaults and no chat answers */
@@ -43,6 +50,7 @@ typedef struct {
     double time_scale;
     double npu_budget_mb; /* > 0: rkllm_init fails (1.2) or crashes (1.3) when the live handles' memory_mb would exceed it */
     int thinking;
+    SimDialect dialect; /* how the model writes its reasoning and tool calls */
     int trace_run_start; /* 1: a run_start trace line when a run begins (tests wait for it) */
     int reply_tokens;
     int image_embed_dim; /* floats per image token of multimodal input; 0 = the model takes no images */

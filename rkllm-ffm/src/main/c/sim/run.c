@@ -382,6 +382,8 @@ static void run_answer(RunCtx* c, const AnswerSetup* a) {
     /* After rkllm_set_chat_template the flag has no effect; a thinking model then thinks unless the
      * template itself closes an empty think block (as Qwen3's does for enable_thinking=false). */
     g.think = h->cfg.thinking && (a->custom_template ? !closes_empty_think(a->postfix) : req->enable_thinking);
+    /* gpt-oss reasons before every answer, whatever the template or the flag say (only its effort changes) */
+    if (h->cfg.thinking && h->cfg.dialect == SIM_DIALECT_GPT_OSS) g.think = 1;
     g.reply_tokens = h->cfg.reply_tokens;
     g.seed = a->seed;
     g.tools = a->tools;
@@ -389,6 +391,7 @@ static void run_answer(RunCtx* c, const AnswerSetup* a) {
     g.json_context = a->json_context;
     c->json = a->json;
     g.system = a->system;
+    g.dialect = h->cfg.dialect;
     GenFaults gf = {false, -1, false};
 #if RKLLM_ABI_MINOR >= 3
     const SimFaults* f = &h->cfg.fault;

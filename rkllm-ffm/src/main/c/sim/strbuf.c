@@ -76,6 +76,15 @@ void sb_append_n(StrBuf* sb, const char* s, size_t n) {
     sb->data[sb->len] = '\0';
 }
 
+void sb_insert(StrBuf* sb, size_t at, const char* s) {
+    size_t n = strlen(s);
+    if (at > sb->len) at = sb->len;
+    sb_reserve(sb, n);
+    memmove(sb->data + at + n, sb->data + at, sb->len - at + 1);
+    memcpy(sb->data + at, s, n);
+    sb->len += n;
+}
+
 void sb_append(StrBuf* sb, const char* s) {
     if (s) sb_append_n(sb, s, strlen(s));
 }

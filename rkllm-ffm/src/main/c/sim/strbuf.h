@@ -17,6 +17,7 @@ SIM_HIDDEN void sb_clear(StrBuf* sb);
 SIM_HIDDEN void sb_append_n(StrBuf* sb, const char* s, size_t n);
 SIM_HIDDEN void sb_append(StrBuf* sb, const char* s); /* NULL appends nothing */
 SIM_HIDDEN void sb_append_char(StrBuf* sb, char c);
+SIM_HIDDEN void sb_insert(StrBuf* sb, size_t at, const char* s); /* s put before byte `at` (the end at most) */
 SIM_HIDDEN void sb_printf(StrBuf* sb, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 SIM_HIDDEN const char* sb_cstr(const StrBuf* sb); /* "" when empty */
 SIM_HIDDEN char* sb_steal(StrBuf* sb);            /* malloc'd copy owned by the caller; sb is reset */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "model_file.h"
 #include "schema.h"
 #include "tokenizer.h"
 #include "turns.h"
@@ -104,34 +105,67 @@ static void pseudo_text(Rng* r, int n, StrBuf* out) {
     sb_append_char(out, '.');
 }
 
-static void think_block(Rng* r, StrBuf* out) {
+/* gpt-oss opens its answer's message after its analysis (the prompt opened the first message's header). */
+#define GPT_OSS_FINAL "<|channel|>final<|message|>"
+
+static void think_block(Rng* r, int dialect, StrBuf* out) {
     unsigned words = 6 + rng_below(r, 5);
-    sb_append(out, "<think>\n");
+    sb_append(out, dialect == SIM_DIALECT_GPT_OSS ? "<|channel|>analysis<|message|>" : "<think>\n");
     for (unsigned i = 0; i < words; i++) {
         if (i) sb_append_char(out, ' ');
         append_word(out, THINK_WORDS[rng_below(r, NTHINK)], i == 0);
     }
-    sb_append(out, ".\n</think>\n\n");
+    sb_append(out, dialect == SIM_DIALECT_GPT_OSS ? ".<|end|><|start|>assistant" : ".\n</think>\n\n");
+}
+
+/* The call's arguments as the dialect writes them: JSON, or (Qwen3-Coder) one XML parameter per property, a
+ * string as it is and any other value as JSON, each on lines of its own. */
+static void call_text(int dialect, const char* name, const char* args_json, size_t args_len, StrBuf* out) {
+    if (dialect == SIM_DIALECT_GPT_OSS) {
+        sb_printf(out, "<|channel|>commentary to=functions.%s <|constrain|>json<|message|>", name);
+        sb_append_n(out, args_json, args_len);
+        return;
+    }
+    if (dialect == SIM_DIALECT_QWEN3_CODER) {
+        char* copy = sim_strndup(args_json, args_len);
+        JsonValue* args = json_parse(copy, NULL, 0);
+        free(copy);
+        sb_printf(out, "<tool_call>\n<function=%s>\n", name);
+        for (size_t i = 0; args && args->type == JV_OBJECT && i < args->n; i++) {
+            sb_printf(out, "<parameter=%s>\n", args->keys[i]);
+            if (args->items[i]->type == JV_STRING) sb_append(out, args->items[i]->str);
+            else json_append_value(out, args->items[i]);
+            sb_append(out, "\n</parameter>\n");
+        }
+        json_free(args);
+        sb_append(out, "</function>\n</tool_call>");
+        return;
+    }
+    sb_append(out, "<tool_call>\n{\"name\": ");
+    json_append_string(out, name, strlen(name));
+    sb_append(out, ", \"arguments\": ");
+    sb_append_n(out, args_json, args_len);
+    sb_append(out, "}\n</tool_call>");
 }
 
 /* A call of the tool with arguments that fill its parameters schema, as a model trained for function calling
  * writes them (every property and every required one); without a schema, its first property or nothing. */
-static void tool_call(const SimTool* t, StrBuf* out) {
-    sb_append(out, "<tool_call>\n{\"name\": ");
-    json_append_string(out, t->name, strlen(t->name));
-    sb_append(out, ", \"arguments\": ");
+static void tool_call(const SimTool* t, int dialect, StrBuf* out) {
+    StrBuf args;
+    sb_init(&args);
     JsonValue* schema = t->parameters ? json_parse(t->parameters, NULL, 0) : NULL;
     if (schema) {
-        sim_schema_instance(schema, 0, out);
+        sim_schema_instance(schema, 0, &args);
         json_free(schema);
     } else if (t->first_property) {
-        sb_append_char(out, '{');
-        json_append_string(out, t->first_property, strlen(t->first_property));
-        sb_append(out, ": \"sim\"}");
+        sb_append_char(&args, '{');
+        json_append_string(&args, t->first_property, strlen(t->first_property));
+        sb_append(&args, ": \"sim\"}");
     } else {
-        sb_append(out, "{}");
+        sb_append(&args, "{}");
     }
-    sb_append(out, "}\n</tool_call>");
+    call_text(dialect, t->name, args.data, args.len, out);
+    sb_free(&args);
 }
 
 static void tool_answer(const char* result, StrBuf* out) {
@@ -201,6 +235,14 @@ static void json_answer(const SimGenRequest* req, Rng* rng, StrBuf* out) {
     if (outcome == SIM_JSON_TRAILING_COMMA) add_trailing_comma(&json);
     StrBuf body;
     sb_init(&body);
+    if (tool && req->dialect != SIM_DIALECT_HERMES) {
+        /* another family's call: its own markers around the arguments, whatever the outcome did to them */
+        if (outcome == SIM_JSON_WRAPPED) sb_append(out, "Sure, here it is:\n\n");
+        call_text(req->dialect, tool->name, json.data, json.len, out);
+        sb_free(&json);
+        sb_free(&body);
+        return;
+    }
     if (tool) {
         sb_append(&body, "{\"name\": ");
         json_append_string(&body, tool->name, strlen(tool->name));
@@ -393,9 +435,11 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         return;
     }
     Rng rng = {req->seed};
-    if (req->think) think_block(&rng, &out->text);
+    if (req->think) think_block(&rng, req->dialect, &out->text);
     int n = sim_directive_tokens(req->prompt);
     const SimTool* tool = NULL;
+    /* gpt-oss writes every answer in a message of its own; a call is a message to the function instead */
+    size_t answer_at = out->text.len;
     if (req->json >= 0) {
         out->kind = SIM_OUT_JSON;
         json_answer(req, &rng, &out->text);
@@ -414,7 +458,7 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
         if (req->role_is_user && req->tools && turn.kind == SIM_TURN_USER &&
             (tool = sim_tools_find_mentioned(req->tools, turn.text))) {
             out->kind = SIM_OUT_TOOL_CALL;
-            tool_call(tool, &out->text);
+            tool_call(tool, req->dialect, &out->text);
         } else if (req->role_is_user && turn.kind == SIM_TURN_TOOL_RESULT) {
             out->kind = SIM_OUT_TOOL_ANSWER;
             tool_answer(turn.text, &out->text);
@@ -423,6 +467,9 @@ void sim_generate(const SimGenRequest* req, SimOutput* out) {
             pseudo_text(&rng, req->reply_tokens, &out->text);
         }
         sim_turn_free(&turn);
+    }
+    if (req->dialect == SIM_DIALECT_GPT_OSS && strncmp(out->text.data + answer_at, "<|channel|>", 11) != 0) {
+        sb_insert(&out->text, answer_at, GPT_OSS_FINAL);
     }
     token_chunks(out, 0);
     out->answer_len = out->text.len;

@@ -44,6 +44,7 @@ typedef struct {
     int json;           /* a SimJsonOutcome to produce ([[json]], chosen by run.c); -1 none */
     const char* json_context; /* the prompt that carried the [[json]] directive a retry run continues, or NULL */
     const char* system;       /* the system part: where a schema the prompts lack may be */
+    int dialect;              /* a SimDialect: how reasoning and tool calls are written */
 } SimGenRequest;
 
 typedef struct {

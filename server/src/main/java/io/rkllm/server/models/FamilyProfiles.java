@@ -62,6 +62,13 @@ public final class FamilyProfiles {
                         Optional.of(QWEN3_EMBEDDING)),
                 profile("deepseek-r1", "deepseek-r1", "deepseek[-_. ]?r1|r1[-_. ]?distill",
                         new Capabilities(true, false), true, SamplingDefaults.of(0.6, 0.95, 40, 1.1, 0.0, 0.0)),
+                // before Qwen3: "Qwen3.5" and "Qwen3-Coder" name a Qwen3 too
+                profile("qwen3.5", "qwen3.5", "qwen[-_. ]?3[._]5",
+                        new Capabilities(true, true), true, qwen3Thinking),
+                profile("qwen3-coder", "qwen3-coder", "qwen[-_. ]?3[-_. ]?coder",
+                        new Capabilities(false, true), false, SamplingDefaults.of(0.7, 0.8, 20, 1.05, 0.0, 0.0)),
+                profile("gpt-oss", "gpt-oss", "gpt[-_. ]?oss",
+                        new Capabilities(true, true), false, SamplingDefaults.of(1.0, 1.0, 40, 1.0, 0.0, 0.0)),
                 profile("qwen3-thinking", "qwen3", "qwen[-_. ]?3(?!\\d).*thinking",
                         new Capabilities(true, true), true, qwen3Thinking),
                 profile("qwen3-instruct", "qwen3", "qwen[-_. ]?3(?!\\d).*(instruct.*2507|2507.*instruct)",

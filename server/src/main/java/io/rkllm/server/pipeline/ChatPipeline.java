@@ -79,8 +79,16 @@ public final class ChatPipeline {
         int reserved = config.generation().reservedOutputTokens();
         int reserve = Math.min(requested > 0 ? Math.min(requested, reserved) : reserved, context / 2);
         boolean plain = task.isPresent() || request.legacyCompletion();
+        Dialect dialect = dialects.of(model);
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())
                 : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
+        if (dialect.alwaysReasons() && model.capabilities().thinking() && !thinking.enabled()) {
+            // it reasons whatever it is told (gpt-oss): told not to, it reasons as little as it can
+            thinking = new ThinkingDecision(true, thinking.strippedPrompt());
+            if (request.thinking().on().orElse(true).equals(false)) {
+                request = request.withThinking(request.thinking().withEffort("low"));
+            }
+        }
         RagStep.Applied rag = plain ? new RagStep.Applied(request.messages(), Optional.empty())
                 : this.rag.apply(request.messages(), model, reserve);
         if (rag.result().isPresent()) {
@@ -134,7 +142,6 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
                     "ignored: runtime 1.2 fixes sampling when the model loads; the model's defaults were used"));
         }
-        Dialect dialect = dialects.of(model);
         ScannerOptions scanner = ScannerOptions.forAnswer(request.stop()).inSyntax(dialect.syntax())
                 .startingInsideThink(dialects.promptOpensReasoning(model, dialect, thinking.enabled()));
         if (request.toolsJson().isPresent()) {

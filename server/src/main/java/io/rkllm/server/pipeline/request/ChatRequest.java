@@ -27,6 +27,12 @@ public record ChatRequest(String model, List<ChatMessage> messages, boolean stre
                 toolChoice, parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
     }
 
+    /** The same request asking other things of thinking. */
+    public ChatRequest withThinking(Thinking value) {
+        return new ChatRequest(model, messages, stream, includeUsage, maxTokens, sampling, stop, toolsJson, toolChoice,
+                parallelToolCalls, format, value, conversationKey, legacyCompletion);
+    }
+
     /** The same request with other tools (the same tools in another order). */
     public ChatRequest withTools(Optional<String> value) {
         return new ChatRequest(model, messages, stream, includeUsage, maxTokens, sampling, stop, value, toolChoice,

@@ -28,6 +28,11 @@ public record Thinking(Optional<Boolean> on, Optional<String> effort, Map<String
         return new Thinking(on, Optional.empty(), Map.of());
     }
 
+    /** The same with an effort (kept when one was asked). */
+    public Thinking withEffort(String value) {
+        return new Thinking(on, effort.or(() -> Optional.of(value)), templateArguments);
+    }
+
     /** Thinking off. */
     public static Thinking off() {
         return of(Optional.of(false));

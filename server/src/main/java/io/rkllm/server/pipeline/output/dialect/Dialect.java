@@ -18,6 +18,14 @@ public interface Dialect {
     boolean writtenBy(String template);
 
     /**
+     * The family reasons before every answer, whatever it is asked (gpt-oss: only its effort changes), so a
+     * request of such a model always runs with thinking on.
+     */
+    default boolean alwaysReasons() {
+        return false;
+    }
+
+    /**
      * Whether a rendered generation prompt leaves the answer inside a reasoning block: it ends (whitespace aside)
      * with the opening marker of one (DeepSeek R1's {@code <think>\n}, Qwen3.5's with thinking on).
      */

@@ -47,6 +47,11 @@ final class GptOss implements Dialect {
     }
 
     @Override
+    public boolean alwaysReasons() {
+        return true;
+    }
+
+    @Override
     public boolean opensReasoning(String prompt) {
         return false;
     }

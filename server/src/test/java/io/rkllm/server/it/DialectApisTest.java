@@ -1,0 +1,189 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Models that do not speak Hermes, through every API: a simulated gpt-oss (harmony channels: its analysis, its final
+ * answer, its calls as messages to {@code functions.NAME}) and a simulated Qwen3-Coder (XML calls, every argument
+ * written as text), each asked for a call and for an answer over OpenAI's chat completions (whole and streamed),
+ * the Responses API, Anthropic's Messages and Ollama's chat. The call comes back as the API's call, typed by the
+ * tool's schema; the reasoning as the API's reasoning; no marker of the dialect reaches a client.
+ */
+class DialectApisTest {
+    private static final String TOOL_SCHEMA = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+            + "\"days\":{\"type\":\"integer\"}},\"required\":[\"city\",\"days\"]}";
+    private static final String OPENAI_TOOLS = "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+            + "\"description\":\"The weather.\",\"parameters\":" + TOOL_SCHEMA + "}}]";
+    private static final String ANTHROPIC_TOOLS = "[{\"name\":\"get_weather\",\"description\":\"The weather.\","
+            + "\"input_schema\":" + TOOL_SCHEMA + "}]";
+    private static final String ASK_TOOL = "What does get_weather say for Paris?";
+    private static final List<String> MARKERS = List.of("<|channel|>", "<|message|>", "<|start|>", "<|end|>",
+            "<|constrain|>", "to=functions", "<tool_call>", "</tool_call>", "<function=", "<parameter=", "<think>",
+            "</think>");
+
+    @TempDir
+    static Path dir;
+    static TestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServer.in(dir)
+                .model("oss", Map.of("thinking", "1", "dialect", "gpt-oss", "reply_tokens", "12"))
+                .sidecar("oss", "family: gpt-oss\ndialect: gpt-oss\n")
+                .model("coder", Map.of("dialect", "qwen3-coder", "reply_tokens", "12"))
+                .sidecar("coder", "family: qwen3-coder\n")
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    static Stream<Arguments> models() {
+        return Stream.of(Arguments.of("oss", true), Arguments.of("coder", false));
+    }
+
+    private static void noMarkers(String text) {
+        for (String marker : MARKERS) {
+            assertThat(text).as("what the client gets").doesNotContain(marker);
+        }
+    }
+
+    private static void typedArguments(String argumentsJson) throws Exception {
+        JsonNode args = TestServer.JSON.readTree(argumentsJson);
+        assertThat(args.path("city").isTextual()).as(argumentsJson).isTrue();
+        assertThat(args.path("days").isIntegralNumber()).as(argumentsJson).isTrue();
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void openAiChatCallsTheTool(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/v1/chat/completions", "{\"model\":\"" + model
+                + "\",\"tools\":" + OPENAI_TOOLS + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + ASK_TOOL
+                + "\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode choice = reply.json().path("choices").get(0);
+        assertThat(choice.path("finish_reason").asText()).isEqualTo("tool_calls");
+        JsonNode call = choice.path("message").path("tool_calls").get(0);
+        assertThat(call.path("function").path("name").asText()).isEqualTo("get_weather");
+        typedArguments(call.path("function").path("arguments").asText());
+        assertThat(choice.path("message").path("content").asText("")).isEmpty();
+        assertThat(choice.path("message").path("reasoning_content").asText("").isEmpty()).isEqualTo(!thinks);
+        noMarkers(reply.body());
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void openAiChatStreamsTheCallAndTheAnswer(String model, boolean thinks) throws Exception {
+        for (String ask : List.of(ASK_TOOL, "Tell me about the NPU.")) {
+            TestServer.Reply reply = server.postForReply("/v1/chat/completions", "{\"model\":\"" + model
+                    + "\",\"stream\":true,\"tools\":" + OPENAI_TOOLS + ",\"messages\":[{\"role\":\"user\","
+                    + "\"content\":\"" + ask + "\"}]}");
+            assertThat(reply.status()).isEqualTo(200);
+            StringBuilder content = new StringBuilder();
+            StringBuilder reasoning = new StringBuilder();
+            List<String> names = new ArrayList<>();
+            List<String> arguments = new ArrayList<>();
+            String finish = "";
+            for (JsonNode chunk : SseEvents.parse(reply.body()).chunks()) {
+                for (JsonNode choice : chunk.path("choices")) {
+                    JsonNode delta = choice.path("delta");
+                    content.append(delta.path("content").asText(""));
+                    reasoning.append(delta.path("reasoning_content").asText(""));
+                    for (JsonNode call : delta.path("tool_calls")) {
+                        if (call.path("function").has("name")) {
+                            names.add(call.path("function").path("name").asText());
+                            arguments.add("");
+                        }
+                        int last = arguments.size() - 1;
+                        arguments.set(last, arguments.get(last) + call.path("function").path("arguments").asText(""));
+                    }
+                    if (!choice.path("finish_reason").isNull() && choice.has("finish_reason")) {
+                        finish = choice.path("finish_reason").asText();
+                    }
+                }
+            }
+            noMarkers(reply.body());
+            assertThat(reasoning.isEmpty()).as(ask).isEqualTo(!thinks);
+            if (ask.equals(ASK_TOOL)) {
+                assertThat(finish).isEqualTo("tool_calls");
+                assertThat(names).containsExactly("get_weather");
+                typedArguments(arguments.getFirst());
+            } else {
+                assertThat(finish).isEqualTo("stop");
+                assertThat(names).isEmpty();
+                assertThat(content.toString()).isNotBlank();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void responsesApiCallsTheTool(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/v1/responses", "{\"model\":\"" + model + "\",\"tools\":"
+                + "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" + TOOL_SCHEMA + "}],"
+                + "\"input\":\"" + ASK_TOOL + "\"}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        List<String> types = new ArrayList<>();
+        for (JsonNode item : reply.json().path("output")) {
+            types.add(item.path("type").asText());
+            if (item.path("type").asText().equals("function_call")) {
+                assertThat(item.path("name").asText()).isEqualTo("get_weather");
+                typedArguments(item.path("arguments").asText());
+            }
+        }
+        assertThat(types).contains("function_call");
+        assertThat(types.contains("reasoning")).isEqualTo(thinks);
+        noMarkers(reply.body());
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void anthropicMessagesUseTheTool(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/v1/messages", "{\"model\":\"" + model + "\",\"max_tokens\":"
+                + "512,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},\"tools\":" + ANTHROPIC_TOOLS
+                + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + ASK_TOOL + "\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.json().path("stop_reason").asText()).isEqualTo("tool_use");
+        List<String> types = new ArrayList<>();
+        for (JsonNode block : reply.json().path("content")) {
+            types.add(block.path("type").asText());
+            if (block.path("type").asText().equals("tool_use")) {
+                assertThat(block.path("name").asText()).isEqualTo("get_weather");
+                typedArguments(block.path("input").toString());
+            }
+        }
+        assertThat(types).contains("tool_use");
+        assertThat(types.contains("thinking")).isEqualTo(thinks);
+        noMarkers(reply.body());
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void ollamaChatCallsTheTool(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/api/chat", "{\"model\":\"" + model + "\",\"stream\":false,"
+                + "\"think\":true,\"tools\":" + OPENAI_TOOLS + ",\"messages\":[{\"role\":\"user\",\"content\":\""
+                + ASK_TOOL + "\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode message = reply.json().path("message");
+        JsonNode call = message.path("tool_calls").get(0);
+        assertThat(call.path("function").path("name").asText()).isEqualTo("get_weather");
+        typedArguments(call.path("function").path("arguments").toString());
+        assertThat(message.path("thinking").asText("").isEmpty()).isEqualTo(!thinks);
+        noMarkers(reply.body());
+    }
+}
