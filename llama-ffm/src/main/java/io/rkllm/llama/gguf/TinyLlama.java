@@ -38,15 +38,20 @@ public final class TinyLlama {
      * @param type         F32 or F16 weights
      * @param chatTemplate {@code tokenizer.chat_template}; none written when empty
      * @param architecture {@code llama}, or {@code qwen3} (which llama.cpp builds before mid-2025 do not know)
+     * @param controls further control tokens after ChatML's, as a family's markers are ({@code <|channel|>})
      */
     public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                           int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers,
-                          String chatTemplate, String architecture) {
+                          String chatTemplate, String architecture, List<String> controls) {
+
+        public Options {
+            controls = List.copyOf(controls);
+        }
 
         public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                        int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
             this(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges, type,
-                    embedding, declaredLayers, CHAT_TEMPLATE, "llama");
+                    embedding, declaredLayers, CHAT_TEMPLATE, "llama", List.of());
         }
 
         public static Options chat() {
@@ -63,7 +68,7 @@ public final class TinyLlama {
                 throw new IllegalArgumentException("a tiny model is llama or qwen3, not " + value);
             }
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, chatTemplate, value);
+                    type, embedding, declaredLayers, chatTemplate, value, controls);
         }
 
         public static Options embeddingModel() {
@@ -72,19 +77,25 @@ public final class TinyLlama {
 
         public Options withType(TensorType value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding, declaredLayers, chatTemplate, architecture);
+                    value, embedding, declaredLayers, chatTemplate, architecture, controls);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, value, chatTemplate, architecture);
+                    type, embedding, value, chatTemplate, architecture, controls);
+        }
+
+        /** With further control tokens, the markers of a family whose vocabulary has them as such. */
+        public Options withControls(List<String> value) {
+            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
+                    type, embedding, declaredLayers, chatTemplate, architecture, value);
         }
 
         /** Another chat template ({@code ""}: none, as a model served with its family's template). */
         public Options withChatTemplate(String value) {
             return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, value, architecture);
+                    type, embedding, declaredLayers, value, architecture, controls);
         }
     }
 
@@ -133,6 +144,7 @@ public final class TinyLlama {
         List<String> tokens = new ArrayList<>(bpe.tokens());
         int endOfText = tokens.size();
         tokens.addAll(List.of(END_OF_TEXT, IM_START, IM_END));
+        tokens.addAll(options.controls());
         int imEnd = endOfText + 2;
         int[] tokenTypes = new int[tokens.size()];
         for (int i = 0; i < tokenTypes.length; i++) {

@@ -5,11 +5,16 @@ import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.contract.cache.CacheContents;
 import io.rkllm.server.engine.contract.BackendModel;
+import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.EncoderInfo;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -83,6 +88,26 @@ public final class ModelWorker implements AutoCloseable {
     public CacheContents held() {
         BackendModel loadedModel = model;
         return loadedModel == null ? CacheContents.NOTHING : loadedModel.held();
+    }
+
+    /**
+     * The text the model reads for {@code prompt} when its engine renders it, once the model has loaded; empty for
+     * an engine whose runtime builds it.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when the load failed or took longer than {@code wait}
+     */
+    public Optional<String> promptText(ChatPrompt prompt, Duration wait) {
+        try {
+            loaded.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FailureException(new Failure.LoadFailed(name, "interrupted"));
+        } catch (ExecutionException | TimeoutException e) {
+            throw new FailureException(new Failure.LoadFailed(name, e instanceof TimeoutException
+                    ? "still loading after " + wait.toSeconds() + " s" : String.valueOf(e.getCause().getMessage())));
+        }
+        BackendModel loadedModel = model;
+        return loadedModel == null ? Optional.empty() : loadedModel.promptText(prompt);
     }
 
     /** Slots loaded so far. */

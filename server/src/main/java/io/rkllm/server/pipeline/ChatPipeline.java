@@ -169,6 +169,29 @@ public final class ChatPipeline {
     }
 
     /**
+     * The text the model reads for {@code request}, its chat template applied, nothing generated (llama-server's
+     * {@code /apply-template}): the model is loaded if it is not. A model whose runtime builds the text itself (an
+     * {@code .rkllm} model: the template it was converted with) has none to show.
+     *
+     * @throws FailureException an invalid request when there is no such text or the template refuses the conversation
+     */
+    public String promptText(ChatRequest request) {
+        PreparedChat chat = prepare(request);
+        LoadedModel loaded = models.acquire(chat.model());
+        ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
+        Optional<String> text;
+        try {
+            text = loaded.worker().promptText(prompt, config.queue().waitTimeout());
+        } catch (IllegalArgumentException e) {
+            throw new FailureException(Failure.InvalidRequest.of("messages", e.getMessage()));
+        }
+        return text.orElseThrow(() -> new FailureException(Failure.InvalidRequest.of("model", "the model '"
+                + chat.model().id() + "' has no chat template the server applies: its runtime ("
+                + models.runtime(chat.model()).name() + ") builds the prompt from the template the model was"
+                + " converted with")));
+    }
+
+    /**
      * Loads the model if needed and takes a place in its queue; the run starts when the route calls
      * {@link Run#start()}. A request with a contract (JSON, a tool call) gets a run that checks its answer. A task configured to be answered without inference gets its answer here.
      *

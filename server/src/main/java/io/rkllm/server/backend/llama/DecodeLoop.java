@@ -81,6 +81,11 @@ final class DecodeLoop implements AutoCloseable {
      * @param chatSequences sequences for conversations (the context has one more, for background tasks)
      * @param sequenceContext the most tokens one sequence may hold (the model's served context)
      */
+    /** The model it decodes (for what the backend asks of its vocabulary). */
+    LlamaModel model() {
+        return model;
+    }
+
     DecodeLoop(String id, LlamaModel model, LlamaContext context, int chatSequences, int sequenceContext) {
         this.id = id;
         this.model = model;

@@ -158,6 +158,12 @@ final class GgufModel implements BackendModel {
         return new String(model.tokenToPiece(token, true), StandardCharsets.UTF_8);
     }
 
+    /** The conversation as the model reads it: its chat template applied (a task's text as one user turn). */
+    @Override
+    public Optional<String> promptText(ChatPrompt prompt) {
+        return loop == null ? Optional.empty() : Optional.of(text.render(prompt));
+    }
+
     /** How many generations it runs at once: its sequences, each a conversation of the one batched decode. */
     @Override
     public int parallelGenerations() {

@@ -61,6 +61,17 @@ public interface BackendModel extends AutoCloseable {
         return new EmbeddingEnd.Failed("this model does not rank documents");
     }
 
+    /**
+     * The text the model reads for {@code prompt}, when its engine renders it (a chat template applied): what
+     * llama-server's {@code /apply-template} answers. Empty for an engine whose runtime builds the text itself. From
+     * any thread; nothing is run.
+     *
+     * @throws IllegalArgumentException when the template refuses the conversation (its message says why)
+     */
+    default Optional<String> promptText(ChatPrompt prompt) {
+        return Optional.empty();
+    }
+
     /** Slots (KV caches) loaded so far; after each job, on the thread that ran it. */
     int loadedSlots();
 

@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * OpenAI's chat completions, legacy completions, embeddings and models (with and without the /v1 prefix, as
- * llama-server), llama-server's rerank, and the server's model load and unload extensions. Its error shape is the server's default.
+ * llama-server), llama-server's rerank and apply-template, and the server's model load and unload extensions. Its error shape is the server's default.
  */
 public final class OpenAiFamily implements ApiFamily {
     private final List<Route> routes = new ArrayList<>();
@@ -25,6 +25,8 @@ public final class OpenAiFamily implements ApiFamily {
         var embeddings = new OpenAiEmbeddings(s.embeddings(), new EmbeddingRequestParser(s.fields()));
         var models = new ModelsHandler(s.models(), s.mapper());
         var rerank = new OpenAiRerank(s.embeddings(), new RerankRequestParser(s.fields()));
+        var template = new ApplyTemplate(s.pipeline(), new ChatRequestParser(s.fields()), s.mapper());
+        routes.add(Route.post("/apply-template", template::handle));
         for (String prefix : new String[] {"/v1", ""}) {
             routes.add(Route.post(prefix + "/chat/completions", chat::chat));
             routes.add(Route.post(prefix + "/completions", chat::completions));

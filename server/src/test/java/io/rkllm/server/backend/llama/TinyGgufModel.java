@@ -25,8 +25,12 @@ final class TinyGgufModel {
     }
 
     static GgufModel load(Path dir, int context, int parallel) throws IOException {
+        return load(dir, context, parallel, TinyLlama.Options.chat());
+    }
+
+    static GgufModel load(Path dir, int context, int parallel, TinyLlama.Options options) throws IOException {
         Path file = dir.resolve("tiny.gguf");
-        TinyLlama.write(file, TinyLlama.Options.chat());
+        TinyLlama.write(file, options);
         LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, parallel,
                 OptionalInt.empty()));
         return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, context, GREEDY, 1, 64, 0, Optional.empty(),
