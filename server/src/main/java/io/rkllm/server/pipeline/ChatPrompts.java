@@ -7,6 +7,8 @@ import io.rkllm.server.engine.contract.AnswerShape;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.PromptImage;
+import io.rkllm.server.pipeline.output.Syntax;
+import io.rkllm.server.pipeline.output.ToolCallIds;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +43,7 @@ final class ChatPrompts {
         boolean systemInText = chat.format().isEmpty() || !chat.format().get().acceptsSystemPrompt();
         Conversation trimmed = c.trimmed(chat.trim());
         ChatPrompt.Turns turns = switch (form) {
-            case MESSAGES -> new ChatPrompt.Messages(messages(trimmed));
+            case MESSAGES -> new ChatPrompt.Messages(messages(trimmed, chat.scanner().syntax().callIds()));
             case TEXTS -> texts(chat, estimator, systemInText);
         };
 
@@ -107,13 +109,17 @@ final class ChatPrompts {
         }
     }
 
-    /** The trimmed conversation message by message, for a backend that renders the model's own template. */
-    static List<ChatPrompt.Message> messages(Conversation trimmed) {
+    /**
+     * The trimmed conversation message by message, for a backend that renders the model's own template; the ids of
+     * calls and results in the form the model's family writes them (Mistral's templates refuse any other).
+     */
+    static List<ChatPrompt.Message> messages(Conversation trimmed, Syntax.CallIds ids) {
         List<ChatPrompt.Message> out = new ArrayList<>();
         for (ChatMessage m : concat(trimmed.history(), trimmed.newMessages())) {
             out.add(new ChatPrompt.Message(m.role().name().toLowerCase(Locale.ROOT), m.content(),
-                    m.toolCalls().stream().map(c -> new ChatPrompt.ToolCall(c.id(), c.name(), c.argumentsJson()))
-                            .toList(), m.toolCallId(), m.reasoning()));
+                    m.toolCalls().stream().map(c -> new ChatPrompt.ToolCall(ToolCallIds.inForm(c.id(), ids), c.name(),
+                            c.argumentsJson())).toList(),
+                    m.toolCallId().map(id -> ToolCallIds.inForm(id, ids)), m.reasoning()));
         }
         return out;
     }

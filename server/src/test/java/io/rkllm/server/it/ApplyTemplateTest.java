@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +52,8 @@ class ApplyTemplateTest {
                     .file(t.getValue() + "/chat_template.jinja", resource(t.getKey() + ".jinja"));
         }
         builder.model("plain", TinyLlama.Options.chat().withChatTemplate(""));
+        builder.model("mistral-nemo", TinyLlama.Options.chat()).file("mistral-nemo/chat_template.jinja",
+                resource("mistralai-Mistral-Nemo-Instruct-2407.jinja"));
         server = builder.start();
     }
 
@@ -166,6 +169,24 @@ class ApplyTemplateTest {
         // the tiny model's header names it a Llama: the family's template (Llama 3's)
         assertThat(reply.json().path("prompt").asText()).isEqualTo("<|start_header_id|>user<|end_header_id|>\n\nHi"
                 + "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+    }
+
+    @Test
+    void callIdsAreGivenInTheFormTheFamilysTemplateChecks() throws Exception {
+        // Mistral's templates refuse any id but 9 alphanumerics: an OpenAI client's call_1 is put in that form, the
+        // call and its result keeping one id
+        TestServer.Reply reply = server.post("/apply-template", "{\"model\":\"mistral-nemo\",\"tools\":[{\"type\":"
+                + "\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{}}}],\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"Weather in Rome?\"},{\"role\":\"assistant\",\"content\":\"\","
+                + "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                + "\"arguments\":\"{\\\"city\\\":\\\"Rome\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\","
+                + "\"content\":\"25 C\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        Matcher ids = Pattern.compile("\"id\": \"([A-Za-z0-9]{9})\"").matcher(reply.json().path("prompt").asText());
+        assertThat(ids.find()).as(reply.body()).isTrue();
+        String id = ids.group(1);
+        assertThat(reply.json().path("prompt").asText()).contains("[TOOL_RESULTS]{\"content\": 25 C, \"call_id\": \""
+                + id + "\"}").doesNotContain("call_1");
     }
 
     @Test

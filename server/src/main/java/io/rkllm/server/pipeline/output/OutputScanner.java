@@ -103,7 +103,7 @@ public final class OutputScanner {
     private boolean finished;
 
     public OutputScanner(ScannerOptions options) {
-        this(options, ToolCallIds.random());
+        this(options, ToolCallIds.random(options.syntax().callIds()));
     }
 
     /** The options' syntax (the reader given here is Hermes' own, kept for the tests that name it). */
@@ -441,8 +441,8 @@ public final class OutputScanner {
         Optional<List<FunctionCall>> calls = parseToolCalls ? read(body) : Optional.empty();
         if (calls.isPresent()) {
             for (FunctionCall call : calls.get()) {
-                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, ids.next(), call.name(),
-                        call.argumentsJson()));
+                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
+                        call.name(), call.argumentsJson()));
             }
         } else {
             events.content(headerText + opened + body + close);
@@ -466,7 +466,7 @@ public final class OutputScanner {
             if (name.isEmpty()) {
                 return Optional.empty(); // a tool the request did not offer: as llama-server, not a call
             }
-            offered.add(new FunctionCall(name.get(), call.argumentsJson()));
+            offered.add(new FunctionCall(name.get(), call.argumentsJson(), call.id()));
         }
         return Optional.of(offered);
     }

@@ -20,9 +20,19 @@ import java.util.Optional;
  * @param answerStart the marker the answer proper starts after, for a family that always writes one (gpt-oss's
  *                    final channel): a grammar for the answer starts there; else the first reasoning block's end
  *                    when the request thinks
+ * @param callIds the form of the ids its calls are given (and the ids clients send back are put in)
  */
 public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> silent, Optional<Headers> headers,
-                     boolean callsEndReasoning, Optional<String> answerStart) {
+                     boolean callsEndReasoning, Optional<String> answerStart, CallIds callIds) {
+
+    /** The form of a family's call ids. */
+    public enum CallIds {
+        /** OpenAI's: {@code call_} and 24 alphanumerics. */
+        OPENAI,
+        /** Mistral's: 9 alphanumerics, which its templates check (raise_exception otherwise). */
+        NINE_ALPHANUMERICS
+    }
+
 
     /**
      * Hermes' and Qwen's: {@code <think>} blocks, and one JSON call in each {@code <tool_call>} block; what most
@@ -37,23 +47,29 @@ public record Syntax(List<Block> reasoning, List<ToolBlock> tools, List<String> 
         silent = List.copyOf(silent);
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(answerStart, "answerStart");
+        Objects.requireNonNull(callIds, "callIds");
     }
 
     /** Blocks only: reasoning and tool calls. */
     public static Syntax of(List<Block> reasoning, List<ToolBlock> tools) {
-        return new Syntax(reasoning, tools, List.of(), Optional.empty(), false, Optional.empty());
+        return new Syntax(reasoning, tools, List.of(), Optional.empty(), false, Optional.empty(), CallIds.OPENAI);
     }
 
     /** The same syntax with markers dropped from content. */
     public Syntax withSilent(String... markers) {
         List<String> all = new ArrayList<>(silent);
         all.addAll(List.of(markers));
-        return new Syntax(reasoning, tools, all, headers, callsEndReasoning, answerStart);
+        return new Syntax(reasoning, tools, all, headers, callsEndReasoning, answerStart, callIds);
     }
 
     /** The same syntax, a call ending reasoning left open. */
     public Syntax withCallsEndingReasoning() {
-        return new Syntax(reasoning, tools, silent, headers, true, answerStart);
+        return new Syntax(reasoning, tools, silent, headers, true, answerStart, callIds);
+    }
+
+    /** The same syntax, its calls' ids in another form. */
+    public Syntax withCallIds(CallIds value) {
+        return new Syntax(reasoning, tools, silent, headers, callsEndReasoning, answerStart, value);
     }
 
     /** Where a grammar for the answer starts: after {@link #answerStart}, else after reasoning when there is some. */

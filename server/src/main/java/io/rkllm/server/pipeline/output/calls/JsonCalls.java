@@ -64,7 +64,11 @@ public final class JsonCalls implements CallReader {
             return Optional.empty();
         }
         JsonNode arguments = fn.has("arguments") ? fn.get("arguments") : fn.get("parameters");
-        return Optional.of(new FunctionCall(name.asText().strip(), CallJson.arguments(arguments)));
+        // the id the model wrote (Mistral Nemo's, Command R's tool_call_id) is the one the client gets
+        JsonNode id = item.has("id") ? item.get("id") : item.get("tool_call_id");
+        Optional<String> written = id != null && (id.isTextual() || id.isNumber()) && !id.asText().isBlank()
+                ? Optional.of(id.asText()) : Optional.empty();
+        return Optional.of(new FunctionCall(name.asText().strip(), CallJson.arguments(arguments), written));
     }
 
     /** Where the JSON value that opens at {@code start} ends (exclusive), -1 when it is not closed. */

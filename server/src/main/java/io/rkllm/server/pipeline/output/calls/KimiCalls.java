@@ -45,7 +45,8 @@ public final class KimiCalls implements CallReader {
             if (name.isBlank() || json.isEmpty()) {
                 return Optional.empty();
             }
-            calls.add(new FunctionCall(name, json.get()));
+            // its id is what it wrote (functions.NAME:INDEX), which its template writes back
+            calls.add(new FunctionCall(name, json.get(), Optional.of(id)));
         }
         return Optional.of(calls);
     }

@@ -29,7 +29,7 @@ final class GptOss implements Dialect {
 
     private static final Syntax SYNTAX = new Syntax(List.of(), List.of(), List.of(END, RETURN, CALL),
             Optional.of(new Syntax.Headers(List.of(START, CHANNEL), List.of(" to="), MESSAGE, new Rule())), false,
-            Optional.of(CHANNEL + "final" + MESSAGE));
+            Optional.of(CHANNEL + "final" + MESSAGE), Syntax.CallIds.OPENAI);
 
     @Override
     public String name() {

@@ -11,7 +11,8 @@ import java.util.List;
  */
 final class Mistral implements Dialect {
     private static final Syntax SYNTAX = Syntax.of(List.of(new Block("[THINK]", "[/THINK]")),
-            List.of(ToolBlock.toEnd("[TOOL_CALLS]", new NameThenArgs())));
+            List.of(ToolBlock.toEnd("[TOOL_CALLS]", new NameThenArgs())))
+            .withCallIds(Syntax.CallIds.NINE_ALPHANUMERICS);
 
     @Override
     public String name() {

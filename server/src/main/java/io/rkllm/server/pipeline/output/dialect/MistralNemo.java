@@ -10,7 +10,8 @@ import java.util.List;
  * Mistral Nemo (and Mistral 7B v0.3): a JSON list of calls after {@code [TOOL_CALLS]} to the end of the output.
  */
 final class MistralNemo implements Dialect {
-    private static final Syntax SYNTAX = Syntax.of(List.of(), List.of(ToolBlock.toEnd("[TOOL_CALLS]", new JsonCalls())));
+    private static final Syntax SYNTAX = Syntax.of(List.of(), List.of(ToolBlock.toEnd("[TOOL_CALLS]", new JsonCalls())))
+            .withCallIds(Syntax.CallIds.NINE_ALPHANUMERICS);
 
     @Override
     public String name() {
