@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Stream;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -254,7 +255,13 @@ public final class CommonFields {
             }
         }
         Optional<String> toolCallId = role == Role.TOOL ? f.string("tool_call_id") : Optional.empty();
-        return new ChatMessage(role, content, calls, toolCallId, pictures);
+        // an earlier answer's reasoning, as llama-server and DeepSeek return it (reasoning_content), OpenRouter and
+        // vLLM (reasoning), Ollama (thinking): templates that write reasoning back get it
+        // (leniently: a field of another type is something else, not a reason to refuse the request)
+        Optional<String> reasoning = role != Role.ASSISTANT ? Optional.empty() : Stream.of("reasoning_content",
+                "reasoning", "thinking").map(f::raw).flatMap(Optional::stream).filter(JsonNode::isTextual)
+                .map(JsonNode::asText).findFirst();
+        return new ChatMessage(role, content, calls, toolCallId, pictures).withReasoning(reasoning);
     }
 
     private String content(Optional<JsonNode> node, String where, ImageSources.Intake intake,

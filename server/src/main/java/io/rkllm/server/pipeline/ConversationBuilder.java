@@ -33,7 +33,7 @@ final class ConversationBuilder {
                 system.append(m.content());
             } else if (m.role() == Role.ASSISTANT) {
                 turns.add(new ChatMessage(Role.ASSISTANT, MessageKeys.assistantText(m.content()), m.toolCalls(),
-                        m.toolCallId()));
+                        m.toolCallId()).withReasoning(m.reasoning()));
             } else if (m.role() == Role.USER) {
                 turns.add(new ChatMessage(Role.USER, MessageKeys.userText(m.content()), List.of(), Optional.empty(),
                         m.images()));

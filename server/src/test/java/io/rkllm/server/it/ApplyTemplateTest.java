@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -187,6 +188,22 @@ class ApplyTemplateTest {
         String id = ids.group(1);
         assertThat(reply.json().path("prompt").asText()).contains("[TOOL_RESULTS]{\"content\": 25 C, \"call_id\": \""
                 + id + "\"}").doesNotContain("call_1");
+    }
+
+    @Test
+    void reasoningSentBackReachesTemplatesThatWriteIt() throws Exception {
+        // Qwen3 writes the reasoning of the answers after the last question again (an agent's tool loop), as the
+        // model wrote it; OpenAI clients send it back as reasoning_content, Ollama's as thinking
+        for (String field : List.of("reasoning_content", "thinking")) {
+            String prompt = server.post("/apply-template", "{\"model\":\"qwen3-0.6b\",\"tools\":[{\"type\":"
+                    + "\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}],\"messages\":["
+                    + "{\"role\":\"user\",\"content\":\"Look it up.\"},{\"role\":\"assistant\",\"content\":\"\",\""
+                    + field + "\":\"I should look it up.\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                    + "\"function\":{\"name\":\"lookup\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\","
+                    + "\"tool_call_id\":\"c1\",\"content\":\"found\"}]}").json().path("prompt").asText();
+            assertThat(prompt).as(field).contains("<|im_start|>assistant\n<think>\nI should look it up.\n</think>\n\n"
+                    + "<tool_call>\n{\"name\": \"lookup\", \"arguments\": {}}\n</tool_call><|im_end|>");
+        }
     }
 
     @Test

@@ -280,8 +280,13 @@ public final class AnthropicRequestParser {
         }
         List<ToolCallRecord> calls = new ArrayList<>();
         ArrayNode textBlocks = JsonNodeFactory.instance.arrayNode();
+        StringBuilder thinking = new StringBuilder();
         for (JsonNode block : content) {
-            if (block.path("type").asText("").equals("tool_use")) {
+            if (block.path("type").asText("").equals("thinking") && block.path("thinking").isTextual()) {
+                // the reasoning of the answer, which templates that write reasoning back get
+                thinking.append(thinking.isEmpty() ? "" : "\n\n").append(block.path("thinking").asText());
+                textBlocks.add(block);
+            } else if (block.path("type").asText("").equals("tool_use")) {
                 if (!block.path("name").isTextual()) {
                     throw ApiException.invalid(where, "a tool_use block needs a string 'name'");
                 }
@@ -292,7 +297,8 @@ public final class AnthropicRequestParser {
                 textBlocks.add(block);
             }
         }
-        return new ChatMessage(Role.ASSISTANT, text(textBlocks, where), List.copyOf(calls), Optional.empty());
+        return new ChatMessage(Role.ASSISTANT, text(textBlocks, where), List.copyOf(calls), Optional.empty())
+                .withReasoning(Optional.of(thinking.toString()));
     }
 
     /** A string, or an array of content blocks of which only text counts (thinking blocks are dropped). */
