@@ -24,6 +24,7 @@ import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.models.DiscoveryResult;
 import io.rkllm.server.models.EmbeddingSettings;
 import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.pipeline.ModelDialects;
 import io.rkllm.server.pipeline.PromptFormat;
 import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.tools.doctor.Doctor;
@@ -208,6 +209,7 @@ public final class Main {
         engines.banner().forEach(out::println);
         printModelsDirNote(loaded);
         out.println("models in " + modelsDir + ":");
+        ModelDialects dialects = new ModelDialects();
         for (ModelDescriptor m : discovery.models()) {
             out.println("  " + m.id() + "  context " + m.contextLength() + " (" + m.source() + ")"
                     + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
@@ -333,6 +335,7 @@ public final class Main {
         DiscoveryResult discovery = discover(modelsDir, config);
         long memory = SlotCount.systemMemory(Path.of("/proc/meminfo"));
         out.println("models in " + modelsDir + ":");
+        ModelDialects dialects = new ModelDialects();
         for (ModelDescriptor m : discovery.models()) {
             out.printf("  %-28s context %-6d (%s)  family %-10s thinking %-5s tools %-5s%n    file %s%n",
                     m.id(), m.contextLength(), m.source(), m.family(), m.capabilities().thinking(),
@@ -353,6 +356,8 @@ public final class Main {
                     + (m.capabilities().thinking() ? ", thinking " + (config.generation().thinkingDefault()
                             ? "on unless a request turns it off" : "off unless a request turns it on") : "")
                     + (m.thinkingStartsOpen() ? ", the template opens <think>" : ""));
+            out.println("    answers read as " + dialects.of(m).name() + " (docs/dialects.md); its own chat template: "
+                    + m.template().origin());
         }
         if (discovery.models().isEmpty()) {
             out.println("  (none)");

@@ -42,7 +42,7 @@ public final class ChatPipeline {
     private final ContextFit contextFit;
     private final VisionStep vision;
     private final ContextFit.CacheView caches;
-    private final ModelDialects dialects = new ModelDialects();
+    private final ModelDialects dialects;
 
     public ChatPipeline(ModelService models, TokenEstimator estimator, ServerConfig config) {
         this(models, estimator, config, models::cachedConversations);
@@ -57,6 +57,7 @@ public final class ChatPipeline {
         this.rag = new RagStep(config.rag(), estimator, Clock.systemDefaultZone());
         this.contextFit = new ContextFit(estimator, config.cache().enabled(), config.cache().trimTo());
         this.caches = caches;
+        this.dialects = models.dialects();
         this.vision = new VisionStep(models, new ImageDecoder(new ImageDecoder.Limits(
                 config.vision().maxMegapixels() * 1_000_000L, ImageDecoder.Limits.DEFAULT.maxSide())),
                 config.vision().textModelImages().equals("refuse"));

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * own template rendered once for a one-message chat with thinking on and once off (the answer starts where the prompt
  * ends); the family's {@code thinking_starts_open} for a model without one.
  */
-final class ModelDialects {
+public final class ModelDialects {
     private static final Logger LOG = LoggerFactory.getLogger(ModelDialects.class);
     /** Families whose profile names no template, and the dialect they write. */
     private static final Map<String, String> FAMILIES = Map.ofEntries(
@@ -37,7 +37,7 @@ final class ModelDialects {
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     /** The model's dialect. */
-    Dialect of(ModelDescriptor model) {
+    public Dialect of(ModelDescriptor model) {
         Optional<String> named = model.template().dialect();
         if (named.isPresent()) {
             Optional<Dialect> dialect = Dialects.named(named.get());

@@ -41,6 +41,7 @@ public final class ModelService {
     private final int embeddingQueue;
     private final ServerConfig.Vision vision;
     private final ConcurrentMap<String, ModelLoad> loads = new ConcurrentHashMap<>();
+    private final ModelDialects dialects = new ModelDialects();
 
     /**
      * @param slotsSetting {@code cache.slots}: a number or {@code auto}
@@ -324,6 +325,16 @@ public final class ModelService {
     /** What the model's KV caches hold now; nothing when it is not loaded. */
     CacheContents cachedConversations(ModelDescriptor model) {
         return registry.find(model.id()).map(LoadedModel::held).orElse(CacheContents.NOTHING);
+    }
+
+    /** The name of the dialect the model's answers are read in ({@code gpt-oss}, {@code hermes}...). */
+    public String dialect(ModelDescriptor model) {
+        return dialects.of(model).name();
+    }
+
+    /** Which dialect a model speaks and whether its prompt opens its reasoning. */
+    ModelDialects dialects() {
+        return dialects;
     }
 
     LoadedModel acquire(ModelDescriptor model) {

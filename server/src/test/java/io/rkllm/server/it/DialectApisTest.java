@@ -71,6 +71,14 @@ class DialectApisTest {
 
     @ParameterizedTest
     @MethodSource("models")
+    void theModelSaysItsDialect(String model, boolean thinks) throws Exception {
+        JsonNode info = server.getForReply("/v1/models/" + model).json();
+        assertThat(info.path("dialect").asText()).isEqualTo(thinks ? "gpt-oss" : "qwen3-coder");
+        assertThat(info.path("chat_template").asText()).isEqualTo("none");
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
     void openAiChatCallsTheTool(String model, boolean thinks) throws Exception {
         TestServer.Reply reply = server.postForReply("/v1/chat/completions", "{\"model\":\"" + model
                 + "\",\"tools\":" + OPENAI_TOOLS + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + ASK_TOOL

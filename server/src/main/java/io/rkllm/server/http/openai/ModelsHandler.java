@@ -71,6 +71,11 @@ final class ModelsHandler {
         caps.put("vision", model.seesImages());
         caps.put("embedding", model.isEmbedding() && !model.ranks());
         caps.put("rerank", model.ranks());
+        if (!model.isEmbedding()) {
+            // how its answers are read (docs/dialects.md), and where its own chat template came from
+            node.put("dialect", models.dialect(model));
+            node.put("chat_template", model.template().origin());
+        }
         model.embedding().filter(e -> e.dimensions() > 0).ifPresent(e -> node.put("dimensions", e.dimensions()));
         ArrayNode aliases = node.putArray("aliases");
         model.aliases().forEach(aliases::add);
