@@ -38,6 +38,7 @@ public final class BenchCommand {
      * [config flags]}: a document upload as Open WebUI sends it, with a chat in the middle. Without --url against a
      * server started here on the simulated runtime. {@code bench llama [--gguf FILE] [options] [config flags]}: a GGUF
      * model's speed through a server started here against llama.cpp's library alone ({@link LlamaBenchCommand}).
+     * {@code bench output [--rounds N]}: what reading a long answer costs per token in each dialect ({@link OutputBench}).
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
@@ -47,12 +48,16 @@ public final class BenchCommand {
         if (kind.equals("llama")) {
             return new LlamaBenchCommand(environment, out, err).run(line, loader);
         }
+        if (kind.equals("output")) {
+            return new OutputBench(out).run(count(line.commandOptions().get("rounds"), 21, "--rounds"));
+        }
         if (!kind.equals("conversations") && !kind.equals("long-chat") && !kind.equals("embeddings")) {
             throw new ConfigException("bench needs a kind: bench conversations [--url URL] [--model ID] [--gguf FILE"
                     + "|tiny], bench long-chat [--url URL] [--model ID] [--turns N] [--gguf FILE|tiny],"
                     + " bench images [--url URL] [--model ID],"
                     + " bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N],"
-                    + " or bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE]");
+                    + " bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE],"
+                    + " or bench output [--rounds N]");
         }
         boolean longChat = kind.equals("long-chat");
         boolean embeddings = kind.equals("embeddings");
