@@ -59,6 +59,11 @@ public final class PullException extends Exception {
         return new PullException(kind, message, null, true);
     }
 
+    /** A pull given up by its user (its model deleted while it ran): stopped, and nothing of it kept. */
+    public static PullException abandoned(String message) {
+        return new PullException(Kind.CANCELLED, message, null, false);
+    }
+
     public Kind kind() {
         return kind;
     }

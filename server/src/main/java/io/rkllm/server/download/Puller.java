@@ -63,27 +63,148 @@ public final class Puller {
         return models;
     }
 
-    /** Pulls {@code model} (see {@link ModelName}) into the models directory. */
+    /**
+     * Pulls {@code model} into the models directory: a Hugging Face repository ({@link ModelName}: {@code hf.co/...},
+     * {@code OWNER/REPO[:QUANT]}, an address of the Hub) or a model of an Ollama registry ({@link OllamaName}:
+     * {@code qwen3:4b}, {@code NAMESPACE/MODEL:TAG}, {@code HOST/NAMESPACE/MODEL:TAG}). A name of two parts is looked
+     * for on the Hub first and, when the Hub has no such repository, in Ollama's registry.
+     */
     public PullResult pull(String model, PullProgress progress) throws PullException {
-        ModelName name = ModelName.parse(model);
-        return pull(name, new HubClient(hubs.hub(), settings.stallTimeout()), progress);
+        return pull(model, false, progress);
     }
 
-    private PullResult pull(ModelName name, HubClient hub, PullProgress progress) throws PullException {
+    /**
+     * The same; {@code insecure} lets a registry other than the default one be asked over plain http (Ollama's
+     * {@code insecure}, which Open WebUI always sends: the default registry and the Hub are always asked over https).
+     */
+    public PullResult pull(String model, boolean insecure, PullProgress progress) throws PullException {
+        Target target = target(model);
+        return switch (target) {
+            case Target.OnTheHub hub -> pullFromHub(hub.name(), listing(hub.name(), progress), progress);
+            case Target.InARegistry registry -> pullFromRegistry(registry.name(), insecure, progress);
+            case Target.Either either -> {
+                RepoListing listing;
+                try {
+                    listing = listing(either.hub(), progress);
+                } catch (PullException onHub) {
+                    // no such repository on the Hub, or no Hub to ask: the name may be a model of Ollama's registry
+                    boolean noRepository = onHub.kind() == PullException.Kind.NOT_FOUND
+                            && onHub.getMessage().startsWith("no repository");
+                    if (!noRepository && onHub.kind() != PullException.Kind.BAD_GATEWAY) {
+                        throw onHub;
+                    }
+                    try {
+                        yield pullFromRegistry(either.registry(), insecure, progress);
+                    } catch (PullException inRegistry) {
+                        if (inRegistry.kind() != PullException.Kind.NOT_FOUND
+                                && inRegistry.kind() != PullException.Kind.BAD_GATEWAY) {
+                            throw inRegistry;
+                        }
+                        throw new PullException(noRepository ? PullException.Kind.NOT_FOUND : onHub.kind(),
+                                onHub.getMessage() + "; and " + either.registry().shortest() + " of the Ollama"
+                                        + " registry: " + inRegistry.getMessage());
+                    }
+                }
+                yield pullFromHub(either.hub(), listing, progress);
+            }
+        };
+    }
+
+    /** The repository's listing, a gated one refused without a token. */
+    private RepoListing listing(ModelName name, PullProgress progress) throws PullException {
+        HubClient hub = new HubClient(hubs.hub(), settings.stallTimeout());
         progress.listing(name.repo());
         RepoListing listing = hub.listing(name);
         if (listing.gated() && hub.hub().token().isEmpty()) {
             throw hub.gatedRefusal(listing.repo());
         }
+        return listing;
+    }
+
+    /**
+     * What a name names, checked before anything is asked of the network.
+     *
+     * @throws PullException {@link PullException.Kind#INVALID} for a name that is neither a repository of the Hub
+     *                       nor a model of a registry
+     */
+    public static Target target(String text) throws PullException {
+        String s = text == null ? "" : text.strip();
+        boolean hubForm = s.regionMatches(true, 0, "hf.co/", 0, 6) || s.regionMatches(true, 0, "huggingface.co/", 0, 15)
+                || s.regionMatches(true, 0, "http://", 0, 7) || s.regionMatches(true, 0, "https://", 0, 8);
+        Optional<OllamaName> ollama = hubForm ? Optional.empty() : OllamaName.parse(s);
+        if (ollama.isPresent() && (ollama.get().explicitHost() || !ollama.get().explicitNamespace())) {
+            return new Target.InARegistry(ollama.get());
+        }
+        ModelName hub;
+        try {
+            hub = ModelName.parse(s);
+        } catch (PullException e) {
+            if (ollama.isPresent()) {
+                return new Target.InARegistry(ollama.get());
+            }
+            throw e;
+        }
+        return ollama.isPresent() ? new Target.Either(hub, ollama.get()) : new Target.OnTheHub(hub);
+    }
+
+    /** Where a pull's model is: on the Hub, in a registry, or (a name of two parts) on the Hub else the registry. */
+    public sealed interface Target {
+        record OnTheHub(ModelName name) implements Target {
+        }
+
+        record InARegistry(OllamaName name) implements Target {
+        }
+
+        record Either(ModelName hub, OllamaName registry) implements Target {
+        }
+    }
+
+    private PullResult pullFromHub(ModelName name, RepoListing listing, PullProgress progress) throws PullException {
+        HubClient hub = new HubClient(hubs.hub(), settings.stallTimeout());
         PullPlan plan = PullPlanner.plan(name, listing, board);
         progress.planned(plan);
+        return fetchAndPlace(plan, listing, (f, offset) -> hub.open(listing, f, offset), progress);
+    }
+
+    private PullResult pullFromRegistry(OllamaName name, boolean insecure, PullProgress progress)
+            throws PullException {
+        Hub hub = hubs.hub();
+        if (name.onTheHub()) {
+            // hf.co/OWNER/REPO:QUANT as an Ollama name: the Hub, through its own API
+            ModelName onHub = ModelName.parse(name.namespace() + "/" + name.model()
+                    + (name.tag().equals(OllamaName.DEFAULT_TAG) ? "" : ":" + name.tag()));
+            return pullFromHub(onHub, listing(onHub, progress), progress);
+        }
+        String endpoint = name.host().equalsIgnoreCase(OllamaName.DEFAULT_HOST) ? hub.registry()
+                : (insecure ? "http://" : "https://") + name.host();
+        RegistryClient registry = new RegistryClient(endpoint, hub.userAgent(), settings.stallTimeout());
+        progress.listing(name.shortest());
+        RegistryClient.Manifest manifest = registry.manifest(name);
+        RegistryPlanner.modelLayer(name, manifest);
+        Optional<byte[]> params = small(registry, name, manifest, RegistryPlanner.PARAMS);
+        Optional<byte[]> system = small(registry, name, manifest, RegistryPlanner.SYSTEM);
+        PullPlan plan = RegistryPlanner.plan(name, manifest, params, system);
+        progress.planned(plan);
+        RepoListing listing = new RepoListing(name.full(), manifest.digest(), false, plan.files());
+        return fetchAndPlace(plan, listing, (f, offset) -> registry.open(name, f, offset), progress);
+    }
+
+    private static Optional<byte[]> small(RegistryClient registry, OllamaName name, RegistryClient.Manifest manifest,
+                                          String mediaType) throws PullException {
+        Optional<RegistryClient.Layer> layer = manifest.layer(mediaType);
+        return layer.isEmpty() ? Optional.empty() : Optional.of(registry.small(name, layer.get()));
+    }
+
+    /** The plan's files: those already there kept, the others fetched and verified, then all placed in one step. */
+    private PullResult fetchAndPlace(PullPlan plan, RepoListing listing, Transfer.Source source, PullProgress progress)
+            throws PullException {
         models.create();
         models.pruneStale(ModelsDirectory.STALE_PARTIAL, Instant.now())
                 .forEach(p -> LOG.info("removed {}: a partial download no pull wrote for {} days", p,
                         ModelsDirectory.STALE_PARTIAL.toDays()));
         Path folder = models.folder(plan);
         try (AutoCloseable ignored = models.lock(plan.folder())) {
-            return pull(plan, folder, hub, listing, progress);
+            return fetchAndPlace(plan, folder, source, listing, progress);
         } catch (PullException e) {
             throw e;
         } catch (Exception e) {
@@ -91,8 +212,8 @@ public final class Puller {
         }
     }
 
-    private PullResult pull(PullPlan plan, Path folder, HubClient hub, RepoListing listing, PullProgress progress)
-            throws PullException {
+    private PullResult fetchAndPlace(PullPlan plan, Path folder, Transfer.Source source, RepoListing listing,
+                                     PullProgress progress) throws PullException {
         models.checkFolder(folder, plan);
         Optional<Receipt> receipt = Receipt.read(folder);
         List<HubFile> missing = new ArrayList<>();
@@ -106,7 +227,9 @@ public final class Puller {
         boolean vouched = receipt.isPresent() && plan.files().stream().allMatch(f -> f.name().endsWith(".yaml")
                 || receipt.get().vouchesFor(folder.resolve(f.name()), f));
         boolean sidecarMissing = plan.sidecar().isPresent() && !Files.exists(folder.resolve("model.yaml"));
-        if (missing.isEmpty() && vouched && !sidecarMissing) {
+        boolean sameSource = receipt.isPresent() && receipt.get().source().equals(listing.repo())
+                && receipt.get().revision().equals(listing.revision());
+        if (missing.isEmpty() && vouched && !sidecarMissing && sameSource) {
             return new PullResult(plan, folder, folder.resolve(plan.primary().name()), 0);
         }
         models.requireSpace(missing.stream().mapToLong(f -> f.size() - models.partialBytes(f)).sum());
@@ -115,7 +238,7 @@ public final class Puller {
         try {
             for (HubFile f : missing) {
                 Path partial = models.partial(f);
-                downloaded += transfer.fetch(hub, listing, f, partial, progress);
+                downloaded += transfer.fetch(source, f, partial, progress);
                 verified.put(f, partial);
             }
             progress.placing(folder);

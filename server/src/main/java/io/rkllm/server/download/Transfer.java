@@ -56,6 +56,13 @@ final class Transfer {
         this.opener = opener;
     }
 
+    /** Where a file's bytes come from: the Hub (through its resolve redirect) or an Ollama registry (its blobs). */
+    @FunctionalInterface
+    interface Source {
+        /** The file's bytes from {@code offset} (or from 0: {@link HubClient.Body#start()} says). */
+        HubClient.Body open(HubFile file, long offset) throws PullException, HubUnavailable;
+    }
+
     /** Where a file's download stands: bytes on disk, bytes read from the Hub, the digest so far. */
     private static final class State {
         long have;
@@ -68,7 +75,7 @@ final class Transfer {
      *
      * @return the bytes read from the Hub
      */
-    long fetch(HubClient hub, RepoListing repo, HubFile file, Path partial, PullProgress progress)
+    long fetch(Source source, HubFile file, Path partial, PullProgress progress)
             throws PullException {
         try {
             // the staging folder may have been tidied away, empty, since the plan named the partial
@@ -98,7 +105,7 @@ final class Transfer {
                 for (int attempt = 1; s.have < file.size(); attempt++) {
                     IOException cut = null;
                     HubUnavailable unavailable = null;
-                    try (HubClient.Body body = hub.open(repo, file, s.have)) {
+                    try (HubClient.Body body = source.open(file, s.have)) {
                         if (body.start() != s.have) {
                             channel.truncate(0);
                             s.have = 0;

@@ -58,7 +58,7 @@ final class SidecarParser {
     static {
         List<String> keys = new ArrayList<>(List.of("name", "family", "context_length", "capabilities",
                 "thinking_starts_open", "default_system_prompt", "chat_template", "aliases", "thinking_sampling",
-                "memory_mb", "vision", "kind", "embedding", "dialect"));
+                "memory_mb", "vision", "kind", "embedding", "dialect", "stop"));
         keys.addAll(SAMPLING_KEYS);
         TOP_KEYS = List.copyOf(keys);
     }
@@ -138,7 +138,7 @@ final class SidecarParser {
         }
         Optional<Boolean> startsOpen = f.bool("thinking_starts_open", top.get("thinking_starts_open"));
 
-        SamplingDefaults sampling = f.sampling("", top);
+        SamplingDefaults sampling = f.sampling("", top).withStop(f.strings("stop", top.get("stop")));
         SamplingDefaults thinkingSampling = SamplingDefaults.none();
         JsonNode ts = top.get("thinking_sampling");
         if (ts != null && !ts.isNull()) {
@@ -340,6 +340,27 @@ final class SidecarParser {
             }
             problems.add(Problem.error(file, key, "expected true or false, got " + describe(v)));
             return Optional.empty();
+        }
+
+        /** A string or a list of strings (a model's stop strings), each non-empty, at most 16 of 256 characters. */
+        List<String> strings(String key, JsonNode v) {
+            if (v == null || v.isNull()) {
+                return List.of();
+            }
+            List<String> out = new ArrayList<>();
+            for (JsonNode item : v.isArray() ? v : List.of(v)) {
+                if (!item.isValueNode() || item.isNull() || item.asText().isEmpty() || item.asText().length() > 256) {
+                    problems.add(Problem.error(file, key, "expected a string or a list of strings (each 1 to 256"
+                            + " characters), got " + describe(item)));
+                    return List.of();
+                }
+                out.add(item.asText());
+            }
+            if (out.size() > 16) {
+                problems.add(Problem.error(file, key, "at most 16 stop strings, got " + out.size()));
+                return List.of();
+            }
+            return out;
         }
 
         Optional<String> text(String key, JsonNode v) {

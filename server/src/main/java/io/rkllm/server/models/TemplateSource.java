@@ -29,9 +29,13 @@ public record TemplateSource(Optional<String> jinja, String origin, Optional<Str
     /** No template, no dialect named. */
     public static final TemplateSource NOTHING = new TemplateSource(Optional.empty(), NONE, Optional.empty());
 
-    /** The template offers tools: it renders a {@code tools} list (transformers passes it as {@code tools}). */
+    /**
+     * The template takes tools: it renders a {@code tools} list (transformers passes it as {@code tools}), or at
+     * least the calls of earlier answers ({@code tool_calls}: DeepSeek's, whose tools the server then describes in
+     * the system message, as llama-server accepts them).
+     */
     public boolean rendersTools() {
-        return jinja.filter(t -> t.contains("tools")).isPresent();
+        return jinja.filter(t -> t.contains("tools") || t.contains("tool_calls")).isPresent();
     }
 
     /** The template writes reasoning: a family's thinking markers, or a thinking switch, occur in it. */

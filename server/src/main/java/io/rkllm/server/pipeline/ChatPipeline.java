@@ -22,6 +22,7 @@ import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import io.rkllm.server.pipeline.tasks.TaskDetector;
 import io.rkllm.server.pipeline.tasks.TaskKind;
 import io.rkllm.server.pipeline.vision.ImageDecoder;
+import io.rkllm.server.template.TemplateSwitches;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ public final class ChatPipeline {
         Dialect dialect = dialects.of(model);
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())
                 : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
-        if (dialect.alwaysReasons() && model.capabilities().thinking() && !thinking.enabled()) {
+        if (!plain && dialect.alwaysReasons() && model.capabilities().thinking() && !thinking.enabled()) {
             // it reasons whatever it is told (gpt-oss): told not to, it reasons as little as it can
             thinking = new ThinkingDecision(true, thinking.strippedPrompt());
             if (request.thinking().on().orElse(true).equals(false)) {
@@ -143,8 +144,11 @@ public final class ChatPipeline {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
                     "ignored: runtime 1.2 fixes sampling when the model loads; the model's defaults were used"));
         }
-        ScannerOptions scanner = ScannerOptions.forAnswer(request.stop()).inSyntax(dialect.syntax())
-                .startingInsideThink(dialects.promptOpensReasoning(model, dialect, thinking.enabled()));
+        // a request without stop strings gets the model's (an Ollama model's parameters)
+        List<String> stop = request.stop().isEmpty() ? model.sampling().stop() : request.stop();
+        ScannerOptions scanner = ScannerOptions.forAnswer(stop).inSyntax(dialect.syntax())
+                .startingInsideThink(dialects.promptOpensReasoning(model, dialect, new TemplateSwitches(
+                        thinking.enabled(), request.thinking().effort(), request.thinking().templateArguments())));
         if (request.toolsJson().isPresent()) {
             scanner = scanner.withToolCalls(OfferedTools.of(request.toolsJson().get()));
         }
@@ -178,6 +182,11 @@ public final class ChatPipeline {
      */
     public String promptText(ChatRequest request) {
         PreparedChat chat = prepare(request);
+        if (models.runtime(chat.model()).promptForm() != ChatPrompt.Form.MESSAGES) {
+            throw new FailureException(Failure.InvalidRequest.of("model", "the model '" + chat.model().id()
+                    + "' has no chat template the server applies: its runtime (" + models.runtime(chat.model()).name()
+                    + ") builds the prompt from the template the model was converted with"));
+        }
         LoadedModel loaded = models.acquire(chat.model());
         ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
         Optional<String> text;

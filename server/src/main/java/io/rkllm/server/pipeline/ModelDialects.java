@@ -33,6 +33,7 @@ public final class ModelDialects {
             Map.entry("granite", "granite"), Map.entry("lfm2", "lfm2"), Map.entry("seed-oss", "seed-oss"),
             Map.entry("minimax", "minimax-m2"), Map.entry("kimi", "kimi-k2"));
 
+    private static final int MAX_PROBES = 256;
     private final Map<String, Boolean> opens = new ConcurrentHashMap<>();
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
@@ -49,9 +50,11 @@ public final class ModelDialects {
                         + " its chat template decides", model.id(), named.get(), String.join(", ", Dialects.names()));
             }
         }
-        return model.template().jinja().flatMap(Dialects::ofTemplate)
-                .or(() -> Optional.ofNullable(FAMILIES.get(model.family().toLowerCase(Locale.ROOT)))
-                        .flatMap(Dialects::named))
+        if (model.template().jinja().isPresent()) {
+            // the template is what the model was tuned with: one that shows no dialect's markers is Hermes'
+            return model.template().jinja().flatMap(Dialects::ofTemplate).orElse(Dialects.HERMES);
+        }
+        return Optional.ofNullable(FAMILIES.get(model.family().toLowerCase(Locale.ROOT))).flatMap(Dialects::named)
                 .orElse(Dialects.HERMES);
     }
 
@@ -59,15 +62,21 @@ public final class ModelDialects {
      * Whether the answer starts inside reasoning: the model's template's generation prompt ends in its opening marker
      * (with thinking as the request has it); without a template that renders, what the family says.
      */
-    boolean promptOpensReasoning(ModelDescriptor model, Dialect dialect, boolean thinking) {
+    boolean promptOpensReasoning(ModelDescriptor model, Dialect dialect, TemplateSwitches switches) {
+        boolean thinking = switches.thinking();
         if (model.template().jinja().isEmpty()) {
             return thinking && model.thinkingStartsOpen();
         }
-        String key = model.id() + "\0" + model.modified() + "\0" + dialect.name() + "\0" + thinking;
-        return opens.computeIfAbsent(key, k -> rendersOpen(model, dialect, thinking));
+        // the client's template arguments may switch the reasoning too (DeepSeek V3.1's `thinking`)
+        String key = model.id() + "\0" + model.modified() + "\0" + dialect.name() + "\0" + switches;
+        if (opens.size() > MAX_PROBES) {
+            opens.clear(); // clients that send ever new arguments: the probes are redone, not kept for ever
+        }
+        return opens.computeIfAbsent(key, k -> rendersOpen(model, dialect, switches));
     }
 
-    private static boolean rendersOpen(ModelDescriptor model, Dialect dialect, boolean thinking) {
+    private static boolean rendersOpen(ModelDescriptor model, Dialect dialect, TemplateSwitches switches) {
+        boolean thinking = switches.thinking();
         List<String> problems = new ArrayList<>();
         Optional<JinjaChatTemplate> template = JinjaChatTemplate.tryOf(model.template().jinja().get(), "", "", false,
                 problems);
@@ -76,7 +85,7 @@ public final class ModelDialects {
         }
         try {
             String prompt = template.get().render(List.of(TemplateMessage.of("user", "Hi")), Optional.empty(),
-                    TemplateSwitches.thinking(thinking));
+                    switches);
             return dialect.opensReasoning(prompt);
         } catch (RuntimeException e) {
             return thinking && model.thinkingStartsOpen();

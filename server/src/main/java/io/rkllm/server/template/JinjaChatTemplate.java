@@ -48,6 +48,8 @@ public final class JinjaChatTemplate {
 
     private final Jinjava jinjava;
     private final String source;
+    /** The template writes the tools it is given (else they are described in the system message: see render). */
+    private final boolean describesTools;
     private final String bos;
     private final String eos;
     private final boolean stripBos;
@@ -59,6 +61,7 @@ public final class JinjaChatTemplate {
      */
     JinjaChatTemplate(String source, String bos, String eos, boolean addsBos, Clock clock) {
         this.source = rewrite(source);
+        this.describesTools = source.contains("tools");
         this.clock = clock;
         this.bos = bos;
         this.eos = eos;
@@ -107,6 +110,9 @@ public final class JinjaChatTemplate {
      * offered (an OpenAI {@code tools} array as JSON), and the switches.
      */
     public String render(List<TemplateMessage> conversation, Optional<String> toolsJson, TemplateSwitches switches) {
+        if (toolsJson.isPresent() && !describesTools) {
+            conversation = ToolsInSystem.added(conversation, toolsJson.get());
+        }
         List<Map<String, Object>> messages = new ArrayList<>();
         for (TemplateMessage m : conversation) {
             Map<String, Object> map = message(m.role(), m.content());
@@ -126,9 +132,12 @@ public final class JinjaChatTemplate {
             }
             m.toolCallId().ifPresent(id -> map.put("tool_call_id", id));
             m.reasoning().ifPresent(r -> {
-                // transformers' field, and gpt-oss's template's own name for it
-                map.put("reasoning_content", r);
-                map.put("thinking", r);
+                map.put("reasoning_content", r); // transformers' field
+                // gpt-oss's own name for it; its template refuses a call with both its text and its thinking (the
+                // text is then its analysis), so such a message keeps its text, as it was written
+                if (m.toolCalls().isEmpty() || m.content().isBlank()) {
+                    map.put("thinking", r);
+                }
             });
             messages.add(map);
         }

@@ -47,7 +47,11 @@ class ApplyTemplateTest {
 
     @BeforeAll
     static void start() throws IOException {
-        LlamaTestServer.Builder builder = LlamaTestServer.in(dir);
+        server = restart();
+    }
+
+    private static LlamaTestServer restart() throws IOException {
+        LlamaTestServer.Builder builder = LlamaTestServer.in(dir.resolve("main"));
         for (var t : TEMPLATES.entrySet()) {
             builder.model(t.getValue(), TinyLlama.Options.chat())
                     .file(t.getValue() + "/chat_template.jinja", resource(t.getKey() + ".jinja"));
@@ -55,7 +59,9 @@ class ApplyTemplateTest {
         builder.model("plain", TinyLlama.Options.chat().withChatTemplate(""));
         builder.model("mistral-nemo", TinyLlama.Options.chat()).file("mistral-nemo/chat_template.jinja",
                 resource("mistralai-Mistral-Nemo-Instruct-2407.jinja"));
-        server = builder.start();
+        builder.model("deepseek-r1-distill", TinyLlama.Options.chat()).file("deepseek-r1-distill/chat_template.jinja",
+                resource("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja"));
+        return builder.start();
     }
 
     @AfterAll
@@ -204,6 +210,33 @@ class ApplyTemplateTest {
             assertThat(prompt).as(field).contains("<|im_start|>assistant\n<think>\nI should look it up.\n</think>\n\n"
                     + "<tool_call>\n{\"name\": \"lookup\", \"arguments\": {}}\n</tool_call><|im_end|>");
         }
+    }
+
+    @Test
+    void gptOssGetsItsReasoningBackEvenBesideAPreambleAndACall() throws Exception {
+        // gpt-oss's template refuses a call with both its text and its thinking: the text is kept, nothing refused
+        TestServer.Reply reply = server.post("/apply-template", "{\"model\":\"gpt-oss-120b\",\"tools\":[{\"type\":"
+                + "\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}],\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"Look it up.\"},{\"role\":\"assistant\",\"content\":\"Let me"
+                + " check.\",\"reasoning_content\":\"Need the tool.\",\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+                + "\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\","
+                + "\"tool_call_id\":\"c1\",\"content\":\"found\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.json().path("prompt").asText()).contains("Let me check.").contains("to=functions.lookup");
+        // and the effort a request asks reaches its template
+        String high = server.post("/apply-template", "{\"model\":\"gpt-oss-120b\",\"reasoning_effort\":\"high\","
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}").json().path("prompt").asText();
+        assertThat(high).contains("Reasoning: high");
+    }
+
+    @Test
+    void aTemplateThatDoesNotWriteToolsGetsThemDescribed() throws Exception {
+        // DeepSeek R1's distills write earlier calls but not the tools: the system message describes them
+        TestServer.Reply reply = server.post("/apply-template", "{\"model\":\"deepseek-r1-distill\",\"tools\":[{"
+                + "\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}],\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.json().path("prompt").asText()).contains("\"name\":\"lookup\"");
     }
 
     @Test

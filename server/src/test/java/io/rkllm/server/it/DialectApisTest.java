@@ -141,6 +141,32 @@ class DialectApisTest {
 
     @ParameterizedTest
     @MethodSource("models")
+    void aFollowUpReusesTheAnswerTheModelWrote(String model, boolean thinks) throws Exception {
+        // the answer sent back (its text, its reasoning) is the one the cache holds: only the new turn is prefilled
+        String first = "{\"model\":\"" + model + "\",\"user\":\"follow-" + model + "\",\"messages\":[{\"role\":"
+                + "\"user\",\"content\":\"Tell me about the NPU.\"}]}";
+        JsonNode answer = server.postForReply("/v1/chat/completions", first).json().path("choices").get(0)
+                .path("message");
+        String followUp = "{\"model\":\"" + model + "\",\"user\":\"follow-" + model + "\",\"messages\":[{\"role\":"
+                + "\"user\",\"content\":\"Tell me about the NPU.\"}," + answer + ",{\"role\":\"user\",\"content\":"
+                + "\"And the GPU?\"}]}";
+        JsonNode usage = server.postForReply("/v1/chat/completions", followUp).json().path("usage");
+        assertThat(usage.path("prompt_tokens_details").path("cached_tokens").asInt()).as(usage.toString())
+                .isGreaterThan(0);
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void applyTemplateIsForModelsWithATemplateOfTheirOwn(String model, boolean thinks) throws Exception {
+        // an .rkllm model's runtime builds its prompt: said without loading it
+        TestServer.Reply reply = server.postForReply("/apply-template", "{\"model\":\"" + model + "\",\"messages\":"
+                + "[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.body()).contains("builds the prompt from the template the model was converted with");
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
     void responsesApiCallsTheTool(String model, boolean thinks) throws Exception {
         TestServer.Reply reply = server.postForReply("/v1/responses", "{\"model\":\"" + model + "\",\"tools\":"
                 + "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" + TOOL_SCHEMA + "}],"

@@ -126,9 +126,13 @@ final class AnthropicHandler {
         return block;
     }
 
-    /** Anthropic's ids look like {@code toolu_...}; the random part is the call's own. */
+    /**
+     * Anthropic's ids look like {@code toolu_...}; the random part is the call's own. An id a model wrote (Kimi's
+     * {@code functions.get_weather:0}) keeps only what Anthropic's ids may have ({@code [A-Za-z0-9_-]}).
+     */
     static String toolUseId(String callId) {
-        return callId.startsWith("call_") ? "toolu_" + callId.substring("call_".length()) : callId;
+        return callId.startsWith("call_") ? "toolu_" + callId.substring("call_".length())
+                : callId.replaceAll("[^A-Za-z0-9_-]", "_");
     }
 
     /** The call's arguments as the object Anthropic's {@code input} is; anything else the model wrote is {}. */

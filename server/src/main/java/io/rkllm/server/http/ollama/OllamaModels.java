@@ -2,6 +2,8 @@ package io.rkllm.server.http.ollama;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.download.OllamaName;
+import io.rkllm.server.download.PullOrigin;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelHeader;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,8 +31,16 @@ final class OllamaModels {
     private OllamaModels() {
     }
 
-    /** The name Ollama clients see and send back: the id with the {@code :latest} tag. */
+    /**
+     * The name Ollama clients see and send back: the name a model pulled from a registry was pulled by
+     * ({@code qwen3:4b}, which Open WebUI's "update all" pulls again), else the id with the {@code :latest} tag.
+     */
     static String name(ModelDescriptor model) {
+        Optional<String> pulled = PullOrigin.of(model.file().getParent()).flatMap(PullOrigin::registryName)
+                .map(OllamaName::shortest).filter(n -> !n.contains("/") && model.aliases().contains(n.toLowerCase(Locale.ROOT)));
+        if (pulled.isPresent()) {
+            return pulled.get();
+        }
         return model.id().contains(":") ? model.id() : model.id() + ":latest";
     }
 

@@ -7,8 +7,8 @@ import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.download.HubFile;
-import io.rkllm.server.download.ModelName;
 import io.rkllm.server.download.PullException;
+import io.rkllm.server.download.PullOrigin;
 import io.rkllm.server.download.PullProgress;
 import io.rkllm.server.download.PullResult;
 import io.rkllm.server.download.Puller;
@@ -36,8 +36,14 @@ final class OllamaPulls {
     /** Progress lines of one file at most this often, unless it moved by a hundredth (Ollama's clients redraw on each). */
     private static final long LINE_EVERY = 100_000_000L;
 
+    /** How long a delete waits for the pull it cancels to stop (it stops at its next buffer: at once). */
+    private static final Duration CANCEL_WAIT = Duration.ofSeconds(30);
+
     private final ModelService models;
     private final Optional<Puller> downloads;
+    /** The pulls under way, by the name they were asked by: a delete of that name cancels them. */
+    private final java.util.concurrent.ConcurrentMap<String, Cancellable> pulling =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final PullPolicy policy;
     private final CommonFields fields;
     private final ObjectMapper mapper;
@@ -54,42 +60,157 @@ final class OllamaPulls {
     void pull(Context ctx) throws IOException {
         policy.check();
         JsonNode body = fields.object(ctx.bodyAsBytes());
-        String name = name(body, "the model to pull, e.g. hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M");
+        String asked = name(body, "the model to pull, e.g. qwen3:4b or hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M");
         JsonNode stream = body.get("stream");
         if (stream != null && !stream.isNull() && !stream.isBoolean()) {
             throw ApiException.invalid("stream", "'stream' must be true or false");
         }
+        JsonNode insecureField = body.get("insecure");
+        boolean insecure = insecureField != null && insecureField.asBoolean(false);
         Puller puller = puller();
-        try {
-            ModelName.parse(name); // a name that is no model's is a 400, before any 200 is committed
-        } catch (PullException e) {
-            throw refusal(e);
-        }
-        if (stream != null && !stream.isNull() && !stream.asBoolean()) {
+        // a model already here is updated from where it came (Open WebUI's "update all" pulls each listed name)
+        Optional<ModelDescriptor> installed = models.exactly(asked);
+        Optional<String> source = installed.flatMap(OllamaPulls::source);
+        String name = source.orElse(asked);
+        if (installed.isEmpty()) {
             try {
-                served(puller, puller.pull(name, PullProgress.NONE));
+                Puller.target(name); // a name that is no model's is a 400, before any 200 is committed
             } catch (PullException e) {
                 throw refusal(e);
             }
-            json(ctx, mapper.createObjectNode().put("status", "success"));
-            return;
         }
-        StreamSink sink = StreamSink.open(ctx.res(), OllamaHandler.NDJSON);
-        Lines lines = new Lines(sink);
+        boolean blocking = stream != null && !stream.isNull() && !stream.asBoolean();
+        Cancellable cancel = new Cancellable();
+        String key = key(asked);
+        if (pulling.putIfAbsent(key, cancel) != null) {
+            throw refusal(new PullException(PullException.Kind.CONFLICT, asked + " is being pulled right now; wait"
+                    + " for that pull to finish"));
+        }
         try {
-            PullResult result = puller.pull(name, lines);
-            lines.finishing();
-            served(puller, result);
-            lines.status("success");
-        } catch (PullException e) {
-            if (e.kind() == PullException.Kind.CANCELLED) {
-                LOG.info("pull of {} stopped: {}", name, e.getMessage());
+            if (blocking) {
+                try {
+                    if (installed.isEmpty() || source.isPresent()) {
+                        served(puller, puller.pull(name, insecure, cancel.watching(PullProgress.NONE)));
+                    }
+                } catch (PullException e) {
+                    throw refusal(e);
+                }
+                json(ctx, mapper.createObjectNode().put("status", "success"));
                 return;
             }
+            StreamSink sink = StreamSink.open(ctx.res(), OllamaHandler.NDJSON);
+            Lines lines = new Lines(sink);
             try {
-                sink.send(line(mapper.createObjectNode().put("error", e.getMessage())));
-            } catch (IOException gone) {
-                LOG.info("pull of {} failed after its client left: {}", name, e.getMessage());
+                if (installed.isEmpty() || source.isPresent()) {
+                    PullResult result = puller.pull(name, insecure, cancel.watching(lines));
+                    lines.finishing();
+                    served(puller, result);
+                } else {
+                    // put here by hand: there is nowhere to update it from
+                    lines.status("pulling manifest");
+                }
+                lines.status("success");
+            } catch (PullException e) {
+                if (e.kind() == PullException.Kind.CANCELLED) {
+                    LOG.info("pull of {} stopped: {}", name, e.getMessage());
+                    return;
+                }
+                try {
+                    sink.send(line(mapper.createObjectNode().put("error", e.getMessage())));
+                } catch (IOException gone) {
+                    LOG.info("pull of {} failed after its client left: {}", name, e.getMessage());
+                }
+            }
+        } finally {
+            pulling.remove(key, cancel);
+            cancel.ended();
+        }
+    }
+
+    /**
+     * Where an installed model came from, as the name to pull it again by: a registry's model by its name, a Hub
+     * repository with the quantisation of its file ({@code hf.co/OWNER/REPO:Q4_K_M}); none for a model a pull did not
+     * write.
+     */
+    private static Optional<String> source(ModelDescriptor model) {
+        return PullOrigin.of(model.file().getParent()).map(o -> o.registryName().isPresent() ? o.pullName()
+                : "hf.co/" + o.source() + model.facts().header().map(h -> ":" + h.quantisation()).orElse(""));
+    }
+
+    private static String key(String name) {
+        return name.strip().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * A pull that a delete of its name stops (Open WebUI's cancel: the stream dropped, then {@code DELETE /api/delete}
+     * of the name being pulled): its transfer ends at its next buffer, and its partial download is removed.
+     */
+    private static final class Cancellable {
+        private volatile boolean cancelled;
+        private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+
+        PullProgress watching(PullProgress progress) {
+            return new PullProgress() {
+                @Override
+                public void listing(String repo) throws PullException {
+                    check();
+                    progress.listing(repo);
+                }
+
+                @Override
+                public void planned(io.rkllm.server.download.PullPlan plan) throws PullException {
+                    check();
+                    progress.planned(plan);
+                }
+
+                @Override
+                public void transfer(HubFile file, long completed) throws PullException {
+                    check();
+                    progress.transfer(file, completed);
+                }
+
+                @Override
+                public void stopped(HubFile file, long completed, String why, Duration wait) throws PullException {
+                    check();
+                    progress.stopped(file, completed, why, wait);
+                }
+
+                @Override
+                public void verifying(HubFile file) throws PullException {
+                    check();
+                    progress.verifying(file);
+                }
+
+                @Override
+                public void placing(Path folder) throws PullException {
+                    check();
+                    progress.placing(folder);
+                }
+            };
+        }
+
+        private void check() throws PullException {
+            if (cancelled) {
+                // not resumable: the pull's partial download goes, as the user who cancelled it expects
+                throw PullException.abandoned("the pull was cancelled (its model deleted)");
+            }
+        }
+
+        void cancel() {
+            cancelled = true;
+        }
+
+        void ended() {
+            ended.countDown();
+        }
+
+        /** Waits for the pull to have stopped, at most {@code wait}. */
+        boolean awaitEnd(Duration wait) {
+            try {
+                return ended.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
     }
@@ -99,6 +220,19 @@ final class OllamaPulls {
         JsonNode body = fields.object(ctx.bodyAsBytes());
         String name = name(body, "the model to delete");
         Puller puller = puller();
+        Cancellable pull = pulling.get(key(name));
+        if (pull != null) {
+            // Open WebUI's cancel of a download: the pull stops and leaves nothing
+            pull.cancel();
+            if (!pull.awaitEnd(CANCEL_WAIT)) {
+                LOG.warn("the pull of {} did not stop within {} s of its cancel", name, CANCEL_WAIT.toSeconds());
+            }
+            LOG.info("pull of {} cancelled by a delete of its name", name);
+            if (models.exactly(name).isEmpty()) {
+                ctx.status(200);
+                return;
+            }
+        }
         ModelDescriptor model = models.exactly(name).orElseThrow(() -> new ApiException(404, "not_found_error",
                 "model_not_found", "model", "model '" + name + "' not found", Map.of(), null));
         models.withdraw(model);

@@ -71,6 +71,9 @@ public final class OutputScanner {
     /** Stop strings (shortest first), then the markers that open something or are dropped. */
     private final LiteralMatcher contentMatcher;
     private final List<Opening> contentActions;
+    /** The stop strings alone (shortest first). */
+    private final LiteralMatcher stopMatcher;
+    private final int stopCount;
     /** Markers that open something only at the start of the output. */
     private final LiteralMatcher startMatcher;
     private final List<Opening> startActions;
@@ -85,6 +88,8 @@ public final class OutputScanner {
     private LiteralMatcher closeMatcher;
     /** In REASONING mode: how many of {@link #closeMatcher}'s patterns close it (the others open calls). */
     private int reasoningCloses;
+    /** In REASONING mode: the blocks whose opening marker ends it, after its closing markers in the matcher. */
+    private List<Syntax.ToolBlock> reasoningEnders = List.of();
     /** The marker that opened the current tool block or header (for a verbatim copy). */
     private String opened = "";
     /** In TOOL mode: the block being read, else the function a header named. */
@@ -120,6 +125,8 @@ public final class OutputScanner {
         this.parseToolCalls = options.parseToolCalls();
         List<String> patterns = new ArrayList<>(options.stopStrings());
         patterns.sort(Comparator.comparingInt(String::length));
+        this.stopMatcher = new LiteralMatcher(List.copyOf(patterns));
+        this.stopCount = patterns.size();
         List<Opening> actions = new ArrayList<>();
         patterns.forEach(p -> actions.add(new Opening.Stop()));
         List<String> startPatterns = new ArrayList<>();
@@ -199,10 +206,12 @@ public final class OutputScanner {
         scan(true);
         if (matchedStop == null) {
             if (mode == Mode.TOOL) {
-                emitToolBlock(withoutPartialClose(buffer.substring(pos)), "");
-            } else if (mode == Mode.HEADER) {
-                events.content(opened + buffer.substring(pos)); // never a header: nothing is lost
+                // read without the start of a closing marker the output was cut in; passed on with it
+                String rest = buffer.substring(pos);
+                String body = withoutPartialClose(rest);
+                emitToolBlock(body, rest.substring(body.length()));
             }
+            // an unclosed header (the output cut after "<|start|>assistant") is markup, not text: dropped
         }
         buffer.setLength(0);
         return events.drain();
@@ -332,9 +341,9 @@ public final class OutputScanner {
         mode = Mode.REASONING;
         reasoningCloses = closes.size();
         List<String> patterns = new ArrayList<>(closes);
-        if (parseToolCalls && syntax.callsEndReasoning()) {
-            syntax.tools().forEach(t -> patterns.add(t.open()));
-        }
+        reasoningEnders = parseToolCalls && syntax.callsEndReasoning()
+                ? syntax.tools().stream().filter(t -> !t.atStartOnly()).toList() : List.of();
+        reasoningEnders.forEach(t -> patterns.add(t.open()));
         closeMatcher = new LiteralMatcher(patterns);
         trimLeading = true;
     }
@@ -352,7 +361,7 @@ public final class OutputScanner {
         mode = Mode.CONTENT;
         if (hit.pattern() >= reasoningCloses) {
             // a call's opening marker: reasoning ends there, the call is read as in content
-            Syntax.ToolBlock block = syntax.tools().get(hit.pattern() - reasoningCloses);
+            Syntax.ToolBlock block = reasoningEnders.get(hit.pattern() - reasoningCloses);
             pos += block.open().length();
             open(new Opening.Tool(block), block.open());
             return true;
@@ -444,8 +453,19 @@ public final class OutputScanner {
                 events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
                         call.name(), call.argumentsJson()));
             }
-        } else {
-            events.content(headerText + opened + body + close);
+            return;
+        }
+        String verbatim = headerText + opened + body + close;
+        if (!closeMatcher.isEmpty() || stopCount == 0) {
+            events.content(verbatim);
+            return;
+        }
+        // a block that ran to the end and is no call (a JSON answer of a Llama, prose naming [TOOL_CALLS]) was
+        // content all along: its stop strings apply, as they would have as it streamed
+        LiteralMatcher.Hit stop = stopMatcher.scan(verbatim, 0, true);
+        events.content(verbatim.substring(0, stop.start()));
+        if (stop.matched()) {
+            matchedStop = stopMatcher.pattern(stop.pattern());
         }
     }
 

@@ -64,11 +64,9 @@ public final class JsonCalls implements CallReader {
             return Optional.empty();
         }
         JsonNode arguments = fn.has("arguments") ? fn.get("arguments") : fn.get("parameters");
-        // the id the model wrote (Mistral Nemo's, Command R's tool_call_id) is the one the client gets
-        JsonNode id = item.has("id") ? item.get("id") : item.get("tool_call_id");
-        Optional<String> written = id != null && (id.isTextual() || id.isNumber()) && !id.asText().isBlank()
-                ? Optional.of(id.asText()) : Optional.empty();
-        return Optional.of(new FunctionCall(name.asText().strip(), CallJson.arguments(arguments), written));
+        // the ids these models write (Mistral Nemo's, Command R's "0" of every turn) are not unique across a
+        // conversation: the call gets the server's
+        return Optional.of(new FunctionCall(name.asText().strip(), CallJson.arguments(arguments)));
     }
 
     /** Where the JSON value that opens at {@code start} ends (exclusive), -1 when it is not closed. */

@@ -17,10 +17,15 @@ public final class KimiCalls implements CallReader {
     static final String CALL = "<|tool_call_begin|>";
     static final String ARGUMENTS = "<|tool_call_argument_begin|>";
     static final String CALL_END = "<|tool_call_end|>";
+    static final String SECTION_END = "<|tool_calls_section_end|>";
 
     @Override
     public Optional<List<FunctionCall>> read(String body, OfferedTools tools) {
         String text = body.strip();
+        if (text.endsWith(SECTION_END)) {
+            // a bare call followed by the end of a section it never opened
+            text = text.substring(0, text.length() - SECTION_END.length()).strip();
+        }
         if (!text.startsWith(CALL)) {
             return Optional.empty();
         }

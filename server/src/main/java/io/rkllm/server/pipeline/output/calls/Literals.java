@@ -21,10 +21,13 @@ final class Literals {
     }
 
     static final String GEMMA_QUOTE = "<|\"|>";
+    /** Lists and objects nested deeper than this are refused (a model that loops writes "[[[[..."). */
+    static final int MAX_DEPTH = 64;
 
     private final String text;
     private final Dialect dialect;
     private int at;
+    private int depth;
 
     Literals(String text, int from, Dialect dialect) {
         this.text = text;
@@ -79,11 +82,15 @@ final class Literals {
         if (c == '"' || c == '\'' && dialect == Dialect.PYTHON) {
             return NODES.textNode(quoted(c));
         }
-        if (c == '[') {
-            return list();
-        }
-        if (c == '{') {
-            return dict();
+        if (c == '[' || c == '{') {
+            if (++depth > MAX_DEPTH) {
+                throw new IllegalArgumentException("nested deeper than " + MAX_DEPTH);
+            }
+            try {
+                return c == '[' ? list() : dict();
+            } finally {
+                depth--;
+            }
         }
         int start = at;
         while (at < text.length() && ",]})".indexOf(text.charAt(at)) < 0 && !Character.isWhitespace(text.charAt(at))) {

@@ -25,6 +25,7 @@ final class Lfm2 implements Dialect {
 
     @Override
     public boolean writtenBy(String template) {
-        return template.contains("<|tool_call_start|>") || template.contains("List of tools: [");
+        return template.contains("<|tool_call_start|>") || template.contains("<|tool_list_start|>")
+                || template.contains("List of tools: [");
     }
 }

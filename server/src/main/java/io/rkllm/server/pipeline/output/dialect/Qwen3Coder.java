@@ -12,8 +12,10 @@ import java.util.List;
 final class Qwen3Coder implements Dialect {
     private static final Syntax SYNTAX = Syntax.of(List.of(new Block("<think>", "</think>")),
             List.of(ToolBlock.between("<tool_call>", "</tool_call>", new XmlFunctions(true)),
-                    // a call whose opening <tool_call> the model left out, as llama.cpp tolerates
-                    new ToolBlock("<function=", List.of("</tool_call>"), new XmlFunctions(true), false, true)))
+                    // a call whose opening <tool_call> the model left out, as llama.cpp tolerates: at the start of the
+                    // answer or of a line (within a line, "<function=" is text, as prose about the format has it)
+                    new ToolBlock("<function=", List.of("</tool_call>"), new XmlFunctions(true), true, true),
+                    new ToolBlock("\n<function=", List.of("</tool_call>"), new XmlFunctions(true), false, true)))
             .withCallsEndingReasoning();
 
     @Override

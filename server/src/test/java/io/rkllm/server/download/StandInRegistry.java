@@ -1,0 +1,278 @@
+package io.rkllm.server.download;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An Ollama registry on loopback, for tests: {@code GET /v2/NS/MODEL/manifests/TAG} (the Docker manifest's media
+ * type; a registry's {@code MANIFEST_UNKNOWN} 404 for a model it does not have), {@code GET /v2/NS/MODEL/blobs/DIGEST}
+ * answered with a 307 to its storage (a second server, another origin, as Ollama's CDN), which answers {@code Range}
+ * requests with a 206. Faults: a token required (a {@code Bearer} challenge, the token from {@code /token}), one
+ * byte of a blob changed, a transfer cut after some bytes a number of times, a transfer held until released. Every
+ * request is recorded.
+ */
+public final class StandInRegistry implements AutoCloseable {
+    static final String MANIFEST = "application/vnd.docker.distribution.manifest.v2+json";
+
+    /** A request as the stand-in saw it. */
+    public record Seen(String server, String method, String path, Optional<String> range,
+                       Optional<String> authorization) {
+    }
+
+    private final HttpServer registry;
+    private final HttpServer storage;
+    private final Map<String, byte[]> manifests = new ConcurrentHashMap<>();
+    private final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private volatile String token;
+    private volatile String corrupt;
+    private volatile long cutAfter = -1;
+    private final AtomicInteger cuts = new AtomicInteger();
+    private volatile long holdAfter = -1;
+    private volatile CountDownLatch held = new CountDownLatch(0);
+    private volatile CountDownLatch reachedHold = new CountDownLatch(1);
+
+    private StandInRegistry() throws IOException {
+        registry = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        storage = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        registry.createContext("/", this::registry);
+        storage.createContext("/", this::storage);
+        registry.setExecutor(Executors.newCachedThreadPool());
+        storage.setExecutor(Executors.newCachedThreadPool());
+        registry.start();
+        storage.start();
+    }
+
+    public static StandInRegistry start() {
+        try {
+            return new StandInRegistry();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The registry's address, {@code http://127.0.0.1:PORT}. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + registry.getAddress().getPort();
+    }
+
+    /** The registry's host as an Ollama name writes it, {@code 127.0.0.1:PORT}. */
+    public String host() {
+        return "127.0.0.1:" + registry.getAddress().getPort();
+    }
+
+    /** A model's manifest, built layer by layer. */
+    public final class Model {
+        private final String path;
+        private final List<String> layers = new ArrayList<>();
+
+        private Model(String path) {
+            this.path = path;
+        }
+
+        /** A layer of this media type ({@code model}, {@code params}... of {@code application/vnd.ollama.image.}). */
+        public Model layer(String type, byte[] bytes) {
+            String hex = RegistryClient.sha256(bytes);
+            blobs.put("sha256:" + hex, bytes);
+            layers.add("{\"mediaType\":\"application/vnd.ollama.image." + type + "\",\"digest\":\"sha256:" + hex
+                    + "\",\"size\":" + bytes.length + "}");
+            return this;
+        }
+
+        public Model layer(String type, String text) {
+            return layer(type, text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** Published: the manifest is served from now on (replacing an older one: a newer version). */
+        public String publish() {
+            byte[] config = "{\"model_format\":\"gguf\",\"model_family\":\"llama\",\"file_type\":\"F32\"}"
+                    .getBytes(StandardCharsets.UTF_8);
+            String configHex = RegistryClient.sha256(config);
+            blobs.put("sha256:" + configHex, config);
+            byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"" + MANIFEST + "\",\"config\":{\"mediaType\":"
+                    + "\"application/vnd.docker.container.image.v1+json\",\"digest\":\"sha256:" + configHex
+                    + "\",\"size\":" + config.length + "},\"layers\":[" + String.join(",", layers) + "]}")
+                    .getBytes(StandardCharsets.UTF_8);
+            manifests.put(path, manifest);
+            return "sha256:" + RegistryClient.sha256(manifest);
+        }
+    }
+
+    /** A model at {@code NAMESPACE/MODEL:TAG}. */
+    public Model model(String namespaceModelTag) {
+        int colon = namespaceModelTag.lastIndexOf(':');
+        return new Model(namespaceModelTag.substring(0, colon) + "/manifests/" + namespaceModelTag.substring(colon + 1));
+    }
+
+    /** Asks for a token ({@code 401} with a {@code Bearer} challenge) before it answers. */
+    public void requireToken(String value) {
+        token = value;
+    }
+
+    /** One byte of this blob changed in what the storage sends. */
+    public void corrupt(String digest) {
+        corrupt = digest;
+    }
+
+    /** The next {@code times} transfers are cut after {@code bytes}. */
+    public void cutTransfers(long bytes, int times) {
+        cutAfter = bytes;
+        cuts.set(times);
+    }
+
+    /** Transfers stop after {@code bytes} until {@link #release()}; {@link #awaitHold()} waits for one to get there. */
+    public void holdAfter(long bytes) {
+        holdAfter = bytes;
+        held = new CountDownLatch(1);
+        reachedHold = new CountDownLatch(1);
+    }
+
+    public void awaitHold() throws InterruptedException {
+        reachedHold.await();
+    }
+
+    public void release() {
+        holdAfter = -1;
+        held.countDown();
+    }
+
+    public List<Seen> seen() {
+        return List.copyOf(seen);
+    }
+
+    /** The storage's transfers of blobs (not the small layers'), in order. */
+    public List<Seen> downloads() {
+        return seen.stream().filter(s -> s.server().equals("storage")).toList();
+    }
+
+    private void record(String server, HttpExchange x) {
+        seen.add(new Seen(server, x.getRequestMethod(), x.getRequestURI().getPath(),
+                Optional.ofNullable(x.getRequestHeaders().getFirst("Range")),
+                Optional.ofNullable(x.getRequestHeaders().getFirst("Authorization"))));
+    }
+
+    private void registry(HttpExchange x) throws IOException {
+        record("registry", x);
+        String path = x.getRequestURI().getPath();
+        if (path.equals("/token")) {
+            send(x, 200, "application/json", ("{\"token\":\"" + token + "\"}").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (!path.startsWith("/v2/")) {
+            send(x, 404, "text/plain", "404 page not found".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (token != null && !("Bearer " + token).equals(x.getRequestHeaders().getFirst("Authorization"))) {
+            x.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"" + endpoint() + "/token\","
+                    + "service=\"stand-in\",scope=\"repository:x:pull\"");
+            send(x, 401, "application/json", "{\"errors\":[{\"code\":\"UNAUTHORIZED\"}]}".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        String rest = path.substring(4);
+        int blob = rest.indexOf("/blobs/");
+        if (blob >= 0) {
+            String digest = rest.substring(blob + 7);
+            if (!blobs.containsKey(digest)) {
+                send(x, 404, "application/json", "{\"errors\":[{\"code\":\"BLOB_UNKNOWN\"}]}".getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            x.getResponseHeaders().set("Location", "http://127.0.0.1:" + storage.getAddress().getPort() + "/blobs/"
+                    + digest);
+            x.sendResponseHeaders(307, -1);
+            x.close();
+            return;
+        }
+        byte[] manifest = manifests.get(rest);
+        if (manifest == null) {
+            send(x, 404, "application/json", ("{\"errors\":[{\"code\":\"MANIFEST_UNKNOWN\",\"message\":\"manifest"
+                    + " unknown\"}]}").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        send(x, 200, MANIFEST, manifest);
+    }
+
+    private void storage(HttpExchange x) throws IOException {
+        record("storage", x);
+        String digest = x.getRequestURI().getPath().substring("/blobs/".length());
+        byte[] bytes = blobs.get(digest);
+        if (bytes == null) {
+            send(x, 404, "text/plain", new byte[0]);
+            return;
+        }
+        if (digest.equals(corrupt)) {
+            bytes = bytes.clone();
+            bytes[bytes.length / 2] ^= 1;
+        }
+        long from = 0;
+        String range = x.getRequestHeaders().getFirst("Range");
+        if (range != null && range.startsWith("bytes=") && range.endsWith("-")) {
+            from = Long.parseLong(range.substring(6, range.length() - 1));
+        }
+        int status = from > 0 ? 206 : 200;
+        if (from > 0) {
+            x.getResponseHeaders().set("Content-Range", "bytes " + from + "-" + (bytes.length - 1) + "/" + bytes.length);
+        }
+        x.getResponseHeaders().set("Content-Type", "application/octet-stream");
+        x.sendResponseHeaders(status, bytes.length - from);
+        try (OutputStream out = x.getResponseBody()) {
+            long stop = bytes.length;
+            boolean cut = cutAfter >= 0 && bytes.length > 4096 && cuts.getAndDecrement() > 0;
+            if (cut) {
+                stop = Math.min(stop, from + cutAfter);
+            }
+            long hold = holdAfter;
+            for (long at = from; at < stop; ) {
+                if (hold >= 0 && at >= hold && bytes.length > 4096) {
+                    out.flush();
+                    reachedHold.countDown();
+                    try {
+                        held.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    hold = -1;
+                }
+                int n = (int) Math.min(8192, stop - at);
+                if (hold >= 0 && at < hold) {
+                    n = (int) Math.min(n, hold - at);
+                }
+                out.write(bytes, (int) at, n);
+                at += n;
+            }
+            if (cut) {
+                throw new IOException("cut"); // the connection drops short of its Content-Length
+            }
+        }
+    }
+
+    private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
+        x.getResponseHeaders().set("Content-Type", type);
+        x.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        try (OutputStream out = x.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    @Override
+    public void close() {
+        release();
+        registry.stop(0);
+        storage.stop(0);
+    }
+}
