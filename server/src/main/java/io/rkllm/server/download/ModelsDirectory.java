@@ -241,12 +241,25 @@ public final class ModelsDirectory {
             }
         }
         Path sidecar = folder.resolve(SIDECAR);
-        if (plan.sidecar().isPresent() && !Files.exists(sidecar)) {
+        if (plan.sidecar().isPresent() && (!Files.exists(sidecar) || pullWrote(sidecar, plan.sidecar().get()))) {
             Path tmp = folder.resolve("." + SIDECAR + ".tmp");
             Files.writeString(tmp, plan.sidecar().get());
             Files.move(tmp, sidecar, StandardCopyOption.ATOMIC_MOVE);
         }
         receipt.with(folder, recorded, listing.repo(), listing.revision()).write(folder);
+    }
+
+    /**
+     * Whether a pull wrote this sidecar (its first line is the one the plan's has: the pull's own comment), so that an
+     * update may write it again; one the user wrote or changed the first line of is theirs, and kept.
+     */
+    private static boolean pullWrote(Path sidecar, String planned) {
+        try {
+            String first = Files.readString(sidecar).lines().findFirst().orElse("");
+            return first.startsWith("#") && first.equals(planned.lines().findFirst().orElse(""));
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Deletes the partial downloads of these files (a failed pull that cannot be resumed leaves nothing). */

@@ -55,8 +55,10 @@ public record OllamaName(String host, String namespace, String model, String tag
         if (parts.length >= 2 && namespace.isEmpty() || parts.length == 3 && host.isEmpty()) {
             return Optional.empty();
         }
-        // an explicit scheme is not Ollama's way through its API (it drops it); a name is not an address
-        if (host.contains("://")) {
+        // an explicit scheme is not Ollama's way through its API (it drops it); a name is not an address. A host is
+        // a host (a dot, a port, localhost): OWNER/REPO/FILE is a file of a Hub repository, not a registry's model
+        if (host.contains("://") || !host.isEmpty() && !host.contains(".") && !host.contains(":")
+                && !host.equalsIgnoreCase("localhost")) {
             return Optional.empty();
         }
         OllamaName name = new OllamaName(host.isEmpty() ? DEFAULT_HOST : host,

@@ -96,13 +96,15 @@ public final class Puller {
                     try {
                         yield pullFromRegistry(either.registry(), insecure, progress);
                     } catch (PullException inRegistry) {
-                        if (inRegistry.kind() != PullException.Kind.NOT_FOUND
-                                && inRegistry.kind() != PullException.Kind.BAD_GATEWAY) {
-                            throw inRegistry;
+                        if (inRegistry.kind() == PullException.Kind.NOT_FOUND && noRepository) {
+                            throw new PullException(PullException.Kind.NOT_FOUND, onHub.getMessage() + "; nor is "
+                                    + either.registry().shortest() + " a model of the Ollama registry");
                         }
-                        throw new PullException(noRepository ? PullException.Kind.NOT_FOUND : onHub.kind(),
-                                onHub.getMessage() + "; and " + either.registry().shortest() + " of the Ollama"
-                                        + " registry: " + inRegistry.getMessage());
+                        if (inRegistry.kind() == PullException.Kind.NOT_FOUND
+                                || inRegistry.kind() == PullException.Kind.BAD_GATEWAY) {
+                            throw onHub; // the registry could not be asked either: the Hub's answer is the one
+                        }
+                        throw inRegistry;
                     }
                 }
                 yield pullFromHub(either.hub(), listing, progress);

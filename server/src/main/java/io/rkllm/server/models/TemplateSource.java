@@ -30,12 +30,12 @@ public record TemplateSource(Optional<String> jinja, String origin, Optional<Str
     public static final TemplateSource NOTHING = new TemplateSource(Optional.empty(), NONE, Optional.empty());
 
     /**
-     * The template takes tools: it renders a {@code tools} list (transformers passes it as {@code tools}), or at
-     * least the calls of earlier answers ({@code tool_calls}: DeepSeek's, whose tools the server then describes in
-     * the system message, as llama-server accepts them).
+     * The template takes tools: it renders a {@code tools} list (transformers passes it as {@code tools}). One that
+     * writes only earlier calls (DeepSeek R1's distills) would give the model tools it never sees: refused, unless
+     * {@code model.yaml} says otherwise.
      */
     public boolean rendersTools() {
-        return jinja.filter(t -> t.contains("tools") || t.contains("tool_calls")).isPresent();
+        return jinja.filter(t -> t.contains("tools")).isPresent();
     }
 
     /** The template writes reasoning: a family's thinking markers, or a thinking switch, occur in it. */

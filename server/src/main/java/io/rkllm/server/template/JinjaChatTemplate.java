@@ -48,8 +48,6 @@ public final class JinjaChatTemplate {
 
     private final Jinjava jinjava;
     private final String source;
-    /** The template writes the tools it is given (else they are described in the system message: see render). */
-    private final boolean describesTools;
     private final String bos;
     private final String eos;
     private final boolean stripBos;
@@ -61,7 +59,6 @@ public final class JinjaChatTemplate {
      */
     JinjaChatTemplate(String source, String bos, String eos, boolean addsBos, Clock clock) {
         this.source = rewrite(source);
-        this.describesTools = source.contains("tools");
         this.clock = clock;
         this.bos = bos;
         this.eos = eos;
@@ -110,9 +107,6 @@ public final class JinjaChatTemplate {
      * offered (an OpenAI {@code tools} array as JSON), and the switches.
      */
     public String render(List<TemplateMessage> conversation, Optional<String> toolsJson, TemplateSwitches switches) {
-        if (toolsJson.isPresent() && !describesTools) {
-            conversation = ToolsInSystem.added(conversation, toolsJson.get());
-        }
         List<Map<String, Object>> messages = new ArrayList<>();
         for (TemplateMessage m : conversation) {
             Map<String, Object> map = message(m.role(), m.content());

@@ -230,13 +230,13 @@ class ApplyTemplateTest {
     }
 
     @Test
-    void aTemplateThatDoesNotWriteToolsGetsThemDescribed() throws Exception {
-        // DeepSeek R1's distills write earlier calls but not the tools: the system message describes them
+    void aTemplateThatDoesNotWriteToolsRefusesThemPlainly() throws Exception {
+        // DeepSeek R1's distills write earlier calls, not the tools: the model would never see them
         TestServer.Reply reply = server.post("/apply-template", "{\"model\":\"deepseek-r1-distill\",\"tools\":[{"
                 + "\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}],\"messages\":"
                 + "[{\"role\":\"user\",\"content\":\"Hi\"}]}");
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        assertThat(reply.json().path("prompt").asText()).contains("\"name\":\"lookup\"");
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.body()).contains("does not support tool calling");
     }
 
     @Test

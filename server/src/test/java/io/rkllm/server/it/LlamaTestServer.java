@@ -85,6 +85,8 @@ public final class LlamaTestServer implements AutoCloseable {
         private Integer parallel;
         private Optional<String> hub = Optional.empty();
 
+        private Optional<String> registry = Optional.empty();
+
         Builder(Path dir) {
             this.dir = dir;
         }
@@ -126,6 +128,12 @@ public final class LlamaTestServer implements AutoCloseable {
             return this;
         }
 
+        /** Pulls Ollama's names from this registry ({@code RKLLM_REGISTRY}); none otherwise (a closed port). */
+        Builder pullsFromRegistry(String endpoint) {
+            registry = Optional.of(endpoint);
+            return this;
+        }
+
         LlamaTestServer start() {
             try {
                 Path modelsDir = Files.createDirectories(dir.resolve("models"));
@@ -152,13 +160,14 @@ public final class LlamaTestServer implements AutoCloseable {
                 ModelDiscovery discover = TestDiscovery.of(config);
                 Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
                         OptionalInt.empty())));
-                if (hub.isEmpty()) {
+                if (hub.isEmpty() && registry.isEmpty()) {
                     DiscoveryResult discovery = discover.discover(modelsDir);
                     return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);
                 }
                 CatalogRefresh catalogs = new CatalogRefresh(() -> discover.discover(modelsDir), List.of(modelsDir),
                         Duration.ofMillis(50));
-                Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.get()), "test"),
+                Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub.orElse("http://127.0.0.1:9"), "RKLLM_REGISTRY",
+                        registry.orElse("http://127.0.0.1:9")), "test"),
                         new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                         new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
                 return new LlamaTestServer(ServerApp.start(config, backends, new ServedModels(catalogs,

@@ -189,7 +189,7 @@ class PullApiTest {
         assertThat(dots.body()).isEqualTo("{\"error\":\"'../../etc/passwd' is not a file in a repository: '..', '.'"
                 + " and empty parts are not allowed\"}");
         assertThat(server.post("/api/pull", "{}").body()).isEqualTo("{\"error\":\"'model' is required: the model to"
-                + " pull, e.g. hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M\"}");
+                + " pull, e.g. qwen3:4b or hf.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M\"}");
         assertThat(server.post("/api/pull", "{\"model\":\"" + REPO + "\",\"stream\":\"no\"}").status()).isEqualTo(400);
         assertThat(tags()).isEmpty();
     }
