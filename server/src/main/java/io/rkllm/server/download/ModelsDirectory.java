@@ -263,7 +263,7 @@ public final class ModelsDirectory {
     }
 
     /** Deletes the partial downloads of these files (a failed pull that cannot be resumed leaves nothing). */
-    void discard(List<HubFile> files) {
+    public void discard(List<HubFile> files) {
         for (HubFile f : files) {
             try {
                 Files.deleteIfExists(root.resolve(STAGING).resolve(f.digest().fileName() + ".partial"));
@@ -287,7 +287,8 @@ public final class ModelsDirectory {
         if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
             return removed;
         }
-        try (DirectoryStream<Path> partials = Files.newDirectoryStream(staging, "*.partial")) {
+        // partial downloads, and blobs sent for a model that was never created from them
+        try (DirectoryStream<Path> partials = Files.newDirectoryStream(staging, "*.{partial,blob}")) {
             for (Path p : partials) {
                 if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
                         && Files.getLastModifiedTime(p).toInstant().isBefore(now.minus(unused))
@@ -419,6 +420,18 @@ public final class ModelsDirectory {
         String lower = name.toLowerCase(Locale.ROOT);
         return modelEndings.stream().filter(lower::endsWith).findFirst()
                 .map(e -> name.substring(0, name.length() - e.length())).orElse(name);
+    }
+
+    /** Deletes a folder of the staging area and what is in it, quietly (what is left is hidden and harmless). */
+    static void deleteTree(Path folder) {
+        if (!Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            deleteTree(folder, new ArrayList<>());
+        } catch (IOException e) {
+            // the prune of stale staging files takes it later
+        }
     }
 
     private static void deleteTree(Path folder, List<Path> deleted) throws IOException {

@@ -19,6 +19,17 @@ public record PullOrigin(String source, String revision) {
                 .map(r -> new PullOrigin(r.source(), r.revision()));
     }
 
+    /** The licence a pull kept beside a model ({@code LICENSE} in its folder), when there is one. */
+    public static Optional<String> license(Path folder) {
+        Path file = folder.resolve("LICENSE");
+        try {
+            return java.nio.file.Files.isRegularFile(file) && java.nio.file.Files.size(file) <= 1 << 20
+                    ? Optional.of(java.nio.file.Files.readString(file)) : Optional.empty();
+        } catch (java.io.IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
     /** A registry's model (its name has a host and a tag), not a repository of the Hub. */
     public Optional<OllamaName> registryName() {
         return source.contains(":") ? OllamaName.parse(source).filter(OllamaName::explicitHost) : Optional.empty();

@@ -70,17 +70,22 @@ final class RegistryPlanner {
         List<HubFile> files = new ArrayList<>(List.of(primary));
         manifest.layer(PROJECTOR).ifPresent(p -> files.add(file(PROJECTOR_FILE, p)));
         manifest.layer(LICENSE).ifPresent(l -> files.add(file("LICENSE", l)));
-        return new PullPlan(PullPlan.Format.GGUF, folder, primary, files, Optional.of(sidecar(name, params, system)));
+        return new PullPlan(PullPlan.Format.GGUF, folder, primary, files, Optional.of(sidecar(name,
+                "pull from " + name.full() + " (its params and system layers, which Ollama applies as the model's"
+                        + " defaults)", params, system)));
     }
 
     private static HubFile file(String name, RegistryClient.Layer layer) {
         return new HubFile(name, layer.size(), Digest.sha256(layer.hex()));
     }
 
-    /** The model's {@code model.yaml}: its name, the alias it was pulled by, its parameters, its system prompt. */
-    static String sidecar(OllamaName name, Optional<byte[]> params, Optional<byte[]> system) throws PullException {
-        StringBuilder yaml = new StringBuilder("# Written by rkllm-server pull from " + name.full()
-                + " (its params and system layers, which Ollama applies as the model's defaults); yours to edit.\n");
+    /**
+     * The model's {@code model.yaml}: its name, the alias it was pulled (or created) by, its parameters, its system
+     * prompt; its first line says what wrote it (a pull writes it again on an update while that line is there).
+     */
+    static String sidecar(OllamaName name, String writtenBy, Optional<byte[]> params, Optional<byte[]> system)
+            throws PullException {
+        StringBuilder yaml = new StringBuilder("# Written by rkllm-server's " + writtenBy + "; yours to edit.\n");
         yaml.append("name: ").append(quote(name.shortest())).append('\n');
         yaml.append("aliases: [").append(quote(name.shortest().toLowerCase(Locale.ROOT))).append("]\n");
         if (params.isPresent()) {

@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  * every failure in the shape of the family owning the path, OpenAI's for the rest, unknown routes included.
  */
 public final class HttpServer implements AutoCloseable {
+    /** The paths whose request bodies are streamed by their route, not read up front. */
+    private static final String BLOBS = "/api/blobs/";
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     /**
      * The listen queue: connections whose handshake the kernel has completed and that wait for the server to accept
@@ -130,9 +132,10 @@ public final class HttpServer implements AutoCloseable {
             c.routes.before(ids::assign);
             c.routes.before(access::before);
             // read (and bound) the body of every authorised POST up front, also on routes that ignore it, so a
-            // client still sending it is not cut off by an early answer; handlers get the cached bytes
+            // client still sending it is not cut off by an early answer; handlers get the cached bytes. Not a blob's
+            // (Ollama's upload of a model file): gigabytes, streamed to the disk by its route
             c.routes.before(ctx -> {
-                if (ctx.method() == HandlerType.POST) {
+                if (ctx.method() == HandlerType.POST && !ctx.path().startsWith(BLOBS)) {
                     ctx.bodyAsBytes();
                 }
             });

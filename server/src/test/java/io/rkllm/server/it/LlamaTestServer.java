@@ -186,6 +186,10 @@ public final class LlamaTestServer implements AutoCloseable {
         return discovery;
     }
 
+    okhttp3.OkHttpClient client() {
+        return client;
+    }
+
     int port() {
         return app.port();
     }

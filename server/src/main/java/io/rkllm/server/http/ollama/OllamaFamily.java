@@ -21,6 +21,7 @@ public final class OllamaFamily implements ApiFamily {
                 s.mapper(), s.config().models().idleUnload());
         var embeddings = new OllamaEmbeddings(s.embeddings(), new EmbeddingRequestParser(s.fields()));
         var pulls = new OllamaPulls(s.models(), s.downloads(), s.pulls(), s.fields(), s.mapper());
+        var uploads = new OllamaUploads(s.models(), s.downloads(), s.pulls(), s.fields(), s.mapper());
         routes = List.of(
                 Route.get("/api/version", ollama::version),
                 Route.get("/api/tags", ollama::tags),
@@ -31,7 +32,10 @@ public final class OllamaFamily implements ApiFamily {
                 Route.post("/api/embed", embeddings::embed),
                 Route.post("/api/embeddings", embeddings::embeddings),
                 Route.post("/api/pull", pulls::pull),
-                Route.delete("/api/delete", pulls::delete));
+                Route.delete("/api/delete", pulls::delete),
+                Route.head("/api/blobs/{digest}", uploads::hasBlob),
+                Route.post("/api/blobs/{digest}", uploads::putBlob),
+                Route.post("/api/create", uploads::create));
     }
 
     @Override

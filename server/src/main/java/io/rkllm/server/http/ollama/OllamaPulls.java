@@ -19,6 +19,7 @@ import io.rkllm.server.security.PullPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -37,10 +38,14 @@ final class OllamaPulls {
     private static final long LINE_EVERY = 100_000_000L;
 
     /** How long a delete waits for the pull it cancels to stop (it stops at its next buffer: at once). */
-    private static final Duration CANCEL_WAIT = Duration.ofSeconds(30);
+    private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
 
     private final ModelService models;
     private final Optional<Puller> downloads;
+    /** How long a pull that ended is remembered, for a delete of its name to remove its partial download. */
+    private static final Duration STOPPED_FOR = Duration.ofMinutes(2);
+    private final java.util.concurrent.ConcurrentMap<String, Stopped> stopped =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** The pulls under way, by the name they were asked by: a delete of that name cancels them. */
     private final java.util.concurrent.ConcurrentMap<String, Cancellable> pulling =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -123,8 +128,16 @@ final class OllamaPulls {
             }
         } finally {
             pulling.remove(key, cancel);
+            // a pull stopped by its client going away keeps its partial download for a resume, unless its name is
+            // deleted soon after (Open WebUI's cancel drops the stream, then deletes the name)
+            stopped.put(key, new Stopped(cancel.files, System.nanoTime()));
+            stopped.values().removeIf(s -> System.nanoTime() - s.at() > STOPPED_FOR.toNanos());
             cancel.ended();
         }
+    }
+
+    /** A pull that ended, and the files it was transferring. */
+    private record Stopped(java.util.Set<HubFile> files, long at) {
     }
 
     /**
@@ -147,6 +160,10 @@ final class OllamaPulls {
      */
     private static final class Cancellable {
         private volatile boolean cancelled;
+        /** The thread that runs the pull (a request's virtual thread: an interrupt ends a read it waits in). */
+        private final Thread pulling = Thread.currentThread();
+        /** The files whose transfer it reported: their partial downloads, should its name be deleted after it ends. */
+        private final java.util.Set<HubFile> files = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
 
         PullProgress watching(PullProgress progress) {
@@ -166,6 +183,7 @@ final class OllamaPulls {
                 @Override
                 public void transfer(HubFile file, long completed) throws PullException {
                     check();
+                    files.add(file);
                     progress.transfer(file, completed);
                 }
 
@@ -196,8 +214,13 @@ final class OllamaPulls {
             }
         }
 
+        /** Stops the pull: at its next buffer, or at once where it waits on the network (its thread interrupted). */
         void cancel() {
             cancelled = true;
+            Thread thread = pulling;
+            if (thread != null) {
+                thread.interrupt();
+            }
         }
 
         void ended() {
@@ -221,6 +244,14 @@ final class OllamaPulls {
         String name = name(body, "the model to delete");
         Puller puller = puller();
         Cancellable pull = pulling.get(key(name));
+        Stopped ended = stopped.remove(key(name));
+        if (pull == null && ended != null && models.exactly(name).isEmpty()) {
+            // the pull ended as its client went away, just before this delete: its partial download goes too
+            puller.models().discard(List.copyOf(ended.files()));
+            LOG.info("pull of {} cancelled by a delete of its name (its partial download removed)", name);
+            ctx.status(200);
+            return;
+        }
         if (pull != null) {
             // Open WebUI's cancel of a download: the pull stops and leaves nothing
             pull.cancel();
@@ -289,7 +320,7 @@ final class OllamaPulls {
     }
 
     /** A pull's failure as the status Ollama's clients read (the body is Ollama's {@code {"error"}}). */
-    private static ApiException refusal(PullException e) {
+    static ApiException refusal(PullException e) {
         String code = switch (e.kind()) {
             case INVALID -> "invalid_model_name";
             case AMBIGUOUS -> "ambiguous_model";
