@@ -225,7 +225,7 @@ class PullApiTest {
     }
 
     @Test
-    void whereSecurityAllowPullSaysNoBothRoutesAre403NamingIt() throws Exception {
+    void whereSecurityAllowPullSaysNoEveryRouteThatWritesModelsIs403NamingIt() throws Exception {
         try (LlamaTestServer closed = LlamaTestServer.in(dir.resolve("closed")).pullsFrom(hub.endpoint())
                 .set("security.allow_pull", "off").start()) {
             TestServer.Reply pull = closed.post("/api/pull", "{\"model\":\"" + REPO + "\"}");
@@ -233,6 +233,8 @@ class PullApiTest {
             assertThat(pull.body()).isEqualTo("{\"error\":\"pulling and deleting models is off on this server"
                     + " (security.allow_pull: off)\"}");
             assertThat(closed.delete("/api/delete", "{\"model\":\"x\"}").status()).isEqualTo(403);
+            assertThat(closed.post("/api/create", "{\"model\":\"x\",\"from\":\"y\"}").status()).isEqualTo(403);
+            assertThat(closed.post("/api/blobs/sha256:" + "0".repeat(64), "x").status()).isEqualTo(403);
         }
         assertThat(hub.seen()).isEmpty();
     }

@@ -29,15 +29,15 @@ class FileConfinementTest {
      * Sources allowed to write: --simulate's unpacking, the harness's simulated model files (fuzz, soak, the tests),
      * and the launch command's agent configuration in its temporary directory: commands of the user's, not the
      * server; and the download package (pull, and Ollama's /api/pull and
-     * /api/delete): the models directory only, the names of what it writes checked (ModelName,
-     * ModelsDirectory.folder), nothing outside it deleted.
+     * /api/delete, and /api/blobs with /api/create): the models directory only, the names of what it writes checked
+     * (ModelName, OllamaName, ModelsDirectory.folder, a blob's name only its digest's hex), nothing outside it deleted.
      */
     private static final Set<String> MAY_WRITE = Set.of("io/rkllm/server/app/Simulation.java",
             "io/rkllm/server/harness/LocalServer.java",
             "io/rkllm/server/tools/launch/LaunchCommand.java", "io/rkllm/server/tools/launch/CodexCli.java",
             "io/rkllm/server/tools/launch/ContinueCli.java",
             "io/rkllm/server/download/ModelsDirectory.java", "io/rkllm/server/download/Receipt.java",
-            "io/rkllm/server/download/Transfer.java");
+            "io/rkllm/server/download/Transfer.java", "io/rkllm/server/download/Uploads.java");
 
     @Test
     void noServerCodeWritesFilesOrHandsARuntimeAPath() throws IOException {
