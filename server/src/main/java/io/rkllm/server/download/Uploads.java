@@ -156,16 +156,26 @@ public final class Uploads {
      * @param system    its system prompt
      * @param parameters its parameters, as Ollama's (num_ctx, temperature, stop...)
      * @param license   its licence's text
+     * @param template  its chat template: kept as its {@code chat_template.jinja} when it is Jinja (as a GGUF's is);
+     *                  Ollama's Go templates are not run here, the model's own template is used instead
      */
     public record Creation(String name, Map<String, String> files, Optional<Path> from, Optional<String> system,
-                           Optional<String> parameters, Optional<String> license) {
+                           Optional<String> parameters, Optional<String> license, Optional<String> template) {
         public Creation {
             files = Map.copyOf(new LinkedHashMap<>(files));
         }
     }
 
-    /** What was created: the model's folder and file. */
-    public record Created(Path folder, Path model, List<String> layers) {
+    /**
+     * What was created: the model's folder and file, the blobs it is made of, and whether a template sent with it was
+     * left aside (a Go template).
+     */
+    public record Created(Path folder, Path model, List<String> layers, boolean templateIgnored) {
+    }
+
+    /** Jinja marks its statements {@code {% ... %}}; Ollama's Go templates never do. */
+    static boolean isJinja(String template) {
+        return template.contains("{%");
     }
 
     /**
@@ -230,6 +240,9 @@ public final class Uploads {
             if (c.license().isPresent() && !c.license().get().isBlank()) {
                 Files.writeString(assembly.resolve("LICENSE"), c.license().get());
             }
+            if (c.template().filter(Uploads::isJinja).isPresent()) {
+                Files.writeString(assembly.resolve(io.rkllm.server.models.TemplateSource.FILE_NAME), c.template().get());
+            }
             Files.move(assembly, folder, StandardCopyOption.ATOMIC_MOVE);
         } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
             throw new PullException(PullException.Kind.CONFLICT, "a model named " + name.shortest() + " was created"
@@ -239,7 +252,8 @@ public final class Uploads {
         } finally {
             ModelsDirectory.deleteTree(assembly);
         }
-        return new Created(folder, folder.resolve(folderName + ".gguf"), List.copyOf(layers));
+        return new Created(folder, folder.resolve(folderName + ".gguf"), List.copyOf(layers),
+                c.template().filter(t -> !isJinja(t)).isPresent());
     }
 
     /** A second name for the file's bytes (no copy: a blob or a model here), else a copy where links are not had. */

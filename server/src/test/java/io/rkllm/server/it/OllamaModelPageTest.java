@@ -188,6 +188,17 @@ class OllamaModelPageTest {
         assertThat(show.path("system").asText()).isEqualTo("Be terse.");
         assertThat(show.path("parameters").asText()).contains("0.2");
 
+        // a Jinja template sent with it is the one it renders; a Go template is not run here, and the stream says so
+        TestServer.Reply jinja = server.post("/api/create", "{\"model\":\"plain\",\"from\":\"tiny-upload-q4\","
+                + "\"template\":\"{% for m in messages %}<<{{ m.content }}>>{% endfor %}\",\"stream\":false}");
+        assertThat(jinja.status()).as(jinja.body()).isEqualTo(200);
+        assertThat(server.post("/apply-template", "{\"model\":\"plain\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"Hi\"}]}").json().path("prompt").asText()).isEqualTo("<<Hi>>");
+        TestServer.Reply go = server.post("/api/create", "{\"model\":\"go\",\"from\":\"tiny-upload-q4\","
+                + "\"template\":\"{{ .Prompt }}\"}");
+        assertThat(go.body()).contains("not using the template sent: it is a Go template");
+        assertThat(go.body().lines().toList()).last().isEqualTo("{\"status\":\"success\"}");
+
         assertThat(server.post("/api/create", "{\"model\":\"none\"}").status()).isEqualTo(400);
         assertThat(server.post("/api/create", "{\"model\":\"x\",\"files\":{\"x.gguf\":\"sha256:" + "ab".repeat(32)
                 + "\"}}").status()).isEqualTo(400);

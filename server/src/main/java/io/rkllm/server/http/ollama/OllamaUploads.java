@@ -100,7 +100,7 @@ final class OllamaUploads {
         Optional<String> parameters = body.path("parameters").isObject()
                 ? Optional.of(body.path("parameters").toString()) : Optional.empty();
         Uploads.Creation creation = new Uploads.Creation(name, files, from, text(body, "system"), parameters,
-                licence);
+                licence, text(body, "template"));
         Uploads.Created created;
         try {
             created = uploads.create(creation);
@@ -129,6 +129,11 @@ final class OllamaUploads {
         }
         StreamSink sink = StreamSink.open(ctx.res(), OllamaHandler.NDJSON);
         send(sink, "parsing GGUF");
+        if (created.templateIgnored()) {
+            // Ollama's Go templates are not run here; saying so beats a model that silently ignores it
+            send(sink, "not using the template sent: it is a Go template, and this server renders the model's own"
+                    + " Jinja chat template (send a Jinja template to replace it)");
+        }
         for (String layer : created.layers()) {
             send(sink, "using existing layer " + layer);
         }
