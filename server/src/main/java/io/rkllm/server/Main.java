@@ -283,19 +283,23 @@ public final class Main {
                 model, url, key, dryRun, passed), config);
     }
 
-    /** {@code pull MODEL [--models DIR]}: see {@link PullCommand}. */
+    /** {@code pull MODEL [--insecure] [--models DIR]}: see {@link PullCommand}. */
     private int pull(CommandLine line, ConfigLoader loader) {
         if (line.arguments().size() != 1) {
-            err.println("rkllm-server pull: name one model: rkllm-server pull OWNER/REPO[:QUANT], OWNER/REPO/FILE or"
-                    + " hf.co/OWNER/REPO[:QUANT] (e.g. rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF)");
+            err.println("rkllm-server pull: name one model: an Ollama name (qwen3:4b, NAMESPACE/MODEL:TAG,"
+                    + " HOST/NAMESPACE/MODEL:TAG) or a Hugging Face repository (hf.co/OWNER/REPO[:QUANT],"
+                    + " OWNER/REPO[:QUANT], OWNER/REPO/FILE); e.g. rkllm-server pull qwen3:4b");
             return BAD_CONFIG;
         }
-        ServerConfig config = load(line, loader).config();
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        boolean insecure = Boolean.parseBoolean(options.remove("insecure"));
+        ServerConfig config = load(new CommandLine(line.command(), line.configFile(), line.configFlags(), options,
+                line.arguments(), false, false), loader).config();
         // the command prints its own progress and result; the Puller's info lines would say the same twice
         setLogLevel("warn");
         Console console = System.console();
         boolean terminal = out == System.out && console != null && console.isTerminal();
-        return new PullCommand(environment, out, err, terminal, version()).run(line.arguments().getFirst(),
+        return new PullCommand(environment, out, err, terminal, version()).run(line.arguments().getFirst(), insecure,
                 config.models().dir(), BoardFacts.of(config.runtime(), environment), EngineProviders.discovery(
                         new EngineSetup(config, environment, Optional.empty(),
                                 SlotCount.systemMemory(Path.of("/proc/meminfo")))));

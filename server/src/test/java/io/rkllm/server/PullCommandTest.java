@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.download.StandInHub;
+import io.rkllm.server.download.StandInRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,8 @@ class PullCommandTest {
     Path dir;
 
     private StandInHub hub;
+    private StandInRegistry registry;
+    private byte[] gguf;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private long size;
@@ -33,6 +36,8 @@ class PullCommandTest {
         Path model = dir.resolve("tiny.gguf");
         TinyLlama.write(model, TinyLlama.Options.chat());
         size = Files.size(model);
+        gguf = Files.readAllBytes(model);
+        registry = StandInRegistry.start();
         hub.repo("tiny/Tiny-Chat-GGUF").file("Tiny-Chat-Q4_K_M.gguf", Files.readAllBytes(model))
                 .file("Tiny-Chat-Q8_0.gguf", new byte[] {1, 2, 3});
     }
@@ -40,12 +45,14 @@ class PullCommandTest {
     @AfterEach
     void stopHub() {
         hub.close();
+        registry.close();
     }
 
     private int pull(String... args) {
         Map<String, String> env = new HashMap<>();
         env.put("HOME", dir.toString());
         env.put("HF_ENDPOINT", hub.endpoint());
+        env.put("RKLLM_REGISTRY", registry.endpoint());
         env.put("RKLLM_LOGGING_LEVEL", "warn");
         List<String> all = new java.util.ArrayList<>(List.of("pull", "--models", dir.resolve("models").toString()));
         all.addAll(List.of(args));
@@ -75,6 +82,39 @@ class PullCommandTest {
         assertThat(lines.getLast()).isEqualTo("served as model 'tiny-chat-q4_k_m' (a running server picks it up"
                 + " without a restart)");
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void anOllamaNameIsPulledFromTheRegistryAndServedByThatName() {
+        registry.model("library/qwen3:4b").layer("model", gguf).layer("params", "{\"temperature\":0.6}").publish();
+
+        assertThat(pull("qwen3:4b")).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Main.OK);
+
+        Path folder = dir.resolve("models/qwen3-4b").toAbsolutePath();
+        List<String> lines = lines();
+        assertThat(lines.getFirst()).isEqualTo("pulling qwen3:4b from " + registry.endpoint());
+        assertThat(lines.get(1)).startsWith("  1 file, ").endsWith(", into " + folder);
+        assertThat(lines.getLast()).isEqualTo("served as model 'qwen3-4b' (a running server picks it up without a"
+                + " restart)");
+        assertThat(folder.resolve("model.yaml")).content().contains("qwen3:4b").contains("temperature: 0.6");
+        out.reset();
+        assertThat(pull("qwen3:4b")).isEqualTo(Main.OK);
+        assertThat(lines()).contains("up to date: " + folder + " (nothing downloaded)");
+    }
+
+    @Test
+    void anotherRegistryIsAskedOverPlainHttpOnlyWithInsecure() {
+        registry.model("team/tiny:q4").layer("model", gguf).publish();
+        String name = registry.host() + "/team/tiny:q4";
+
+        // without it, https: to a port where nothing listens, so that the refusal is at once
+        assertThat(pull("127.0.0.1:1/team/tiny:q4")).isEqualTo(Main.FAILED);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("rkllm-server pull: ").contains("https://127.0.0.1:1");
+        err.reset();
+
+        assertThat(pull(name, "--insecure")).as(err.toString(StandardCharsets.UTF_8)).isEqualTo(Main.OK);
+        assertThat(lines()).contains("pulling " + name + " from http://" + registry.host());
+        assertThat(dir.resolve("models/" + registry.host().replace(':', '-') + "-team-tiny-q4")).isDirectory();
     }
 
     @Test

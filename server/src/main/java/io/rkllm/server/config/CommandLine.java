@@ -28,7 +28,7 @@ public record CommandLine(String command, Optional<Path> configFile, Map<String,
             "llama-library", "engines.llama.library",
             "api-key", "security.api_keys");
     private static final Set<String> BOOLEAN_FLAGS = Set.of("simulate", "help", "version", "runtime.simulate",
-            "dry-run");
+            "dry-run", "insecure");
     /** The server's own commands; the tools jar's come to {@link #parse(Set, Set, String...)} from the launcher. */
     public static final Set<String> COMMANDS = Set.of("serve", "doctor", "models", "rag-clean", "launch", "pull");
     /**

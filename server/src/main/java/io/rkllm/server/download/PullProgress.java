@@ -12,8 +12,8 @@ public interface PullProgress {
     PullProgress NONE = new PullProgress() {
     };
 
-    /** The repository is being listed. */
-    default void listing(String repo) throws PullException {
+    /** The repository (or the registry's manifest) is being asked of {@code source}, the Hub's or registry's URL. */
+    default void listing(String repo, String source) throws PullException {
     }
 
     /** The files the pull will write are chosen. */

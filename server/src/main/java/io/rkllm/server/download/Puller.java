@@ -115,7 +115,7 @@ public final class Puller {
     /** The repository's listing, a gated one refused without a token. */
     private RepoListing listing(ModelName name, PullProgress progress) throws PullException {
         HubClient hub = new HubClient(hubs.hub(), settings.stallTimeout());
-        progress.listing(name.repo());
+        progress.listing(name.repo(), hub.hub().endpoint());
         RepoListing listing = hub.listing(name);
         if (listing.gated() && hub.hub().token().isEmpty()) {
             throw hub.gatedRefusal(listing.repo());
@@ -180,7 +180,7 @@ public final class Puller {
         String endpoint = name.host().equalsIgnoreCase(OllamaName.DEFAULT_HOST) ? hub.registry()
                 : (insecure ? "http://" : "https://") + name.host();
         RegistryClient registry = new RegistryClient(endpoint, hub.userAgent(), settings.stallTimeout());
-        progress.listing(name.shortest());
+        progress.listing(name.shortest(), endpoint);
         RegistryClient.Manifest manifest = registry.manifest(name);
         RegistryPlanner.modelLayer(name, manifest);
         Optional<byte[]> params = small(registry, name, manifest, RegistryPlanner.PARAMS);

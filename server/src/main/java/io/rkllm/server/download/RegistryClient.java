@@ -336,8 +336,12 @@ final class RegistryClient {
     }
 
     private PullException unreachable(IOException e) {
+        // a registry that speaks plain http answers a TLS greeting with bytes TLS cannot read: say what to do
+        String hint = e instanceof javax.net.ssl.SSLException && endpoint.startsWith("https://")
+                ? " (a registry served over plain http is asked only with insecure: rkllm-server pull --insecure, or"
+                + " \"insecure\": true in /api/pull)" : "";
         return new PullException(PullException.Kind.BAD_GATEWAY, "cannot reach the registry at " + endpoint + ": "
-                + HubClient.why(e), e);
+                + HubClient.why(e) + hint, e);
     }
 
     /** The error an answer's body states: a registry's {@code errors[0].message}, Ollama's {@code error}. */

@@ -137,9 +137,25 @@ class RegistryPullTest {
     void anotherRegistryByItsHostOverPlainHttpOnlyWhenInsecure() throws Exception {
         registry.model("team/tiny:latest").layer("model", gguf).publish();
         String name = registry.host() + "/team/tiny";
-        PullException secure = catchThrowableOfType(PullException.class,
-                () -> puller().pull(name, false, PullProgress.NONE));
-        assertThat(secure.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+        // asked over https, a plain-http server answers the TLS greeting as Go's does: a 400 in plain text
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                while (!plain.isClosed()) {
+                    try (java.net.Socket s = plain.accept()) {
+                        s.getInputStream().read(new byte[512]);
+                        s.getOutputStream().write(("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
+                                + "400 Bad Request").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    } catch (IOException e) {
+                        // closed at the test's end
+                    }
+                }
+            });
+            PullException secure = catchThrowableOfType(PullException.class, () -> puller().pull("127.0.0.1:"
+                    + plain.getLocalPort() + "/team/tiny", false, PullProgress.NONE));
+            assertThat(secure.kind()).isEqualTo(PullException.Kind.BAD_GATEWAY);
+            assertThat(secure.getMessage()).startsWith("cannot reach the registry at https://127.0.0.1:"
+                    + plain.getLocalPort()).contains("only with insecure: rkllm-server pull --insecure");
+        }
 
         PullResult result = puller().pull(name, true, PullProgress.NONE);
         assertThat(Files.readAllBytes(result.model())).isEqualTo(gguf);

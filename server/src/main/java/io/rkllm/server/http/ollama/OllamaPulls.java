@@ -169,9 +169,9 @@ final class OllamaPulls {
         PullProgress watching(PullProgress progress) {
             return new PullProgress() {
                 @Override
-                public void listing(String repo) throws PullException {
+                public void listing(String repo, String source) throws PullException {
                     check();
-                    progress.listing(repo);
+                    progress.listing(repo, source);
                 }
 
                 @Override
@@ -365,7 +365,7 @@ final class OllamaPulls {
         }
 
         @Override
-        public void listing(String repo) throws PullException {
+        public void listing(String repo, String source) throws PullException {
             status("pulling manifest");
         }
 

@@ -22,7 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code rkllm-server pull MODEL [--models DIR]}: a model from the Hub into the models directory, with a progress bar
+ * {@code rkllm-server pull MODEL [--insecure] [--models DIR]}: a model from the Hub ({@code hf.co/OWNER/REPO:QUANT},
+ * {@code OWNER/REPO}) or an Ollama registry ({@code qwen3:4b}, {@code NAMESPACE/MODEL:TAG},
+ * {@code HOST/NAMESPACE/MODEL:TAG}) into the models directory, with a progress bar
  * on a terminal (plain lines otherwise), then what the server will serve it as. A running server picks the model up
  * without a restart. Exit code 0, 1 when the pull failed, 2 for a name that is no model's.
  */
@@ -49,14 +51,17 @@ public final class PullCommand {
         this.version = version;
     }
 
-    /** Pulls {@code model} into {@code modelsDir} for {@code board}; {@code discovery} says how it would be served. */
-    public int run(String model, Path modelsDir, Board board, ModelDiscovery discovery) {
+    /**
+     * Pulls {@code model} into {@code modelsDir} for {@code board}; {@code discovery} says how it would be served;
+     * {@code insecure} lets a registry named in the model's name be asked over plain http ({@code --insecure}).
+     */
+    public int run(String model, boolean insecure, Path modelsDir, Board board, ModelDiscovery discovery) {
         PullResult result;
         ModelsDirectory directory = new ModelsDirectory(modelsDir, DiskSpace.SYSTEM, discovery.endings());
         try {
             Hub hub = Hub.fromEnvironment(environment, version);
             Puller puller = new Puller(() -> hub, directory, board);
-            result = puller.pull(model, narrated(hub, modelsDir));
+            result = puller.pull(model, insecure, narrated(modelsDir));
         } catch (PullException e) {
             out.flush();
             err.println("rkllm-server pull: " + e.getMessage());
@@ -96,12 +101,12 @@ public final class PullCommand {
     }
 
     /** The bar or the lines, with what is pulled from where said first. */
-    private PullProgress narrated(Hub hub, Path modelsDir) {
+    private PullProgress narrated(Path modelsDir) {
         PullProgress bytes = terminal ? new ProgressBar(out, System::nanoTime) : new ProgressLines(out, System::nanoTime);
         return new PullProgress() {
             @Override
-            public void listing(String repo) {
-                out.println("pulling " + repo + " from " + hub.endpoint());
+            public void listing(String repo, String source) {
+                out.println("pulling " + repo + " from " + source);
             }
 
             @Override
