@@ -88,6 +88,12 @@ final class SimulatedServer implements AutoCloseable {
      * directory, whose GGUF models the real llama.cpp library runs: a fresh install, for the page's download.
      */
     static SimulatedServer empty(Path dir, String hub, Map<String, String> flags) {
+        // a registry where nothing listens: a name the Hub does not have is never looked for on the internet
+        return empty(dir, hub, "http://127.0.0.1:9", flags);
+    }
+
+    /** The same, pulling Ollama names from the registry at {@code registry} (RKLLM_REGISTRY). */
+    static SimulatedServer empty(Path dir, String hub, String registry, Map<String, String> flags) {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("server.port", "0");
         all.put("logging.access_log", "false");
@@ -102,7 +108,8 @@ final class SimulatedServer implements AutoCloseable {
             ModelDiscovery discovery = TestDiscovery.standard();
             CatalogRefresh catalogs = new CatalogRefresh(() -> discovery.discover(models), List.of(models),
                     Duration.ofMillis(50));
-            Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub), "test"),
+            Puller puller = new Puller(() -> Hub.fromEnvironment(Map.of("HF_ENDPOINT", hub, "RKLLM_REGISTRY",
+                    registry), "test"),
                     new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                     new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
             Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(LlamaTestServer.runtime(),

@@ -687,9 +687,12 @@ class WebUiBrowserTest {
     @Test
     void aServerWithoutModelsSaysHowToGetOneAndTheDownloadedModelAnswersAtOnce() throws Exception {
         try (StandInHub hub = StandInHub.start();
-             SimulatedServer empty = SimulatedServer.empty(dir.resolve("empty"), hub.endpoint(), Map.of())) {
+             io.rkllm.server.download.StandInRegistry registry = io.rkllm.server.download.StandInRegistry.start();
+             SimulatedServer empty = SimulatedServer.empty(dir.resolve("empty"), hub.endpoint(), registry.endpoint(),
+                     Map.of())) {
             byte[] model = tinyModel(dir.resolve("tiny-page.gguf"));
             hub.repo("tiny/Tiny-Chat-GGUF").file("Tiny-Chat-Q4_K_M.gguf", model).file("Tiny-Chat-Q8_0.gguf", model);
+            registry.model("library/qwen3:4b").layer("model", model).publish();
             openEmpty(empty);
             assertThat(tab.eval("document.querySelector('.welcome').textContent").asText())
                     .contains("There is no model on this server yet")
@@ -714,6 +717,15 @@ class WebUiBrowserTest {
             send("Hello");
             awaitAnswer();
             assertThat(tab.eval("document.querySelectorAll('.message.assistant .error').length").asInt()).isZero();
+
+            // an Ollama name, as in Open WebUI's pull box: its tag chooses, a quantisation typed beside it is not added
+            tab.eval("document.getElementById('open-download').click()");
+            download("qwen3:4b", "Q4_K_M");
+            tab.waitFor("the download by an Ollama name", Duration.ofSeconds(60),
+                    "document.getElementById('download-status').textContent.startsWith('Downloaded')");
+            assertThat(tab.eval("document.getElementById('download-status').textContent").asText())
+                    .isEqualTo("Downloaded: qwen3-4b, selected above.");
+            assertThat(registry.downloads()).hasSize(1);
             assertPageQuiet();
         }
     }

@@ -1,15 +1,18 @@
-// The download dialog: a model from the Hugging Face Hub into the server's models directory through Ollama's
-// POST /api/pull, with its progress (percent, size, speed, time left), a cancel, and the server's own error when it
+// The download dialog: a model by its Ollama name or from the Hugging Face Hub into the server's models directory
+// through Ollama's POST /api/pull, with its progress (percent, size, speed, time left), a cancel, and the server's own error when it
 // refuses (an unknown repository or quantisation, a gated one, a full disk, a server that does not allow it).
 
 import {ApiError} from './api.js';
 
-/** What the server pulls: OWNER/REPO with the quantisation as its tag, unless the name already has a tag or a file. */
+/**
+ * What the server pulls: OWNER/REPO with the quantisation as its tag, unless the name already has a tag or a file;
+ * an Ollama library name (no owner: qwen3, qwen3:4b) as it is, its tag choosing the quantisation.
+ */
 export function modelName(repo, quant) {
   const name = repo.trim().replace(/^https?:\/\/(huggingface\.co|hf\.co)\//i, '');
   const tag = quant.trim();
   const bare = name.replace(/^(hf\.co|huggingface\.co)\//i, '');
-  if (!tag || bare.includes(':') || bare.split('/').length > 2) return name;
+  if (!tag || bare.includes(':') || !bare.includes('/') || bare.split('/').length > 2) return name;
   return `${name}:${tag}`;
 }
 
@@ -33,7 +36,7 @@ function duration(seconds) {
 }
 
 const STEPS = {
-  'pulling manifest': 'Looking up the repository…',
+  'pulling manifest': 'Looking up the model…',
   'verifying sha256 digest': 'Checking the digest the Hub publishes…',
   'writing manifest': 'Installing…',
 };

@@ -175,10 +175,10 @@ export function welcome(model, openDownload) {
         ? `${model.name || model.id} answers here, on this machine: nothing leaves it. Pick another model above; pictures work with vision models.`
         : 'Answers are generated here, on this machine: nothing leaves it.'})
       : h('div', {class: 'no-model'},
-        h('p', {text: 'There is no model on this server yet. Download one from the Hugging Face Hub:'}),
+        h('p', {text: 'There is no model on this server yet. Download one by its Ollama name or from the Hugging Face Hub:'}),
         h('button', {type: 'button', class: 'button primary', id: 'welcome-download', text: 'Download a model',
           onclick: openDownload}),
         h('p', {text: 'or on the board (docs/models.md recommends models for each board):'}),
-        h('pre', {}, h('code', {text: 'rkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF'})),
+        h('pre', {}, h('code', {text: 'rkllm-server pull qwen3:4b\nrkllm-server pull bartowski/Qwen2.5-1.5B-Instruct-GGUF'})),
         h('p', {text: 'A model downloaded or copied into the models directory appears here without a restart.'})));
 }
