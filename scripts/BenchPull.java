@@ -11,13 +11,19 @@
  *   RKLLM_JAVA_OPTS without its class-data-sharing archive; --server-java-opts "..." for others, "none" for the
  *   launcher's default). The server's first pull (its code not compiled yet) is reported on its own.
  * --jar and --test-classes measure another build (the stand-in Hub is the test classes' StandInHub).
+ * --source registry does the same against the stand-in Ollama registry (StandInRegistry: the manifest of
+ *   library/bench:latest, its blob through the registry's redirect to a server sending it with sendfile): curl of the
+ *   blob's address (-L through the redirect), `pull bench`, POST /api/pull of "bench" (RKLLM_REGISTRY the stand-in).
  * Throughput is the file's size over the wall time: curl's; curl's piped through tee into sha256sum (the same work as
  * a pull); the command's from its first progress line to its exit, and its whole command (a JVM's start and the
  * listing too); the server's pull. The CPU each spent (curl's and the command's from wait4, the server's and the
  * stand-in's from /proc/PID/stat) is printed beside. Memory is sampled from /proc/PID/status every 10 ms: the
  * command's VmRSS when its first progress line appears (the transfer starts) and VmHWM (peak) at the end, the same
  * for a 1 MiB pull, so that what grows with the file's size shows; the server's VmRSS before each pull and its
- * highest during it. The machine's load average is printed at the start and the end. Needs a JDK 25 and curl.
+ * highest during it. Each run also uploads the file to the server as Open WebUI's "upload a GGUF" does
+ * (POST /api/blobs/sha256:HEX, streamed from the file), with the server's RSS sampled the same way: it must stay flat
+ * whatever the file's size (--size 4294967296 for a multi-gigabyte one); the blob is removed after each.
+ * The machine's load average is printed at the start and the end. Needs a JDK 25 and curl.
  */
 
 import java.io.BufferedReader;
@@ -52,6 +58,27 @@ public class BenchPull {
     static Path unit = repo.resolve("packaging/systemd/rkllm-server.service");
     static String serverOpts = null;
     static Path work = Path.of(System.getProperty("java.io.tmpdir"), "rkllm-bench-pull");
+    /** Whether the stand-in is an Ollama registry (--source registry) rather than the Hub. */
+    static boolean registry = false;
+
+    /** The name pulled for the big file (the small one's: {@link #smallName}). */
+    static String bigName() {
+        return registry ? "bench" : "bench/model-GGUF";
+    }
+
+    static String smallName() {
+        return registry ? "bench2" : "bench/model2-GGUF";
+    }
+
+    /** Where a pull of {@code name} puts its model file. */
+    static Path pulled(Path models, String name) {
+        return registry ? models.resolve(name + "/" + name + ".gguf") : models.resolve("model-Q4_K_M/model-Q4_K_M.gguf");
+    }
+
+    /** The environment variable naming the stand-in to the server and the command. */
+    static String endpointVariable() {
+        return registry ? "RKLLM_REGISTRY" : "HF_ENDPOINT";
+    }
 
     /**
      * @param seconds    the whole command, from the process's start (JVM start, listing) to its exit
@@ -85,9 +112,15 @@ public class BenchPull {
                 case "--jar" -> jar = Path.of(args[++i]);
                 case "--test-classes" -> testClasses = Path.of(args[++i]);
                 case "--server-java-opts" -> serverOpts = args[++i];
+                case "--source" -> registry = switch (args[++i]) {
+                    case "registry" -> true;
+                    case "hub" -> false;
+                    default -> throw new IllegalArgumentException("--source hub or registry");
+                };
                 default -> {
                     System.err.println("usage: scripts/bench-pull [--size BYTES] [--runs N] [--java-opts \"...\"]"
-                            + " [--server-java-opts \"...\"|none] [--work DIR] [--jar JAR] [--test-classes DIR]");
+                            + " [--server-java-opts \"...\"|none] [--work DIR] [--jar JAR] [--test-classes DIR]"
+                            + " [--source hub|registry]");
                     System.exit(2);
                 }
             }
@@ -107,15 +140,19 @@ public class BenchPull {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path big = file(java, work.resolve("model-" + size + ".gguf"), size);
         Path small = file(java, work.resolve("model-small.gguf"), 1 << 20);
-        Process hub = new ProcessBuilder(java, "-cp", testClasses.toString(), "io.rkllm.server.download.StandInHub",
-                big.toString(), small.toString()).redirectErrorStream(true).start();
+        // the stand-in registry computes its manifests' digests with the server's own RegistryClient
+        Process hub = new ProcessBuilder(java, "-cp", testClasses + ":" + jar,
+                "io.rkllm.server.download."
+                + (registry ? "StandInRegistry" : "StandInHub"), big.toString(), small.toString())
+                .redirectErrorStream(true).start();
         Process server = null;
         try {
-            String endpoint = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8))
-                    .readLine();
+            BufferedReader said = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8));
+            String endpoint = said.readLine();
+            String blobUrl = endpoint + (registry ? said.readLine() : "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf");
             hubPid = hub.pid();
-            System.out.printf(Locale.ROOT, "file: %d bytes; stand-in Hub %s; %d runs each, in turns; java options: %s;"
-                    + " load average %s%n", size, endpoint, runs, javaOpts.isBlank() ? "(none: the launcher's default)"
+            System.out.printf(Locale.ROOT, "file: %d bytes; stand-in %s %s; %d runs each, in turns; java options: %s;"
+                    + " load average %s%n", size, registry ? "registry" : "Hub", endpoint, runs, javaOpts.isBlank() ? "(none: the launcher's default)"
                     : javaOpts, load());
             System.out.printf(Locale.ROOT, "server's java options: %s%n", serverOpts.isBlank()
                     ? "(none: the launcher's default)" : serverOpts);
@@ -128,12 +165,19 @@ public class BenchPull {
             List<Pull> pulls = new ArrayList<>();
             List<Pull> smallPulls = new ArrayList<>();
             List<ServerPull> served = new ArrayList<>();
+            List<ServerPull> uploads = new ArrayList<>();
+            String hex = sha256(big);
             for (int run = 0; run < runs; run++) {
-                curl.add(curl(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf"));
+                curl.add(curl(blobUrl));
                 served.add(serverPull(server));
-                pulls.add(pull(java, endpoint, "bench/model-GGUF", size));
-                smallPulls.add(pull(java, endpoint, "bench/model2-GGUF", 1 << 20));
-                curlHashed.add(curlHashed(endpoint + "/bench/model-GGUF/resolve/main/model-Q4_K_M.gguf"));
+                pulls.add(pull(java, endpoint, bigName(), size));
+                smallPulls.add(pull(java, endpoint, smallName(), 1 << 20));
+                curlHashed.add(curlHashed(blobUrl));
+                uploads.add(serverUpload(server, big, hex));
+                System.out.printf(Locale.ROOT, "run %d: upload %.0f MB/s (%.2f s CPU), RSS %d MB before, +%d MB%n",
+                        run + 1, size / uploads.getLast().seconds() / 1e6, uploads.getLast().cpu(),
+                        uploads.getLast().rssBefore() >> 20,
+                        (uploads.getLast().rssPeak() - uploads.getLast().rssBefore()) >> 20);
                 System.out.printf(Locale.ROOT, "run %d: curl %.0f MB/s (%.2f s CPU, stand-in %.2f s); server's pull %.0f"
                         + " MB/s (%.2f s CPU, stand-in %.2f s), RSS %d MB before, +%d MB; command %.0f MB/s (transfer),"
                         + " %.0f MB/s (command), RSS %d MB at the transfer's start, peak %d MB; 1 MiB pull peak %d MB;"
@@ -172,6 +216,12 @@ public class BenchPull {
             System.out.printf(Locale.ROOT, "memory: RSS %d MB when the transfer starts, peak %d MB: +%d MB over the"
                     + " transfer; peak of a 1 MiB pull %d MB (+%d MB for %d MB more)%n", start >> 20, peak >> 20,
                     (peak - start) >> 20, smallPeak >> 20, (peak - smallPeak) >> 20, (size - (1 << 20)) >> 20);
+            System.out.printf(Locale.ROOT, "upload: POST /api/blobs %.0f MB/s (median), %.2f s CPU; the server's RSS +%d MB"
+                    + " during an upload (median; at most +%d MB) for %d MB%n",
+                    size / median(uploads.stream().map(ServerPull::seconds).toList()) / 1e6,
+                    median(uploads.stream().map(ServerPull::cpu).toList()),
+                    (long) median(uploads.stream().map(p -> (double) (p.rssPeak() - p.rssBefore())).toList()) >> 20,
+                    uploads.stream().mapToLong(p -> p.rssPeak() - p.rssBefore()).max().orElse(0) >> 20, size >> 20);
             System.out.printf(Locale.ROOT, "load average at the end: %s%n", load());
         } finally {
             if (server != null) {
@@ -202,7 +252,7 @@ public class BenchPull {
                 "--port", Integer.toString(serverPort), "--security.allow_pull=true"));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(work.resolve("server.log").toFile());
-        pb.environment().put("HF_ENDPOINT", endpoint);
+        pb.environment().put(endpointVariable(), endpoint);
         Process p = pb.start();
         for (int i = 0; i < 600; i++) {
             if (!p.isAlive()) {
@@ -254,7 +304,7 @@ public class BenchPull {
         long t0 = System.nanoTime();
         HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort
                 + "/api/pull")).POST(HttpRequest.BodyPublishers.ofString(
-                "{\"model\":\"hf.co/bench/model-GGUF\",\"stream\":false}")).build(),
+                "{\"model\":\"" + (registry ? "bench" : "hf.co/bench/model-GGUF") + "\",\"stream\":false}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         long t1 = System.nanoTime();
         double cpu = cpu(pid) - cpu0;
@@ -266,11 +316,56 @@ public class BenchPull {
         }
         HttpResponse<String> deleted = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort
                 + "/api/delete")).method("DELETE", HttpRequest.BodyPublishers.ofString(
-                "{\"model\":\"model-q4_k_m\"}")).build(), HttpResponse.BodyHandlers.ofString());
+                "{\"model\":\"" + (registry ? "bench" : "model-q4_k_m") + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (deleted.statusCode() != 200) {
             throw new IllegalStateException("the delete failed: " + deleted.statusCode() + " " + deleted.body());
         }
         return new ServerPull((t1 - t0) / 1e9, cpu, hubCpu, before.get(), peak.get());
+    }
+
+    /** One upload of the file as a blob (201), its RSS sampled, then the blob removed for the next run. */
+    static ServerPull serverUpload(Process server, Path file, String hex) throws Exception {
+        long pid = server.pid();
+        AtomicLong before = new AtomicLong(rss(pid));
+        AtomicLong peak = new AtomicLong(before.get());
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread sampler = Thread.ofPlatform().daemon().start(() -> {
+            while (!done.get()) {
+                try {
+                    peak.accumulateAndGet(rss(pid), Math::max);
+                    Thread.sleep(10);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        double cpu0 = cpu(pid);
+        long t0 = System.nanoTime();
+        HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort
+                + "/api/blobs/sha256:" + hex)).POST(HttpRequest.BodyPublishers.ofFile(file)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        long t1 = System.nanoTime();
+        double cpu = cpu(pid) - cpu0;
+        done.set(true);
+        sampler.join();
+        if (answer.statusCode() != 201) {
+            throw new IllegalStateException("the upload failed: " + answer.statusCode() + " " + answer.body());
+        }
+        Files.delete(work.resolve("served-models/.pull/sha256-" + hex + ".blob"));
+        return new ServerPull((t1 - t0) / 1e9, cpu, 0, before.get(), peak.get());
+    }
+
+    static String sha256(Path file) throws Exception {
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        try (var in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 20];
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                md.update(buffer, 0, n);
+            }
+        }
+        return java.util.HexFormat.of().formatHex(md.digest());
     }
 
     /** User and system CPU seconds of a process so far (/proc/PID/stat, in clock ticks of 1/100 s). */
@@ -382,7 +477,7 @@ public class BenchPull {
         }
         command.addAll(List.of("-jar", jar.toString(), "pull", "--models", models.toString(), model));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().put("HF_ENDPOINT", endpoint);
+        pb.environment().put(endpointVariable(), endpoint);
         pb.environment().put("RKLLM_LOGGING_LEVEL", "warn");
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -423,7 +518,7 @@ public class BenchPull {
         long end = System.nanoTime();
         double seconds = (end - t0) / 1e9;
         sampler.join();
-        Path pulled = models.resolve("model-Q4_K_M/model-Q4_K_M.gguf");
+        Path pulled = pulled(models, model);
         if (code != 0 || !Files.exists(pulled) || Files.size(pulled) != expected) {
             throw new IllegalStateException("the pull failed (exit " + code + "):\n" + console);
         }

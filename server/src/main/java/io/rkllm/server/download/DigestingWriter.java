@@ -15,16 +15,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * last flush, which must come before the file may look like a model, has little left to do. A few buffers go round
  * between the two threads: the memory is the same for a megabyte or for ten gigabytes.
  *
- * <p>The disk is written in pieces of 128 KB ({@link #PIECE}): the most a socket read gives at once (the JDK's
- * NioSocketImpl reads at most that), and small enough that the copies each byte goes through (the JDK's direct
- * buffers on the way in and out, the page cache) stay in the CPU's cache: writes of 512 KB took 12% more CPU per
- * gigabyte on loopback (scripts/bench-pull's server, 1.87 s against 1.65 s, medians of six). The digest gets a
+ * <p>The disk is written in pieces of 32 KB ({@link #PIECE}), small enough that the copies each byte goes through
+ * (the JDK's direct buffers on the way in and out, the page cache) stay in the CPU's first-level cache: on the
+ * project's VM a server's pull of 1 GiB from loopback took 1.8-1.9 s of CPU with 32 KB pieces against 2.4 s with
+ * 128 KB (the size before) and 2.2 s with 16 KB or 64 KB, and ran at 740-780 MB/s against 540-570 (medians of seven
+ * pulls, two rounds each, docs/models.md); writes of 512 KB had cost 12% more than 128 KB. The digest gets a
  * whole buffer of 1 MB at a time: each hand-over wakes a thread, which on a loaded machine costs more than the
  * hashing of a small piece.
  */
 final class DigestingWriter {
     static final int BUFFER = 1024 * 1024;
-    static final int PIECE = 128 * 1024;
+    static final int PIECE = 32 * 1024;
     private static final int BUFFERS = 4;
     private static final long FLUSH_EVERY = 128L << 20;
 

@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answered with a 307 to its storage (a second server, another origin, as Ollama's CDN), which answers {@code Range}
  * requests with a 206. Faults: a token required (a {@code Bearer} challenge, the token from {@code /token}), one
  * byte of a blob changed, a transfer cut after some bytes a number of times, a transfer held until released. Every
- * request is recorded.
+ * request is recorded. A layer may be a file on disk (for scripts/bench-pull, its {@link #main}): that one is sent by
+ * a third server with {@code sendfile} ({@link StandInStorage}), as the stand-in Hub sends its files, so that the
+ * bench measures the client rather than the stand-in.
  */
 public final class StandInRegistry implements AutoCloseable {
     static final String MANIFEST = "application/vnd.docker.distribution.manifest.v2+json";
@@ -38,6 +40,8 @@ public final class StandInRegistry implements AutoCloseable {
     private final HttpServer storage;
     private final Map<String, byte[]> manifests = new ConcurrentHashMap<>();
     private final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
+    private final Map<String, java.nio.file.Path> files = new ConcurrentHashMap<>();
+    private volatile StandInStorage fileStorage;
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private volatile String token;
     private volatile String corrupt;
@@ -91,6 +95,19 @@ public final class StandInRegistry implements AutoCloseable {
             blobs.put("sha256:" + hex, bytes);
             layers.add("{\"mediaType\":\"application/vnd.ollama.image." + type + "\",\"digest\":\"sha256:" + hex
                     + "\",\"size\":" + bytes.length + "}");
+            return this;
+        }
+
+        /** A layer that is a file on disk, of this digest (hex): sent with {@code sendfile}. */
+        public Model layer(String type, java.nio.file.Path file, String sha256) throws IOException {
+            synchronized (StandInRegistry.this) {
+                if (fileStorage == null) {
+                    fileStorage = new StandInStorage(StandInRegistry.this::fileStorage);
+                }
+            }
+            files.put("sha256:" + sha256, file);
+            layers.add("{\"mediaType\":\"application/vnd.ollama.image." + type + "\",\"digest\":\"sha256:" + sha256
+                    + "\",\"size\":" + java.nio.file.Files.size(file) + "}");
             return this;
         }
 
@@ -187,6 +204,12 @@ public final class StandInRegistry implements AutoCloseable {
         int blob = rest.indexOf("/blobs/");
         if (blob >= 0) {
             String digest = rest.substring(blob + 7);
+            if (files.containsKey(digest)) {
+                x.getResponseHeaders().set("Location", "http://127.0.0.1:" + fileStorage.port() + "/blobs/" + digest);
+                x.sendResponseHeaders(307, -1);
+                x.close();
+                return;
+            }
             if (!blobs.containsKey(digest)) {
                 send(x, 404, "application/json", "{\"errors\":[{\"code\":\"BLOB_UNKNOWN\"}]}".getBytes(StandardCharsets.UTF_8));
                 return;
@@ -259,6 +282,60 @@ public final class StandInRegistry implements AutoCloseable {
         }
     }
 
+    /** A file layer's bytes, from a {@code Range}'s start (206) or whole (200). */
+    private void fileStorage(StandInStorage.Request r, StandInStorage.Answer a) throws IOException {
+        java.nio.file.Path file = files.get(r.path().substring("/blobs/".length()));
+        if (file == null) {
+            a.start(404, Map.of(), 0);
+            return;
+        }
+        long size = java.nio.file.Files.size(file);
+        long from = r.header("Range").filter(v -> v.startsWith("bytes=") && v.endsWith("-"))
+                .map(v -> Long.parseLong(v.substring(6, v.length() - 1))).orElse(0L);
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Content-Type", "application/octet-stream");
+        if (from > 0) {
+            headers.put("Content-Range", "bytes " + from + "-" + (size - 1) + "/" + size);
+        }
+        a.start(from > 0 ? 206 : 200, headers, size - from);
+        if (a.wantsBody()) {
+            try (java.nio.channels.FileChannel f = StandInStorage.open(file)) {
+                a.send(f, from, size - from);
+            }
+        }
+    }
+
+    /**
+     * For scripts/bench-pull: serves each file named as {@code library/bench:latest}, {@code library/bench2:latest}...
+     * (a model layer sent with {@code sendfile}), prints the registry's address, then the first blob's path (for curl),
+     * and runs until killed.
+     */
+    public static void main(String[] args) throws Exception {
+        StandInRegistry registry = start();
+        String first = null;
+        for (int i = 0; i < args.length; i++) {
+            java.nio.file.Path file = java.nio.file.Path.of(args[i]);
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+                byte[] buffer = new byte[1 << 20];
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    md.update(buffer, 0, n);
+                }
+            }
+            String hex = java.util.HexFormat.of().formatHex(md.digest());
+            String name = "bench" + (i == 0 ? "" : Integer.toString(i + 1));
+            registry.model("library/" + name + ":latest").layer("model", file, hex).publish();
+            if (first == null) {
+                first = "/v2/library/" + name + "/blobs/sha256:" + hex;
+            }
+        }
+        System.out.println(registry.endpoint());
+        System.out.println(first);
+        System.out.flush();
+        new CountDownLatch(1).await();
+    }
+
     private static void send(HttpExchange x, int status, String type, byte[] body) throws IOException {
         x.getResponseHeaders().set("Content-Type", type);
         x.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
@@ -272,5 +349,8 @@ public final class StandInRegistry implements AutoCloseable {
         release();
         registry.stop(0);
         storage.stop(0);
+        if (fileStorage != null) {
+            fileStorage.close();
+        }
     }
 }

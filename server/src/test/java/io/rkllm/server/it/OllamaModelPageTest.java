@@ -200,6 +200,11 @@ class OllamaModelPageTest {
         assertThat(go.body().lines().toList()).last().isEqualTo("{\"status\":\"success\"}");
 
         assertThat(server.post("/api/create", "{\"model\":\"none\"}").status()).isEqualTo(400);
+        TestServer.Reply quantize = server.post("/api/create", "{\"model\":\"q\",\"from\":\"terse\",\"quantize\":"
+                + "\"q4_K_M\"}");
+        assertThat(quantize.status()).isEqualTo(400);
+        assertThat(quantize.body()).isEqualTo("{\"error\":\"quantize is not supported here: this server does not"
+                + " requantise; upload the GGUF of the quantisation you want\"}");
         assertThat(server.post("/api/create", "{\"model\":\"x\",\"files\":{\"x.gguf\":\"sha256:" + "ab".repeat(32)
                 + "\"}}").status()).isEqualTo(400);
         assertThat(server.post("/api/create", "{\"model\":\"terse\",\"from\":\"tiny-upload-q4\"}").status())
@@ -210,6 +215,23 @@ class OllamaModelPageTest {
         try (Response r = server.client().newCall(new Request.Builder().url(server.url(path)).head().build())
                 .execute()) {
             return r.code();
+        }
+    }
+
+    @Test
+    void anUploadLargerThanTheDiskIsRefusedBeforeAByteIsWritten() throws Exception {
+        // a petabyte announced: refused on its Content-Length, the body never read, nothing left behind
+        java.net.URI uri = java.net.URI.create(server.url("/"));
+        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+            socket.getOutputStream().write(("POST /api/blobs/sha256:" + "ab".repeat(32) + " HTTP/1.1\r\nHost: x\r\n"
+                    + "Content-Length: 1000000000000000\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 507 ").contains("{\"error\":\"").contains("free");
+        }
+        assertThat(head("/api/blobs/sha256:" + "ab".repeat(32))).isEqualTo(404);
+        try (Stream<Path> left = Files.walk(dir)) {
+            assertThat(left.map(Path::toString).filter(p -> p.contains("upload-") || p.endsWith(".blob"))).isEmpty();
         }
     }
 

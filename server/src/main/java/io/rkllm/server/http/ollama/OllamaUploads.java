@@ -82,6 +82,14 @@ final class OllamaUploads {
         JsonNode body = fields.object(ctx.bodyAsBytes());
         String name = text(body, "model").or(() -> text(body, "name")).orElseThrow(() -> ApiException.invalid("model",
                 "'model' is required: the name of the model to create"));
+        // refused rather than ignored: a model created without them would not be what was asked for
+        if (body.hasNonNull("quantize") || body.hasNonNull("quantization")) {
+            throw ApiException.invalid("quantize", "quantize is not supported here: this server does not requantise;"
+                    + " upload the GGUF of the quantisation you want");
+        }
+        if (body.path("adapters").isObject() && !body.path("adapters").isEmpty()) {
+            throw ApiException.invalid("adapters", "adapters are not supported here: LoRA adapters are not loaded");
+        }
         Map<String, String> files = new LinkedHashMap<>();
         body.path("files").properties().forEach(e -> files.put(e.getKey(), e.getValue().asText("")));
         Optional<Path> from = text(body, "from").map(f -> models.exactly(f).map(ModelDescriptor::file)
