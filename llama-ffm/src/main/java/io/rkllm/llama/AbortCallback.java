@@ -24,13 +24,19 @@ final class AbortCallback {
 
     private volatile BooleanSupplier current = NEVER;
     private volatile boolean fired;
+    private MemorySegment stub;
 
+    /** The upcall stub (made once, freed with {@code arena}). */
     MemorySegment stub(Arena arena) {
+        if (stub != null) {
+            return stub;
+        }
         try {
             var target = MethodHandles.lookup().findVirtual(AbortCallback.class, "shouldAbort",
                     MethodType.methodType(boolean.class, MemorySegment.class));
-            return Linker.nativeLinker().upcallStub(target.bindTo(this), FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS),
+            stub = Linker.nativeLinker().upcallStub(target.bindTo(this), FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS),
                     arena);
+            return stub;
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }

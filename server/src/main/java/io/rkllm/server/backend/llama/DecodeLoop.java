@@ -461,7 +461,8 @@ final class DecodeLoop implements AutoCloseable {
         before.forEach(Runnable::run);
         DecodeStatus status;
         try {
-            status = context.decode(batch, abort);
+            // a step of generated tokens alone is never stopped under way: it goes without ggml's abort check
+            status = abort.readsPrompt() ? context.decode(batch, abort) : context.decode(batch);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
             LOG.warn("model {}: decode refused: {}", id, e.getMessage());
@@ -548,7 +549,7 @@ final class DecodeLoop implements AutoCloseable {
         r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {
             r.answer.append(text);
-            r.request.events().add(new SubmittedGeneration.Event.Text(text, r.generated));
+            r.request.text(text, r.generated);
         }
         r.lastToken = token;
         r.generating = true;
@@ -661,7 +662,7 @@ final class DecodeLoop implements AutoCloseable {
         }
         if (!rest.isEmpty()) {
             r.answer.append(rest);
-            r.request.events().add(new SubmittedGeneration.Event.Text(rest, r.generated));
+            r.request.text(rest, r.generated);
         }
         long now = System.nanoTime();
         long first = r.firstToken == 0 ? now : r.firstToken;

@@ -186,7 +186,7 @@ final class GgufModel implements BackendModel {
         }
         SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
                 LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens,
-                markers.tokens(prompt.settings().markers()));
+                markers.tokens(prompt.settings().markers()), sink);
         // bound before it is queued: a cancel that comes as soon as the loop has the request is one it sees
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             loop.submit(request);

@@ -1,6 +1,10 @@
 package io.rkllm.server.engine.contract;
 
-/** Where a backend's run delivers its output, on the thread that runs the generation, in order. */
+/**
+ * Where a backend's run delivers its output, in order, before its end is returned. Safe to call from any one thread at
+ * a time (the engine's sink puts the text on its reader's queue): a backend may call it from the thread that decodes,
+ * so that a token wakes no thread but its reader's.
+ */
 @FunctionalInterface
 public interface TokenSink {
 
