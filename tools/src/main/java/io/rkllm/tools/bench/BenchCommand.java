@@ -39,6 +39,9 @@ public final class BenchCommand {
      * server started here on the simulated runtime. {@code bench llama [--gguf FILE] [options] [config flags]}: a GGUF
      * model's speed through a server started here against llama.cpp's library alone ({@link LlamaBenchCommand}).
      * {@code bench output [--rounds N]}: what reading a long answer costs per token in each dialect ({@link OutputBench}).
+     * {@code bench versus --other URL [--other-model ID] [--other-label NAME] (--url URL [--model ID] | --gguf FILE)
+     * [--label NAME] [--rounds N] [--tokens N] [--prompt-words N] [config flags]}: one workload against this server
+     * and another OpenAI-compatible one, side by side ({@link SideBySide}).
      */
     public int run(CommandLine line, ConfigLoader loader) {
         String kind = line.arguments().isEmpty() ? "" : line.arguments().getFirst();
@@ -47,6 +50,9 @@ public final class BenchCommand {
         }
         if (kind.equals("llama")) {
             return new LlamaBenchCommand(environment, out, err).run(line, loader);
+        }
+        if (kind.equals("versus")) {
+            return versus(line, loader);
         }
         if (kind.equals("output")) {
             return new OutputBench(out).run(count(line.commandOptions().get("rounds"), 21, "--rounds"));
@@ -57,6 +63,7 @@ public final class BenchCommand {
                     + " bench images [--url URL] [--model ID],"
                     + " bench embeddings [--url URL] [--model ID] [--chat-model ID] [--chunks N] [--chunk-chars N],"
                     + " bench llama [--gguf FILE] [--prompt-tokens N] [--tokens N] [--runs N] [--json FILE],"
+                    + " bench versus --other URL (--url URL | --gguf FILE) [--rounds N] [--tokens N],"
                     + " or bench output [--rounds N]");
         }
         boolean longChat = kind.equals("long-chat");
@@ -174,6 +181,73 @@ public final class BenchCommand {
                 return OK;
             }
         });
+    }
+
+    /**
+     * {@code bench versus}: this server (at {@code --url}, or started here on {@code --gguf FILE} with the
+     * configuration flags) against the one at {@code --other}, the same workload in turns ({@link SideBySide}).
+     */
+    private int versus(CommandLine line, ConfigLoader loader) {
+        Map<String, String> options = new LinkedHashMap<>(line.commandOptions());
+        String other = options.remove("other");
+        String url = options.remove("url");
+        String gguf = options.remove("gguf");
+        if (other == null || (url == null) == (gguf == null)) {
+            throw new ConfigException("bench versus needs --other URL (the server compared with) and either --url URL"
+                    + " (this server, running) or --gguf FILE (this server, started here)");
+        }
+        String model = options.remove("model");
+        String otherModel = options.remove("other-model");
+        String label = options.getOrDefault("label", "rkllm-server");
+        options.remove("label");
+        String otherLabel = options.getOrDefault("other-label", "other");
+        options.remove("other-label");
+        SideBySide.Plan d = SideBySide.Plan.defaults();
+        SideBySide.Plan plan = new SideBySide.Plan(BenchModel.number(options, "rounds", d.rounds()),
+                BenchModel.number(options, "tokens", d.tokens()), BenchModel.number(options, "prompt-words",
+                d.promptWords()));
+        if (!options.isEmpty()) {
+            throw new ConfigException("--" + options.keySet().iterator().next() + ": unknown option for bench versus");
+        }
+        return reporting(() -> {
+            URI otherUrl = URI.create(other);
+            SideBySide.Target them = new SideBySide.Target(otherLabel, otherUrl,
+                    otherModel != null ? otherModel : firstModel(otherUrl));
+            if (url != null) {
+                URI ours = URI.create(url);
+                return versus(them, new SideBySide.Target(label, ours, model != null ? model : firstModel(ours)),
+                        plan, "this server at " + url);
+            }
+            try (GgufBenchServer server = GgufBenchServer.start(gguf, loader, environment, line.configFlags())) {
+                return versus(them, new SideBySide.Target(label, URI.create(server.url()), server.model()), plan,
+                        "this server started here with " + server.description() + " " + line.configFlags());
+            }
+        });
+    }
+
+    private int versus(SideBySide.Target them, SideBySide.Target ours, SideBySide.Plan plan, String what)
+            throws IOException, InterruptedException {
+        out.println("bench versus: " + them.label() + " at " + them.url() + " (model " + them.model() + ") and "
+                + what + " (model " + ours.model() + ")");
+        SideBySide.Result result = new SideBySide(out).run(them, ours, plan);
+        out.println();
+        out.println(SideBySideTable.markdown("Greedy, at most " + plan.tokens() + " tokens an answer.", result));
+        return OK;
+    }
+
+    /** The first model a server lists ({@code GET /v1/models}). */
+    private static String firstModel(URI url) throws IOException, InterruptedException {
+        // HTTP/1.1: the JDK's default asks an http:// server to upgrade to HTTP/2, which llama-server's HTTP library
+        // answers by closing the connection
+        var http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        var response = http.send(java.net.http.HttpRequest.newBuilder(url.resolve("/v1/models")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        var data = new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body()).path("data");
+        if (response.statusCode() != 200 || data.isEmpty()) {
+            throw new IOException(url + " lists no model (GET /v1/models answered " + response.statusCode()
+                    + "): name one with --model / --other-model");
+        }
+        return data.get(0).path("id").asText();
     }
 
     /** The answers' limit of {@code bench conversations --gguf}: about what the simulated model answers. */

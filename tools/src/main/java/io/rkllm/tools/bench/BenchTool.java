@@ -16,7 +16,8 @@ public final class BenchTool implements ToolCommand {
     public Set<String> valueOptions() {
         return Set.of("url", "model", "gguf", "turns", "chat-model", "chunks", "chunk-chars", "layers", "width",
                 "heads", "kv-heads", "ff", "type", "prompt-tokens", "tokens", "runs", "parallel-runs",
-                "parallel-prompt-tokens", "json");
+                "parallel-prompt-tokens", "json", "other", "other-model", "other-label", "label", "rounds",
+                "prompt-words");
     }
 
     @Override
@@ -42,6 +43,12 @@ public final class BenchTool implements ToolCommand {
                                                       here against llama.cpp's library alone, and 1-3 chats at
                                                       once; without --gguf on a random-weight model it writes
                                                       (--layers --width --heads --kv-heads --ff --type f16|f32)
+                  rkllm-server bench versus --other URL (--url URL | --gguf FILE) [--rounds N] [--tokens N]
+                                     [--model ID] [--other-model ID] [--other-label NAME] [options]
+                                                      one workload against this server and another OpenAI-compatible
+                                                      one (a llama-server) in turns: one chat and its follow-up, a
+                                                      long prompt, four chats at once, four long prompts together;
+                                                      a table of medians and ratios (docs/performance.md)
                 """;
     }
 

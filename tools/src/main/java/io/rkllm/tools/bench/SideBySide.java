@@ -1,0 +1,192 @@
+package io.rkllm.tools.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code bench versus}: one workload against two OpenAI-compatible servers, this one and another (a llama-server
+ * built from the same llama.cpp source, say), in turns A B B A each round so that a machine whose speed drifts moves
+ * both alike. Each turn, all greedy, at most {@code tokens} tokens an answer:
+ * <ol>
+ * <li>one chat (the same question every turn): its decode rate, and its answer, to see whether it is the same every
+ *     time;</li>
+ * <li>its follow-up: the time to its first token, what a server's cache of the conversation saves;</li>
+ * <li>a long prompt no server has seen (the turn's number first): the prefill rate, its tokens over the time to the
+ *     first token;</li>
+ * <li>four chats at once (the same four questions every turn): the decode rate of all four while all four decode,
+ *     the wall time until the last ends, their answers;</li>
+ * <li>four long prompts no server has seen, sent together: when each first token comes (the slowest is what a user
+ *     of the last waits).</li>
+ * </ol>
+ */
+final class SideBySide {
+    /** A server: what the table calls it, its base URL, the model asked for. */
+    record Target(String label, URI url, String model) {
+    }
+
+    /** @param rounds rounds of A B B A; @param tokens each answer's limit; @param promptWords a long prompt's words */
+    record Plan(int rounds, int tokens, int promptWords) {
+        static Plan defaults() {
+            return new Plan(2, 128, 300);
+        }
+    }
+
+    /** What each turn against one server measured, in order. */
+    record Samples(List<Double> oneDecode, List<Double> followUpFirstToken, List<Double> prefillRate,
+                   List<Double> fourDecode, List<Double> fourWall, List<Double> fourLongSlowestFirst,
+                   List<Double> fourLongFastestFirst, List<String> oneAnswers, List<List<String>> fourAnswers) {
+        Samples() {
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+                    new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        }
+    }
+
+    record Result(Target other, Target ours, Plan plan, Samples otherSamples, Samples ourSamples) {
+    }
+
+    static final String ONE = "Write a short story about a lighthouse keeper who finds a message in a bottle.";
+    static final String FOLLOW_UP = "Now tell the same story from the point of view of the bottle.";
+    static final List<String> FOUR = List.of(
+            "Explain in a few paragraphs how a bicycle stays upright while it moves.",
+            "Write a recipe for a simple tomato soup, with the steps numbered.",
+            "Describe a walk through a forest in autumn, in the present tense.",
+            "List ten ideas for a rainy Sunday afternoon, each with one sentence on why.");
+    private static final String[] WORDS = ("the quick brown fox jumps over a lazy dog while seven curious children"
+            + " watch from the old stone bridge and the river carries autumn leaves past the mill toward the sea where"
+            + " fishing boats return with their nets full of silver herring under a sky of drifting grey clouds").split(" ");
+
+    private final PrintStream out;
+
+    SideBySide(PrintStream out) {
+        this.out = out;
+    }
+
+    Result run(Target other, Target ours, Plan plan) throws IOException, InterruptedException {
+        Samples a = new Samples();
+        Samples b = new Samples();
+        // a first turn each, not counted: models loaded, code compiled, caches as they are in use
+        turn(other, plan, -1, new Samples());
+        turn(ours, plan, -2, new Samples());
+        int turn = 0;
+        for (int round = 0; round < plan.rounds(); round++) {
+            for (boolean first : new boolean[] {true, false, false, true}) {
+                Target t = first ? other : ours;
+                turn(t, plan, turn++, first ? a : b);
+                Samples s = first ? a : b;
+                out.printf(Locale.ROOT, "round %d, %s: one chat %.1f tokens/s, follow-up's first token %.3f s,"
+                                + " prefill %.0f tokens/s, four chats %.1f tokens/s in %.2f s, four long prompts' first"
+                                + " tokens %.2f-%.2f s%n", round + 1, t.label(), s.oneDecode().getLast(),
+                        s.followUpFirstToken().getLast(), s.prefillRate().getLast(), s.fourDecode().getLast(),
+                        s.fourWall().getLast(), s.fourLongFastestFirst().getLast(), s.fourLongSlowestFirst().getLast());
+            }
+        }
+        return new Result(other, ours, plan, a, b);
+    }
+
+    /**
+     * One turn, on connections of its own: a server's HTTP library may close a connection left idle while the other
+     * server has its turn (llama-server's after 5 s), and a request sent on it gets no answer.
+     */
+    private void turn(Target t, Plan plan, int turn, Samples s) throws IOException, InterruptedException {
+        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build()) {
+            turn(http, t, plan, turn, s);
+        }
+    }
+
+    private void turn(HttpClient http, Target t, Plan plan, int turn, Samples s)
+            throws IOException, InterruptedException {
+        TimedChat one = TimedChat.send(http, t.url(), t.model(), List.of(), ONE, plan.tokens());
+        s.oneDecode().add(one.decodeRate());
+        s.oneAnswers().add(one.text());
+        TimedChat followUp = TimedChat.send(http, t.url(), t.model(), List.of(ONE, one.text()), FOLLOW_UP,
+                plan.tokens());
+        s.followUpFirstToken().add(followUp.firstTokenSeconds());
+        TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(), longPrompt(turn, 0, plan), 4);
+        s.prefillRate().add(prefill.prefillRate());
+
+        List<TimedChat> four = together(http, t, FOUR, plan.tokens());
+        s.fourDecode().add(whileAllDecode(four));
+        long sent = four.stream().mapToLong(TimedChat::sent).min().orElseThrow();
+        s.fourWall().add((four.stream().mapToLong(TimedChat::end).max().orElseThrow() - sent) / 1e9);
+        s.fourAnswers().add(four.stream().map(TimedChat::text).toList());
+
+        List<String> long4 = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            long4.add(longPrompt(turn, i + 1, plan));
+        }
+        List<TimedChat> prompts = together(http, t, long4, 8);
+        long start = prompts.stream().mapToLong(TimedChat::sent).min().orElseThrow();
+        double[] firsts = prompts.stream().mapToDouble(c -> (c.chunks().length == 0 ? c.end() : c.chunks()[0]) - start)
+                .map(n -> n / 1e9).sorted().toArray();
+        s.fourLongFastestFirst().add(firsts[0]);
+        s.fourLongSlowestFirst().add(firsts[firsts.length - 1]);
+    }
+
+    /** The messages sent at the same moment, each on a thread of its own. */
+    private static List<TimedChat> together(HttpClient http, Target t, List<String> messages, int tokens)
+            throws IOException, InterruptedException {
+        CountDownLatch go = new CountDownLatch(1);
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<TimedChat>> sent = new ArrayList<>();
+            for (String m : messages) {
+                sent.add(pool.submit(() -> {
+                    go.await();
+                    return TimedChat.send(http, t.url(), t.model(), List.of(), m, tokens);
+                }));
+            }
+            go.countDown();
+            List<TimedChat> done = new ArrayList<>();
+            for (Future<TimedChat> f : sent) {
+                try {
+                    done.add(f.get());
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof IOException io) {
+                        throw io;
+                    }
+                    throw new IOException(e.getCause());
+                }
+            }
+            return done;
+        }
+    }
+
+    /**
+     * Tokens of all the answers while all of them decode: their text chunks between the last first token and the
+     * first last token, over that time (a chunk is a token: both servers stream one a token).
+     */
+    static double whileAllDecode(List<TimedChat> chats) {
+        long from = chats.stream().mapToLong(c -> c.chunks().length == 0 ? Long.MAX_VALUE : c.chunks()[0]).max()
+                .orElseThrow();
+        long to = chats.stream().mapToLong(TimedChat::end).min().orElseThrow();
+        if (to <= from) {
+            return Double.NaN;
+        }
+        long n = chats.stream().flatMapToLong(c -> Arrays.stream(c.chunks())).filter(x -> x > from && x <= to).count();
+        return n / ((to - from) / 1e9);
+    }
+
+    /** A prompt of the plan's words that no server has seen: the turn and the prompt's number first. */
+    static String longPrompt(int turn, int index, Plan plan) {
+        StringBuilder b = new StringBuilder("Turn ").append(turn).append(", text ").append(index)
+                .append(". Summarise this text in one sentence:");
+        // words drawn anew for each prompt: no two share more than their first words, which a server's prompt cache
+        // would otherwise find
+        java.util.SplittableRandom words = new java.util.SplittableRandom(turn * 1_000_003L + index);
+        for (int i = 0; i < plan.promptWords(); i++) {
+            b.append(' ').append(WORDS[words.nextInt(WORDS.length)]);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,75 @@
+package io.rkllm.tools.bench;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/** {@link SideBySide}'s figures as a Markdown table: each row's median and range, and the ratio of the medians. */
+final class SideBySideTable {
+    private SideBySideTable() {
+    }
+
+    static String markdown(String setup, SideBySide.Result r) {
+        StringBuilder b = new StringBuilder();
+        b.append(setup).append('\n').append('\n');
+        b.append("| ").append(r.plan().rounds()).append(" rounds, ").append(r.other().label()).append(" and ")
+                .append(r.ours().label()).append(" in turns A B B A | ").append(r.other().label()).append(" | ")
+                .append(r.ours().label()).append(" | ratio | better |\n|---|---:|---:|---:|---|\n");
+        row(b, r, "one chat, decode tokens/s", SideBySide.Samples::oneDecode, 1, true);
+        row(b, r, "its follow-up, first token (s)", SideBySide.Samples::followUpFirstToken, 3, false);
+        row(b, r, "a long prompt (" + r.plan().promptWords() + " words), prefill tokens/s",
+                SideBySide.Samples::prefillRate, 0, true);
+        row(b, r, "four chats at once, decode tokens/s while all four decode", SideBySide.Samples::fourDecode, 1,
+                true);
+        row(b, r, "four chats at once, wall time until all end (s)", SideBySide.Samples::fourWall, 2, false);
+        row(b, r, "four long prompts together, the first first token (s)", SideBySide.Samples::fourLongFastestFirst,
+                2, false);
+        row(b, r, "four long prompts together, the last first token (s)", SideBySide.Samples::fourLongSlowestFirst,
+                2, false);
+        b.append("| the same answers every turn (one chat; four at once) | ").append(same(r.otherSamples()))
+                .append(" | ").append(same(r.ourSamples())).append(" | | |\n");
+        b.append('\n').append("Ratio: ").append(r.ours().label()).append("'s median over ").append(r.other().label())
+                .append("'s; \"better\" says which way is better for that row.\n");
+        return b.toString();
+    }
+
+    private static void row(StringBuilder b, SideBySide.Result r, String name,
+                            Function<SideBySide.Samples, List<Double>> of, int decimals, boolean higher) {
+        List<Double> a = of.apply(r.otherSamples());
+        List<Double> o = of.apply(r.ourSamples());
+        double ratio = median(o) / median(a);
+        b.append("| ").append(name).append(" | ").append(cell(a, decimals)).append(" | ").append(cell(o, decimals))
+                .append(" | ").append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2fx", ratio))
+                .append(" | ").append(higher ? "higher" : "lower").append(" |\n");
+    }
+
+    /** The median, with the range when there is more than one sample. */
+    static String cell(List<Double> values, int decimals) {
+        List<Double> known = values.stream().filter(v -> !v.isNaN()).sorted().toList();
+        if (known.isEmpty()) {
+            return "-";
+        }
+        String f = "%." + decimals + "f";
+        String m = String.format(Locale.ROOT, f, median(known));
+        return known.size() == 1 ? m : m + " (" + String.format(Locale.ROOT, f, known.getFirst()) + "-"
+                + String.format(Locale.ROOT, f, known.getLast()) + ")";
+    }
+
+    static double median(List<Double> values) {
+        List<Double> known = values.stream().filter(v -> !v.isNaN()).sorted().toList();
+        if (known.isEmpty()) {
+            return Double.NaN;
+        }
+        int n = known.size();
+        return n % 2 == 1 ? known.get(n / 2) : (known.get(n / 2 - 1) + known.get(n / 2)) / 2;
+    }
+
+    /** "yes; yes", or how many different answers came. */
+    static String same(SideBySide.Samples s) {
+        int one = new HashSet<>(s.oneAnswers()).size();
+        int four = new HashSet<>(s.fourAnswers()).size();
+        return (one == 1 ? "yes" : "no (" + one + " different)") + "; " + (four == 1 ? "yes" : "no (" + four
+                + " different)");
+    }
+}

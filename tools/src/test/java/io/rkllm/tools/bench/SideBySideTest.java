@@ -1,0 +1,80 @@
+package io.rkllm.tools.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rkllm.server.config.CommandLine;
+import io.rkllm.server.config.ConfigLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bench versus}: the workload against two real servers (the other one a server of ours too, on the tests' tiny
+ * GGUF model: any OpenAI-compatible URL does), and the table it prints.
+ */
+class SideBySideTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void bothServersGetEveryWorkloadInTurnsAndTheTableSaysTheRatios() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try (GgufBenchServer other = GgufBenchServer.start(GgufBenchServer.TINY, new ConfigLoader(dir.resolve("o")),
+                Map.of(), Map.of("engines.llama.threads", "1"))) {
+            code = new BenchCommand(Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)).run(CommandLine.parse(Set.of("bench"),
+                    new BenchTool().valueOptions(), "bench", "versus", "--other", other.url(), "--other-label",
+                    "llama-server", "--gguf", "tiny", "--rounds", "1", "--tokens", "8", "--prompt-words", "20",
+                    "--engines.llama.threads=1"), new ConfigLoader(dir));
+        }
+
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(text.lines().filter(l -> l.startsWith("round 1, ")).map(l -> l.substring(0, l.indexOf(':'))))
+                .containsExactly("round 1, llama-server", "round 1, rkllm-server", "round 1, rkllm-server",
+                        "round 1, llama-server");
+        assertThat(text).contains("| 1 rounds, llama-server and rkllm-server in turns A B B A | llama-server |"
+                + " rkllm-server | ratio | better |");
+        for (String row : List.of("| one chat, decode tokens/s | ", "| its follow-up, first token (s) | ",
+                "| a long prompt (20 words), prefill tokens/s | ",
+                "| four chats at once, decode tokens/s while all four decode | ",
+                "| four chats at once, wall time until all end (s) | ",
+                "| four long prompts together, the last first token (s) | ",
+                "| the same answers every turn (one chat; four at once) | ")) {
+            assertThat(text).contains(row);
+        }
+        assertThat(text).containsPattern("\\| one chat, decode tokens/s \\| [0-9.]+ \\([0-9.]+-[0-9.]+\\) \\|"
+                + " [0-9.]+ \\([0-9.]+-[0-9.]+\\) \\| [0-9.]+x \\| higher \\|");
+    }
+
+    @Test
+    void theDecodeRateWhileAllDecodeCountsOnlyTheTimeAllOfThemDo() {
+        long s = 1_000_000_000L;
+        TimedChat a = new TimedChat("a", 0, new long[] {1 * s, 2 * s, 3 * s, 4 * s}, 10, 4);
+        TimedChat b = new TimedChat("b", 0, new long[] {2 * s, 3 * s, 5 * s}, 10, 3);
+        // both decode from 2 s to 4 s: a's 3 s and 4 s chunks, b's 3 s chunk
+        assertThat(SideBySide.whileAllDecode(List.of(a, b))).isEqualTo(1.5);
+        TimedChat after = new TimedChat("c", 0, new long[] {5 * s, 6 * s}, 10, 2);
+        assertThat(SideBySide.whileAllDecode(List.of(a, after))).as("never together").isNaN();
+        assertThat(a.decodeRate()).isEqualTo(1.0);
+        assertThat(a.firstTokenSeconds()).isEqualTo(1.0);
+    }
+
+    @Test
+    void cellsAreTheMedianAndTheRange() {
+        assertThat(SideBySideTable.cell(List.of(3.0, 1.0, 2.0, 10.0), 1)).isEqualTo("2.5 (1.0-10.0)");
+        assertThat(SideBySideTable.cell(List.of(2.0), 2)).isEqualTo("2.00");
+        assertThat(SideBySideTable.cell(List.of(Double.NaN), 2)).isEqualTo("-");
+        assertThat(SideBySide.longPrompt(3, 1, new SideBySide.Plan(1, 8, 5)))
+                .isNotEqualTo(SideBySide.longPrompt(4, 1, new SideBySide.Plan(1, 8, 5)))
+                .startsWith("Turn 3, text 1.");
+    }
+}
