@@ -67,9 +67,16 @@ final class SideBySide {
             + " fishing boats return with their nets full of silver herring under a sky of drifting grey clouds").split(" ");
 
     private final PrintStream out;
+    /** Drawn for each run of the bench: a long prompt of one run is not in a server's cache from another run. */
+    private final long run;
 
     SideBySide(PrintStream out) {
+        this(out, new java.security.SecureRandom().nextLong());
+    }
+
+    SideBySide(PrintStream out, long run) {
         this.out = out;
+        this.run = run;
     }
 
     Result run(Target other, Target ours, Plan plan) throws IOException, InterruptedException {
@@ -113,7 +120,7 @@ final class SideBySide {
         TimedChat followUp = TimedChat.send(http, t.url(), t.model(), List.of(ONE, one.text()), FOLLOW_UP,
                 plan.tokens());
         s.followUpFirstToken().add(followUp.firstTokenSeconds());
-        TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(), longPrompt(turn, 0, plan), 4);
+        TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(), longPrompt(run, turn, 0, plan), 4);
         s.prefillRate().add(prefill.prefillRate());
 
         List<TimedChat> four = together(http, t, FOUR, plan.tokens());
@@ -124,7 +131,7 @@ final class SideBySide {
 
         List<String> long4 = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            long4.add(longPrompt(turn, i + 1, plan));
+            long4.add(longPrompt(run, turn, i + 1, plan));
         }
         List<TimedChat> prompts = together(http, t, long4, 8);
         long start = prompts.stream().mapToLong(TimedChat::sent).min().orElseThrow();
@@ -177,13 +184,13 @@ final class SideBySide {
         return n / ((to - from) / 1e9);
     }
 
-    /** A prompt of the plan's words that no server has seen: the turn and the prompt's number first. */
-    static String longPrompt(int turn, int index, Plan plan) {
-        StringBuilder b = new StringBuilder("Turn ").append(turn).append(", text ").append(index)
-                .append(". Summarise this text in one sentence:");
+    /** A prompt of the plan's words that no server has seen: the run, the turn and the prompt's number first. */
+    static String longPrompt(long run, int turn, int index, Plan plan) {
+        StringBuilder b = new StringBuilder("Run ").append(Long.toHexString(run)).append(", turn ").append(turn)
+                .append(", text ").append(index).append(". Summarise this text in one sentence:");
         // words drawn anew for each prompt: no two share more than their first words, which a server's prompt cache
         // would otherwise find
-        java.util.SplittableRandom words = new java.util.SplittableRandom(turn * 1_000_003L + index);
+        java.util.SplittableRandom words = new java.util.SplittableRandom(run ^ (turn * 1_000_003L + index));
         for (int i = 0; i < plan.promptWords(); i++) {
             b.append(' ').append(WORDS[words.nextInt(WORDS.length)]);
         }

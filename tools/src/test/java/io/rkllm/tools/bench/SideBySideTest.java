@@ -73,8 +73,10 @@ class SideBySideTest {
         assertThat(SideBySideTable.cell(List.of(3.0, 1.0, 2.0, 10.0), 1)).isEqualTo("2.5 (1.0-10.0)");
         assertThat(SideBySideTable.cell(List.of(2.0), 2)).isEqualTo("2.00");
         assertThat(SideBySideTable.cell(List.of(Double.NaN), 2)).isEqualTo("-");
-        assertThat(SideBySide.longPrompt(3, 1, new SideBySide.Plan(1, 8, 5)))
-                .isNotEqualTo(SideBySide.longPrompt(4, 1, new SideBySide.Plan(1, 8, 5)))
-                .startsWith("Turn 3, text 1.");
+        SideBySide.Plan plan = new SideBySide.Plan(1, 8, 5);
+        assertThat(SideBySide.longPrompt(42, 3, 1, plan)).startsWith("Run 2a, turn 3, text 1.")
+                .isEqualTo(SideBySide.longPrompt(42, 3, 1, plan))
+                .isNotEqualTo(SideBySide.longPrompt(42, 4, 1, plan))
+                .isNotEqualTo(SideBySide.longPrompt(43, 3, 1, plan));
     }
 }
