@@ -2,15 +2,23 @@ package io.rkllm.llama;
 
 /**
  * The KvCache a context hands out: refuses sequence ids outside the context in Java (later llama.cpp builds
- * assert on them, which ends the process) and passes the rest to the generation's calls.
+ * assert on them, which ends the process) and passes the rest to the generation's calls. In a context whose
+ * sequences each have a cache of their own (not unified), llama.cpp copies a sequence into another only whole (it
+ * asserts otherwise): a prefix is copied as the whole sequence, then the rest removed.
  */
 final class CheckedKvCache implements KvCache {
     private final KvCache calls;
     private final int sequences;
+    private final boolean ownCaches;
 
     CheckedKvCache(KvCache calls, int sequences) {
+        this(calls, sequences, false);
+    }
+
+    CheckedKvCache(KvCache calls, int sequences, boolean ownCaches) {
         this.calls = calls;
         this.sequences = sequences;
+        this.ownCaches = ownCaches;
     }
 
     /** A successful decode put the batch's tokens into their sequences (the older generations keep count). */
@@ -40,7 +48,19 @@ final class CheckedKvCache implements KvCache {
 
     @Override
     public void copy(int source, int target, int from, int to) {
-        calls.copy(check(source), check(target), from, to);
+        check(source);
+        check(target);
+        if (!ownCaches || source == target) {
+            calls.copy(source, target, from, to);
+            return;
+        }
+        calls.copy(source, target, -1, -1);
+        if (from > 0) {
+            calls.remove(target, 0, from);
+        }
+        if (to >= 0) {
+            calls.remove(target, to, -1);
+        }
     }
 
     @Override

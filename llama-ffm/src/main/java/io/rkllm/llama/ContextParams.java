@@ -39,8 +39,18 @@ public record ContextParams(int contextLength, int batchSize, int microBatchSize
 
     /** A generation context of {@code contextLength} cells shared by {@code sequences} sequences. */
     public static ContextParams generation(int contextLength, int sequences, int threads) {
-        return new ContextParams(contextLength, 512, 512, sequences, threads, threads, false, Pooling.UNSPECIFIED,
-                true, true);
+        return generation(contextLength, sequences, threads, false);
+    }
+
+    /**
+     * A generation context whose {@code sequences} sequences may each hold {@code contextLength} tokens: in one cache
+     * of that many cells they share, or ({@code ownCaches}) each in a cache of its own, {@code sequences} times the
+     * cells (a build without the {@code kv_unified} switch always shares one cache: it then gets one of
+     * {@code contextLength} cells).
+     */
+    public static ContextParams generation(int contextLength, int sequences, int threads, boolean ownCaches) {
+        return new ContextParams(ownCaches ? contextLength * sequences : contextLength, 512, 512, sequences, threads,
+                threads, false, Pooling.UNSPECIFIED, !ownCaches, true);
     }
 
     /** An embedding context: every token of a text in one batch, pooled by {@code pooling}. */

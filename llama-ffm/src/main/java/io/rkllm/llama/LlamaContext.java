@@ -44,7 +44,7 @@ public final class LlamaContext implements AutoCloseable {
     private boolean closed;
 
     private LlamaContext(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, Arena arena,
-                         MemorySegment handle, AbortCallback abort, KvApi kvApi) {
+                         MemorySegment handle, AbortCallback abort, KvApi kvApi, boolean ownCaches) {
         this.api = api;
         this.model = model;
         this.params = params;
@@ -58,7 +58,7 @@ public final class LlamaContext implements AutoCloseable {
         this.causal = PoolingGuard.causal(model.header());
         KvCache cache = kvApi == KvApi.MEMORY ? MemoryKvCache.of(api, handle)
                 : new ContextKvCache(api, kvApi, handle, sequenceLimit);
-        this.kv = new CheckedKvCache(cache, sequenceLimit);
+        this.kv = new CheckedKvCache(cache, sequenceLimit, ownCaches);
     }
 
     static LlamaContext create(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, KvApi kvApi) {
@@ -66,7 +66,10 @@ public final class LlamaContext implements AutoCloseable {
         try {
             GroupLayout l = api.layouts().contextParams();
             MemorySegment p = (MemorySegment) api.call("llama_context_default_params", (SegmentAllocator) arena);
-            p.set(JAVA_INT, Structs.offset(l, "n_ctx"), params.contextLength());
+            boolean ownCaches = !params.unifiedKv() && Structs.has(l, "kv_unified");
+            // a build whose cache is always shared gets the cells of one sequence's context, not all of them
+            p.set(JAVA_INT, Structs.offset(l, "n_ctx"), params.unifiedKv() || ownCaches ? params.contextLength()
+                    : params.contextLength() / params.sequences());
             p.set(JAVA_INT, Structs.offset(l, "n_batch"), params.batchSize());
             p.set(JAVA_INT, Structs.offset(l, "n_ubatch"), params.microBatchSize());
             p.set(JAVA_INT, Structs.offset(l, "n_seq_max"), params.sequences());
@@ -90,7 +93,7 @@ public final class LlamaContext implements AutoCloseable {
                 throw new LlamaException("llama_init_from_model failed for " + model.path() + " (" + params + ")"
                         + LlamaModel.reasons(log));
             }
-            return new LlamaContext(api, model, params, log, arena, handle, abort, kvApi);
+            return new LlamaContext(api, model, params, log, arena, handle, abort, kvApi, ownCaches);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;

@@ -78,6 +78,29 @@ class PrefixReuseTest extends WithChatModel {
     }
 
     @Test
+    void aSequenceWithACacheOfItsOwnStartsFromAnotherOnesPrefixToo() {
+        // llama.cpp copies between caches only whole sequences (it asserts otherwise): the copy is whole, then cut
+        try (LlamaContext context = model.newContext(ContextParams.generation(1024, 2, 1, true));
+             Batch batch = new Batch(512, 1)) {
+            boolean ownCaches = TestLlama.runtime().info().identity().generation() != LayoutGeneration.B4916;
+            assertThat(context.contextLength()).as("a cache of 1,024 cells each, where the build has them")
+                    .isEqualTo(ownCaches ? 2048 : 1024);
+            int[] prompt = model.tokenize(TURN_1, true, true);
+            Greedy.prefill(context, batch, 0, prompt, 0);
+            int keep = prompt.length - 4;
+            context.kv().copy(0, 1, 0, keep);
+            assertThat(context.kv().maxPosition(1)).isEqualTo(keep - 1);
+            assertThat(context.kv().maxPosition(0)).isEqualTo(prompt.length - 1);
+            int[] tail = model.tokenize("Tell me a story.", false, false);
+            long before = context.decodedTokens();
+            int last = Greedy.prefill(context, batch, 1, tail, keep);
+            assertThat(context.decodedTokens() - before).isEqualTo(tail.length);
+            assertSameAsFresh(context.logits(last), concat(Arrays.copyOf(prompt, keep), tail));
+            assertThat(context.kv().maxPosition(0)).isEqualTo(prompt.length - 1);
+        }
+    }
+
+    @Test
     void theKvCallsAreTheLibrarysGeneration() {
         try (LlamaContext context = model.newContext(ContextParams.generation(256, 1, 1))) {
             assertThat(context.kv().api()).isEqualTo(TestLlama.runtime().info().identity().kvApi());

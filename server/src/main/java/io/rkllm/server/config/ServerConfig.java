@@ -44,8 +44,12 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param context  tokens of the KV cache the conversations share, and the most one may hold; 0 = the model's
      *                 training context, capped so that the weights and the KV cache fit in 60% of the memory
      * @param gpuLayers layers offloaded to an accelerator (a GPU build, the RKNPU fork); -1 = the library's default
+     * @param kvCache  {@code per_conversation}: each conversation (and the background tasks) a KV cache of its own of
+     *                 {@code context} cells; {@code shared}: one cache of {@code context} cells they all share;
+     *                 {@code auto}: a cache each when they fit in the memory budget (docs/llama-engine.md)
      */
-    public record Llama(boolean enabled, String library, int threads, int parallel, int context, int gpuLayers) {
+    public record Llama(boolean enabled, String library, int threads, int parallel, int context, int gpuLayers,
+                        String kvCache) {
     }
 
     /**

@@ -32,6 +32,14 @@ public interface ModelFacts {
     }
 
     /**
+     * How a loaded copy's conversations hold their KV cache, served with {@code context} tokens from a file of
+     * {@code fileBytes}: {@code per_conversation} (a cache each) or {@code shared}; empty for an engine with no choice.
+     */
+    default Optional<String> kvCache(long fileBytes, int context) {
+        return Optional.empty();
+    }
+
+    /**
      * Whether one loaded copy holds every conversation the model keeps (the sequences of one context sharing its KV
      * cache), rather than a copy for each one kept cached ({@code cache.slots}).
      */

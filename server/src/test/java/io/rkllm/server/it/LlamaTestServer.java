@@ -159,7 +159,8 @@ public final class LlamaTestServer implements AutoCloseable {
                 int sequences = config.engines().llama().parallel();
                 ModelDiscovery discover = TestDiscovery.of(config);
                 Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
-                        OptionalInt.empty())));
+                        OptionalInt.empty(), io.rkllm.server.backend.llama.KvLayout.of(config.engines().llama()
+                        .kvCache(), 0))));
                 if (hub.isEmpty() && registry.isEmpty()) {
                     DiscoveryResult discovery = discover.discover(modelsDir);
                     return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);

@@ -72,7 +72,8 @@ record GgufBenchServer(ServerApp app, String model, String description, Path wor
             // llama.cpp alone: what is measured is its library, as the server drives it
             List<EngineProvider> llama = List.of(new LlamaProvider());
             ServerApp app = ServerApp.start(config, Engines.only(llama.getFirst(),
-                    engine.backend(config.engines().llama())), ServedModels.fixed(EngineProviders.discovery(llama,
+                    engine.backend(config.engines().llama(),
+                    SlotCount.systemMemory(Path.of("/proc/meminfo")))), ServedModels.fixed(EngineProviders.discovery(llama,
                     new EngineSetup(config, Map.of(), Optional.empty(), SlotCount.systemMemory(Path.of("/proc/meminfo"))))
                     .discover(models).catalog()));
             return new GgufBenchServer(app, id, description + ", " + engine.summary(), work);

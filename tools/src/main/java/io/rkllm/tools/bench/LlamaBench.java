@@ -157,7 +157,8 @@ public final class LlamaBench {
         }
         ModelDescriptor model = models.getFirst();
         ModelHeader header = model.facts().header().orElseThrow();
-        LlamaBackend.Settings settings = LlamaOpening.settings(config.engines().llama());
+        LlamaBackend.Settings settings = LlamaOpening.settings(config.engines().llama(),
+                io.rkllm.server.pipeline.SlotCount.systemMemory(java.nio.file.Path.of("/proc/meminfo")));
         int context = model.contextLength();
         if (plan.promptTokens() + plan.maxTokens() + 16 > context) {
             throw new IOException("a prompt of " + plan.promptTokens() + " tokens and " + plan.maxTokens()

@@ -21,7 +21,8 @@ import java.util.concurrent.Future;
  * <ol>
  * <li>one chat (the same question every turn): its decode rate, and its answer, to see whether it is the same every
  *     time;</li>
- * <li>its follow-up: the time to its first token, what a server's cache of the conversation saves;</li>
+ * <li>its follow-up, a question new each turn: the time to its first token, what a server's cache of the conversation
+ *     saves (a follow-up asked again would be restored whole by llama-server's cache of earlier prompts in RAM);</li>
  * <li>a long prompt no server has seen (the turn's number first): the prefill rate, its tokens over the time to the
  *     first token;</li>
  * <li>four chats at once (the same four questions every turn): the decode rate of all four while all four decode,
@@ -56,7 +57,7 @@ final class SideBySide {
     }
 
     static final String ONE = "Write a short story about a lighthouse keeper who finds a message in a bottle.";
-    static final String FOLLOW_UP = "Now tell the same story from the point of view of the bottle.";
+    static final String FOLLOW_UP = "Now tell the same story from the point of view of the bottle, in %d sentences.";
     static final List<String> FOUR = List.of(
             "Explain in a few paragraphs how a bicycle stays upright while it moves.",
             "Write a recipe for a simple tomato soup, with the steps numbered.",
@@ -117,8 +118,8 @@ final class SideBySide {
         TimedChat one = TimedChat.send(http, t.url(), t.model(), List.of(), ONE, plan.tokens());
         s.oneDecode().add(one.decodeRate());
         s.oneAnswers().add(one.text());
-        TimedChat followUp = TimedChat.send(http, t.url(), t.model(), List.of(ONE, one.text()), FOLLOW_UP,
-                plan.tokens());
+        TimedChat followUp = TimedChat.send(http, t.url(), t.model(), List.of(ONE, one.text()),
+                String.format(java.util.Locale.ROOT, FOLLOW_UP, Math.floorMod(run + turn, 1000) + 3), plan.tokens());
         s.followUpFirstToken().add(followUp.firstTokenSeconds());
         TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(), longPrompt(run, turn, 0, plan), 4);
         s.prefillRate().add(prefill.prefillRate());

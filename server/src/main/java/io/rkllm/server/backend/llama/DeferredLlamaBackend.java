@@ -16,10 +16,12 @@ import io.rkllm.server.engine.contract.RuntimeInfo;
  */
 final class DeferredLlamaBackend implements Backend {
     private final ServerConfig.Llama config;
+    private final long memoryBytes;
     private LlamaBackend opened;
 
-    DeferredLlamaBackend(ServerConfig.Llama config) {
+    DeferredLlamaBackend(ServerConfig.Llama config, long memoryBytes) {
         this.config = config;
+        this.memoryBytes = memoryBytes;
     }
 
     private synchronized LlamaBackend backend() {
@@ -29,7 +31,7 @@ final class DeferredLlamaBackend implements Backend {
                 throw new FailureException(new Failure.LoadFailed("", "GGUF models need the "
                         + LlamaBackend.NAME + ", which is not available: " + engine.missing()));
             }
-            opened = engine.backend(config);
+            opened = engine.backend(config, memoryBytes);
         }
         return opened;
     }

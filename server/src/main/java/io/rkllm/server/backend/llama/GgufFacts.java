@@ -14,12 +14,32 @@ import java.util.Optional;
  * @param sequences       conversations one loaded copy runs at once ({@code engines.llama.parallel}); they share
  *                        its one KV cache
  * @param laterPartsBytes the bytes of a split model's other parts, which load with its first
+ * @param layout          how its conversations hold their KV cells ({@code engines.llama.kv_cache})
  */
-public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences, long laterPartsBytes)
-        implements ModelFacts {
+public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences, long laterPartsBytes,
+                        KvLayout layout) implements ModelFacts {
 
     public GgufFacts {
         Objects.requireNonNull(modelHeader, "modelHeader");
+        Objects.requireNonNull(layout, "layout");
+    }
+
+    /** With one shared cache. */
+    public GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int sequences, long laterPartsBytes) {
+        this(modelHeader, kvBytesPerToken, sequences, laterPartsBytes, KvLayout.SHARED);
+    }
+
+    /** The same facts, its conversations holding their KV cells as {@code value} says. */
+    public GgufFacts withLayout(KvLayout value) {
+        return new GgufFacts(modelHeader, kvBytesPerToken, sequences, laterPartsBytes, value);
+    }
+
+    /**
+     * Whether each conversation (and the background tasks) has a KV cache of its own of {@code context} cells, for a
+     * model of {@code fileBytes} (its parts together); never for an embedding model, whose context is one text's.
+     */
+    public boolean perConversation(long fileBytes, int context) {
+        return modelHeader.pooling().isEmpty() && layout.perConversation(kvBytesPerToken, context, sequences, fileBytes);
     }
 
     @Override
@@ -53,16 +73,26 @@ public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int seque
         return true;
     }
 
+    @Override
+    public Optional<String> kvCache(long fileBytes, int context) {
+        if (modelHeader.pooling().isPresent()) {
+            return Optional.empty();
+        }
+        return Optional.of(perConversation(fileBytes, context) ? "per_conversation" : "shared");
+    }
+
     /**
      * A loaded GGUF model: its weights (the file, mapped), the F16 KV cache of {@code context} tokens that all its
-     * sequences share, and llama.cpp's compute buffers (about a tenth of the weights, at least 64 MB). Without the KV
-     * size in the header, as much as a file that is not read.
+     * sequences share, or one for each of them and the tasks ({@link #perConversation}), and llama.cpp's compute
+     * buffers (about a tenth of the weights, at least 64 MB). Without the KV size in the header, as much as a file
+     * that is not read.
      */
     @Override
     public long copyBytes(long fileBytes, int context) {
         if (kvBytesPerToken <= 0) {
             return ModelFacts.opaqueCopyBytes(fileBytes);
         }
-        return fileBytes + kvBytesPerToken * context + Math.max(64L << 20, fileBytes / 10);
+        int caches = perConversation(fileBytes, context) ? KvLayout.caches(sequences) : 1;
+        return fileBytes + kvBytesPerToken * context * caches + KvLayout.computeBytes(fileBytes);
     }
 }

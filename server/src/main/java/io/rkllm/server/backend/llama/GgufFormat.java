@@ -46,7 +46,7 @@ final class GgufFormat implements ModelFormat {
         }
         GgufFacts facts;
         try {
-            facts = GgufMetadata.read(file, later, limits.parallel());
+            facts = GgufMetadata.read(file, later, limits.parallel(), limits.layout());
         } catch (GgufMetadata.Unreadable e) {
             return new FileReading.Refused("not a usable GGUF model: " + e.getMessage());
         }

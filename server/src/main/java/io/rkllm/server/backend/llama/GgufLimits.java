@@ -11,11 +11,13 @@ import java.util.Locale;
  * ({@code engines.llama.context}, 0 = the model's training context capped by memory; never more than an embedding
  * model's or a reranker's training context) and the machine's memory.
  *
- * <p>The default context is the model's own (its training context), capped so that the weights and the KV cache fit
- * in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves the whole KV cache when a context is created.
- * The parallel sequences share that one cache (as llama-server's slots do), so their number does not change it.
+ * <p>The default context is the model's own (its training context), capped so that the weights and the KV caches fit
+ * in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves them whole when a context is created. With a
+ * cache for each conversation ({@link KvLayout}) they are {@code parallel + 1} caches of the context; shared, one.
+ *
+ * @param kvCache how the conversations hold their KV cells ({@code engines.llama.kv_cache})
  */
-public record GgufLimits(int parallel, int context, long memoryBytes) {
+public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.Mode kvCache) {
     /** The share of the machine's memory the loaded models may take (as pipeline/ModelMemory's budget). */
     static final double BUDGET_SHARE = 0.6;
     /** The shortest context a GGUF model is given when memory is short (the memory check then refuses the load). */
@@ -27,10 +29,21 @@ public record GgufLimits(int parallel, int context, long memoryBytes) {
         if (parallel < 1 || context < 0 || memoryBytes < 0) {
             throw new IllegalArgumentException("bad GGUF limits " + parallel + "/" + context + "/" + memoryBytes);
         }
+        java.util.Objects.requireNonNull(kvCache, "kvCache");
+    }
+
+    /** One cache shared by the conversations. */
+    public GgufLimits(int parallel, int context, long memoryBytes) {
+        this(parallel, context, memoryBytes, KvLayout.Mode.SHARED);
     }
 
     /** One sequence, the model's context, the memory unknown (no cap). */
     public static final GgufLimits DEFAULT = new GgufLimits(1, 0, 0);
+
+    /** How the conversations of the models these limits describe hold their KV cells. */
+    KvLayout layout() {
+        return new KvLayout(kvCache, memoryBytes);
+    }
 
     /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
     ContextChoice contextFor(GgufFacts gguf, long fileBytes) {
@@ -47,6 +60,17 @@ public record GgufLimits(int parallel, int context, long memoryBytes) {
         int trained = header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
         if (memoryBytes <= 0 || gguf.kvBytesPerToken() <= 0) {
             return new ContextChoice(trained, header.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
+        }
+        if (kvCache != KvLayout.Mode.SHARED && header.pooling().isEmpty()) {
+            // a cache each: the context is what each of them may hold in its share of the room
+            long each = layout().room(fileBytes) / (gguf.kvBytesPerToken() * KvLayout.caches(parallel)) / 256 * 256;
+            int own = (int) Math.min(trained, Math.max(0, each));
+            if (kvCache == KvLayout.Mode.PER_CONVERSATION || own >= Math.min(trained, KvLayout.AUTO_MIN_CONTEXT)) {
+                int chosen = Math.max(Math.min(trained, MIN_CONTEXT), own);
+                return chosen < trained ? new ContextChoice(chosen, String.format(Locale.ROOT, "gguf %d, capped by"
+                        + " memory for a KV cache each of %d conversations and the tasks", trained, parallel + 1))
+                        : new ContextChoice(trained, "gguf");
+            }
         }
         long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
         long fits = room / gguf.kvBytesPerToken();

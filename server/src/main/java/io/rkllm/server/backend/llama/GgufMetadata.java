@@ -33,6 +33,11 @@ final class GgufMetadata {
      * tables count in its parameters, their sizes in what it takes).
      */
     static GgufFacts read(Path file, List<Path> laterParts, int sequences) throws Unreadable {
+        return read(file, laterParts, sequences, KvLayout.SHARED);
+    }
+
+    /** The facts of a model whose conversations hold their KV cells as {@code layout} says. */
+    static GgufFacts read(Path file, List<Path> laterParts, int sequences, KvLayout layout) throws Unreadable {
         GgufFile gguf = header(file);
         long laterParameters = 0;
         long laterBytes = 0;
@@ -54,7 +59,7 @@ final class GgufMetadata {
                 summary.parameterCount() + laterParameters,
                 summary.quantisation(), (int) Math.min(Integer.MAX_VALUE, summary.contextLength().orElse(0L)),
                 summary.poolingType().flatMap(GgufMetadata::pooling), summary.chatTemplate().filter(t -> !t.isBlank()),
-                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences, laterBytes);
+                (int) (long) summary.embeddingLength().orElse(0L)), kvBytesPerToken(gguf), sequences, laterBytes, layout);
     }
 
     private static GgufFile header(Path file) throws Unreadable {

@@ -24,6 +24,7 @@ import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.engine.contract.TokenSink;
 import io.rkllm.server.engine.contract.cache.CacheContents;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -83,18 +84,38 @@ final class GgufModel implements BackendModel {
                         new MarkerTokens(model));
             }
             int sequences = settings.parallel();
-            LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings));
+            boolean ownCaches = ownCaches(load, settings);
+            LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings,
+                    ownCaches));
             PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model));
-            LOG.info("model {}: llama.cpp context of {} cells shared by {} conversations at once (and one for "
-                            + "background tasks), each of up to {} tokens, {} threads, {}", load.id(),
-                    context.contextLength(), sequences, load.contextLength(), settings.threads(), text.ownTemplate()
-                            ? "its own chat template" : "the family's chat template");
+            LOG.info("model {}: llama.cpp context of {} cells {} {} conversations at once (and one for background"
+                            + " tasks), each of up to {} tokens, {} threads, {}", load.id(), context.contextLength(),
+                    ownCaches ? "in a KV cache each for" : "shared by", sequences, load.contextLength(),
+                    settings.threads(), text.ownTemplate() ? "its own chat template" : "the family's chat template");
             return new GgufModel(load.id(), text, defaults,
                     new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
                     sequences, new MarkerTokens(model));
         } catch (RuntimeException | Error e) {
             model.close();
             throw e;
+        }
+    }
+
+    /**
+     * Whether each conversation gets a KV cache of its own: decided from the file's header as discovery decided it
+     * when it counted the model's memory ({@link GgufFacts#perConversation}).
+     */
+    private static boolean ownCaches(ModelLoad load, LlamaBackend.Settings settings) {
+        if (settings.layout().mode() != KvLayout.Mode.AUTO) {
+            return settings.layout().mode() == KvLayout.Mode.PER_CONVERSATION;
+        }
+        try {
+            List<Path> later = SplitParts.of(load.file()).map(SplitParts::later).orElse(List.of());
+            GgufFacts facts = GgufMetadata.read(load.file(), later, settings.parallel(), settings.layout());
+            return facts.perConversation(java.nio.file.Files.size(load.file()) + facts.otherFilesBytes(),
+                    load.contextLength());
+        } catch (GgufMetadata.Unreadable | java.io.IOException e) {
+            return false;
         }
     }
 

@@ -40,11 +40,18 @@ public final class LlamaBackend implements Backend {
      * @param parallel {@code engines.llama.parallel}: conversations one loaded model runs at once
      * @param gpuLayers layers offloaded to an accelerator backend, when set (the RKNPU fork, a GPU build)
      */
-    public record Settings(int threads, int parallel, OptionalInt gpuLayers) {
+    /** @param layout how a chat model's conversations hold their KV cells */
+    public record Settings(int threads, int parallel, OptionalInt gpuLayers, KvLayout layout) {
         public Settings {
             if (threads < 1 || parallel < 1) {
                 throw new IllegalArgumentException("threads and parallel must be at least 1");
             }
+            java.util.Objects.requireNonNull(layout, "layout");
+        }
+
+        /** With one KV cache the conversations share. */
+        public Settings(int threads, int parallel, OptionalInt gpuLayers) {
+            this(threads, parallel, gpuLayers, KvLayout.SHARED);
         }
     }
 
@@ -80,12 +87,17 @@ public final class LlamaBackend implements Backend {
 
     /**
      * The context of a chat model served with {@code contextLength} tokens: one sequence per parallel conversation
-     * and one for background tasks, sharing one KV cache of {@code contextLength} cells (unified: each may grow to
-     * all of it), as llama-server's slots share theirs. More conversations cost no more memory; each holds what its
-     * chat holds, and when together they hold it all, the least recently used idle one gives its cells up.
+     * and one for background tasks, each with a KV cache of its own of {@code contextLength} cells
+     * ({@code ownCaches}, as llama-server's slots have), or sharing one (unified: each may grow to all of it, and when
+     * together they hold it all, the least recently used idle one gives its cells up). {@link KvLayout} says why.
      */
+    public static ContextParams chatContext(int contextLength, Settings settings, boolean ownCaches) {
+        return ContextParams.generation(contextLength, settings.parallel() + 1, settings.threads(), ownCaches);
+    }
+
+    /** The same, sharing one cache. */
     public static ContextParams chatContext(int contextLength, Settings settings) {
-        return ContextParams.generation(contextLength, settings.parallel() + 1, settings.threads());
+        return chatContext(contextLength, settings, false);
     }
 
     /**

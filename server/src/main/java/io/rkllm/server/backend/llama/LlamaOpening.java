@@ -60,20 +60,25 @@ public record LlamaOpening(Optional<LlamaRuntime> runtime, String missing) {
         }
     }
 
-    /** The backend over the opened library, with the threads and sequences the configuration gives. */
-    public LlamaBackend backend(ServerConfig.Llama config) {
-        return new LlamaBackend(runtime.orElseThrow(), settings(config));
+    /**
+     * The backend over the opened library, with the threads, sequences and KV caches the configuration gives, on a
+     * machine of {@code memoryBytes} (0: unknown), as discovery counted them ({@link #limits}).
+     */
+    public LlamaBackend backend(ServerConfig.Llama config, long memoryBytes) {
+        return new LlamaBackend(runtime.orElseThrow(), settings(config, memoryBytes));
     }
 
     /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */
-    public static LlamaBackend.Settings settings(ServerConfig.Llama config) {
+    public static LlamaBackend.Settings settings(ServerConfig.Llama config, long memoryBytes) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
-                config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty());
+                config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty(),
+                KvLayout.of(config.kvCache(), memoryBytes));
     }
 
     /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */
     static GgufLimits limits(ServerConfig config, long memoryBytes) {
-        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(), memoryBytes);
+        return new GgufLimits(config.engines().llama().parallel(), config.engines().llama().context(), memoryBytes,
+                KvLayout.Mode.of(config.engines().llama().kvCache()));
     }
 
     /** One line for the banner and {@code doctor}: the library, why it was chosen, its build and its devices. */

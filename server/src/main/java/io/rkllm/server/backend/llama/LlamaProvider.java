@@ -37,12 +37,12 @@ public final class LlamaProvider implements EngineProvider {
     public Opening open(EngineSetup setup, List<ModelDescriptor> models, boolean now) {
         ServerConfig.Llama config = setup.config().engines().llama();
         if (!now && config.enabled()) {
-            return new Opening.Deferred(new DeferredLlamaBackend(config), List.of("llama.cpp: " + LlamaBackend.NAME
+            return new Opening.Deferred(new DeferredLlamaBackend(config, setup.memoryBytes()), List.of("llama.cpp: " + LlamaBackend.NAME
                     + ": opened when the first .gguf model loads"));
         }
         LlamaOpening opened = LlamaOpening.open(config);
         List<String> banner = List.of("llama.cpp: " + opened.summary());
-        return opened.runtime().isPresent() ? new Opening.Opened(opened.backend(config), banner)
+        return opened.runtime().isPresent() ? new Opening.Opened(opened.backend(config, setup.memoryBytes()), banner)
                 : new Opening.Unavailable(opened.missing(), config.enabled() && !config.library().isBlank(), banner);
     }
 

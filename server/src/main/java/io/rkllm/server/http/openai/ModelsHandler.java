@@ -63,6 +63,7 @@ final class ModelsHandler {
             header.put("quantization", h.quantisation());
             header.put("training_context_length", h.trainingContext());
             header.put("parallel", model.facts().parallel());
+            model.facts().kvCache(model.sizeBytes(), model.contextLength()).ifPresent(k -> header.put("kv_cache", k));
         });
         ObjectNode caps = node.putObject("capabilities");
         caps.put("thinking", model.capabilities().thinking());

@@ -8,8 +8,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The context a GGUF model is served with: the parallel conversations share one KV cache, so their number does not
- * shrink it; only the memory budget for the weights and that one cache does.
+ * The context a GGUF model is served with. Sharing one KV cache, the parallel conversations do not shrink it; only the
+ * memory budget for the weights and that one cache does. With a cache each ({@code kv_cache}), the budget holds
+ * {@code parallel + 1} of them; {@code auto} takes that when each still gets 8,192 tokens (or the model's own).
  */
 class GgufLimitsTest {
     static final long GIB = 1L << 30;
@@ -29,5 +30,41 @@ class GgufLimitsTest {
         assertThat(four.source()).contains("capped by memory");
         assertThat(new GgufLimits(4, 0, 32 * GIB).contextFor(QWEN3, file).length()).as("room for all of it")
                 .isEqualTo(40_960);
+    }
+
+    @Test
+    void aCacheEachWhenTheyFitWithALongEnoughContextElseOneShared() {
+        long file = 2 * GIB;
+        // 16 GiB: 9.6 GiB less the file and 204.8 MiB of compute buffers, over five caches of 112 KiB a token
+        GgufLimits roomy = new GgufLimits(4, 0, 16 * GIB, KvLayout.Mode.AUTO);
+        ContextChoice each = roomy.contextFor(QWEN3.withLayout(roomy.layout()), file);
+        assertThat(each.length()).isEqualTo(13_824);
+        assertThat(each.source()).isEqualTo("gguf 40960, capped by memory for a KV cache each of 5 conversations and"
+                + " the tasks");
+        GgufFacts roomyFacts = QWEN3.withLayout(roomy.layout());
+        assertThat(roomyFacts.perConversation(file, each.length())).isTrue();
+        assertThat(roomyFacts.copyBytes(file, each.length())).as("five caches counted")
+                .isEqualTo(file + 112L * 1024 * 13_824 * 5 + file / 10);
+        assertThat(roomyFacts.kvCache(file, each.length())).contains("per_conversation");
+
+        // 8 GiB: a cache each would hold 4,864 tokens, under 8,192: one shared cache, as long as before
+        GgufLimits tight = new GgufLimits(4, 0, 8 * GIB, KvLayout.Mode.AUTO);
+        GgufFacts tightFacts = QWEN3.withLayout(tight.layout());
+        ContextChoice shared = tight.contextFor(tightFacts, file);
+        assertThat(shared.length()).isEqualTo(26_112);
+        assertThat(tightFacts.perConversation(file, shared.length())).isFalse();
+        assertThat(tightFacts.copyBytes(file, shared.length())).isEqualTo(file + 112L * 1024 * 26_112 + file / 10);
+
+        // asked for: a cache each however short, or always one
+        GgufLimits own = new GgufLimits(4, 0, 8 * GIB, KvLayout.Mode.PER_CONVERSATION);
+        assertThat(own.contextFor(QWEN3.withLayout(own.layout()), file).length()).isEqualTo(4_864);
+        GgufLimits one = new GgufLimits(4, 0, 64 * GIB, KvLayout.Mode.SHARED);
+        assertThat(QWEN3.withLayout(one.layout()).perConversation(file, 40_960)).isFalse();
+        // a context set by hand: a cache each when the five fit
+        GgufLimits set = new GgufLimits(4, 4096, 8 * GIB, KvLayout.Mode.AUTO);
+        assertThat(QWEN3.withLayout(set.layout()).perConversation(file, 4096)).isTrue();
+        // the memory unknown: shared
+        assertThat(QWEN3.withLayout(new GgufLimits(4, 4096, 0, KvLayout.Mode.AUTO).layout())
+                .perConversation(file, 4096)).isFalse();
     }
 }

@@ -1,0 +1,73 @@
+package io.rkllm.server.backend.llama;
+
+import java.util.Locale;
+
+/**
+ * How a chat model's conversations hold their KV cells ({@code engines.llama.kv_cache}): a cache each (one more for
+ * the background tasks), as llama-server's slots have, or one cache they all share.
+ *
+ * <p>In a shared cache every token's attention runs over every cell in use, those of the other conversations too
+ * (masked out): the flash-attention kernel checks each one, about a nanosecond a cell for every head of every layer.
+ * With 2,000 cells of idle conversations cached, a 127M-parameter model's decode lost a third of its speed and its
+ * prefill a quarter against llama-server (docs/performance.md); on a board's 1.5B model with a 32k cache full of
+ * earlier chats, seconds of a long prompt's prefill. A cache each costs {@code parallel + 1} times the memory of one,
+ * so {@code auto} takes it when the caches fit in the memory budget with a context of at least {@link #AUTO_MIN_CONTEXT}
+ * tokens each (or the model's own, when shorter), and shares one cache otherwise, as before.
+ *
+ * @param mode        what the configuration asks for
+ * @param memoryBytes the machine's memory (0: unknown, which {@code auto} takes as "share")
+ */
+public record KvLayout(Mode mode, long memoryBytes) {
+    /** {@code auto} gives each conversation a cache of its own only with at least this context (or the model's own). */
+    static final int AUTO_MIN_CONTEXT = 8192;
+
+    public enum Mode {
+        AUTO, SHARED, PER_CONVERSATION;
+
+        /** The configuration's word for it ({@code auto}, {@code shared}, {@code per_conversation}). */
+        public static Mode of(String value) {
+            return Mode.valueOf(value.strip().toUpperCase(Locale.ROOT));
+        }
+    }
+
+    /** Always one shared cache, whatever the memory (tools that do not know the machine's). */
+    public static final KvLayout SHARED = new KvLayout(Mode.SHARED, 0);
+
+    public KvLayout {
+        if (memoryBytes < 0) {
+            throw new IllegalArgumentException("memory " + memoryBytes);
+        }
+    }
+
+    public static KvLayout of(String mode, long memoryBytes) {
+        return new KvLayout(Mode.of(mode), memoryBytes);
+    }
+
+    /**
+     * Whether each of {@code parallel} conversations (and the tasks) gets a cache of {@code context} cells: always for
+     * {@code per_conversation}, never for {@code shared}, for {@code auto} when they fit in the memory budget.
+     */
+    public boolean perConversation(long kvBytesPerToken, int context, int parallel, long fileBytes) {
+        return switch (mode) {
+            case SHARED -> false;
+            case PER_CONVERSATION -> true;
+            case AUTO -> memoryBytes > 0 && kvBytesPerToken > 0
+                    && kvBytesPerToken * context * caches(parallel) <= room(fileBytes);
+        };
+    }
+
+    /** The caches a context holds when each conversation has its own: one a conversation and one for tasks. */
+    static int caches(int parallel) {
+        return parallel + 1;
+    }
+
+    /** The bytes the KV caches may take: the budget's share of the memory less the weights and compute buffers. */
+    long room(long fileBytes) {
+        return (long) (memoryBytes * GgufLimits.BUDGET_SHARE) - fileBytes - computeBytes(fileBytes);
+    }
+
+    /** llama.cpp's compute buffers: about a tenth of the weights, at least 64 MB. */
+    static long computeBytes(long fileBytes) {
+        return Math.max(64L << 20, fileBytes / 10);
+    }
+}
