@@ -160,7 +160,7 @@ public final class LlamaTestServer implements AutoCloseable {
                 ModelDiscovery discover = TestDiscovery.of(config);
                 Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
                         OptionalInt.empty(), io.rkllm.server.backend.llama.KvLayout.of(config.engines().llama()
-                        .kvCache(), 0))));
+                        .kvCache(), 0, config.engines().llama().context()))));
                 if (hub.isEmpty() && registry.isEmpty()) {
                     DiscoveryResult discovery = discover.discover(modelsDir);
                     return new LlamaTestServer(ServerApp.start(config, backends, discovery.catalog()), discovery);

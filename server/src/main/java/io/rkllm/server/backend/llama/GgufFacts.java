@@ -39,7 +39,8 @@ public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int seque
      * model of {@code fileBytes} (its parts together); never for an embedding model, whose context is one text's.
      */
     public boolean perConversation(long fileBytes, int context) {
-        return modelHeader.pooling().isEmpty() && layout.perConversation(kvBytesPerToken, context, sequences, fileBytes);
+        return modelHeader.pooling().isEmpty() && layout.perConversation(kvBytesPerToken, context, sequences, fileBytes,
+                GgufLimits.trained(modelHeader));
     }
 
     @Override

@@ -42,7 +42,22 @@ public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.M
 
     /** How the conversations of the models these limits describe hold their KV cells. */
     KvLayout layout() {
-        return new KvLayout(kvCache, memoryBytes);
+        return new KvLayout(kvCache, memoryBytes, context);
+    }
+
+    /** The training context a model's header gives, else {@link #FALLBACK_CONTEXT}. */
+    static int trained(ModelHeader header) {
+        return header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
+    }
+
+    /**
+     * The default context of one cache the conversations share: the model's training context, capped so that the
+     * weights and the cache fit in the budget (whole multiples of 256 cells, as llama.cpp pads the context anyway).
+     */
+    static int sharedContext(int trained, long kvBytesPerToken, long fileBytes, long memoryBytes) {
+        long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
+        long fits = room / kvBytesPerToken;
+        return (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
     }
 
     /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
@@ -57,25 +72,28 @@ public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.M
             }
             return new ContextChoice(context, "engines.llama.context");
         }
-        int trained = header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
+        int trained = trained(header);
         if (memoryBytes <= 0 || gguf.kvBytesPerToken() <= 0) {
             return new ContextChoice(trained, header.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
         }
-        if (kvCache != KvLayout.Mode.SHARED && header.pooling().isEmpty()) {
-            // a cache each: the context is what each of them may hold in its share of the room
-            long each = layout().room(fileBytes) / (gguf.kvBytesPerToken() * KvLayout.caches(parallel)) / 256 * 256;
-            int own = (int) Math.min(trained, Math.max(0, each));
-            if (kvCache == KvLayout.Mode.PER_CONVERSATION || own >= Math.min(trained, KvLayout.AUTO_MIN_CONTEXT)) {
-                int chosen = Math.max(Math.min(trained, MIN_CONTEXT), own);
-                return chosen < trained ? new ContextChoice(chosen, String.format(Locale.ROOT, "gguf %d, capped by"
-                        + " memory for a KV cache each of %d conversations and the tasks", trained, parallel + 1))
-                        : new ContextChoice(trained, "gguf");
+        int capped = sharedContext(trained, gguf.kvBytesPerToken(), fileBytes, memoryBytes);
+        int caches = KvLayout.caches(parallel);
+        if (kvCache == KvLayout.Mode.PER_CONVERSATION && header.pooling().isEmpty()) {
+            // a cache each of what each may hold in its share of the room
+            long each = layout().room(fileBytes) / (gguf.kvBytesPerToken() * caches) / 256 * 256;
+            int chosen = (int) Math.min(trained, Math.max(Math.min(trained, MIN_CONTEXT), each));
+            return chosen < trained ? new ContextChoice(chosen, String.format(Locale.ROOT, "gguf %d, capped by"
+                    + " memory for a KV cache each of %d conversations and the tasks", trained, caches))
+                    : new ContextChoice(trained, "gguf");
+        }
+        if (kvCache == KvLayout.Mode.AUTO && header.pooling().isEmpty()) {
+            // the cells one shared cache would have, split into a cache each when each still gets enough of them
+            int each = capped / caches / 256 * 256;
+            if (each >= Math.min(trained, KvLayout.AUTO_MIN_CONTEXT)) {
+                return new ContextChoice(each, String.format(Locale.ROOT, "gguf %d, the cells of one cache of %d"
+                        + " split into a KV cache each of %d conversations and the tasks", trained, capped, caches));
             }
         }
-        long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
-        long fits = room / gguf.kvBytesPerToken();
-        // whole multiples of 256 cells, as llama.cpp pads the context anyway
-        int capped = (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
         return capped < trained
                 ? new ContextChoice(capped, String.format(Locale.ROOT, "gguf %d, capped by memory", trained))
                 : new ContextChoice(trained, "gguf");

@@ -11,13 +11,16 @@ import java.util.Locale;
  * With 2,000 cells of idle conversations cached, a 127M-parameter model's decode lost a third of its speed and its
  * prefill a quarter against llama-server (docs/performance.md); on a board's 1.5B model with a 32k cache full of
  * earlier chats, seconds of a long prompt's prefill. A cache each costs {@code parallel + 1} times the memory of one,
- * so {@code auto} takes it when the caches fit in the memory budget with a context of at least {@link #AUTO_MIN_CONTEXT}
- * tokens each (or the model's own, when shorter), and shares one cache otherwise, as before.
+ * so {@code auto} takes it only where it costs no more memory than was meant: with {@code engines.llama.context} set,
+ * when the caches fit in the memory budget; with the model's default context, when the cells one shared cache would
+ * have, split among the caches, still give each at least {@link #AUTO_MIN_CONTEXT} tokens (or the model's own, when
+ * shorter), as llama-server splits its context among its slots. Otherwise one shared cache, as before.
  *
- * @param mode        what the configuration asks for
- * @param memoryBytes the machine's memory (0: unknown, which {@code auto} takes as "share")
+ * @param mode              what the configuration asks for
+ * @param memoryBytes       the machine's memory (0: unknown, which {@code auto} takes as "share")
+ * @param configuredContext {@code engines.llama.context} (0: each model's default)
  */
-public record KvLayout(Mode mode, long memoryBytes) {
+public record KvLayout(Mode mode, long memoryBytes, int configuredContext) {
     /** {@code auto} gives each conversation a cache of its own only with at least this context (or the model's own). */
     static final int AUTO_MIN_CONTEXT = 8192;
 
@@ -31,28 +34,32 @@ public record KvLayout(Mode mode, long memoryBytes) {
     }
 
     /** Always one shared cache, whatever the memory (tools that do not know the machine's). */
-    public static final KvLayout SHARED = new KvLayout(Mode.SHARED, 0);
+    public static final KvLayout SHARED = new KvLayout(Mode.SHARED, 0, 0);
 
     public KvLayout {
-        if (memoryBytes < 0) {
-            throw new IllegalArgumentException("memory " + memoryBytes);
+        if (memoryBytes < 0 || configuredContext < 0) {
+            throw new IllegalArgumentException("memory " + memoryBytes + ", context " + configuredContext);
         }
     }
 
-    public static KvLayout of(String mode, long memoryBytes) {
-        return new KvLayout(Mode.of(mode), memoryBytes);
+    public static KvLayout of(String mode, long memoryBytes, int configuredContext) {
+        return new KvLayout(Mode.of(mode), memoryBytes, configuredContext);
     }
 
     /**
-     * Whether each of {@code parallel} conversations (and the tasks) gets a cache of {@code context} cells: always for
-     * {@code per_conversation}, never for {@code shared}, for {@code auto} when they fit in the memory budget.
+     * Whether each of {@code parallel} conversations (and the tasks) gets a cache of {@code context} cells, for a model
+     * trained on {@code trained} tokens: always for {@code per_conversation}, never for {@code shared}; for
+     * {@code auto} when the caches fit in the memory budget and, the context being the model's default, take no more
+     * cells than one shared cache would.
      */
-    public boolean perConversation(long kvBytesPerToken, int context, int parallel, long fileBytes) {
+    public boolean perConversation(long kvBytesPerToken, int context, int parallel, long fileBytes, int trained) {
         return switch (mode) {
             case SHARED -> false;
             case PER_CONVERSATION -> true;
             case AUTO -> memoryBytes > 0 && kvBytesPerToken > 0
-                    && kvBytesPerToken * context * caches(parallel) <= room(fileBytes);
+                    && kvBytesPerToken * context * caches(parallel) <= room(fileBytes)
+                    && (configuredContext > 0 || (long) context * caches(parallel)
+                    <= GgufLimits.sharedContext(trained, kvBytesPerToken, fileBytes, memoryBytes));
         };
     }
 

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The context a GGUF model is served with. Sharing one KV cache, the parallel conversations do not shrink it; only the
  * memory budget for the weights and that one cache does. With a cache each ({@code kv_cache}), the budget holds
- * {@code parallel + 1} of them; {@code auto} takes that when each still gets 8,192 tokens (or the model's own).
+ * {@code parallel + 1} of them; {@code auto} splits the cells one shared cache would have among them when each still
+ * gets 8,192 tokens (or the model's own), and with a context set by hand takes a cache each when they fit.
  */
 class GgufLimitsTest {
     static final long GIB = 1L << 30;
@@ -35,19 +36,21 @@ class GgufLimitsTest {
     @Test
     void aCacheEachWhenTheyFitWithALongEnoughContextElseOneShared() {
         long file = 2 * GIB;
-        // 16 GiB: 9.6 GiB less the file and 204.8 MiB of compute buffers, over five caches of 112 KiB a token
+        // 16 GiB: one shared cache would hold all 40,960 tokens; split five ways, 8,192 each, the same memory
         GgufLimits roomy = new GgufLimits(4, 0, 16 * GIB, KvLayout.Mode.AUTO);
         ContextChoice each = roomy.contextFor(QWEN3.withLayout(roomy.layout()), file);
-        assertThat(each.length()).isEqualTo(13_824);
-        assertThat(each.source()).isEqualTo("gguf 40960, capped by memory for a KV cache each of 5 conversations and"
-                + " the tasks");
+        assertThat(each.length()).isEqualTo(8_192);
+        assertThat(each.source()).isEqualTo("gguf 40960, the cells of one cache of 40960 split into a KV cache each of"
+                + " 5 conversations and the tasks");
         GgufFacts roomyFacts = QWEN3.withLayout(roomy.layout());
         assertThat(roomyFacts.perConversation(file, each.length())).isTrue();
         assertThat(roomyFacts.copyBytes(file, each.length())).as("five caches counted")
-                .isEqualTo(file + 112L * 1024 * 13_824 * 5 + file / 10);
+                .isEqualTo(file + 112L * 1024 * 8_192 * 5 + file / 10);
         assertThat(roomyFacts.kvCache(file, each.length())).contains("per_conversation");
+        assertThat(roomyFacts.perConversation(file, 16_384)).as("a longer one set in model.yaml: more memory than"
+                + " meant").isFalse();
 
-        // 8 GiB: a cache each would hold 4,864 tokens, under 8,192: one shared cache, as long as before
+        // 8 GiB: one cache of 26,112 split five ways is 5,120 each, under 8,192: one shared cache, as before
         GgufLimits tight = new GgufLimits(4, 0, 8 * GIB, KvLayout.Mode.AUTO);
         GgufFacts tightFacts = QWEN3.withLayout(tight.layout());
         ContextChoice shared = tight.contextFor(tightFacts, file);
