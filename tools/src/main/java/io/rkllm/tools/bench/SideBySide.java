@@ -57,7 +57,8 @@ final class SideBySide {
     }
 
     static final String ONE = "Write a short story about a lighthouse keeper who finds a message in a bottle.";
-    static final String FOLLOW_UP = "Now tell the same story from the point of view of the bottle, in %d sentences.";
+    /** New each turn from its first word: a server's cache of earlier prompts finds none of it. */
+    static final String FOLLOW_UP = "Take %d: now tell the same story from the point of view of the bottle.";
     static final List<String> FOUR = List.of(
             "Explain in a few paragraphs how a bicycle stays upright while it moves.",
             "Write a recipe for a simple tomato soup, with the steps numbered.",

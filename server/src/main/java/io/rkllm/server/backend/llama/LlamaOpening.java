@@ -89,6 +89,7 @@ public record LlamaOpening(Optional<LlamaRuntime> runtime, String missing) {
         LibraryInfo info = runtime.get().info();
         return LlamaBackend.NAME + " " + info.library().path() + " (" + info.library().origin().name()
                 .toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + info.library().reason() + "; "
-                + LlamaBackend.label(info) + "; devices " + String.join(", ", info.devices()) + "): .gguf models";
+                + LlamaBackend.label(info) + "; devices " + String.join(", ", info.devices())
+                + info.cpuVariant().map(v -> "; CPU backend " + v).orElse("") + "): .gguf models";
     }
 }
