@@ -26,7 +26,7 @@ import java.util.concurrent.Future;
  * <li>a long prompt no server has seen (the turn's number first): the prefill rate, its tokens over the time to the
  *     first token;</li>
  * <li>four chats at once (the same four questions every turn): the decode rate of all four while all four decode,
- *     the wall time until the last ends, their answers;</li>
+ *     all their tokens over the wall time until the last ends (answers of other lengths compare), their answers;</li>
  * <li>four long prompts no server has seen, sent together: when each first token comes (the slowest is what a user
  *     of the last waits).</li>
  * </ol>
@@ -45,7 +45,7 @@ final class SideBySide {
 
     /** What each turn against one server measured, in order. */
     record Samples(List<Double> oneDecode, List<Double> followUpFirstToken, List<Double> prefillRate,
-                   List<Double> fourDecode, List<Double> fourWall, List<Double> fourLongSlowestFirst,
+                   List<Double> fourDecode, List<Double> fourOverall, List<Double> fourLongSlowestFirst,
                    List<Double> fourLongFastestFirst, List<String> oneAnswers, List<List<String>> fourAnswers) {
         Samples() {
             this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
@@ -94,10 +94,10 @@ final class SideBySide {
                 turn(t, plan, turn++, first ? a : b);
                 Samples s = first ? a : b;
                 out.printf(Locale.ROOT, "round %d, %s: one chat %.1f tokens/s, follow-up's first token %.3f s,"
-                                + " prefill %.0f tokens/s, four chats %.1f tokens/s in %.2f s, four long prompts' first"
+                                + " prefill %.0f tokens/s, four chats %.1f tokens/s decoding, %.1f over their wall time, four long prompts' first"
                                 + " tokens %.2f-%.2f s%n", round + 1, t.label(), s.oneDecode().getLast(),
                         s.followUpFirstToken().getLast(), s.prefillRate().getLast(), s.fourDecode().getLast(),
-                        s.fourWall().getLast(), s.fourLongFastestFirst().getLast(), s.fourLongSlowestFirst().getLast());
+                        s.fourOverall().getLast(), s.fourLongFastestFirst().getLast(), s.fourLongSlowestFirst().getLast());
             }
         }
         return new Result(other, ours, plan, a, b);
@@ -128,7 +128,8 @@ final class SideBySide {
         List<TimedChat> four = together(http, t, FOUR, plan.tokens());
         s.fourDecode().add(whileAllDecode(four));
         long sent = four.stream().mapToLong(TimedChat::sent).min().orElseThrow();
-        s.fourWall().add((four.stream().mapToLong(TimedChat::end).max().orElseThrow() - sent) / 1e9);
+        double wall = (four.stream().mapToLong(TimedChat::end).max().orElseThrow() - sent) / 1e9;
+        s.fourOverall().add(four.stream().mapToInt(TimedChat::tokens).sum() / wall);
         s.fourAnswers().add(four.stream().map(TimedChat::text).toList());
 
         List<String> long4 = new ArrayList<>();
@@ -172,8 +173,9 @@ final class SideBySide {
     }
 
     /**
-     * Tokens of all the answers while all of them decode: their text chunks between the last first token and the
-     * first last token, over that time (a chunk is a token: both servers stream one a token).
+     * Tokens of all the answers while all of them decode: each answer's text chunks between the last first token and
+     * the first last token, counted as tokens at that answer's own tokens to chunks (a server holds back the bytes of
+     * a character split across tokens, so a chunk may carry several), over that time.
      */
     static double whileAllDecode(List<TimedChat> chats) {
         long from = chats.stream().mapToLong(c -> c.chunks().length == 0 ? Long.MAX_VALUE : c.chunks()[0]).max()
@@ -182,8 +184,13 @@ final class SideBySide {
         if (to <= from) {
             return Double.NaN;
         }
-        long n = chats.stream().flatMapToLong(c -> Arrays.stream(c.chunks())).filter(x -> x > from && x <= to).count();
-        return n / ((to - from) / 1e9);
+        double tokens = 0;
+        for (TimedChat c : chats) {
+            long n = Arrays.stream(c.chunks()).filter(x -> x > from && x <= to).count();
+            double perChunk = c.chunks().length < 2 ? 1 : (c.tokens() - 1) / (double) (c.chunks().length - 1);
+            tokens += n * perChunk;
+        }
+        return tokens / ((to - from) / 1e9);
     }
 
     /** A prompt of the plan's words that no server has seen: the run, the turn and the prompt's number first. */

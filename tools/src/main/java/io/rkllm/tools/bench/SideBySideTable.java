@@ -22,7 +22,8 @@ final class SideBySideTable {
                 SideBySide.Samples::prefillRate, 0, true);
         row(b, r, "four chats at once, decode tokens/s while all four decode", SideBySide.Samples::fourDecode, 1,
                 true);
-        row(b, r, "four chats at once, wall time until all end (s)", SideBySide.Samples::fourWall, 2, false);
+        row(b, r, "four chats at once, all their tokens over the wall time (tokens/s)", SideBySide.Samples::fourOverall, 1,
+                true);
         row(b, r, "four long prompts together, the first first token (s)", SideBySide.Samples::fourLongFastestFirst,
                 2, false);
         row(b, r, "four long prompts together, the last first token (s)", SideBySide.Samples::fourLongSlowestFirst,

@@ -46,7 +46,7 @@ class SideBySideTest {
         for (String row : List.of("| one chat, decode tokens/s | ", "| its follow-up, first token (s) | ",
                 "| a long prompt (20 words), prefill tokens/s | ",
                 "| four chats at once, decode tokens/s while all four decode | ",
-                "| four chats at once, wall time until all end (s) | ",
+                "| four chats at once, all their tokens over the wall time (tokens/s) | ",
                 "| four long prompts together, the last first token (s) | ",
                 "| the same answers every turn (one chat; four at once) | ")) {
             assertThat(text).contains(row);
@@ -59,9 +59,10 @@ class SideBySideTest {
     void theDecodeRateWhileAllDecodeCountsOnlyTheTimeAllOfThemDo() {
         long s = 1_000_000_000L;
         TimedChat a = new TimedChat("a", 0, new long[] {1 * s, 2 * s, 3 * s, 4 * s}, 10, 4);
-        TimedChat b = new TimedChat("b", 0, new long[] {2 * s, 3 * s, 5 * s}, 10, 3);
-        // both decode from 2 s to 4 s: a's 3 s and 4 s chunks, b's 3 s chunk
-        assertThat(SideBySide.whileAllDecode(List.of(a, b))).isEqualTo(1.5);
+        TimedChat b = new TimedChat("b", 0, new long[] {2 * s, 3 * s, 5 * s}, 10, 5);
+        // both decode from 2 s to 4 s: a's 3 s and 4 s chunks (a token each), b's 3 s chunk (two tokens: b wrote 5
+        // tokens in 3 chunks)
+        assertThat(SideBySide.whileAllDecode(List.of(a, b))).isEqualTo(2.0);
         TimedChat after = new TimedChat("c", 0, new long[] {5 * s, 6 * s}, 10, 2);
         assertThat(SideBySide.whileAllDecode(List.of(a, after))).as("never together").isNaN();
         assertThat(a.decodeRate()).isEqualTo(1.0);
