@@ -151,6 +151,19 @@ final class DecodeLoop implements AutoCloseable {
         commands.add(() -> beforeDecode.add(command));
     }
 
+    /** The sequence of each entry of the next step's batch, in the batch's order (tests). */
+    CompletableFuture<int[]> nextBatchSequences() {
+        CompletableFuture<int[]> sequences = new CompletableFuture<>();
+        beforeNextDecode(() -> {
+            int[] s = new int[batch.size()];
+            for (int i = 0; i < s.length; i++) {
+                s[i] = batch.sequences(i)[0];
+            }
+            sequences.complete(s);
+        });
+        return sequences;
+    }
+
     /** Commands not yet taken by the loop (requests submitted while it is held, for tests). */
     int pendingCommands() {
         return commands.size();
@@ -422,25 +435,40 @@ final class DecodeLoop implements AutoCloseable {
         }
     }
 
-    /** One decode of the next token of every generating sequence and the next prompt chunks that fit. */
+    /**
+     * One decode of the next token of every generating sequence and the next prompt chunks that fit: the room goes to
+     * the generating sequences first, then to the prompts in the order they came; the batch holds them in the order
+     * of their sequences. With a KV cache each, llama.cpp computes together only sequences whose ids follow each other
+     * in the batch (0, 1, 2...: {@code split_equal}); in the order they came, four chats could take four graph
+     * computations a step instead of one, and decoded at a single chat's rate.
+     */
     private void step() {
         batch.clear();
         List<DecodingGeneration> members = new ArrayList<>();
+        int room = batch.capacity();
         for (DecodingGeneration r : active) {
             if (r.generating) {
-                r.output = batch.add(r.lastToken, r.position(), r.slot.sequence, true);
                 r.chunk = 1;
                 members.add(r);
+                room--;
             }
         }
         for (DecodingGeneration r : active) {
-            int room = batch.capacity() - batch.size();
-            if (r.generating || room == 0) {
+            if (r.generating || room <= 0) {
                 continue;
             }
-            int n = Math.min(room, r.prompt.length - r.prefilled);
+            r.chunk = Math.min(room, r.prompt.length - r.prefilled);
+            room -= r.chunk;
+            members.add(r);
+        }
+        members.sort(java.util.Comparator.comparingInt(r -> r.slot.sequence));
+        for (DecodingGeneration r : members) {
+            if (r.generating) {
+                r.output = batch.add(r.lastToken, r.position(), r.slot.sequence, true);
+                continue;
+            }
             r.output = -1;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < r.chunk; i++) {
                 int index = r.prefilled + i;
                 boolean last = index == r.prompt.length - 1;
                 int at = batch.add(r.prompt[index], r.position() + i, r.slot.sequence, last);
@@ -448,8 +476,6 @@ final class DecodeLoop implements AutoCloseable {
                     r.output = at;
                 }
             }
-            r.chunk = n;
-            members.add(r);
         }
         if (batch.isEmpty()) {
             return;

@@ -54,6 +54,10 @@ class ContinuousBatchingTest {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
+        return generate(model, question, cancellation);
+    }
+
+    static Answer generate(GgufModel model, String question, Cancellation cancellation) {
         StringBuilder text = new StringBuilder();
         GenerationEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
         return new Answer(end, text.toString());
@@ -86,6 +90,47 @@ class ContinuousBatchingTest {
         assertThat(model.loop().widestStep()).isEqualTo(3);
         // alone, each takes a decode per token; together they share them
         assertThat(model.loop().decodes() - decodesBefore).isLessThanOrEqualTo(TOKENS + 1);
+    }
+
+    @Test
+    void aStepHoldsItsSequencesInTheirOrderWhateverOrderTheyCameIn(@TempDir Path own) throws Exception {
+        // a model of its own, so that its sequences start empty whatever the other tests left in theirs
+        try (GgufModel fresh = TinyGgufModel.load(own, 512, 3)) {
+            List<String> questions = List.of("First of three.", "Second of three?", "Third and last.");
+            // asked together first: each conversation then sits in a sequence of its own, in the order they came
+            askTogether(fresh, questions);
+            // asked again in the reverse order: each goes back to its own sequence, the last sequence first
+            CountDownLatch held = HeldLoop.hold(fresh.loop());
+            List<CompletableFuture<Answer>> again = askHeld(fresh, questions.reversed());
+            CompletableFuture<int[]> batch = fresh.loop().nextBatchSequences();
+            held.countDown();
+            int[] sequences = batch.get();
+            for (CompletableFuture<Answer> a : again) {
+                assertThat(a.get().end()).isInstanceOf(GenerationEnd.Finished.class);
+            }
+            // llama.cpp computes sequences of caches of their own together only when their ids follow each other
+            assertThat(java.util.stream.IntStream.of(sequences).distinct().toArray()).containsExactly(0, 1, 2);
+            assertThat(sequences).isSorted();
+        }
+    }
+
+    private static void askTogether(GgufModel model, List<String> questions) throws Exception {
+        CountDownLatch held = HeldLoop.hold(model.loop());
+        List<CompletableFuture<Answer>> together = askHeld(model, questions);
+        held.countDown();
+        for (CompletableFuture<Answer> a : together) {
+            assertThat(a.get().end()).isInstanceOf(GenerationEnd.Finished.class);
+        }
+    }
+
+    /** Asks each question in turn while the loop is held, each queued before the next is asked. */
+    private static List<CompletableFuture<Answer>> askHeld(GgufModel model, List<String> questions) {
+        List<CompletableFuture<Answer>> asked = new ArrayList<>();
+        for (String q : questions) {
+            asked.add(CompletableFuture.supplyAsync(() -> generate(model, q, new Cancellation()), HeldLoop::thread));
+            HeldLoop.awaitQueued(model.loop(), asked.size());
+        }
+        return asked;
     }
 
     @Test
