@@ -29,6 +29,9 @@ public record Answer(String content, String reasoning, List<OutputEvent.ToolCall
                     case OutputEvent.Content c -> content.append(c.text());
                     case OutputEvent.Reasoning r -> reasoning.append(r.text());
                     case OutputEvent.ToolCall t -> toolCalls.add(t);
+                    case OutputEvent.CallDelta d -> {
+                        // the call comes whole as well
+                    }
                 }
             }
         }

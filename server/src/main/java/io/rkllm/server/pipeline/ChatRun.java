@@ -85,7 +85,6 @@ public final class ChatRun implements Run {
     /** Tokens generated when the last reasoning text came: the reasoning's share of the completion. */
     private int reasoningTokens;
     private final IncompleteAnswer completeness = new IncompleteAnswer();
-    private int toolCalls;
     private boolean done;
     private boolean watchdogFired;
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
@@ -295,10 +294,11 @@ public final class ChatRun implements Run {
     private List<OutputEvent> oneToolCall(List<OutputEvent> events) {
         List<OutputEvent> kept = new ArrayList<>(events.size());
         for (OutputEvent e : events) {
-            if (e instanceof OutputEvent.ToolCall && toolCalls++ > 0) {
-                continue;
+            boolean later = e instanceof OutputEvent.ToolCall t && t.index() > 0
+                    || e instanceof OutputEvent.CallDelta d && d.index() > 0;
+            if (!later) {
+                kept.add(e);
             }
-            kept.add(e);
         }
         return kept;
     }
@@ -317,6 +317,8 @@ public final class ChatRun implements Run {
         String reason;
         if (scanner.stopped()) {
             reason = "stop";
+        } else if (done.reason() == StopReason.LENGTH && scanner.callCut()) {
+            reason = "length"; // a call cut by the limit: not one to run
         } else if (scanner.toolCallCount() > 0) {
             reason = "tool_calls";
         } else if (done.reason() == StopReason.LENGTH) {

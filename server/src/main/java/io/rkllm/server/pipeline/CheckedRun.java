@@ -91,6 +91,9 @@ final class CheckedRun implements Run {
                 case OutputEvent.Reasoning r -> shown.add(r);
                 case OutputEvent.Content c -> content.append(c.text());
                 case OutputEvent.ToolCall t -> calls.add(t);
+                case OutputEvent.CallDelta d -> {
+                    // the checked call is released whole, as it may be mended or asked for again
+                }
             }
         }
         return shown;

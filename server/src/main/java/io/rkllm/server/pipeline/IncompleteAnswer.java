@@ -26,6 +26,7 @@ final class IncompleteAnswer {
                 case OutputEvent.Reasoning r -> reasoning |= !r.text().isBlank();
                 case OutputEvent.Content c -> answer |= !c.text().isBlank();
                 case OutputEvent.ToolCall t -> answer = true;
+                case OutputEvent.CallDelta d -> answer = true;
             }
         }
     }

@@ -37,7 +37,7 @@ class AnthropicMessagesTest {
     record Event(String name, JsonNode data) {
     }
 
-    private static List<Event> events(String raw) throws Exception {
+    static List<Event> events(String raw) throws Exception {
         assertThat(raw).endsWith("\n\n");
         List<Event> events = new ArrayList<>();
         for (String block : raw.substring(0, raw.length() - 2).split("\n\n")) {

@@ -106,6 +106,7 @@ class DialectApisTest {
             StringBuilder reasoning = new StringBuilder();
             List<String> names = new ArrayList<>();
             List<String> arguments = new ArrayList<>();
+            int argumentPieces = 0;
             String finish = "";
             for (JsonNode chunk : SseEvents.parse(reply.body()).chunks()) {
                 for (JsonNode choice : chunk.path("choices")) {
@@ -118,7 +119,9 @@ class DialectApisTest {
                             arguments.add("");
                         }
                         int last = arguments.size() - 1;
-                        arguments.set(last, arguments.get(last) + call.path("function").path("arguments").asText(""));
+                        String piece = call.path("function").path("arguments").asText("");
+                        arguments.set(last, arguments.get(last) + piece);
+                        argumentPieces += piece.isEmpty() ? 0 : 1;
                     }
                     if (!choice.path("finish_reason").isNull() && choice.has("finish_reason")) {
                         finish = choice.path("finish_reason").asText();
@@ -131,6 +134,8 @@ class DialectApisTest {
                 assertThat(finish).isEqualTo("tool_calls");
                 assertThat(names).containsExactly("get_weather");
                 typedArguments(arguments.getFirst());
+                // the call streams as it is written, as llama-server's: its name once, its arguments in pieces
+                assertThat(argumentPieces).as(reply.body()).isGreaterThan(2);
             } else {
                 assertThat(finish).isEqualTo("stop");
                 assertThat(names).isEmpty();
@@ -218,6 +223,69 @@ class DialectApisTest {
         assertThat(call.path("function").path("name").asText()).isEqualTo("get_weather");
         typedArguments(call.path("function").path("arguments").toString());
         assertThat(message.path("thinking").asText("").isEmpty()).isEqualTo(!thinks);
+        noMarkers(reply.body());
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void responsesApiStreamsTheCallInPieces(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/v1/responses", "{\"model\":\"" + model + "\",\"stream\":true,"
+                + "\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" + TOOL_SCHEMA
+                + "}],\"input\":\"" + ASK_TOOL + "\"}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        List<ResponsesApiTest.Event> events = ResponsesApiTest.events(reply.body());
+        List<String> callEvents = new ArrayList<>();
+        StringBuilder arguments = new StringBuilder();
+        String done = null;
+        for (ResponsesApiTest.Event e : events) {
+            boolean call = e.data().path("item").path("type").asText().equals("function_call")
+                    || e.type().startsWith("response.function_call_arguments");
+            if (call) {
+                callEvents.add(e.type());
+            }
+            if (e.type().equals("response.function_call_arguments.delta")) {
+                arguments.append(e.data().path("delta").asText());
+            } else if (e.type().equals("response.function_call_arguments.done")) {
+                done = e.data().path("arguments").asText();
+            }
+        }
+        assertThat(callEvents.getFirst()).isEqualTo("response.output_item.added");
+        assertThat(callEvents.subList(callEvents.size() - 2, callEvents.size()))
+                .containsExactly("response.function_call_arguments.done", "response.output_item.done");
+        assertThat(callEvents.stream().filter(t -> t.endsWith(".delta")).count()).as(reply.body()).isGreaterThan(2);
+        assertThat(arguments.toString()).isEqualTo(done);
+        typedArguments(done);
+        noMarkers(reply.body());
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
+    void anthropicMessagesStreamTheToolUseInPieces(String model, boolean thinks) throws Exception {
+        TestServer.Reply reply = server.postForReply("/v1/messages", "{\"model\":\"" + model + "\",\"max_tokens\":"
+                + "512,\"stream\":true,\"tools\":" + ANTHROPIC_TOOLS + ",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"" + ASK_TOOL + "\"}]}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        List<AnthropicMessagesTest.Event> events = AnthropicMessagesTest.events(reply.body());
+        int toolUse = -1;
+        int pieces = 0;
+        boolean stopped = false;
+        StringBuilder input = new StringBuilder();
+        for (AnthropicMessagesTest.Event e : events) {
+            JsonNode data = e.data();
+            if (e.name().equals("content_block_start") && data.at("/content_block/type").asText().equals("tool_use")) {
+                assertThat(data.at("/content_block/name").asText()).isEqualTo("get_weather");
+                toolUse = data.path("index").asInt();
+            } else if (e.name().equals("content_block_delta") && data.path("index").asInt() == toolUse) {
+                assertThat(stopped).isFalse();
+                input.append(data.at("/delta/partial_json").asText());
+                pieces++;
+            } else if (e.name().equals("content_block_stop") && data.path("index").asInt() == toolUse) {
+                stopped = true;
+            }
+        }
+        assertThat(stopped).isTrue();
+        assertThat(pieces).as(reply.body()).isGreaterThan(2);
+        typedArguments(input.toString());
         noMarkers(reply.body());
     }
 }

@@ -281,16 +281,21 @@ class ResponsesApiTest {
             assertThat(text(third)).isEqualTo("Thanks!");
             assertThat(server.runs("m").getLast().get("prompt").asText()).isEqualTo("[[say:Thanks!]]");
 
-            // the raw stream of a call: added, the arguments, done
+            // the raw stream of a call: added, the arguments as they are written (llama-server's way), done
             List<Event> events = events(server.postForReply("/v1/responses", "{\"model\":\"m\",\"stream\":true,"
                     + "\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\","
                     + "\"properties\":{\"city\":{\"type\":\"string\"}}}}],\"input\":\"get_weather for Oslo\"}").body());
             assertThat(events).extracting(Event::type).containsExactly("response.created", "response.in_progress",
                     "response.output_item.added", "response.function_call_arguments.delta",
+                    "response.function_call_arguments.delta", "response.function_call_arguments.delta",
                     "response.function_call_arguments.done", "response.output_item.done", "response.completed");
             assertThat(events.get(2).data().at("/item/status").asText()).isEqualTo("in_progress");
-            assertThat(events.get(4).data().get("arguments").asText()).isEqualTo("{\"city\":\"sim\"}");
-            assertThat(events.get(5).data().at("/item/call_id").asText()).startsWith("call_");
+            assertThat(events.subList(3, 6)).extracting(e -> e.data().get("delta").asText())
+                    .containsExactly("{\"city\":\"", "sim", "\"}");
+            assertThat(events.subList(3, 6)).extracting(e -> e.data().get("item_id").asText())
+                    .containsOnly(events.get(7).data().at("/item/id").asText());
+            assertThat(events.get(6).data().get("arguments").asText()).isEqualTo("{\"city\":\"sim\"}");
+            assertThat(events.get(7).data().at("/item/call_id").asText()).startsWith("call_");
             client.close();
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -258,6 +259,43 @@ class StructuredOutputTest {
                     + ",\"parallel_tool_calls\":false")).json();
             assertThat(one.at("/choices/0/message/tool_calls")).hasSize(1);
             assertThat(one.at("/choices/0/message/tool_calls/0/function/name").asText()).isEqualTo("get_weather");
+            // streamed, the second call's pieces are left out too, not only the call they add up to
+            String streamed = server.postForReply("/v1/chat/completions", chat(two, TOOLS
+                    + ",\"parallel_tool_calls\":false,\"stream\":true")).body();
+            List<Integer> indexes = new ArrayList<>();
+            for (JsonNode chunk : SseEvents.parse(streamed).chunks()) {
+                for (JsonNode call : chunk.at("/choices/0/delta/tool_calls")) {
+                    indexes.add(call.path("index").asInt());
+                }
+            }
+            assertThat(indexes).isNotEmpty().containsOnly(0);
+            assertThat(streamed).doesNotContain("get_time").doesNotContain("CET");
+        }
+    }
+
+    @Test
+    void aCallCutByTheTokenLimitEndsTheAnswerWithLengthNotToolCalls() throws Exception {
+        try (TestServer server = server(Map.of())) {
+            String cut = "[[say:<tool_call>\\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris in the"
+                    + " spring with its long avenues and its many cafes\"}}\\n</tool_call>]]";
+            String streamed = server.postForReply("/v1/chat/completions", chat(cut, TOOLS
+                    + ",\"max_tokens\":20,\"stream\":true")).body();
+            StringBuilder arguments = new StringBuilder();
+            String finish = null;
+            for (JsonNode chunk : SseEvents.parse(streamed).chunks()) {
+                for (JsonNode call : chunk.at("/choices/0/delta/tool_calls")) {
+                    arguments.append(call.at("/function/arguments").asText(""));
+                }
+                if (chunk.at("/choices/0/finish_reason").isTextual()) {
+                    finish = chunk.at("/choices/0/finish_reason").asText();
+                }
+            }
+            // the call had begun: it ends as far as it was written, as valid JSON, and the answer says it was cut
+            assertThat(finish).as(streamed).isEqualTo("length");
+            JsonNode args = TestServer.JSON.readTree(arguments.toString());
+            String whole = "Paris in the spring with its long avenues and its many cafes";
+            assertThat(whole).startsWith(args.path("city").asText());
+            assertThat(args.path("city").asText()).isNotEmpty().isNotEqualTo(whole);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.rkllm.tools.bench;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
@@ -22,7 +24,9 @@ import java.util.SplittableRandom;
 final class OutputBench {
     private static final int TOKENS = 20_000;
     private static final String TOOLS = "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
-            + "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}]";
+            + "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}},"
+            + "{\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"parameters\":{\"type\":\"object\","
+            + "\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}}}}}]";
     private static final List<String> WORDS = List.of("the", "NPU", "runs", "three", "cores", "at", "a", "time",
             "and", "each", "token", "is", "written", "as", "it", "comes", "<", "b", ">", "x", "|", "[", "]", "{", "}",
             "\n", "\n\n", "code", "`", "*", "list", "item", "-", "42", "3.14", "東京", "🌸");
@@ -52,6 +56,32 @@ final class OutputBench {
             default -> "<think>\n" + thought + "</think>\n\n" + half + "\n<tool_call>\n{\"name\": \"get_weather\","
                     + " \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n" + rest;
         };
+        return pieces(whole, random);
+    }
+
+    /**
+     * An answer that is one call, its argument the 20,000 tokens (an agent writing a file through a tool): the call
+     * streams as it is written, its block read again as it grows.
+     */
+    static List<String> callAnswer(String dialect, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < TOKENS / 2; i++) {
+            text.append(WORDS.get(random.nextInt(WORDS.size()))).append(' ');
+        }
+        String json = "{\"path\": \"notes.md\", \"content\": " + CallJson.write(
+                JsonNodeFactory.instance.textNode(text.toString())) + "}";
+        String whole = switch (dialect) {
+            case "gpt-oss" -> "<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>" + json
+                    + "<|call|>";
+            case "qwen3-coder" -> "<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.md\n</parameter>\n"
+                    + "<parameter=content>\n" + text + "\n</parameter>\n</function>\n</tool_call>";
+            default -> "<tool_call>\n{\"name\": \"write_file\", \"arguments\": " + json + "}\n</tool_call>";
+        };
+        return pieces(whole, random);
+    }
+
+    private static List<String> pieces(String whole, SplittableRandom random) {
         List<String> pieces = new ArrayList<>();
         int[] cps = whole.codePoints().toArray();
         for (int i = 0; i < cps.length; ) {
@@ -86,6 +116,23 @@ final class OutputBench {
         return (double) ns / pieces.size();
     }
 
+    /** Nanoseconds per piece of the last tenth of one scan of {@code pieces}. */
+    static double lastTenth(Dialect dialect, List<String> pieces) {
+        ScannerOptions options = new ScannerOptions(List.of("<|im_end|>", "\nUser:"), true, false, true,
+                dialect.syntax(), OfferedTools.of(TOOLS));
+        OutputScanner scanner = new OutputScanner(options);
+        int from = pieces.size() - pieces.size() / 10;
+        long start = 0;
+        for (int i = 0; i < pieces.size(); i++) {
+            if (i == from) {
+                start = System.nanoTime();
+            }
+            scanner.feed(pieces.get(i));
+        }
+        scanner.finish();
+        return (double) (System.nanoTime() - start) / (pieces.size() - from);
+    }
+
     int run(int rounds) {
         out.println("bench output: a " + TOKENS + "-token answer (reasoning, text, a call) in token-sized pieces, "
                 + rounds + " rounds after as many to warm up; median nanoseconds per piece, first and second half");
@@ -103,6 +150,24 @@ final class OutputBench {
             double whole = median(rounds, () -> scan(dialect, pieces));
             double first = median(rounds, () -> scan(dialect, head, false));
             double last = median(rounds, () -> scan(dialect, tail, false));
+            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f |%n", name, pieces.size(), whole, first, last);
+        }
+        out.println();
+        out.println("The answer one call, its argument the 20,000 tokens (streamed as it is written):");
+        out.println();
+        out.println("| dialect | pieces | ns per piece (whole answer) | ns per piece, first 10% | ns per piece, last 10% |");
+        out.println("|---|---|---|---|---|");
+        for (String name : List.of("hermes", "gpt-oss", "qwen3-coder")) {
+            Dialect dialect = Dialects.named(name).orElseThrow();
+            List<String> pieces = callAnswer(name, 7);
+            List<String> head = pieces.subList(0, pieces.size() / 10);
+            for (int i = 0; i < rounds; i++) {
+                scan(dialect, pieces);
+            }
+            double whole = median(rounds, () -> scan(dialect, pieces));
+            double first = median(rounds, () -> scan(dialect, head, false));
+            // the last tenth of a whole scan (the block is read only as a whole: it cannot start in its middle)
+            double last = median(rounds, () -> lastTenth(dialect, pieces));
             out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f |%n", name, pieces.size(), whole, first, last);
         }
         return 0;

@@ -20,7 +20,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -151,6 +153,7 @@ final class AnthropicHandler {
             case OutputEvent.Content c -> "text";
             case OutputEvent.Reasoning r -> thinking ? "thinking" : null;
             case OutputEvent.ToolCall t -> "tool_use";
+            case OutputEvent.CallDelta d -> "tool_use";
         };
     }
 
@@ -159,6 +162,7 @@ final class AnthropicHandler {
             case OutputEvent.Content c -> c.text();
             case OutputEvent.Reasoning r -> r.text();
             case OutputEvent.ToolCall t -> "";
+            case OutputEvent.CallDelta d -> "";
         };
     }
 
@@ -208,6 +212,8 @@ final class AnthropicHandler {
         private final boolean thinking;
         private String openType;
         private int index = -1;
+        /** How much of each streamed call's input was sent, by the call's index. */
+        private final Map<Integer, Integer> inputSent = new HashMap<>();
 
         Events(String id, String model, boolean thinking) {
             this.id = id;
@@ -249,8 +255,11 @@ final class AnthropicHandler {
             if (type == null) {
                 return List.of();
             }
+            if (e instanceof OutputEvent.CallDelta d) {
+                return toolUsePiece(d);
+            }
             if (e instanceof OutputEvent.ToolCall call) {
-                return toolUseBlock(call);
+                return inputSent.containsKey(call.index()) ? toolUseEnd(call) : toolUseBlock(call);
             }
             List<byte[]> out = new ArrayList<>(open(type));
             ObjectNode root = event("content_block_delta");
@@ -265,6 +274,60 @@ final class AnthropicHandler {
             }
             out.add(sse("content_block_delta", root));
             return out;
+        }
+
+        /**
+         * A piece of a call under way: its tool_use block starts with the first (closing the open one), each piece
+         * of its arguments is an input_json_delta.
+         */
+        private List<byte[]> toolUsePiece(OutputEvent.CallDelta d) {
+            List<byte[]> out = new ArrayList<>();
+            String type = "tool_use:" + d.index();
+            if (!type.equals(openType)) {
+                if (openType != null) {
+                    out.add(close());
+                }
+                index++;
+                openType = type;
+                ObjectNode start = event("content_block_start");
+                start.put("index", index);
+                start.set("content_block", toolUse(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), "{}"),
+                        mapper.createObjectNode()));
+                out.add(sse("content_block_start", start));
+                if (index == 0) {
+                    out.add(keepAlive());
+                }
+            }
+            inputSent.merge(d.index(), d.arguments().length(), Integer::sum);
+            if (!d.arguments().isEmpty()) {
+                out.add(inputDelta(d.arguments()));
+            }
+            return out;
+        }
+
+        /** A streamed call complete: the rest of its arguments, and its block's stop (if another has not closed it). */
+        private List<byte[]> toolUseEnd(OutputEvent.ToolCall call) {
+            int sent = inputSent.remove(call.index());
+            if (!("tool_use:" + call.index()).equals(openType)) {
+                return List.of(); // closed when the next call started, its arguments whole by then
+            }
+            List<byte[]> out = new ArrayList<>();
+            String rest = call.argumentsJson().substring(sent);
+            if (!rest.isEmpty()) {
+                out.add(inputDelta(rest));
+            }
+            out.add(close());
+            openType = null;
+            return out;
+        }
+
+        private byte[] inputDelta(String partialJson) {
+            ObjectNode root = event("content_block_delta");
+            root.put("index", index);
+            ObjectNode delta = root.putObject("delta");
+            delta.put("type", "input_json_delta");
+            delta.put("partial_json", partialJson);
+            return sse("content_block_delta", root);
         }
 
         /** A whole tool_use block: start, the arguments as one input_json_delta, stop. */

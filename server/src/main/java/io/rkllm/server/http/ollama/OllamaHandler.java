@@ -257,6 +257,9 @@ final class OllamaHandler {
 
         @Override
         public List<byte[]> output(OutputEvent event) {
+            if (event instanceof OutputEvent.CallDelta) {
+                return List.of(); // Ollama streams each call whole
+            }
             ObjectNode root = head();
             add(part(root), event);
             root.put("done", false);
@@ -295,6 +298,7 @@ final class OllamaHandler {
                 }
                 case OutputEvent.Reasoning r -> part.put("thinking", r.text());
                 case OutputEvent.ToolCall t -> part.set("tool_calls", toolCalls(List.of(t)));
+                case OutputEvent.CallDelta d -> throw new IllegalArgumentException("a call is sent whole");
             }
         }
 

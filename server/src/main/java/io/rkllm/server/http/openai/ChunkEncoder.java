@@ -9,6 +9,8 @@ import io.rkllm.server.pipeline.output.OutputEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Encodes the streaming chunks of one response as complete SSE events ({@code data: <json>\n\n}),
@@ -25,6 +27,8 @@ final class ChunkEncoder {
     private final String model;
     private final boolean legacy;
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
+    /** How much of each streamed call's arguments was sent, by the call's index. */
+    private final Map<Integer, Integer> argumentsSent = new HashMap<>();
 
     ChunkEncoder(String id, long created, String model, boolean legacy) {
         this.id = id;
@@ -48,32 +52,55 @@ final class ChunkEncoder {
         return chunk(g -> g.writeStringField("reasoning_content", text), null);
     }
 
-    /** A tool call as two deltas: the first with id, type and name, the second with the arguments. */
+    /**
+     * A tool call not streamed before: two deltas, the first with id, type and name, the second with the
+     * arguments. One streamed before ({@link #callDelta}): what is left of its arguments, if anything.
+     */
     byte[][] toolCall(OutputEvent.ToolCall call) {
-        byte[] head = chunk(g -> {
+        Integer sent = argumentsSent.remove(call.index());
+        if (sent != null) {
+            String rest = call.argumentsJson().substring(sent);
+            return rest.isEmpty() ? new byte[0][] : new byte[][] {arguments(call.index(), rest)};
+        }
+        return new byte[][] {head(call.index(), call.id(), call.name()), arguments(call.index(), call.argumentsJson())};
+    }
+
+    /** A piece of a call under way, as OpenAI streams one: its head first, then pieces of its arguments. */
+    byte[][] callDelta(OutputEvent.CallDelta delta) {
+        Integer sent = argumentsSent.put(delta.index(), argumentsSent.getOrDefault(delta.index(), 0)
+                + delta.arguments().length());
+        byte[] piece = arguments(delta.index(), delta.arguments());
+        return sent == null ? new byte[][] {head(delta.index(), delta.id(), delta.name()), piece}
+                : new byte[][] {piece};
+    }
+
+    private byte[] head(int index, String callId, String name) {
+        return chunk(g -> {
             g.writeArrayFieldStart("tool_calls");
             g.writeStartObject();
-            g.writeNumberField("index", call.index());
-            g.writeStringField("id", call.id());
+            g.writeNumberField("index", index);
+            g.writeStringField("id", callId);
             g.writeStringField("type", "function");
             g.writeObjectFieldStart("function");
-            g.writeStringField("name", call.name());
+            g.writeStringField("name", name);
             g.writeStringField("arguments", "");
             g.writeEndObject();
             g.writeEndObject();
             g.writeEndArray();
         }, null);
-        byte[] args = chunk(g -> {
+    }
+
+    private byte[] arguments(int index, String text) {
+        return chunk(g -> {
             g.writeArrayFieldStart("tool_calls");
             g.writeStartObject();
-            g.writeNumberField("index", call.index());
+            g.writeNumberField("index", index);
             g.writeObjectFieldStart("function");
-            g.writeStringField("arguments", call.argumentsJson());
+            g.writeStringField("arguments", text);
             g.writeEndObject();
             g.writeEndObject();
             g.writeEndArray();
         }, null);
-        return new byte[][] {head, args};
     }
 
     byte[] finish(String reason) {

@@ -58,6 +58,7 @@ final class OpenAiHandler {
                 case OutputEvent.Content c -> List.of(chunks.content(c.text()));
                 case OutputEvent.Reasoning r -> List.of(chunks.reasoning(r.text()));
                 case OutputEvent.ToolCall t -> Arrays.asList(chunks.toolCall(t));
+                case OutputEvent.CallDelta d -> Arrays.asList(chunks.callDelta(d));
             };
         }
 

@@ -162,7 +162,11 @@ final class ResponseObjects {
     }
 
     static String functionCallId(OutputEvent.ToolCall call) {
-        return "fc_" + (call.id().startsWith("call_") ? call.id().substring("call_".length()) : call.id());
+        return functionCallId(call.id());
+    }
+
+    static String functionCallId(String callId) {
+        return "fc_" + (callId.startsWith("call_") ? callId.substring("call_".length()) : callId);
     }
 
     /** input_tokens is the whole prompt, cached_tokens the part the KV cache already held. */

@@ -17,6 +17,7 @@ import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -133,6 +134,11 @@ final class ResponsesHandler {
         private final ArrayNode output = mapper.createArrayNode();
         private final StringBuilder content = new StringBuilder();
         private final List<OutputEvent.ToolCall> calls = new ArrayList<>();
+        /** What was sent of each streamed call's arguments, by the call's index. */
+        private final Map<Integer, StringBuilder> streamedCalls = new HashMap<>();
+        /** The streamed call whose item is open, and that item's position. */
+        private OutputEvent.CallDelta openCall;
+        private int openCallOutputIndex;
         private int sequence;
         /** The open item's kind (reasoning or message), its id and its text so far; null when none is open. */
         private String openKind;
@@ -189,7 +195,15 @@ final class ResponsesHandler {
                 case OutputEvent.ToolCall call -> {
                     close("completed", out);
                     calls.add(call);
-                    functionCall(call, out);
+                    if (streamedCalls.containsKey(call.index())) {
+                        endStreamedCall(call, out);
+                    } else {
+                        functionCall(call, out);
+                    }
+                }
+                case OutputEvent.CallDelta d -> {
+                    close("completed", out);
+                    callPiece(d, out);
                 }
             }
             return out;
@@ -269,6 +283,60 @@ final class ResponsesHandler {
             out.add(send(event("response.output_item.done").put("output_index", output.size()).set("item", item)));
             output.add(item);
             openKind = null;
+        }
+
+        /**
+         * A piece of a call under way: its item is added with the first (the previous streamed call's item done,
+         * its arguments whole by then), each piece of its arguments is a delta.
+         */
+        private void callPiece(OutputEvent.CallDelta d, List<byte[]> out) {
+            StringBuilder sent = streamedCalls.get(d.index());
+            if (sent == null) {
+                if (openCall != null) {
+                    endCallItem(openCall, streamedCalls.get(openCall.index()).toString(), out);
+                }
+                openCall = d;
+                openCallOutputIndex = output.size();
+                sent = new StringBuilder();
+                streamedCalls.put(d.index(), sent);
+                out.add(send(event("response.output_item.added").put("output_index", openCallOutputIndex)
+                        .set("item", objects.functionCall(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), ""),
+                                "in_progress", parsed.namespaces()))));
+            }
+            sent.append(d.arguments());
+            if (!d.arguments().isEmpty() && openCall != null && openCall.index() == d.index()) {
+                out.add(send(event("response.function_call_arguments.delta")
+                        .put("item_id", ResponseObjects.functionCallId(openCall.id()))
+                        .put("output_index", openCallOutputIndex).put("delta", d.arguments())));
+            }
+        }
+
+        /** A streamed call complete: the rest of its arguments and its item's done events, if still open. */
+        private void endStreamedCall(OutputEvent.ToolCall call, List<byte[]> out) {
+            String sent = streamedCalls.get(call.index()).toString();
+            if (openCall == null || openCall.index() != call.index()) {
+                return; // its item was done when the next call started
+            }
+            String rest = call.argumentsJson().substring(sent.length());
+            if (!rest.isEmpty()) {
+                out.add(send(event("response.function_call_arguments.delta")
+                        .put("item_id", ResponseObjects.functionCallId(call.id()))
+                        .put("output_index", openCallOutputIndex).put("delta", rest)));
+            }
+            endCallItem(openCall, call.argumentsJson(), out);
+        }
+
+        /** The open streamed call's item done, with {@code arguments}. */
+        private void endCallItem(OutputEvent.CallDelta call, String arguments, List<byte[]> out) {
+            OutputEvent.ToolCall whole = new OutputEvent.ToolCall(call.index(), call.id(), call.name(), arguments);
+            out.add(send(event("response.function_call_arguments.done")
+                    .put("item_id", ResponseObjects.functionCallId(call.id())).put("output_index", openCallOutputIndex)
+                    .put("name", call.name()).put("arguments", arguments)));
+            ObjectNode item = objects.functionCall(whole, "completed", parsed.namespaces());
+            out.add(send(event("response.output_item.done").put("output_index", openCallOutputIndex)
+                    .set("item", item)));
+            output.add(item);
+            openCall = null;
         }
 
         /** A whole function call item: added, its arguments as one delta, their done event, done. */

@@ -20,6 +20,13 @@ import java.util.Optional;
  */
 public final class CallJson {
     static final JsonNode MISSING = MissingNode.getInstance();
+    /**
+     * Stands for text a model has not written yet, in a block read before it closes ({@link StreamedCalls}): a lone
+     * low surrogate, which no decoded output holds (bytes that are not UTF-8 become U+FFFD).
+     */
+    public static final String UNWRITTEN = "\uDFFF";
+    /** An argument typed by text not written to its end: left out, with any after it, when its object is written. */
+    private static final JsonNode UNSETTLED = JsonNodeFactory.instance.textNode(UNWRITTEN);
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -49,8 +56,18 @@ public final class CallJson {
         return node != null && node.isObject() ? Optional.of(write(node)) : Optional.empty();
     }
 
-    /** Compact JSON text. */
+    /** Compact JSON text; an object with an {@link #typed unsettled} argument, as far as the one before it. */
     public static String write(JsonNode node) {
+        if (node instanceof ObjectNode object && object.properties().stream().anyMatch(f -> f.getValue() == UNSETTLED)) {
+            ObjectNode settled = newObject();
+            for (var field : object.properties()) {
+                if (field.getValue() == UNSETTLED) {
+                    break;
+                }
+                settled.set(field.getKey(), field.getValue());
+            }
+            node = settled;
+        }
         try {
             return MAPPER.writeValueAsString(node);
         } catch (JsonProcessingException e) {
@@ -68,6 +85,9 @@ public final class CallJson {
         }
         if (arguments.isTextual()) {
             String text = arguments.asText();
+            if (text.contains(UNWRITTEN)) {
+                throw new Unsettled(); // JSON written as a string, unfinished: what it holds is known at its end
+            }
             if (text.isBlank()) {
                 return "{}";
             }
@@ -90,7 +110,20 @@ public final class CallJson {
         if (declaredType.filter("string"::equals).isPresent()) {
             return JsonNodeFactory.instance.textNode(text);
         }
+        if (text.contains(UNWRITTEN)) {
+            return UNSETTLED; // "tr" is text, "true" is not: such a value is known only when it ends
+        }
         JsonNode parsed = readTree(text);
         return parsed != null ? parsed : JsonNodeFactory.instance.textNode(text);
+    }
+
+    /**
+     * A value whose type depends on text not written yet (an argument typed by what it holds): the calls of a block
+     * cannot be read before it ends. Thrown only where {@link #UNWRITTEN} stands in the text.
+     */
+    public static final class Unsettled extends RuntimeException {
+        Unsettled() {
+            super("a value not yet written to its end", null, false, false);
+        }
     }
 }

@@ -20,4 +20,23 @@ public interface CallReader {
     default List<String> markers() {
         return List.of();
     }
+
+    /**
+     * Ways to end a block that has not closed yet so that it reads as calls, tried in order: the calls streamed
+     * before their block closes are what reading it so ended and reading it with more text before the end agree
+     * on ({@link StreamedCalls}). The default: the block is JSON, its open strings and brackets closed.
+     *
+     * @param body the block's text so far, as {@link #read} takes it
+     * @return the endings; none when the text cannot end where it is (inside an escape)
+     */
+    default List<Ending> endings(String body) {
+        return Healing.json(body).map(tail -> List.of(new Ending(body, tail))).orElse(List.of());
+    }
+
+    /**
+     * An unclosed block made whole: {@code text} (the block's text, less any start of a marker it ends with), then
+     * {@code tail}, which closes what is open. Text not yet written goes between them.
+     */
+    record Ending(String text, String tail) {
+    }
 }

@@ -30,6 +30,11 @@ final class EventCollector {
         add(call);
     }
 
+    void callDelta(OutputEvent.CallDelta delta) {
+        flushText();
+        add(delta);
+    }
+
     /** The events collected since the last call; the collector is then empty. */
     List<OutputEvent> drain() {
         flushText();

@@ -20,6 +20,25 @@ public sealed interface OutputEvent {
     }
 
     /**
+     * More of a function call whose block has not closed yet, as it becomes certain: the first of a call names it
+     * (its arguments may be empty), the later ones add to its arguments. The call's {@link ToolCall} still comes
+     * when its block closes, with the same index, id and name, its arguments starting with every piece sent here
+     * (a client that streams sends what is left; one that does not takes the whole call).
+     *
+     * @param index     the call's position among this answer's tool calls
+     * @param id        its id, as its {@link ToolCall} has it
+     * @param name      the function's name
+     * @param arguments the next piece of its arguments' JSON text
+     */
+    record CallDelta(int index, String id, String name, String arguments) implements OutputEvent {
+        public CallDelta {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(arguments, "arguments");
+        }
+    }
+
+    /**
      * One complete function call parsed from a {@code <tool_call>} block.
      *
      * @param index         position among this answer's tool calls: 0, 1, 2...

@@ -23,7 +23,10 @@ import java.util.Optional;
  *       {@link CallReader} once it closes (or the output ends, for a block that runs to the end); each call of an
  *       offered tool becomes one {@link OutputEvent.ToolCall}; whitespace right after the closing marker is
  *       dropped. A block that is not well-formed, or calls a tool not offered, is passed on verbatim, markers
- *       included, as content.</li>
+ *       included, as content. While the block is open, its calls are passed on as far as they are certain
+ *       ({@link OutputEvent.CallDelta}, {@link StreamedCalls}); a call so begun ends as a call even if the rest of
+ *       its block turns out not well-formed (its arguments then as far as they were certain, the block's text
+ *       also passed on as content).</li>
  *   <li>A header (gpt-oss's {@code <|channel|>...<|message|>}) is never content: its text decides whether the
  *       message after it is reasoning, content, a call or something dropped ({@link Syntax.Frame}).</li>
  *   <li>Silent markers are dropped from content.</li>
@@ -104,6 +107,10 @@ public final class OutputScanner {
     /** In TOOL and HEADER mode: where the search for the closing marker resumes. */
     private int searchFrom;
     private int toolCallCount;
+    /** In TOOL mode: the block's calls passed on before it closes. */
+    private StreamedCalls streamed = new StreamedCalls();
+    /** The output ended inside a call passed on in part, which its text did not finish. */
+    private boolean callCut;
     private String matchedStop;
     private boolean finished;
 
@@ -209,7 +216,7 @@ public final class OutputScanner {
                 // read without the start of a closing marker the output was cut in; passed on with it
                 String rest = buffer.substring(pos);
                 String body = withoutPartialClose(rest);
-                emitToolBlock(body, rest.substring(body.length()));
+                emitToolBlock(body, rest.substring(body.length()), true);
             }
             // an unclosed header (the output cut after "<|start|>assistant") is markup, not text: dropped
         }
@@ -230,6 +237,14 @@ public final class OutputScanner {
     /** How many tool calls were emitted so far (when non-zero at the end, the finish reason is {@code tool_calls}). */
     public int toolCallCount() {
         return toolCallCount;
+    }
+
+    /**
+     * The output ended inside a call already passed on in part, its block unfinished: the call ends as far as it was
+     * sent, and the answer was cut (finish reason {@code length} when the token limit did it).
+     */
+    public boolean callCut() {
+        return callCut;
     }
 
     /** Characters held back (test hook). */
@@ -385,11 +400,13 @@ public final class OutputScanner {
     /** A tool block or a header: buffered until its closing marker. */
     private boolean scanBlock() {
         if (closeMatcher.isEmpty()) {
-            return false; // it runs to the end of the output
+            streamCalls(); // it runs to the end of the output
+            return false;
         }
         LiteralMatcher.Hit hit = closeMatcher.scan(buffer, Math.max(pos, searchFrom), false);
         if (!hit.matched()) {
             searchFrom = hit.start();
+            streamCalls();
             return false;
         }
         String body = buffer.substring(pos, hit.start());
@@ -399,7 +416,7 @@ public final class OutputScanner {
             enterFrame(opened + body, close);
             return true;
         }
-        emitToolBlock(body, close);
+        emitToolBlock(body, close, false);
         mode = Mode.CONTENT;
         trimLeading = true;
         return true;
@@ -445,9 +462,36 @@ public final class OutputScanner {
         pos = end;
     }
 
+    /** An open tool block's calls, as far as they are certain (the start of its closing marker left out). */
+    private void streamCalls() {
+        if (mode != Mode.TOOL || !parseToolCalls || !streamed.due(buffer.length() - pos)) {
+            return;
+        }
+        String text = withoutPartialClose(buffer.substring(pos));
+        for (OutputEvent.CallDelta delta : streamed.update(readerText(text), reading(), () -> toolCallCount++,
+                ids::next)) {
+            events.callDelta(delta);
+        }
+    }
+
     /** A closed (or, at the end, unclosed) tool block: its calls, else its text as written. */
-    private void emitToolBlock(String body, String close) {
+    private void emitToolBlock(String body, String close, boolean atEnd) {
         Optional<List<FunctionCall>> calls = parseToolCalls ? read(body) : Optional.empty();
+        StreamedCalls begun = streamed;
+        streamed = new StreamedCalls();
+        if (begun.any()) {
+            List<FunctionCall> read = calls.orElse(List.of());
+            begun.complete(read, atEnd).forEach(events::toolCall);
+            callCut |= atEnd && begun.cutShort();
+            for (FunctionCall call : read.subList(Math.min(begun.count(), read.size()), read.size())) {
+                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
+                        call.name(), call.argumentsJson()));
+            }
+            if (calls.isEmpty()) {
+                events.content(headerText + opened + body + close); // nothing the model wrote is lost
+            }
+            return;
+        }
         if (calls.isPresent()) {
             for (FunctionCall call : calls.get()) {
                 events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
@@ -471,11 +515,37 @@ public final class OutputScanner {
 
     /** The calls of offered tools in a block, all of them or none. */
     private Optional<List<FunctionCall>> read(String body) {
+        return readText(readerText(body));
+    }
+
+    /** What the block's reader reads of its body: with the opening marker, for a block whose body starts with it. */
+    private String readerText(String body) {
+        return toolBlock != null && toolBlock.openInBody() ? opened + body : body;
+    }
+
+    /** How the current block is read, and ended while it is open. */
+    private StreamedCalls.Reading reading() {
+        return new StreamedCalls.Reading() {
+            @Override
+            public Optional<List<FunctionCall>> read(String text) {
+                return readText(text);
+            }
+
+            @Override
+            public List<CallReader.Ending> endings(String text) {
+                return toolBlock != null ? toolBlock.reader().endings(text)
+                        : Healing.json(text)
+                                .map(tail -> List.of(new CallReader.Ending(text, tail))).orElse(List.of());
+            }
+        };
+    }
+
+    private Optional<List<FunctionCall>> readText(String text) {
         Optional<List<FunctionCall>> calls;
         if (toolBlock != null) {
-            calls = toolBlock.reader().read(toolBlock.openInBody() ? opened + body : body, tools);
+            calls = toolBlock.reader().read(text, tools);
         } else {
-            calls = CallJson.object(body).map(args -> List.of(new FunctionCall(headerCall, args)));
+            calls = CallJson.object(text).map(args -> List.of(new FunctionCall(headerCall, args)));
         }
         if (calls.isEmpty() || calls.get().isEmpty()) {
             return Optional.empty();

@@ -9,6 +9,8 @@ import java.util.List;
 final class ScanRun {
 
     final List<OutputEvent> events = new ArrayList<>();
+    /** The pieces of calls passed on before their blocks closed. */
+    final List<OutputEvent.CallDelta> deltas = new ArrayList<>();
     final OutputScanner scanner;
 
     private ScanRun(OutputScanner scanner) {
@@ -30,6 +32,10 @@ final class ScanRun {
                 case OutputEvent.Content c -> assertThat(c.text()).as("empty content event").isNotEmpty();
                 case OutputEvent.Reasoning r -> assertThat(r.text()).as("empty reasoning event").isNotEmpty();
                 case OutputEvent.ToolCall ignored -> {
+                }
+                case OutputEvent.CallDelta d -> {
+                    deltas.add(d);
+                    continue; // the calls' streaming has tests of its own; these check what they add up to
                 }
             }
             events.add(event);

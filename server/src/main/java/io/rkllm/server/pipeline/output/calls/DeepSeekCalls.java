@@ -3,6 +3,7 @@ package io.rkllm.server.pipeline.output.calls;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,5 +69,13 @@ public final class DeepSeekCalls implements CallReader {
     @Override
     public List<String> markers() {
         return List.of(CALL, CALL_END, SEP);
+    }
+
+    /** R1's call closes its fence, then itself; V3.1's only itself; after a call, nothing is missing. */
+    @Override
+    public List<Ending> endings(String body) {
+        String text = Healing.withoutPartialMarker(body, List.of(CALL, CALL_END, SEP, "```"));
+        return Healing.json(text).map(json -> List.of(new Ending(text, json + "\n```" + CALL_END),
+                new Ending(text, json + CALL_END), new Ending(text, ""))).orElse(List.of());
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.List;
 import java.util.Optional;
@@ -41,5 +42,27 @@ public final class GemmaCalls implements CallReader {
     @Override
     public List<String> markers() {
         return List.of(Literals.GEMMA_QUOTE);
+    }
+
+    /** The open string's marker, then the open brackets' closers. */
+    @Override
+    public List<Ending> endings(String body) {
+        String text = Healing.withoutPartialMarker(body, List.of(Literals.GEMMA_QUOTE));
+        StringBuilder closers = new StringBuilder();
+        boolean inString = false;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.startsWith(Literals.GEMMA_QUOTE, i)) {
+                inString = !inString;
+                i += Literals.GEMMA_QUOTE.length() - 1;
+            } else if (!inString) {
+                char c = text.charAt(i);
+                if (c == '{' || c == '[') {
+                    closers.append(c == '{' ? '}' : ']');
+                } else if ((c == '}' || c == ']') && !closers.isEmpty()) {
+                    closers.setLength(closers.length() - 1);
+                }
+            }
+        }
+        return List.of(new Ending(text, (inString ? Literals.GEMMA_QUOTE : "") + closers.reverse()));
     }
 }

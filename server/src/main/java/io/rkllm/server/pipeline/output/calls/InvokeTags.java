@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,5 +83,16 @@ public final class InvokeTags implements CallReader {
     @Override
     public List<String> markers() {
         return List.of("</" + prefix + "invoke>", "</" + prefix + "parameter>");
+    }
+
+    /** Inside a value: it and its invoke close; between parameters: the invoke closes; after it, nothing. */
+    @Override
+    public List<Ending> endings(String body) {
+        String parameterEnd = "</" + prefix + "parameter>";
+        String invokeEnd = "</" + prefix + "invoke>";
+        String text = Healing.withoutPartialMarker(body, List.of("<" + prefix + "invoke ", invokeEnd,
+                "<" + prefix + "parameter ", parameterEnd));
+        return List.of(new Ending(text, parameterEnd + "\n" + invokeEnd), new Ending(text, "\n" + invokeEnd),
+                new Ending(text, ""));
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.List;
 import java.util.Optional;
@@ -54,5 +55,12 @@ public final class KeyValueTags implements CallReader {
     @Override
     public List<String> markers() {
         return List.of(KEY, KEY_END, VALUE, VALUE_END);
+    }
+
+    /** Inside a value: it closes; else nothing is missing. */
+    @Override
+    public List<Ending> endings(String body) {
+        String text = Healing.withoutPartialMarker(body, List.of(KEY, KEY_END, VALUE, VALUE_END));
+        return List.of(new Ending(text, VALUE_END), new Ending(text, ""));
     }
 }

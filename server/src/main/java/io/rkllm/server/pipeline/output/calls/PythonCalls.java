@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,5 +58,11 @@ public final class PythonCalls implements CallReader {
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /** Python's strings and brackets closed. */
+    @Override
+    public List<Ending> endings(String body) {
+        return Healing.python(body).map(tail -> List.of(new Ending(body, tail))).orElse(List.of());
     }
 }

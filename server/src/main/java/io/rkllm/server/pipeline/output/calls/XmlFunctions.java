@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
+import io.rkllm.server.pipeline.output.Healing;
 import io.rkllm.server.pipeline.output.OfferedTools;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,5 +66,14 @@ public final class XmlFunctions implements CallReader {
     @Override
     public List<String> markers() {
         return List.of(FUNCTION_END, PARAMETER_END);
+    }
+
+    /** Inside a value: it and its function close; between parameters: the function closes; after it, nothing. */
+    @Override
+    public List<Ending> endings(String body) {
+        String text = Healing.withoutPartialMarker(body, List.of(FUNCTION, FUNCTION_END, PARAMETER, PARAMETER_END));
+        // no line break before the closing tags: one the value ends with may be the format's or the value's
+        return List.of(new Ending(text, PARAMETER_END + "\n" + FUNCTION_END), new Ending(text, "\n" + FUNCTION_END),
+                new Ending(text, ""));
     }
 }

@@ -15,9 +15,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,6 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class DialectCasesTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The most pieces one call of each family came in before it was whole. */
+    private static final Map<String, Integer> PIECES = new TreeMap<>();
     /** The fixture files: the family each describes, and the dialect the server reads it in. */
     static final Map<String, String> FAMILIES = Map.ofEntries(
             Map.entry("gpt-oss", "gpt-oss"), Map.entry("llama3", "llama3"), Map.entry("mistral-nemo", "mistral-nemo"),
@@ -106,15 +111,39 @@ class DialectCasesTest {
             events.addAll(scanner.feed(piece));
         }
         events.addAll(scanner.finish());
+        String how = c + ", " + (pieces.size() == 1 ? "whole" : "in " + pieces.size() + " pieces");
+        Map<Integer, OutputEvent.CallDelta> begun = new HashMap<>();
+        Map<Integer, StringBuilder> streamed = new HashMap<>();
+        Map<Integer, Integer> deltas = new HashMap<>();
         for (OutputEvent e : events) {
             switch (e) {
                 case OutputEvent.Content t -> content.append(t.text());
                 case OutputEvent.Reasoning t -> reasoning.append(t.text());
-                case OutputEvent.ToolCall t -> calls.add(t);
+                case OutputEvent.ToolCall t -> {
+                    calls.add(t);
+                    OutputEvent.CallDelta first = begun.remove(t.index());
+                    if (first != null) {
+                        // a client that streams adds the pieces up, then what is left: the call's arguments
+                        assertThat(t.argumentsJson()).as("streamed arguments, " + how)
+                                .startsWith(streamed.get(t.index()).toString());
+                        assertThat(List.of(t.id(), t.name())).as("streamed call, " + how)
+                                .isEqualTo(List.of(first.id(), first.name()));
+                    }
+                    if (hasText(t.argumentsJson())) {
+                        PIECES.merge(c.family(), deltas.getOrDefault(t.index(), 0), Math::max);
+                    }
+                }
+                case OutputEvent.CallDelta d -> {
+                    OutputEvent.CallDelta first = begun.putIfAbsent(d.index(), d);
+                    assertThat(first == null || first.id().equals(d.id()) && first.name().equals(d.name()))
+                            .as("one call's pieces, " + how).isTrue();
+                    streamed.computeIfAbsent(d.index(), i -> new StringBuilder()).append(d.arguments());
+                    deltas.merge(d.index(), 1, Integer::sum);
+                }
             }
         }
+        assertThat(begun).as("streamed calls that never ended, " + how).isEmpty();
         JsonNode expect = c.expect();
-        String how = c + ", " + (pieces.size() == 1 ? "whole" : "in " + pieces.size() + " pieces");
         assertThat(reasoning.toString().strip()).as("reasoning, " + how)
                 .isEqualTo(expect.path("reasoning").asText("").strip());
         assertThat(content.toString().strip()).as("content, " + how)
@@ -134,6 +163,34 @@ class DialectCasesTest {
                     + (expected.has("id") ? " id=" + call.id() : ""));
         }
         assertThat(actualCalls).as("tool calls, " + how).isEqualTo(expectedCalls);
+    }
+
+    /** The arguments have a text value of four characters or more: one that streams as it is written. */
+    private static boolean hasText(String argumentsJson) {
+        try {
+            JsonNode args = JSON.readTree(argumentsJson);
+            for (JsonNode v : args) {
+                if (v.isTextual() && v.asText().length() >= 4) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Every family's calls stream: in some case its call's arguments come in several pieces before the call is
+     * whole, as llama-server sends them (the pieces add up, checked with each case).
+     */
+    @AfterAll
+    static void everyFamilyStreamsItsCalls() {
+        assertThat(PIECES.keySet()).as("families with a case whose call has a text argument")
+                .containsAll(FAMILIES.keySet().stream().filter(f -> !f.equals("smollm3")).toList()); // its calls have none
+        Map<String, Integer> few = new TreeMap<>(PIECES);
+        few.values().removeIf(n -> n >= 3);
+        assertThat(few).as("families whose calls came in fewer than 3 pieces").isEmpty();
     }
 
     /** The text in random pieces of 1 to 3 characters (code points). */
