@@ -21,6 +21,13 @@ final class CheckedKvCache implements KvCache {
         this.ownCaches = ownCaches;
     }
 
+    /** A saved state was put into a sequence (the older generations keep count of what may hold cells). */
+    void restored(int sequence) {
+        if (calls instanceof ContextKvCache context) {
+            context.restored(check(sequence));
+        }
+    }
+
     /** A successful decode put the batch's tokens into their sequences (the older generations keep count). */
     void decoded(Batch batch) {
         if (calls instanceof ContextKvCache context) {

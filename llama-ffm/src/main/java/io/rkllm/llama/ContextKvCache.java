@@ -39,6 +39,13 @@ final class ContextKvCache implements KvCache {
         }
     }
 
+    /** A saved state was put into the sequence. */
+    void restored(int sequence) {
+        if (sequence >= 0 && sequence < mayHold.length) {
+            mayHold[sequence] = true;
+        }
+    }
+
     static void bind(NativeLlama api, KvApi generation) {
         String p = generation.prefix();
         need(api, p + "seq_rm", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));

@@ -131,6 +131,49 @@ public final class LlamaContext implements AutoCloseable {
         return kv;
     }
 
+    /**
+     * Whether the library saves and restores a sequence's cells ({@code llama_state_seq_*}): a conversation's KV
+     * state kept in memory while its sequence serves another, put back when it returns.
+     */
+    public boolean savesSequences() {
+        return api.has("llama_state_seq_get_size") && api.has("llama_state_seq_get_data")
+                && api.has("llama_state_seq_set_data");
+    }
+
+    /** The bytes a sequence's saved state takes ({@code llama_state_seq_get_size}). */
+    public long sequenceStateSize(int sequence) {
+        return (long) api.call("llama_state_seq_get_size", live(), checkSequence(sequence));
+    }
+
+    /**
+     * Saves a sequence's cells (its tokens' keys and values, with their positions) into {@code into}, which holds
+     * at least {@link #sequenceStateSize}; the bytes written, 0 when llama.cpp could not.
+     */
+    public long saveSequence(int sequence, MemorySegment into) {
+        return (long) api.call("llama_state_seq_get_data", live(), into, into.byteSize(), checkSequence(sequence));
+    }
+
+    /**
+     * Puts a saved state into {@code sequence}, which must be empty: true when llama.cpp took it (it refuses a
+     * state that does not fit the cache, leaving the sequence empty).
+     */
+    public boolean restoreSequence(int sequence, MemorySegment state) {
+        long read = (long) api.call("llama_state_seq_set_data", live(), state, state.byteSize(),
+                checkSequence(sequence));
+        if (read > 0) {
+            kv.restored(sequence);
+        }
+        return read > 0;
+    }
+
+    private int checkSequence(int sequence) {
+        if (sequence < 0 || sequence >= sequenceLimit) {
+            throw new IllegalArgumentException("sequence " + sequence + "; the context holds sequences 0 to "
+                    + (sequenceLimit - 1));
+        }
+        return sequence;
+    }
+
     public void setThreads(int threads, int batchThreads) {
         api.call("llama_set_n_threads", live(), threads, batchThreads);
     }

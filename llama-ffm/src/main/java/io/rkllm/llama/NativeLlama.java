@@ -115,6 +115,9 @@ final class NativeLlama {
         required("llama_print_system_info", FunctionDescriptor.of(ADDRESS));
         optional("llama_perf_context", FunctionDescriptor.of(t.perfContext(), ADDRESS));
         optional("llama_perf_context_reset", FunctionDescriptor.ofVoid(ADDRESS));
+        optional("llama_state_seq_get_size", FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT));
+        optional("llama_state_seq_get_data", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        optional("llama_state_seq_set_data", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
         optional("ggml_backend_dev_count", FunctionDescriptor.of(JAVA_LONG));
         optional("ggml_backend_dev_get", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
         optional("ggml_backend_dev_name", FunctionDescriptor.of(ADDRESS, ADDRESS));

@@ -42,6 +42,8 @@ final class ConfigValidator {
         require(llama.context() == 0 || llama.context() >= 256, "engines.llama.context",
                 "must be 0 (the model's own, capped by memory) or at least 256, got " + llama.context());
         require(llama.gpuLayers() >= -1, "engines.llama.gpu_layers", "must be -1 (the library's default) or more");
+        require(llama.promptCacheMb() >= 0, "engines.llama.prompt_cache_mb",
+                "must be 0 (none) or more, got " + llama.promptCacheMb());
         require(java.util.List.of("auto", "shared", "per_conversation").contains(llama.kvCache()),
                 "engines.llama.kv_cache", "must be auto, shared or per_conversation, got '" + llama.kvCache() + "'");
         require(MEMORY.matcher(c.models().maxMemory()).matches(), "models.max_memory",

@@ -47,9 +47,11 @@ public record ServerConfig(Server server, Runtime runtime, Models models, Queue 
      * @param kvCache  {@code per_conversation}: each conversation (and the background tasks) a KV cache of its own of
      *                 {@code context} cells; {@code shared}: one cache of {@code context} cells they all share;
      *                 {@code auto}: a cache each when they fit in the memory budget (docs/llama-engine.md)
+     * @param promptCacheMb memory for conversations' KV states kept while their sequence serves another, put back
+     *                      when they return (llama-server's {@code --cache-ram}); 0 = none kept
      */
     public record Llama(boolean enabled, String library, int threads, int parallel, int context, int gpuLayers,
-                        String kvCache) {
+                        String kvCache, int promptCacheMb) {
     }
 
     /**

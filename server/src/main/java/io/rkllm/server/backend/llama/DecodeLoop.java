@@ -60,6 +60,8 @@ final class DecodeLoop implements AutoCloseable {
     /** Requests whose runs gave their cells up for lack of room, until a run ends (first in line then). */
     private final Deque<SubmittedGeneration> postponed = new ArrayDeque<>();
     private final List<DecodingGeneration> active = new ArrayList<>();
+    /** Conversations' states kept in memory after their sequence went to another; null when none are kept. */
+    private final SavedPrompts saved;
     /** Commands to run once the next step has decoded (the loop's thread only). */
     private final List<Runnable> afterStep = new ArrayList<>();
     /** Commands to run once the next step's batch is made, right before its decode (the loop's thread only). */
@@ -87,6 +89,16 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     DecodeLoop(String id, LlamaModel model, LlamaContext context, int chatSequences, int sequenceContext) {
+        this(id, model, context, chatSequences, sequenceContext, 0);
+    }
+
+    /**
+     * @param savedBytes memory for conversations' KV states kept while their sequence serves another ({@link
+     *                   SavedPrompts}); 0, or a library without {@code llama_state_seq_*}: none kept
+     */
+    DecodeLoop(String id, LlamaModel model, LlamaContext context, int chatSequences, int sequenceContext,
+               long savedBytes) {
+        this.saved = savedBytes > 0 && context.savesSequences() ? new SavedPrompts(savedBytes) : null;
         this.id = id;
         this.model = model;
         this.context = context;
@@ -259,6 +271,9 @@ final class DecodeLoop implements AutoCloseable {
             if (batch != null) {
                 batch.close();
             }
+            if (saved != null) {
+                saved.close();
+            }
             context.close();
             model.close();
         }
@@ -339,8 +354,8 @@ final class DecodeLoop implements AutoCloseable {
         }
         List<SlotTable.Slot> free = slots.free(chatSequences);
         PrefixCachePolicy.Decision decision = request.task() ? null : policy.decide(free.stream()
-                .map(s -> s.held.view(s.lastUsed)).toList(), new PrefixCachePolicy.Prompt(request.text(), whole),
-                tokenizer);
+                .map(s -> s.held.view(s.lastUsed)).toList(), saved == null ? List.of() : saved.views(),
+                new PrefixCachePolicy.Prompt(request.text(), whole), tokenizer);
         int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
             request.end(new GenerationEnd.TooLong(prompt.length, sequenceContext,
@@ -371,18 +386,42 @@ final class DecodeLoop implements AutoCloseable {
             slot = slots.get(scratch);
             keep = startTask(kv, slot, prompt);
             spelling = Spelling.blank(prompt.length);
+        } else if (decision.restores()) {
+            slot = free.get(decision.cache().slot());
+            SavedPrompts.Entry entry = saved.get(decision.source());
+            keep = decision.keep();
+            spelling = spell(prompt, entry.held.spelling(), decision.shared());
+            save(slot, entry);
+            kv.remove(slot.sequence, -1, -1);
+            if (!context.restoreSequence(slot.sequence, entry.state)) {
+                LOG.warn("model {}: llama.cpp refused a saved state for sequence {}: its prompt is read again", id,
+                        slot.sequence);
+                kv.remove(slot.sequence, -1, -1);
+                keep = 0;
+            } else if (keep < entry.held.decoded() && !kv.remove(slot.sequence, keep, -1)) {
+                kv.remove(slot.sequence, -1, -1);
+                keep = 0;
+            } else {
+                saved.restored(entry, slots.nextTick());
+            }
         } else {
             slot = free.get(decision.cache().slot());
             SlotTable.Slot source = free.get(decision.source());
             spelling = spell(prompt, source.held.spelling(), decision.shared());
             keep = decision.keep();
             if (decision.copies()) {
+                save(slot);
                 kv.remove(slot.sequence, -1, -1);
                 kv.copy(source.sequence, slot.sequence, 0, keep);
-            } else if (keep < slot.length() && !kv.remove(slot.sequence, keep, -1)) {
-                // a model whose cache cannot lose a tail (recurrent layers) starts over
-                kv.remove(slot.sequence, -1, -1);
-                keep = 0;
+            } else if (keep < slot.length()) {
+                if (2 * keep < slot.length()) {
+                    save(slot); // another conversation takes the sequence: this one is kept for its return
+                }
+                if (!kv.remove(slot.sequence, keep, -1)) {
+                    // a model whose cache cannot lose a tail (recurrent layers) starts over
+                    kv.remove(slot.sequence, -1, -1);
+                    keep = 0;
+                }
             }
         }
         slot.held.restart(prompt, keep, spelling);
@@ -392,8 +431,40 @@ final class DecodeLoop implements AutoCloseable {
         active.add(new DecodingGeneration(request, slot, prompt, spelling, keep, sampler));
         LOG.debug("model {}: sequence {} reuses {} of {} prompt tokens{}", id, slot.sequence, keep, prompt.length,
                 decision != null && decision.copies() ? " (copied from sequence " + free.get(decision.source())
-                        .sequence + ")" : "");
+                        .sequence + ")" : decision != null && decision.restores() ? " (a state saved in memory)" : "");
         return true;
+    }
+
+    /**
+     * Keeps the conversation a sequence holds in memory before its cells go to another ({@link SavedPrompts}), when
+     * it is long enough to be worth it and not kept already.
+     */
+    private void save(SlotTable.Slot slot) {
+        save(slot, null);
+    }
+
+    /** The same, never dropping {@code spare}, the state about to go into the sequence. */
+    private void save(SlotTable.Slot slot, SavedPrompts.Entry spare) {
+        if (saved == null || slot.length() < SavedPrompts.MIN_TOKENS || saved.holds(slot.tokens())) {
+            return;
+        }
+        long size = context.sequenceStateSize(slot.sequence);
+        if (saved.save(slot.held.view(slot.lastUsed), size, into -> context.saveSequence(slot.sequence, into),
+                slots.nextTick(), spare)) {
+            LOG.debug("model {}: sequence {} ({} tokens, {} bytes) kept in memory; {} states, {} bytes", id,
+                    slot.sequence, slot.length(), size, saved.size(), saved.bytes());
+        }
+    }
+
+    /** States kept in memory, and how often they were kept and put back (tests, {@code /v1/models}). */
+    record SavedStates(int count, long bytes, long saves, long restores) {
+    }
+
+    CompletableFuture<SavedStates> savedStates() {
+        CompletableFuture<SavedStates> states = new CompletableFuture<>();
+        commands.add(() -> states.complete(saved == null ? new SavedStates(0, 0, 0, 0)
+                : new SavedStates(saved.size(), saved.bytes(), saved.saves(), saved.restores())));
+        return states;
     }
 
     /** The prompt's text token by token: as far as the source spells it cleanly, its spelling; then the pieces. */
@@ -621,6 +692,7 @@ final class DecodeLoop implements AutoCloseable {
         }
         SlotTable.Slot slot = idle.get();
         LOG.debug("model {}: the KV cache is full: sequence {} ({} tokens) emptied", id, slot.sequence, slot.length());
+        save(slot);
         context.kv().remove(slot.sequence, -1, -1);
         slot.truncate(0);
         slots.holds(slot, null);

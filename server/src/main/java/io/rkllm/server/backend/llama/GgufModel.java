@@ -89,11 +89,15 @@ final class GgufModel implements BackendModel {
                     ownCaches));
             PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model));
             LOG.info("model {}: llama.cpp context of {} cells {} {} conversations at once (and one for background"
-                            + " tasks), each of up to {} tokens, {} threads, {}", load.id(), context.contextLength(),
+                            + " tasks), each of up to {} tokens, {} threads, {}; {}", load.id(), context.contextLength(),
                     ownCaches ? "in a KV cache each for" : "shared by", sequences, load.contextLength(),
-                    settings.threads(), text.ownTemplate() ? "its own chat template" : "the family's chat template");
+                    settings.threads(), text.ownTemplate() ? "its own chat template" : "the family's chat template",
+                    settings.savedPromptBytes() > 0 && context.savesSequences() ? "up to "
+                            + (settings.savedPromptBytes() >> 20) + " MB of conversations' states kept in memory"
+                            : "no conversation's state kept in memory");
             return new GgufModel(load.id(), text, defaults,
-                    new DecodeLoop(load.id(), model, context, sequences, load.contextLength()), null, null,
+                    new DecodeLoop(load.id(), model, context, sequences, load.contextLength(),
+                            settings.savedPromptBytes()), null, null,
                     sequences, new MarkerTokens(model));
         } catch (RuntimeException | Error e) {
             model.close();

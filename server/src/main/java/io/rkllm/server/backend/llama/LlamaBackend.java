@@ -41,17 +41,28 @@ public final class LlamaBackend implements Backend {
      * @param gpuLayers layers offloaded to an accelerator backend, when set (the RKNPU fork, a GPU build)
      */
     /** @param layout how a chat model's conversations hold their KV cells */
-    public record Settings(int threads, int parallel, OptionalInt gpuLayers, KvLayout layout) {
+    public record Settings(int threads, int parallel, OptionalInt gpuLayers, KvLayout layout, long savedPromptBytes) {
         public Settings {
-            if (threads < 1 || parallel < 1) {
-                throw new IllegalArgumentException("threads and parallel must be at least 1");
+            if (threads < 1 || parallel < 1 || savedPromptBytes < 0) {
+                throw new IllegalArgumentException("threads and parallel must be at least 1, saved prompts' bytes 0"
+                        + " or more");
             }
             java.util.Objects.requireNonNull(layout, "layout");
+        }
+
+        /** No conversation's state kept in memory once its sequence serves another. */
+        public Settings(int threads, int parallel, OptionalInt gpuLayers, KvLayout layout) {
+            this(threads, parallel, gpuLayers, layout, 0);
         }
 
         /** With one KV cache the conversations share. */
         public Settings(int threads, int parallel, OptionalInt gpuLayers) {
             this(threads, parallel, gpuLayers, KvLayout.SHARED);
+        }
+
+        /** The same with {@code bytes} for conversations' states kept in memory ({@link SavedPrompts}). */
+        public Settings withSavedPrompts(long bytes) {
+            return new Settings(threads, parallel, gpuLayers, layout, bytes);
         }
     }
 

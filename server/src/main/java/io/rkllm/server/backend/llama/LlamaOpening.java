@@ -72,7 +72,7 @@ public record LlamaOpening(Optional<LlamaRuntime> runtime, String missing) {
     public static LlamaBackend.Settings settings(ServerConfig.Llama config, long memoryBytes) {
         return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
                 config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty(),
-                KvLayout.of(config.kvCache(), memoryBytes, config.context()));
+                KvLayout.of(config.kvCache(), memoryBytes, config.context()), (long) config.promptCacheMb() << 20);
     }
 
     /** How GGUF models are served, for discovery: their sequences, the context asked for, the machine's memory. */

@@ -85,10 +85,20 @@ public final class PrefixCachePolicy {
      *               {@link #keep()} cells the run's slot gets a copy of (in a unified KV cache the copy shares the
      *               cells: it costs no memory)
      */
-    public record Decision(CacheDecision cache, int[] tokens, int shared, int source) {
+    public record Decision(CacheDecision cache, int[] tokens, int shared, int source, boolean saved) {
         public Decision {
             Objects.requireNonNull(cache, "cache");
             tokens = tokens.clone();
+        }
+
+        /** A decision whose source is a slot. */
+        public Decision(CacheDecision cache, int[] tokens, int shared, int source) {
+            this(cache, tokens, shared, source, false);
+        }
+
+        /** The run starts from a saved state ({@code source} is its index among the saved ones) put into its slot. */
+        public boolean restores() {
+            return saved && keep() > 0;
         }
 
         /** The first cells the run goes on from: the source's, kept or copied; what follows is dropped. */
@@ -102,7 +112,7 @@ public final class PrefixCachePolicy {
 
         /** The run starts from a copy of another slot's cells. */
         public boolean copies() {
-            return source != cache.slot() && keep() > 0;
+            return !saved && source != cache.slot() && keep() > 0;
         }
 
         /** The prompt's tokens after the kept cells (never empty: the last one gives the logits). */
@@ -124,31 +134,9 @@ public final class PrefixCachePolicy {
         if (slots.isEmpty() || prompt.tokens().length == 0) {
             throw new IllegalArgumentException("a decision needs a slot and a prompt of at least one token");
         }
-        int source = -1;
-        Candidate best = null;
-        for (int i = 0; i < slots.size(); i++) {
-            Held held = slots.get(i);
-            int byTokens = commonPrefix(held.tokens(), prompt.tokens());
-            int byText = textPrefix(held.spelling(), prompt.text());
-            int bound = Math.max(byTokens, byText);
-            if (bound == 0 || best != null && bound <= best.shared()) {
-                continue;
-            }
-            Candidate candidate = new Candidate(prompt.tokens(), byTokens);
-            if (byText > byTokens) {
-                String rest = prompt.text().substring(held.spelling().cut(byText));
-                Optional<int[]> tail = tokenizer.continuation(rest);
-                if (tail.isPresent()) {
-                    int[] tokens = Arrays.copyOf(held.tokens(), byText + tail.get().length);
-                    System.arraycopy(tail.get(), 0, tokens, byText, tail.get().length);
-                    candidate = new Candidate(tokens, byText);
-                }
-            }
-            if (candidate.shared() > 0 && (best == null || candidate.shared() > best.shared())) {
-                source = i;
-                best = candidate;
-            }
-        }
+        Best found = best(slots, prompt, tokenizer);
+        int source = found == null ? -1 : found.index();
+        Candidate best = found == null ? null : found.candidate();
         if (source < 0) {
             int slot = emptyOrLeastRecentlyUsed(slots);
             return new Decision(new CacheDecision(slot, new CacheDecision.Reuse.Nothing(), true), prompt.tokens(), 0,
@@ -165,8 +153,68 @@ public final class PrefixCachePolicy {
         return new Decision(new CacheDecision(slot, reuse, true), tokens, best.shared(), source);
     }
 
+    /**
+     * The same decision with states saved in memory besides the slots ({@link SavedPrompts}): a saved state is the
+     * source when it gives the prompt at least {@link #RESTORE_GAIN} more cells than any slot could; it is then put
+     * into the slot that holds nothing, else the least recently used one, and the run goes on from it.
+     */
+    public Decision decide(List<Held> slots, List<Held> saved, Prompt prompt, Tokenizer tokenizer) {
+        Decision inSlots = decide(slots, prompt, tokenizer);
+        Best found = saved.isEmpty() ? null : best(saved, prompt, tokenizer);
+        if (found == null) {
+            return inSlots;
+        }
+        Held held = saved.get(found.index());
+        int[] tokens = found.candidate().tokens();
+        int keep = Math.min(Math.min(found.candidate().shared(), held.decoded()), tokens.length - 1);
+        if (keep < inSlots.keep() + RESTORE_GAIN) {
+            return inSlots;
+        }
+        int slot = emptyOrLeastRecentlyUsed(slots);
+        return new Decision(new CacheDecision(slot, new CacheDecision.Reuse.Prefix(keep), true), tokens,
+                found.candidate().shared(), found.index(), true);
+    }
+
+    /**
+     * A saved state is put back only when it spares at least this many more tokens than the slots do: putting it
+     * back copies all its cells, which costs about what reading a few tokens does.
+     */
+    static final int RESTORE_GAIN = 16;
+
+    /** The held sequence sharing the longest prefix with the prompt, by tokens or by text; null when none shares. */
+    private Best best(List<Held> helds, Prompt prompt, Tokenizer tokenizer) {
+        Best best = null;
+        for (int i = 0; i < helds.size(); i++) {
+            Held held = helds.get(i);
+            int byTokens = commonPrefix(held.tokens(), prompt.tokens());
+            int byText = textPrefix(held.spelling(), prompt.text());
+            int bound = Math.max(byTokens, byText);
+            if (bound == 0 || best != null && bound <= best.candidate().shared()) {
+                continue;
+            }
+            Candidate candidate = new Candidate(prompt.tokens(), byTokens);
+            if (byText > byTokens) {
+                String rest = prompt.text().substring(held.spelling().cut(byText));
+                Optional<int[]> tail = tokenizer.continuation(rest);
+                if (tail.isPresent()) {
+                    int[] tokens = Arrays.copyOf(held.tokens(), byText + tail.get().length);
+                    System.arraycopy(tail.get(), 0, tokens, byText, tail.get().length);
+                    candidate = new Candidate(tokens, byText);
+                }
+            }
+            if (candidate.shared() > 0 && (best == null || candidate.shared() > best.candidate().shared())) {
+                best = new Best(i, candidate);
+            }
+        }
+        return best;
+    }
+
     /** A prompt a slot could run, and how many of its tokens are the slot's. */
     private record Candidate(int[] tokens, int shared) {
+    }
+
+    /** The held sequence a candidate goes on from. */
+    private record Best(int index, Candidate candidate) {
     }
 
     /** How many tokens {@code a} and {@code b} share from the start. */

@@ -63,6 +63,26 @@ class PrefixCachePolicyTest {
     }
 
     @Test
+    void aConversationSavedInMemoryIsPutBackIntoTheLeastRecentlyUsedSlotWhenItSparesEnough() {
+        String conversation = "system: be brief|user: the long question about the cores|assistant: three";
+        Held saved = held(tokens(conversation), 0, 1);
+        List<Held> slots = List.of(held(tokens("system: be brief|user: hi"), 0, 9),
+                held(tokens("other"), 0, 5));
+        Decision d = POLICY.decide(slots, List.of(saved), prompt(conversation + "|user: and the memory?"), TOKENIZER);
+        assertThat(d.restores()).isTrue();
+        assertThat(d.copies()).isFalse();
+        assertThat(d.source()).isZero();
+        assertThat(d.cache()).isEqualTo(new CacheDecision(1, new CacheDecision.Reuse.Prefix(
+                tokens(conversation).length), true));
+        assertThat(d.decode()).containsExactly(tokens("|user: and the memory?"));
+        // sparing fewer than RESTORE_GAIN tokens more than a slot does, the slots decide
+        Decision near = POLICY.decide(slots, List.of(held(tokens("system: be brief|user: hi there"), 0, 1)),
+                prompt("system: be brief|user: hi there, you"), TOKENIZER);
+        assertThat(near.restores()).isFalse();
+        assertThat(near.cache().slot()).isZero();
+    }
+
+    @Test
     void anEditedTurnCutsTheCacheAtTheFirstDifferentToken() {
         Held chat = held(tokens("hello there"), 0, 7);
         Decision d = POLICY.decide(List.of(chat), prompt("hello world"), TOKENIZER);

@@ -29,10 +29,14 @@ final class TinyGgufModel {
     }
 
     static GgufModel load(Path dir, int context, int parallel, TinyLlama.Options options) throws IOException {
+        return load(dir, context, new LlamaBackend.Settings(1, parallel, OptionalInt.empty()), options);
+    }
+
+    static GgufModel load(Path dir, int context, LlamaBackend.Settings settings, TinyLlama.Options options)
+            throws IOException {
         Path file = dir.resolve("tiny.gguf");
         TinyLlama.write(file, options);
-        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), new LlamaBackend.Settings(1, parallel,
-                OptionalInt.empty()));
+        LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), settings);
         return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, context, GREEDY, 1, 64, 0, Optional.empty(),
                 "llama", false), new DirectLoad());
     }
