@@ -2,6 +2,7 @@ package io.rkllm.llama;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -9,26 +10,51 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The upcall of {@code llama_set_abort_callback} (a {@code ggml_abort_callback}): ggml asks it between the
- * operations of a decode's graph whether to stop. It asks the current decode's check, which any thread may
- * flip. Nothing escapes it: a check that throws stops the decode.
+ * What {@code llama_set_abort_callback} is given (a {@code ggml_abort_callback} and its data): ggml asks it after
+ * every operation of a decode's graph whether to stop, on the thread that computes while the others wait at the next
+ * barrier, so whatever it costs is paid hundreds of times a decode.
+ *
+ * <p>A Java upcall there cost a prompt's decode a few milliseconds (a small model's 20-token prompt: 29 ms instead of
+ * 23 against llama-server, which installs no callback). So the callback is native and costs nanoseconds: libc's
+ * {@code strlen}, given a two-byte string that is the flag ({@code "\0"}: go on; {@code "\1"}: stop) – a function of
+ * one pointer whose result is zero or one, as a {@code bool (*)(void *)} reads it on x86_64 and arm64. The check of
+ * a decode that may be stopped is asked as it starts, then by a watcher thread every {@link #POLL_NANOS} while it
+ * runs, which raises the flag when it says stop (or fails). Where {@code strlen} cannot be found, the upcall stands in. Nothing escapes
+ * either.
  */
 final class AbortCallback {
     private static final Logger LOG = LoggerFactory.getLogger(AbortCallback.class);
     private static final BooleanSupplier NEVER = () -> false;
+    /** How often a decode's check is asked: a stop comes at most this much later. */
+    static final long POLL_NANOS = 5_000_000;
+    private static final VarHandle FLAG = JAVA_BYTE.varHandle();
 
+    private final Optional<MemorySegment> strlen = Linker.nativeLinker().defaultLookup().find("strlen");
     private volatile BooleanSupplier current = NEVER;
     private volatile boolean fired;
+    private Thread watcher;
+    /** The check of the decode under way that the watcher asks; null between decodes. */
+    private volatile BooleanSupplier watched;
+    private boolean closed;
     private MemorySegment stub;
+    private MemorySegment flag;
 
-    /** The upcall stub (made once, freed with {@code arena}). */
+    /** The callback's function (made once, freed with {@code arena}). */
     MemorySegment stub(Arena arena) {
         if (stub != null) {
+            return stub;
+        }
+        if (strlen.isPresent()) {
+            flag = arena.allocate(2); // zeroed: "", go on
+            stub = strlen.get();
             return stub;
         }
         try {
@@ -42,14 +68,32 @@ final class AbortCallback {
         }
     }
 
-    void begin(BooleanSupplier check) {
-        fired = false;
-        current = check;
+    /** The callback's data: the flag {@code strlen} reads, or NULL for the upcall. */
+    MemorySegment data() {
+        return flag == null ? MemorySegment.NULL : flag;
     }
 
-    /** Ends the decode; true when the check asked to stop during it. */
-    boolean end() {
+    /** A decode starts; {@code check} says when to stop it (null: never, and nothing watches). */
+    synchronized void begin(BooleanSupplier check) {
+        fired = false;
+        current = check == null ? NEVER : check;
+        if (flag != null) {
+            // asked once here: a decode whose runs were all cancelled before it started stops at its first operation
+            FLAG.setVolatile(flag, 0L, check != null && ask(check) ? (byte) 1 : (byte) 0);
+            if (check != null && !fired) {
+                watched = check;
+                if (watcher == null) {
+                    watcher = Thread.ofPlatform().name("llama-abort-watch").daemon(true).start(this::watch);
+                }
+                LockSupport.unpark(watcher);
+            }
+        }
+    }
+
+    /** Ends the decode; true when the check asked to stop during it. The watcher raises nothing for it after this. */
+    synchronized boolean end() {
         current = NEVER;
+        watched = null;
         return fired;
     }
 
@@ -58,10 +102,49 @@ final class AbortCallback {
         return fired;
     }
 
-    @SuppressWarnings("unused") // called from native code, on ggml's threads
-    private boolean shouldAbort(MemorySegment data) {
+    /** The context is freed: the watcher ends. */
+    synchronized void close() {
+        closed = true;
+        watched = null;
+        if (watcher != null) {
+            LockSupport.unpark(watcher);
+        }
+    }
+
+    /**
+     * The watcher: one thread a context, parked between decodes (a thread ready to run when a decode starts, rather
+     * than one made for it, which a busy machine may not run before a short decode ends); while one runs, asks its
+     * check every {@link #POLL_NANOS}.
+     */
+    private void watch() {
+        while (true) {
+            BooleanSupplier check;
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                check = watched;
+            }
+            if (check == null) {
+                LockSupport.park(this);
+                continue;
+            }
+            if (ask(check)) {
+                synchronized (this) {
+                    if (watched == check) { // the decode it was asked for still runs
+                        FLAG.setVolatile(flag, 0L, (byte) 1);
+                        watched = null;
+                    }
+                }
+                continue;
+            }
+            LockSupport.parkNanos(this, POLL_NANOS);
+        }
+    }
+
+    private boolean ask(BooleanSupplier check) {
         try {
-            if (current.getAsBoolean()) {
+            if (check.getAsBoolean()) {
                 fired = true;
                 return true;
             }
@@ -70,10 +153,15 @@ final class AbortCallback {
             try {
                 LOG.warn("abort check failed, stopping the decode: {}", t.toString());
             } catch (Throwable ignored) {
-                // nothing may escape an upcall
+                // nothing may escape
             }
             fired = true;
             return true;
         }
+    }
+
+    @SuppressWarnings("unused") // called from native code, on ggml's threads, where strlen is missing
+    private boolean shouldAbort(MemorySegment data) {
+        return ask(current);
     }
 }

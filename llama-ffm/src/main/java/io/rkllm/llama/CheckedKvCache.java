@@ -21,6 +21,11 @@ final class CheckedKvCache implements KvCache {
         this.ownCaches = ownCaches;
     }
 
+    /** Each sequence has a cache of its own (copies between them are whole). */
+    boolean ownCaches() {
+        return ownCaches;
+    }
+
     /** A saved state was put into a sequence (the older generations keep count of what may hold cells). */
     void restored(int sequence) {
         if (calls instanceof ContextKvCache context) {

@@ -34,9 +34,10 @@ public final class LlamaContext implements AutoCloseable {
     private final int sequenceLimit;
     private final boolean causal;
     /**
-     * Whether ggml calls the abort check now. It calls it after every operation of a decode's graph (hundreds per
-     * token), on the thread that decodes while the others wait at the next barrier: an upcall into Java each time,
-     * which cost a small model's decode a tenth of its speed. A decode that nothing may stop goes without it.
+     * Whether ggml calls the abort callback now. It calls it after every operation of a decode's graph (hundreds per
+     * token), on the thread that decodes while the others wait at the next barrier ({@link AbortCallback}: native, a
+     * few nanoseconds each; a Java upcall cost a small model's decode a tenth of its speed). A decode that nothing
+     * may stop goes without it.
      */
     private boolean abortInstalled = true;
     private long decodeCalls;
@@ -86,7 +87,7 @@ public final class LlamaContext implements AutoCloseable {
             }
             AbortCallback abort = new AbortCallback();
             p.set(ADDRESS, Structs.offset(l, "abort_callback"), abort.stub(arena));
-            p.set(ADDRESS, Structs.offset(l, "abort_callback_data"), MemorySegment.NULL);
+            p.set(ADDRESS, Structs.offset(l, "abort_callback_data"), abort.data());
             log.clearProblems();
             MemorySegment handle = (MemorySegment) api.call("llama_init_from_model", model.handle(), p);
             if (handle.equals(MemorySegment.NULL)) {
@@ -129,6 +130,11 @@ public final class LlamaContext implements AutoCloseable {
     public KvCache kv() {
         live();
         return kv;
+    }
+
+    /** Whether each sequence has a KV cache of its own (llama.cpp's streams, {@code kv_unified} off). */
+    public boolean cachePerSequence() {
+        return kv.ownCaches();
     }
 
     /**
@@ -204,7 +210,7 @@ public final class LlamaContext implements AutoCloseable {
         int code;
         log.clearProblems();
         installAbort(abort != null);
-        this.abort.begin(abort == null ? () -> false : abort);
+        this.abort.begin(abort);
         log.decoding(this.abort::fired);
         try (Arena call = Arena.ofConfined()) {
             code = (int) api.call("llama_decode", handle, batch.struct(call));
@@ -241,7 +247,7 @@ public final class LlamaContext implements AutoCloseable {
             return;
         }
         api.call("llama_set_abort_callback", handle, wanted ? abort.stub(arena) : MemorySegment.NULL,
-                MemorySegment.NULL);
+                wanted ? abort.data() : MemorySegment.NULL);
         abortInstalled = wanted;
     }
 
@@ -373,6 +379,7 @@ public final class LlamaContext implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            abort.close();
             api.call("llama_free", handle);
             arena.close();
             model.forget(this);

@@ -11,6 +11,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +33,21 @@ final class NativeLlama {
             if (h == null) {
                 h = Linker.nativeLinker().downcallHandle(address, descriptor);
                 cached[0] = h;
+            }
+            return h;
+        }
+
+        /**
+         * The downcall taking its arguments as an array and returning its result boxed, made once: {@code
+         * invokeWithArguments} builds such an adapter on every call, which cost each native call microseconds.
+         */
+        MethodHandle spread() {
+            MethodHandle h = cached[1];
+            if (h == null) {
+                MethodHandle d = downcall();
+                h = d.asSpreader(Object[].class, d.type().parameterCount())
+                        .asType(MethodType.methodType(Object.class, Object[].class));
+                cached[1] = h;
             }
             return h;
         }
@@ -148,7 +164,7 @@ final class NativeLlama {
     /** Binds {@code symbol} if the library exports it; true when it does. */
     boolean bind(String symbol, FunctionDescriptor descriptor) {
         Optional<MemorySegment> address = lookup.find(symbol);
-        address.ifPresent(a -> bound.put(symbol, new Bound(a, descriptor, new MethodHandle[1])));
+        address.ifPresent(a -> bound.put(symbol, new Bound(a, descriptor, new MethodHandle[2])));
         return address.isPresent();
     }
 
@@ -166,8 +182,12 @@ final class NativeLlama {
 
     /** Invokes {@code symbol} with {@code args}; a Throwable from the handle (never from C) becomes unchecked. */
     Object call(String symbol, Object... args) {
+        Bound b = bound.get(symbol);
+        if (b == null) {
+            throw new LlamaException("the library does not export " + symbol);
+        }
         try {
-            return handle(symbol).invokeWithArguments(args);
+            return (Object) b.spread().invokeExact(args);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -64,8 +64,10 @@ class LlamaBenchTest {
             assertThat(round.libraryPromptTokens()).as("the server's prompt is the library's")
                     .isEqualTo(round.serverPromptTokens()).isBetween(24, 40);
             assertThat(round.library().prefillTokens()).isEqualTo(round.libraryPromptTokens());
-            assertThat(round.server().prefillTokens()).as("only the template's first tokens come from the cache")
-                    .isPositive().isLessThan(round.libraryPromptTokens())
+            // at most the template's first tokens come from the cache (with a cache each, a copy of another
+            // sequence's whole cache for them costs more than it spares: PrefixCachePolicy.OWN_CACHES_COPY_GAIN)
+            assertThat(round.server().prefillTokens()).as("at most the template's first tokens come from the cache")
+                    .isPositive().isLessThanOrEqualTo(round.libraryPromptTokens())
                     .isGreaterThan(round.libraryPromptTokens() - 8);
             assertThat(round.client().prefillTokens()).isEqualTo(round.server().prefillTokens());
             assertThat(round.library().generated()).as("greedy: the same tokens on both sides")

@@ -53,7 +53,7 @@ final class DecodeLoop implements AutoCloseable {
     private final int scratch;
     private final int sequenceContext;
     private final SlotTable slots;
-    private final PrefixCachePolicy policy = new PrefixCachePolicy();
+    private final PrefixCachePolicy policy;
     private final PromptTokenizer tokenizer;
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
     private final Deque<SubmittedGeneration> waiting = new ArrayDeque<>();
@@ -99,6 +99,7 @@ final class DecodeLoop implements AutoCloseable {
     DecodeLoop(String id, LlamaModel model, LlamaContext context, int chatSequences, int sequenceContext,
                long savedBytes) {
         this.saved = savedBytes > 0 && context.savesSequences() ? new SavedPrompts(savedBytes) : null;
+        this.policy = new PrefixCachePolicy(context.cachePerSequence() ? PrefixCachePolicy.OWN_CACHES_COPY_GAIN : 1);
         this.id = id;
         this.model = model;
         this.context = context;

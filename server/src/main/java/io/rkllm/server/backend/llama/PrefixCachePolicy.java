@@ -23,6 +23,24 @@ import java.util.Optional;
  * like every backend's policy.
  */
 public final class PrefixCachePolicy {
+    /**
+     * Where each conversation has a KV cache of its own, llama.cpp copies another sequence's cells only with its whole
+     * cache (every cell of it, used or not: hundreds of MB at a few thousand cells), inside the next decode: a copy
+     * is made only when it spares at least this many tokens more than the slot's own cells do.
+     */
+    public static final int OWN_CACHES_COPY_GAIN = 64;
+
+    private final int copyGain;
+
+    /** Cells shared between sequences at no cost (one KV cache they all use): any gain is worth a copy. */
+    public PrefixCachePolicy() {
+        this(1);
+    }
+
+    /** @param copyGain the fewest tokens a copy from another sequence must spare over the slot's own cells */
+    public PrefixCachePolicy(int copyGain) {
+        this.copyGain = Math.max(1, copyGain);
+    }
 
     /**
      * What one slot holds.
@@ -147,6 +165,16 @@ public final class PrefixCachePolicy {
         // the last prompt token is always decoded again, so that the run has its logits to sample from
         int keep = Math.min(Math.min(best.shared(), held.decoded()), tokens.length - 1);
         int slot = 2 * keep >= held.decoded() ? source : emptyOrLeastRecentlyUsed(slots);
+        if (slot != source) {
+            // what the slot itself shares with the prompt (the same system prompt, the template's first tokens)
+            Held own = slots.get(slot);
+            int ownKeep = Math.min(Math.min(commonPrefix(own.tokens(), tokens), own.decoded()), tokens.length - 1);
+            if (keep - ownKeep < copyGain) {
+                CacheDecision.Reuse reuse = ownKeep == 0 ? new CacheDecision.Reuse.Nothing()
+                        : new CacheDecision.Reuse.Prefix(ownKeep);
+                return new Decision(new CacheDecision(slot, reuse, true), tokens, ownKeep, slot);
+            }
+        }
         CacheDecision.Reuse reuse = keep == 0 ? new CacheDecision.Reuse.Nothing()
                 : slot == source && keep == held.decoded() ? new CacheDecision.Reuse.All(keep)
                 : new CacheDecision.Reuse.Prefix(keep);

@@ -83,6 +83,22 @@ class PrefixCachePolicyTest {
     }
 
     @Test
+    void withACacheEachAShortSharedStartIsNotCopiedWhenTheSlotHoldsItToo() {
+        // every conversation starts with the template's first tokens; another sequence shares a few more
+        PrefixCachePolicy ownCaches = new PrefixCachePolicy(PrefixCachePolicy.OWN_CACHES_COPY_GAIN);
+        List<Held> slots = List.of(held(tokens("<s>user: what is the NPU, and how fast"), 0, 9),
+                held(tokens("<s>user: hello"), 0, 1));
+        Decision d = ownCaches.decide(slots, prompt("<s>user: what is it?"), TOKENIZER);
+        assertThat(d.copies()).isFalse();
+        assertThat(d.cache()).isEqualTo(new CacheDecision(1, new CacheDecision.Reuse.Prefix(9), true));
+        assertThat(d.decode()).containsExactly(tokens("what is it?"));
+        // one cache they share: the copy costs nothing, and spares the few tokens more
+        Decision shared = POLICY.decide(slots, prompt("<s>user: what is it?"), TOKENIZER);
+        assertThat(shared.copies()).isTrue();
+        assertThat(shared.keep()).isEqualTo(17);
+    }
+
+    @Test
     void anEditedTurnCutsTheCacheAtTheFirstDifferentToken() {
         Held chat = held(tokens("hello there"), 0, 7);
         Decision d = POLICY.decide(List.of(chat), prompt("hello world"), TOKENIZER);
