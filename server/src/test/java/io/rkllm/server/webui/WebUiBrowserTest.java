@@ -478,6 +478,25 @@ class WebUiBrowserTest {
         awaitBooted(tab);
         assertThat(tab.eval("document.querySelector('.message.user .pictures img').src").asText())
                 .as("the picture after a reload").startsWith("data:image/png;base64,");
+
+        // pictures are read when their conversation opens, not with the list: another chat on top, the page loaded
+        // again counting what it reads from the pictures' store
+        tab.eval("document.getElementById('new-chat').click()");
+        selectModel(TEXT_MODEL);
+        send("Hello there.");
+        awaitAnswer();
+        tab.send("Page.addScriptToEvaluateOnNewDocument", BrowserTab.params().put("source", "window.pictureReads = 0;"
+                + " const getAll = IDBObjectStore.prototype.getAll; IDBObjectStore.prototype.getAll = function (...a) {"
+                + " if (this.name === 'pictures') window.pictureReads++; return getAll.apply(this, a); };"));
+        tab.reload();
+        awaitBooted(tab);
+        assertThat(tab.eval("window.pictureReads").asInt()).as("pictures read as the page opened").isZero();
+        tab.eval("[...document.querySelectorAll('#conversations .conversation .open')]"
+                + ".find(b => !b.closest('.active')).click()");
+        tab.waitFor("the picture of the conversation opened", Duration.ofSeconds(10),
+                "(document.querySelector('.message.user .pictures img') || {}).src?.startsWith('data:image/png')");
+        assertThat(tab.eval("window.pictureReads").asInt()).as("pictures read as the conversation opened")
+                .isEqualTo(1);
         assertPageQuiet();
     }
 
@@ -520,12 +539,19 @@ class WebUiBrowserTest {
                     + " const long = " + DevTools.JSON.writeValueAsString(answer) + ";"
                     + " const shortRuns = [0, 1, 2].map(() => stream(short, md.renderStreaming));"
                     + " const longRun = stream(long, md.renderStreaming);"
+                    + " const codeShort = " + DevTools.JSON.writeValueAsString(codeAnswer(200)) + ";"
+                    + " const codeLong = " + DevTools.JSON.writeValueAsString(codeAnswer(20000)) + ";"
+                    + " const codeShortRuns = [0, 1, 2].map(() => stream(codeShort, md.renderStreaming));"
+                    + " const codeLongRun = stream(codeLong, md.renderStreaming);"
                     + " const redrawShort = stream(short, md.renderMarkdown);"
                     + " const redrawMedium = stream(long.slice(0, 3000), md.renderMarkdown);"
                     + " return JSON.stringify({shortMs: Math.min(...shortRuns.map(r => r.ms)), longMs: longRun.ms,"
                     + "   shortWork: shortRuns[0].work, longWork: longRun.work, redrawShortWork: redrawShort.work,"
                     + "   redrawMediumWork: redrawMedium.work, redrawShortMs: redrawShort.ms,"
                     + "   redrawMediumMs: redrawMedium.ms,"
+                    + "   codeShortWork: codeShortRuns[0].work, codeLongWork: codeLongRun.work,"
+                    + "   codeShortMs: Math.min(...codeShortRuns.map(r => r.ms)), codeLongMs: codeLongRun.ms,"
+                    + "   sameCode: codeLongRun.html === whole(codeLong) && codeShortRuns[0].html === whole(codeShort),"
                     + "   same: longRun.html === whole(long) && shortRuns[0].html === whole(short)}); })()").asText());
             System.out.printf("WebUiBrowserTest: rendering while streaming, per token: 200 tokens %.0f characters"
                     + " through lexer, sanitiser and highlighter, %.1f µs (best of three); 4,000 tokens %.0f"
@@ -536,8 +562,18 @@ class WebUiBrowserTest {
                     costs.path("redrawShortWork").asDouble() / 200, costs.path("redrawShortMs").asDouble() * 1000 / 200,
                     costs.path("redrawMediumWork").asDouble() / 1000,
                     costs.path("redrawMediumMs").asDouble() * 1000 / 1000, browser.version());
+            System.out.printf("WebUiBrowserTest: one code block streamed, per token: 200 tokens %.0f characters,"
+                    + " %.1f µs; 20,000 tokens %.0f characters, %.1f µs%n",
+                    costs.path("codeShortWork").asDouble() / 200, costs.path("codeShortMs").asDouble() * 1000 / 200,
+                    costs.path("codeLongWork").asDouble() / 20000, costs.path("codeLongMs").asDouble() * 1000 / 20000);
             assertThat(costs.path("same").asBoolean()).as("drawn piece by piece, the answer is what it is drawn whole")
                     .isTrue();
+            assertThat(costs.path("sameCode").asBoolean()).as("a code block drawn piece by piece is the same drawn whole")
+                    .isTrue();
+            // an open code block grows by what came, highlighted once it closes: the work per token does not grow
+            assertThat(costs.path("codeLongWork").asDouble() / 20000)
+                    .as("characters per token of one code block streamed, 20,000 against 200 tokens")
+                    .isLessThanOrEqualTo(2 * costs.path("codeShortWork").asDouble() / 200);
             // the measure sees work that grows with the answer: redrawing it whole at every piece grows at once
             assertThat(costs.path("redrawMediumWork").asDouble() / 1000)
                     .as("characters per token redrawing everything, 1,000 against 200 tokens")
@@ -547,6 +583,20 @@ class WebUiBrowserTest {
                     .isLessThanOrEqualTo(2 * costs.path("shortWork").asDouble() / 200);
             assertPageQuiet();
         }
+    }
+
+    /**
+     * An answer that is mostly one code block, as a model writing a file answers, of exactly {@code tokens} simulated
+     * tokens (3 bytes each): a line of text, the block's lines, its closing fence and a last line.
+     */
+    static String codeAnswer(int tokens) {
+        String end = "\n```\n\nThat is the whole file.";
+        StringBuilder text = new StringBuilder("Here is the file:\n\n```python\n");
+        for (int line = 1; text.length() < tokens * 3 - end.length(); line++) {
+            text.append("value_").append(line).append(" = compute(").append(line).append(", cores=4)\n");
+        }
+        text.setLength(tokens * 3 - end.length());
+        return text.append(end).toString();
     }
 
     static int count(String text, String what) {

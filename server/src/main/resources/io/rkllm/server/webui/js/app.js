@@ -35,6 +35,7 @@ export class ChatApp {
   async load() {
     this.conversations = await this.store.all();
     this.current = this.conversations[0] || newConversation('');
+    await this.store.pictures(this.current);
   }
 
   model() {
@@ -78,9 +79,10 @@ export class ChatApp {
 
   // ---- conversations
 
-  open(id) {
+  async open(id) {
     const found = this.conversations.find(c => c.id === id);
     if (found) {
+      await this.store.pictures(found); // read when the conversation opens, not with the list
       this.current = found;
       this.hooks.conversationOpened();
       this.drawAll();
@@ -125,6 +127,7 @@ export class ChatApp {
     await this.store.remove(id);
     if (this.current === conversation) {
       this.current = this.conversations[0] || newConversation(defaultModel(this.models, conversation.model));
+      await this.store.pictures(this.current);
     }
     this.drawAll();
   }

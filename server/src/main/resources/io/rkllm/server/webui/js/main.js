@@ -41,7 +41,8 @@ function bindPage(app) {
     saveSettings(app.settings);
     showTheme(app.settings.theme);
   });
-  $('export').addEventListener('click', () => {
+  $('export').addEventListener('click', async () => {
+    for (const conversation of app.conversations) await app.store.pictures(conversation);
     const now = new Date().toISOString();
     downloadJson(`rkllm-chats-${now.slice(0, 10)}.json`, {format: 'rkllm-webui', version: 1, exported: now,
       conversations: app.conversations});

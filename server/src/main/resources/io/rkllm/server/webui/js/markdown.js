@@ -85,9 +85,11 @@ export function renderStreaming(target, text) {
   let state = streams.get(target);
   if (!state || !text.startsWith(state.text.slice(0, state.stable))) {
     target.replaceChildren();
-    state = {text: '', stable: 0, tail: []};
+    state = {text: '', stable: 0, tail: [], code: null};
     streams.set(target, state);
   }
+  if (state.code && growsOpenCode(state, text)) return;
+  state.code = null;
   for (const node of state.tail) node.remove();
   const tokens = window.marked.lexer(text.slice(state.stable));
   // the last block still grows; so does a list or a paragraph before trailing blank lines
@@ -102,6 +104,50 @@ export function renderStreaming(target, text) {
   target.append(...state.tail);
   state.stable = stable;
   state.text = text;
+  const close = open >= 0 && tokens.length - 1 === open ? openFence(tokens[open]) : null;
+  const code = close ? state.tail.find(node => node.querySelector)?.querySelector('pre > code') : null;
+  if (code) {
+    // what the block holds as written, after its fence line; shown as marked drew it, less what it trims at the end
+    const raw = tokens[open].raw;
+    const written = raw.slice(raw.indexOf('\n') + 1);
+    const shown = code.textContent;
+    if (written.startsWith(shown)) {
+      code.append(written.slice(shown.length));
+      state.code = {close, code};
+    }
+  }
+}
+
+/**
+ * A fenced code block still open at the end of the answer grows by appending what came to its text, unhighlighted:
+ * lexing, sanitising and highlighting the whole block again at every piece made a long one quadratic in its length.
+ * Once its closing fence comes (or the text is no longer the same before it), the block is drawn whole again,
+ * highlighted, as renderMarkdown draws it. Returns false when it must be.
+ */
+function growsOpenCode(state, text) {
+  if (!text.startsWith(state.text)) return false;
+  const added = text.slice(state.text.length);
+  // a closing fence: a line of the fence's character, at least as many, up to 3 spaces before; looked for in what
+  // came and the last line before it
+  const lineStart = state.text.lastIndexOf('\n') + 1;
+  if (text.slice(lineStart).split('\n').some(line => state.code.close.test(line))) return false;
+  state.code.code.append(added);
+  state.text = text;
+  return true;
+}
+
+/**
+ * For a fenced code block the text ends inside (no closing fence yet), what a line closing it looks like (the
+ * fence's character, at least as many, up to 3 spaces before); else null.
+ */
+function openFence(token) {
+  if (token.type !== 'code') return null;
+  const match = /^ {0,3}(`{3,}|~{3,})/.exec(token.raw);
+  const newline = token.raw.indexOf('\n');
+  if (!match || newline < 0) return null;
+  const fence = match[1];
+  const closing = new RegExp('^ {0,3}' + (fence[0] === '`' ? '`' : '~') + '{' + fence.length + ',}[ \\t]*$');
+  return token.raw.slice(newline + 1).split('\n').some(line => closing.test(line)) ? null : closing;
 }
 
 function renderTokens(tokens, links) {

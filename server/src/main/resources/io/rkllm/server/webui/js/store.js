@@ -37,21 +37,32 @@ class IndexedDbStore {
     this.written = new Set();
   }
 
+  /**
+   * Every conversation, without its pictures' data (their keys only): a browser that kept many pictures would read
+   * them all at every visit. {@link pictures} reads a conversation's when it is opened.
+   */
   async all() {
     const transaction = this.db.transaction([STORE, PICTURES], 'readonly');
-    const [list, keys, pictures] = await Promise.all([request(transaction.objectStore(STORE).getAll()),
-      request(transaction.objectStore(PICTURES).getAllKeys()), request(transaction.objectStore(PICTURES).getAll())]);
-    const byKey = new Map(keys.map((key, i) => [key, pictures[i]]));
-    for (const conversation of list) {
-      for (const message of conversation.messages || []) {
-        message.images = (message.images || []).map(image => {
-          if (!image.key) return image;
-          this.written.add(image.key);
-          return {...image, dataUrl: byKey.get(image.key) || ''};
-        }).map(({key, ...image}) => image);
-      }
-    }
+    const [list, keys] = await Promise.all([request(transaction.objectStore(STORE).getAll()),
+      request(transaction.objectStore(PICTURES).getAllKeys())]);
+    for (const key of keys) this.written.add(key);
     return list.sort((a, b) => b.updated - a.updated);
+  }
+
+  /** Reads the data of a conversation's pictures not read yet (those the record names by key). */
+  async pictures(conversation) {
+    const waiting = (conversation.messages || []).some(m => (m.images || []).some(i => i.key && !i.dataUrl));
+    if (!waiting) return conversation;
+    const range = IDBKeyRange.bound(`${conversation.id}/`, `${conversation.id}0`, false, true);
+    const transaction = this.db.transaction(PICTURES, 'readonly');
+    const [keys, pictures] = await Promise.all([request(transaction.objectStore(PICTURES).getAllKeys(range)),
+      request(transaction.objectStore(PICTURES).getAll(range))]);
+    const byKey = new Map(keys.map((key, i) => [key, pictures[i]]));
+    for (const message of conversation.messages || []) {
+      message.images = (message.images || []).map(image =>
+        image.key && !image.dataUrl ? {...image, dataUrl: byKey.get(image.key) || ''} : image);
+    }
+    return conversation;
   }
 
   /** Saves the conversation; its pictures only the first time they are seen. */
@@ -96,6 +107,10 @@ class MemoryStore {
 
   async all() {
     return [...this.items.values()].map(c => structuredClone(c)).sort((a, b) => b.updated - a.updated);
+  }
+
+  async pictures(conversation) {
+    return conversation;
   }
 
   async put(conversation) {
