@@ -4,34 +4,22 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.util.EnumMap;
-import java.util.Map;
 
 /** Downcall handles for every function the library exports, typed for one ABI. */
 final class NativeApi {
     private final AbiLayouts layouts;
-    private final Map<RkllmFunction, MethodHandle> handles;
+    private final BoundFunctions<RkllmFunction> functions;
 
-    private NativeApi(AbiLayouts layouts, Map<RkllmFunction, MethodHandle> handles) {
+    private NativeApi(AbiLayouts layouts, BoundFunctions<RkllmFunction> functions) {
         this.layouts = layouts;
-        this.handles = handles;
+        this.functions = functions;
     }
 
     static NativeApi bind(SymbolLookup lookup, AbiLayouts layouts) {
-        Linker linker = Linker.nativeLinker();
-        Map<RkllmFunction, MethodHandle> handles = new EnumMap<>(RkllmFunction.class);
-        for (RkllmFunction function : RkllmFunction.values()) {
-            var symbol = lookup.find(function.symbol());
-            if (symbol.isPresent()) {
-                handles.put(function, linker.downcallHandle(symbol.get(), descriptor(function, layouts)));
-            } else if (function.required()) {
-                throw new UnsupportedFunctionException(function);
-            }
-        }
-        return new NativeApi(layouts, handles);
+        return new NativeApi(layouts, BoundFunctions.bind(lookup, RkllmFunction.class,
+                function -> descriptor(function, layouts), UnsupportedFunctionException::new));
     }
 
     private static FunctionDescriptor descriptor(RkllmFunction function, AbiLayouts layouts) {
@@ -52,14 +40,10 @@ final class NativeApi {
     }
 
     boolean supports(RkllmFunction function) {
-        return handles.containsKey(function);
+        return functions.supports(function);
     }
 
     MethodHandle handle(RkllmFunction function) {
-        MethodHandle handle = handles.get(function);
-        if (handle == null) {
-            throw new UnsupportedFunctionException(function);
-        }
-        return handle;
+        return functions.handle(function);
     }
 }

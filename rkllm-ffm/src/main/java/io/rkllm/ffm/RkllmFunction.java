@@ -1,7 +1,7 @@
 package io.rkllm.ffm;
 
 /** The functions of the RKLLM C API; the optional ones are reported as unsupported when missing. */
-public enum RkllmFunction {
+public enum RkllmFunction implements NativeFunction {
     CREATE_DEFAULT_PARAM("rkllm_createDefaultParam", true),
     INIT("rkllm_init", true),
     RUN("rkllm_run", true),
@@ -24,11 +24,13 @@ public enum RkllmFunction {
         this.required = required;
     }
 
+    @Override
     public String symbol() {
         return symbol;
     }
 
     /** Without a required function the library cannot serve at all. */
+    @Override
     public boolean required() {
         return required;
     }

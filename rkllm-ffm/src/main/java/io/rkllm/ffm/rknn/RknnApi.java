@@ -4,36 +4,25 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.rkllm.ffm.BoundFunctions;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.util.EnumMap;
-import java.util.Map;
 
 /**
  * Downcall handles of the RKNN functions a library exports. {@code rknn_context} is a {@code uint64_t}
  * on every 64-bit target (JAVA_LONG); {@code uint32_t} counts and sizes and the enums are JAVA_INT.
  */
 final class RknnApi {
-    private final Map<RknnFunction, MethodHandle> handles;
+    private final BoundFunctions<RknnFunction> functions;
 
-    private RknnApi(Map<RknnFunction, MethodHandle> handles) {
-        this.handles = handles;
+    private RknnApi(BoundFunctions<RknnFunction> functions) {
+        this.functions = functions;
     }
 
     static RknnApi bind(SymbolLookup lookup) {
-        Linker linker = Linker.nativeLinker();
-        Map<RknnFunction, MethodHandle> handles = new EnumMap<>(RknnFunction.class);
-        for (RknnFunction function : RknnFunction.values()) {
-            var symbol = lookup.find(function.symbol());
-            if (symbol.isPresent()) {
-                handles.put(function, linker.downcallHandle(symbol.get(), descriptor(function)));
-            } else if (function.required()) {
-                throw new UnsupportedRknnFunctionException(function);
-            }
-        }
-        return new RknnApi(handles);
+        return new RknnApi(BoundFunctions.bind(lookup, RknnFunction.class, RknnApi::descriptor,
+                UnsupportedRknnFunctionException::new));
     }
 
     private static FunctionDescriptor descriptor(RknnFunction function) {
@@ -53,14 +42,10 @@ final class RknnApi {
     }
 
     boolean supports(RknnFunction function) {
-        return handles.containsKey(function);
+        return functions.supports(function);
     }
 
     MethodHandle handle(RknnFunction function) {
-        MethodHandle handle = handles.get(function);
-        if (handle == null) {
-            throw new UnsupportedRknnFunctionException(function);
-        }
-        return handle;
+        return functions.handle(function);
     }
 }

@@ -1,7 +1,9 @@
 package io.rkllm.ffm.rknn;
 
+import io.rkllm.ffm.NativeFunction;
+
 /** The functions of the RKNN C API the encoder uses; the optional ones are reported as unsupported when missing. */
-public enum RknnFunction {
+public enum RknnFunction implements NativeFunction {
     INIT("rknn_init", true),
     DESTROY("rknn_destroy", true),
     QUERY("rknn_query", true),
@@ -20,11 +22,13 @@ public enum RknnFunction {
         this.required = required;
     }
 
+    @Override
     public String symbol() {
         return symbol;
     }
 
     /** Without a required function no encoder can run. */
+    @Override
     public boolean required() {
         return required;
     }
