@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One embedding request on the model's thread, never beside a generation of the same model: the model is readied
  * once (the framing template, an empty cache, so every vector depends on its own text only), then each prompt runs,
- * taking its turn on the NPU after any generation, and its rows are pooled at once. The first prompt that fails
+ * taking its turn after any generation, and its rows are pooled at once. The first prompt that fails
  * fails the request: the prompts after it do not run.
  */
 final class EmbeddingJob extends Job {

@@ -7,6 +7,7 @@ import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.GenerationEnd;
 import io.rkllm.server.engine.contract.StopReason;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,30 +23,39 @@ final class GenerationJob extends Job {
     final boolean background;
     /** Chosen to give way to a chat (guarded by the {@link JobQueue}'s lock): chosen once. */
     boolean preempted;
-    private final ModelWorker worker;
+    /** The model's name, for the log. */
+    private final String model;
+    private final GenerationsFirst turns;
     private final ChatPrompt prompt;
     private final int maxTokens;
     private final long queuedAt = System.nanoTime();
-    /** This generation's place before the embeddings on the NPU, from its queueing to its end. */
-    private volatile NpuTurns.Ticket turn;
+    /** This generation's place before the embeddings ({@link GenerationsFirst}), from its queueing to its end. */
+    private volatile GenerationsFirst.Ticket turn;
 
-    GenerationJob(ModelWorker worker, Priority priority, long sequence, ChatPrompt prompt, int maxTokens) {
+    /**
+     * @param model the model's name, for the log
+     * @param turns generations before embeddings, shared by the registry's workers
+     * @param dequeue takes the job out of its worker's queue if it is still there (a cancel before it ran)
+     */
+    GenerationJob(String model, GenerationsFirst turns, Predicate<Job> dequeue, Priority priority, long sequence,
+                  ChatPrompt prompt, int maxTokens) {
         super(1 + priority.ordinal(), sequence);
-        this.worker = worker;
+        this.model = model;
+        this.turns = turns;
         this.prompt = prompt;
         this.maxTokens = maxTokens;
         this.background = priority == Priority.BACKGROUND;
-        this.generation = new Generation(() -> worker.dequeue(this));
+        this.generation = new Generation(() -> dequeue.test(this));
     }
 
     /** Set before the job enters the queue. */
-    void holdTurn(NpuTurns.Ticket ticket) {
+    void holdTurn(GenerationsFirst.Ticket ticket) {
         turn = ticket;
     }
 
-    /** The job left the queue for good or its run ended: embeddings may have the NPU again. */
+    /** The job left the queue for good or its run ended: embeddings may run again. */
     void releaseTurn() {
-        NpuTurns.Ticket ticket = turn;
+        GenerationsFirst.Ticket ticket = turn;
         if (ticket != null) {
             ticket.close();
         }
@@ -82,7 +92,7 @@ final class GenerationJob extends Job {
         generation.emit(new GenerationEvent.Started((System.nanoTime() - queuedAt) / 1_000_000));
         try {
             // an embedding run in progress ends first; none starts while this generation waits or runs
-            worker.turns().awaitGenerationTurn();
+            turns.awaitGenerationTurn();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             generation.emit(new GenerationEvent.Failed(new Failure.RuntimeFailed("interrupted before the run")));
@@ -95,7 +105,7 @@ final class GenerationJob extends Job {
                     generation.cancellation());
         } catch (RuntimeException e) {
             // a backend broke its promise not to throw: the reader still learns that the run ended, and why
-            LOG.error("model {}: the run failed", worker.name(), e);
+            LOG.error("model {}: the run failed", model, e);
             end = new GenerationEnd.Failed("the run failed: " + e);
         }
         generation.emit(switch (end) {

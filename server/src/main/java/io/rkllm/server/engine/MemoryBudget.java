@@ -13,9 +13,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The memory models take, checked before every {@code rkllm_init}. A failed init of runtime 1.2 returns -1
- * ("failed to malloc npu memory"), so trying costs nothing; runtime 1.3.0 crashes the whole process with a
- * segmentation fault instead (rknn-llm#522), taking every loaded model and queued request with it. With the check
+ * The memory models take, checked before every load of a model or slot ({@code rkllm_init}, a GGUF model's). A
+ * failed init of runtime 1.2 returns -1 ("failed to malloc npu memory"), so trying costs nothing; runtime 1.3.0
+ * crashes the whole process with a segmentation fault instead (rknn-llm#522), taking every loaded model and queued request with it. With the check
  * on (runtime 1.3 by default), an init that may not fit is not attempted.
  *
  * <p>The rule: a handle needs the {@link ModelLoad#memoryMb()} its model states or the layer above estimated (NPU
@@ -80,7 +80,7 @@ public final class MemoryBudget {
     }
 
     /**
-     * One {@code rkllm_init} under the check: the handle's memory is counted as held from then on (give it back
+     * One load (of a slot, a GGUF model, an encoder) under the check: the handle's memory is counted as held from then on (give it back
      * with {@link #release}); when it does not fit, the init is not attempted.
      *
      * @throws FailureException {@link Failure.InsufficientMemory}

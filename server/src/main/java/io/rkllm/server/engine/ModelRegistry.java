@@ -9,7 +9,6 @@ import io.rkllm.server.engine.contract.ImageEmbeddingCache;
 import io.rkllm.server.engine.contract.EncoderListener;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
-import io.rkllm.server.engine.contract.NpuLock;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.VisionLoad;
 import java.nio.file.Files;
@@ -62,7 +61,7 @@ public final class ModelRegistry implements AutoCloseable {
     private final int maxLoaded;
     private final int maxQueued;
     private final long maxMemory;
-    private final NpuTurns turns = new NpuTurns();
+    private final GenerationsFirst turns = new GenerationsFirst();
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
@@ -72,7 +71,6 @@ public final class ModelRegistry implements AutoCloseable {
     private final List<LoadedModel> stopping = new ArrayList<>();
     private final MemoryBudget memory;
     private final ScheduledExecutorService reaper;
-    private final NpuLock npu = new NpuLock();
     private final ImageEmbeddingCache imageEmbeddings;
     private boolean closed;
 
@@ -430,11 +428,6 @@ public final class ModelRegistry implements AutoCloseable {
                 }
                 throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
             }
-        }
-
-        @Override
-        public NpuLock npu() {
-            return npu;
         }
 
         @Override

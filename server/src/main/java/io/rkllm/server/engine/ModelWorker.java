@@ -41,7 +41,7 @@ public final class ModelWorker implements AutoCloseable {
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
-    private final NpuTurns turns;
+    private final GenerationsFirst turns;
     private volatile boolean closing;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
@@ -51,12 +51,12 @@ public final class ModelWorker implements AutoCloseable {
     /**
      * Starts the worker thread, which begins by loading the model with {@code loader} (its backend's load: the first
      * slot, a vision model's encoder; other slots load when a run needs them). Every run waits its turn in
-     * {@code turns} (the order of generations and embeddings on the NPU), shared by the registry's workers.
+     * {@code turns} (generations before embeddings), shared by the registry's workers.
      *
      * @param runtime the backend's runtime as a user knows it, for messages
      * @param onIdle called on the worker thread whenever it has nothing queued or running any more
      */
-    ModelWorker(String name, String runtime, int maxQueued, Supplier<BackendModel> loader, NpuTurns turns,
+    ModelWorker(String name, String runtime, int maxQueued, Supplier<BackendModel> loader, GenerationsFirst turns,
                 Runnable onIdle) {
         this.name = name;
         this.runtime = runtime;
@@ -70,7 +70,7 @@ public final class ModelWorker implements AutoCloseable {
         return name;
     }
 
-    NpuTurns turns() {
+    GenerationsFirst turns() {
         return turns;
     }
 

@@ -27,7 +27,8 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new GenerationJob(worker, priority, place, prompt, maxTokens));
+        return worker.enqueue(new GenerationJob(worker.name(), worker.turns(), worker::dequeue, priority, place, prompt,
+                maxTokens));
     }
 
     /** Queues an embedding request: its prompts run one after the other on the model's handle. */

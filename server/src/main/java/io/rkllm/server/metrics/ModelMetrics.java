@@ -26,7 +26,7 @@ public final class ModelMetrics implements ModelRegistry.Listener {
     @Override
     public void loaded(String id, Duration took) {
         loads(id, "ok");
-        Timer.builder("rkllm.model.load.duration").description("Time rkllm_init took to load a model (per slot)")
+        Timer.builder("rkllm.model.load.duration").description("Time a model load took (per slot)")
                 .tag("model", id).serviceLevelObjectives(LOAD_BUCKETS).register(registry).record(took);
     }
 
@@ -42,7 +42,7 @@ public final class ModelMetrics implements ModelRegistry.Listener {
     }
 
     private void loads(String id, String result) {
-        Counter.builder("rkllm.model.loads").description("Model loads (rkllm_init calls), by result")
+        Counter.builder("rkllm.model.loads").description("Model loads, by result")
                 .tag("model", id).tag("result", result).register(registry).increment();
     }
 

@@ -209,7 +209,7 @@ public final class ChatPipeline {
      */
     public Run reserve(PreparedChat chat) {
         ChatRun run = reserveRun(chat);
-        return chat.contract().<Run>map(c -> new CheckedRun(this, chat, c, run)).orElse(run);
+        return chat.contract().<Run>map(c -> new CheckedRun(this::retry, chat, c, run)).orElse(run);
     }
 
     /**

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 final class CheckedRun implements Run {
     private static final Logger LOG = LoggerFactory.getLogger(CheckedRun.class);
 
-    private final ChatPipeline pipeline;
+    private final Retry retries;
     private final PreparedChat chat;
     private final AnswerContract contract;
     private final Deque<ChatRun.Step> pending = new ArrayDeque<>();
@@ -34,8 +34,21 @@ final class CheckedRun implements Run {
     private boolean retried;
     private boolean done;
 
-    CheckedRun(ChatPipeline pipeline, PreparedChat chat, AnswerContract contract, Run first) {
-        this.pipeline = pipeline;
+    /** How an answer that failed its check is asked for once more: a new turn on top of the conversation. */
+    @FunctionalInterface
+    interface Retry {
+        /**
+         * The run of the retry, started by the caller.
+         *
+         * @param first the chat whose answer failed
+         * @param reply the answer's text, and its calls, sent back as the assistant's turn
+         * @param correction what the user turn after it says
+         */
+        Run retry(PreparedChat first, String reply, List<ToolCallRecord> replyCalls, String correction);
+    }
+
+    CheckedRun(Retry retries, PreparedChat chat, AnswerContract contract, Run first) {
+        this.retries = retries;
         this.chat = chat;
         this.contract = contract;
         this.current = first;
@@ -141,7 +154,7 @@ final class CheckedRun implements Run {
         content = new StringBuilder();
         calls = new ArrayList<>();
         try {
-            Run retry = pipeline.retry(chat, reply, replyCalls, contract.correction(verdict.problem()));
+            Run retry = retries.retry(chat, reply, replyCalls, contract.correction(verdict.problem()));
             current = retry;
             retry.start();
         } catch (FailureException e) {

@@ -98,6 +98,16 @@ class LayerRulesTest {
     }
 
     @Test
+    void theGenericEngineAndItsContractNameNoEngine() {
+        // what only the NPU needs (its lock, its turns) lives in its backend, behind the contract
+        noClasses().that().resideInAnyPackage("io.rkllm.server.engine..")
+                .should().haveSimpleNameContaining("Npu").orShould().haveSimpleNameContaining("Rkllm")
+                .orShould().haveSimpleNameContaining("Llama").orShould().haveSimpleNameContaining("Rknn")
+                .because("the engine runs any backend; each backend's own words stay in its package")
+                .check(classes);
+    }
+
+    @Test
     void theHttpLayerSeesNeitherTheEngineNorABackendNorABinding() {
         noClasses().that().resideInAnyPackage("io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.security..")

@@ -34,7 +34,7 @@ import org.opentest4j.AssertionFailedError;
 class ParallelGenerationsTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final NpuTurns turns = new NpuTurns();
+    private final GenerationsFirst turns = new GenerationsFirst();
     /** One permit per time a worker said it has nothing queued or running. */
     private final Semaphore idle = new Semaphore(0);
     private final List<ModelWorker> workers = new ArrayList<>();
@@ -102,7 +102,8 @@ class ParallelGenerationsTest {
     void aGenerationCancelledAfterLeavingTheQueueButBeforeItsRunStillEnds() throws Exception {
         GatedBackend backend = new GatedBackend(1);
         ModelWorker worker = worker("m", backend, 4);
-        GenerationJob job = new GenerationJob(worker, Priority.INTERACTIVE, 1, prompt("late"), 0);
+        GenerationJob job = new GenerationJob(worker.name(), worker.turns(), worker::dequeue, Priority.INTERACTIVE, 1,
+                prompt("late"), 0);
         job.cancel(CancelReason.QUEUE_TIMEOUT);
         job.execute(null);
         assertFailed(job.generation, CancelReason.QUEUE_TIMEOUT);

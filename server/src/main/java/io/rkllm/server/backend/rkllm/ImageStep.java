@@ -3,7 +3,6 @@ package io.rkllm.server.backend.rkllm;
 import io.rkllm.server.engine.contract.ImageEmbeddingCache;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.EncoderListener;
-import io.rkllm.server.engine.contract.NpuLock;
 import io.rkllm.server.engine.contract.PromptImage;
 import java.time.Duration;
 import java.util.ArrayList;

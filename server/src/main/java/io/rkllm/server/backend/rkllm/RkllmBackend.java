@@ -50,6 +50,8 @@ public final class RkllmBackend implements Backend {
     private final RuntimeInfo info;
     private final RkllmCachePolicy policy;
     private final ThinkingControl thinking;
+    /** The NPU: its models' runs share it, an image encoder's run takes it alone (one backend a process). */
+    private final NpuLock npu = new NpuLock();
 
     /**
      * @param rknn the RKNN runtime for vision models' encoders, opened when the first one loads (it throws, with the
@@ -82,7 +84,7 @@ public final class RkllmBackend implements Backend {
 
     @Override
     public BackendModel load(ModelLoad load, LoadContext context) {
-        return RkllmModel.load(runtime, rknn, load, context,
+        return RkllmModel.load(runtime, rknn, load, context, npu,
                 new EosWatch(load.id(), eosGuard, runtime.abi() == Abi.V1_3),
                 new ConversationCache(load.slots(), policy, thinking, load.family()));
     }

@@ -20,7 +20,6 @@ import io.rkllm.server.engine.contract.GenerationEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
-import io.rkllm.server.engine.contract.NpuLock;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.engine.contract.TokenSink;
@@ -64,22 +63,22 @@ final class RkllmModel implements BackendModel {
      * as Rockchip's demo does); a vision model without its encoder is broken, so its failure fails the whole load.
      */
     static RkllmModel load(RkllmRuntime runtime, Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context,
-                           EosWatch eos, ConversationCache cache) {
+                           NpuLock npu, EosWatch eos, ConversationCache cache) {
         Slots slots = new Slots(load.id(), load.slots(), () -> context.loadSlot(
                 () -> runtime.load(NativeTypes.params(runtime.defaultParams(), load))));
         ImageStep vision = null;
         if (load.vision().isPresent()) {
             try {
-                vision = imageStep(rknn, load, context);
+                vision = imageStep(rknn, load, context, npu);
             } catch (RuntimeException | Error e) {
                 slots.destroyAll();
                 throw e;
             }
         }
-        return new RkllmModel(load.id(), slots, vision, eos, context.npu(), cache);
+        return new RkllmModel(load.id(), slots, vision, eos, npu, cache);
     }
 
-    private static ImageStep imageStep(Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context) {
+    private static ImageStep imageStep(Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context, NpuLock npu) {
         VisionLoad spec = load.vision().orElseThrow();
         long t0 = System.nanoTime();
         ImageEncoding encoder = context.loadEncoder(() -> FfmEncoder.open(rknn.get(), spec));
@@ -87,7 +86,7 @@ final class RkllmModel implements BackendModel {
         LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
                 load.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),
                 info.imageTokens(), info.embeddingWidth());
-        return new ImageStep(load.id(), encoder, context.pictures(), context.npu(), context.encoderListener());
+        return new ImageStep(load.id(), encoder, context.pictures(), npu, context.encoderListener());
     }
 
     @Override

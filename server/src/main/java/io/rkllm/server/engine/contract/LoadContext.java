@@ -21,9 +21,6 @@ public interface LoadContext {
     /** A vision model's image encoder, under the memory check like a slot; its failure fails the whole load. */
     <T> T loadEncoder(Supplier<T> init);
 
-    /** The NPU of the process: runs of language models share it, an image encoder run takes it alone. */
-    NpuLock npu();
-
     /** Image embeddings by model and picture, shared by the registry's models. */
     ImageEmbeddingCache pictures();
 

@@ -5,7 +5,6 @@ import io.rkllm.server.engine.contract.ImageEmbeddingCache;
 import io.rkllm.server.engine.contract.EncoderListener;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
-import io.rkllm.server.engine.contract.NpuLock;
 import io.rkllm.server.engine.contract.Sampling;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,11 +49,6 @@ final class TinyGgufModel {
 
         @Override
         public <T> T loadEncoder(Supplier<T> init) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public NpuLock npu() {
             throw new UnsupportedOperationException();
         }
 

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine.contract;
+package io.rkllm.server.backend.rkllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

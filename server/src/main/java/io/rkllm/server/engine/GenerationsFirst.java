@@ -3,14 +3,14 @@ package io.rkllm.server.engine;
 import java.util.function.BooleanSupplier;
 
 /**
- * Who goes first on the NPU when a chat model and an embedding model are loaded side by side: generations
- * (chats, and Open WebUI's background tasks) before embeddings. One for every worker of a registry. An embedding
- * run starts only when no generation waits or runs on any model; a generation waits at most for the one
- * embedding run in progress (a document chunk takes a few hundred milliseconds). Runs never overlap: runtimes
- * before 1.2.2 cannot run two handles at once, and later ones share the NPU's time between them anyway, so a
- * chat running beside a flood of embeddings would only get slower.
+ * Who goes first when a chat model and an embedding model are loaded side by side: generations (chats, and Open
+ * WebUI's background tasks) before embeddings. One for every worker of a registry. An embedding run starts only when
+ * no generation waits or runs on any model; a generation waits at most for the one embedding run in progress (a
+ * document chunk takes a few hundred milliseconds). Runs never overlap: they share one machine's accelerator (the
+ * NPU, which runtimes before 1.2.2 cannot even give two handles at once, or the CPU's cores), so a chat running
+ * beside a flood of embeddings would only get slower.
  */
-final class NpuTurns {
+final class GenerationsFirst {
     /** How often a waiting embedding run checks whether its request was cancelled meanwhile. */
     private static final long CANCEL_CHECK_MILLIS = 200;
 
@@ -63,11 +63,11 @@ final class NpuTurns {
         private boolean closed;
 
         void close() {
-            synchronized (NpuTurns.this) {
+            synchronized (GenerationsFirst.this) {
                 if (!closed) {
                     closed = true;
                     generations--;
-                    NpuTurns.this.notifyAll();
+                    GenerationsFirst.this.notifyAll();
                 }
             }
         }

@@ -1,4 +1,4 @@
-package io.rkllm.server.engine.contract;
+package io.rkllm.server.backend.rkllm;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * lock (several loaded text models run side by side, as before); an encoder run takes it alone, waiting for the
  * runs in progress to end, and runs that come after it wait for it (fair order).
  */
-public final class NpuLock {
+final class NpuLock {
     /** How often a waiting encoder run looks whether its request was cancelled. */
     private static final long POLL_MILLIS = 50;
 
