@@ -8,6 +8,7 @@ import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,18 +22,27 @@ final class EmbeddingJob extends Job {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddingJob.class);
 
     final Embedding embedding;
-    private final ModelWorker worker;
+    /** The model's name, for the log. */
+    private final String model;
+    private final GenerationsFirst turns;
     private final EmbeddingWork work;
     private final String runtime;
     private final long queuedAt = System.nanoTime();
 
-    /** @param runtime the backend's runtime as a user knows it, for the failure message */
-    EmbeddingJob(ModelWorker worker, Priority priority, long sequence, EmbeddingWork work, String runtime) {
+    /**
+     * @param model the model's name, for the log
+     * @param turns generations before embeddings, shared by the registry's workers
+     * @param dequeue takes the job out of its worker's queue if it is still there (a cancel before it ran)
+     * @param runtime the backend's runtime as a user knows it, for the failure message
+     */
+    EmbeddingJob(String model, GenerationsFirst turns, Predicate<Job> dequeue, Priority priority, long sequence,
+                 EmbeddingWork work, String runtime) {
         super(1 + priority.ordinal(), sequence);
-        this.worker = worker;
+        this.model = model;
+        this.turns = turns;
         this.work = work;
         this.runtime = runtime;
-        this.embedding = new Embedding(() -> worker.dequeue(this));
+        this.embedding = new Embedding(() -> dequeue.test(this));
     }
 
     @Override
@@ -67,7 +77,7 @@ final class EmbeddingJob extends Job {
         try {
             model.readyForEmbeddings(work.template());
         } catch (RuntimeException e) {
-            LOG.warn("model {}: preparing the embedding runs failed: {}", worker.name(), e.toString());
+            LOG.warn("model {}: preparing the embedding runs failed: {}", model, e.toString());
             return new EmbeddingEvent.Failed(new Failure.RuntimeFailed("preparing the model failed: "
                     + e.getMessage()));
         }
@@ -75,7 +85,7 @@ final class EmbeddingJob extends Job {
         List<float[]> vectors = new ArrayList<>(prompts.size());
         List<GenerationStats> runs = new ArrayList<>(prompts.size());
         for (int i = 0; i < prompts.size(); i++) {
-            if (!worker.turns().beginEmbedding(() -> embedding.cancellation().isCancelled())) {
+            if (!turns.beginEmbedding(() -> embedding.cancellation().isCancelled())) {
                 return cancelled();
             }
             EmbeddingEnd result;
@@ -84,10 +94,10 @@ final class EmbeddingJob extends Job {
                         ? model.rank(work.rankQuery().get(), prompts.get(i), embedding.cancellation())
                         : model.embed(prompts.get(i), embedding.cancellation());
             } catch (RuntimeException e) {
-                LOG.error("model {}: embedding run failed", worker.name(), e);
+                LOG.error("model {}: embedding run failed", model, e);
                 result = new EmbeddingEnd.Failed(e.getMessage());
             } finally {
-                worker.turns().endEmbedding();
+                turns.endEmbedding();
             }
             switch (result) {
                 case EmbeddingEnd.Rows rows -> {

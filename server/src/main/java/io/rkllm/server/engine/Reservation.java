@@ -37,7 +37,8 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new EmbeddingJob(worker, priority, place, work, worker.runtime()));
+        return worker.enqueue(new EmbeddingJob(worker.name(), worker.turns(), worker::dequeue, priority, place, work,
+                worker.runtime()));
     }
 
     /** Gives the place back when the work will never be submitted; nothing once it was. */

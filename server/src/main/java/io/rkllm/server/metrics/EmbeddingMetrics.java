@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * requests that failed (by the error code their client got).
  */
 public final class EmbeddingMetrics {
-    private static final Duration[] RUN_BUCKETS = GenerationMetrics.seconds(0.01, 0.025, 0.05, 0.1,
+    private static final Duration[] RUN_BUCKETS = Buckets.seconds(0.01, 0.025, 0.05, 0.1,
             0.25, 0.5, 1, 2, 5, 10, 30);
 
     private final MeterRegistry registry;

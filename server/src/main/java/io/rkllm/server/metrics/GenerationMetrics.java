@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.rkllm.server.pipeline.Usage;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -12,8 +11,6 @@ import java.util.concurrent.TimeUnit;
  * tokens prefilled, reused from the KV cache and generated, prefill and decode times, time to first token.
  */
 public final class GenerationMetrics {
-    static final Duration[] LATENCY_BUCKETS = seconds(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300);
-
     private final MeterRegistry registry;
     private final QueueMetrics queue;
 
@@ -68,14 +65,6 @@ public final class GenerationMetrics {
 
     private Timer histogram(String name, String description, String model) {
         return Timer.builder(name).description(description).tag("model", model)
-                .serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
-    }
-
-    static Duration[] seconds(double... values) {
-        Duration[] out = new Duration[values.length];
-        for (int i = 0; i < values.length; i++) {
-            out[i] = Duration.ofNanos(Math.round(values[i] * 1e9));
-        }
-        return out;
+                .serviceLevelObjectives(Buckets.LATENCY).register(registry);
     }
 }

@@ -12,7 +12,7 @@ import java.util.List;
 
 /** Model loads (with their time), failed loads, unloads by reason, and which models are loaded now. */
 public final class ModelMetrics implements ModelRegistry.Listener {
-    private static final Duration[] LOAD_BUCKETS = GenerationMetrics.seconds(1, 2, 5, 10, 20, 30, 60, 120, 300);
+    private static final Duration[] LOAD_BUCKETS = Buckets.seconds(1, 2, 5, 10, 20, 30, 60, 120, 300);
 
     private final MeterRegistry registry;
     private final MultiGauge loaded;

@@ -26,7 +26,7 @@ public final class QueueMetrics {
 
     void waited(String model, long millis) {
         Timer.builder("rkllm.queue.wait").description("Time a request waited in the queue before its run started")
-                .tag("model", model).serviceLevelObjectives(GenerationMetrics.LATENCY_BUCKETS)
+                .tag("model", model).serviceLevelObjectives(Buckets.LATENCY)
                 .register(registry).record(Math.max(0, millis), TimeUnit.MILLISECONDS);
     }
 

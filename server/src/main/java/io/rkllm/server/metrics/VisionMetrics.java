@@ -11,7 +11,7 @@ import java.time.Duration;
  * the embedding cache instead (a follow-up that resends a picture should cost no encoder run), encoder failures.
  */
 public final class VisionMetrics implements ModelRegistry.Listener {
-    private static final Duration[] ENCODE_BUCKETS = GenerationMetrics.seconds(0.5, 1, 2, 3, 5, 10, 20, 30);
+    private static final Duration[] ENCODE_BUCKETS = Buckets.seconds(0.5, 1, 2, 3, 5, 10, 20, 30);
 
     private final MeterRegistry registry;
 
