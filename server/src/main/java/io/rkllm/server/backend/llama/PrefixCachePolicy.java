@@ -183,8 +183,9 @@ public final class PrefixCachePolicy {
 
     /**
      * The same decision with states saved in memory besides the slots ({@link SavedPrompts}): a saved state is the
-     * source when it gives the prompt at least {@link #RESTORE_GAIN} more cells than any slot could; it is then put
-     * into the slot that holds nothing, else the least recently used one, and the run goes on from it.
+     * source when it gives the prompt more cells than any slot could, by at least one for every
+     * {@link #RESTORE_TOKENS_PER_GAIN} it holds; it is then put into the slot that holds nothing, else the least
+     * recently used one, and the run goes on from it.
      */
     public Decision decide(List<Held> slots, List<Held> saved, Prompt prompt, Tokenizer tokenizer) {
         Decision inSlots = decide(slots, prompt, tokenizer);
@@ -195,7 +196,7 @@ public final class PrefixCachePolicy {
         Held held = saved.get(found.index());
         int[] tokens = found.candidate().tokens();
         int keep = Math.min(Math.min(found.candidate().shared(), held.decoded()), tokens.length - 1);
-        if (keep < inSlots.keep() + RESTORE_GAIN) {
+        if (keep < inSlots.keep() + Math.max(1, held.decoded() / RESTORE_TOKENS_PER_GAIN)) {
             return inSlots;
         }
         int slot = emptyOrLeastRecentlyUsed(slots);
@@ -204,10 +205,11 @@ public final class PrefixCachePolicy {
     }
 
     /**
-     * A saved state is put back only when it spares at least this many more tokens than the slots do: putting it
-     * back copies all its cells, which costs about what reading a few tokens does.
+     * Putting a saved state back copies all its cells: it is done when it spares at least one token more than the
+     * slots do for every this many tokens it holds (a 4,096-token state: 16; copying its 200 MB costs what reading
+     * 16 tokens of a small model does on a fast CPU, far less than on a board's), at least one.
      */
-    static final int RESTORE_GAIN = 16;
+    static final int RESTORE_TOKENS_PER_GAIN = 256;
 
     /** The held sequence sharing the longest prefix with the prompt, by tokens or by text; null when none shares. */
     private Best best(List<Held> helds, Prompt prompt, Tokenizer tokenizer) {

@@ -75,11 +75,20 @@ class PrefixCachePolicyTest {
         assertThat(d.cache()).isEqualTo(new CacheDecision(1, new CacheDecision.Reuse.Prefix(
                 tokens(conversation).length), true));
         assertThat(d.decode()).containsExactly(tokens("|user: and the memory?"));
-        // sparing fewer than RESTORE_GAIN tokens more than a slot does, the slots decide
+        // a short state sparing a few tokens more is put back; one sparing nothing more is not
         Decision near = POLICY.decide(slots, List.of(held(tokens("system: be brief|user: hi there"), 0, 1)),
                 prompt("system: be brief|user: hi there, you"), TOKENIZER);
-        assertThat(near.restores()).isFalse();
-        assertThat(near.cache().slot()).isZero();
+        assertThat(near.restores()).isTrue();
+        assertThat(near.keep()).isEqualTo(tokens("system: be brief|user: hi there").length);
+        Decision same = POLICY.decide(slots, List.of(held(tokens("system: be brief|user: hi"), 0, 1)),
+                prompt("system: be brief|user: hi there, you"), TOKENIZER);
+        assertThat(same.restores()).isFalse();
+        assertThat(same.cache().slot()).isZero();
+        // a long state must spare one token more for every 256 it holds (4 here)
+        String longer = "system: be brief|user: hi " + "x".repeat(1000);
+        Decision costly = POLICY.decide(slots, List.of(held(tokens(longer), 0, 1)),
+                prompt("system: be brief|user: hi xx!"), TOKENIZER);
+        assertThat(costly.restores()).as("3 tokens more from a 1,026-token state").isFalse();
     }
 
     @Test
