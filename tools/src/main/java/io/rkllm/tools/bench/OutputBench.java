@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.BiFunction;
 
 /**
  * {@code bench output}: what reading a long streamed answer costs the server per token, in each dialect: a
@@ -98,10 +99,8 @@ final class OutputBench {
     }
 
     static double scan(Dialect dialect, List<String> pieces, boolean whole) {
-        ScannerOptions options = new ScannerOptions(List.of("<|im_end|>", "\nUser:"), true, false, true,
-                dialect.syntax(), OfferedTools.of(TOOLS));
         long start = System.nanoTime();
-        OutputScanner scanner = new OutputScanner(options);
+        OutputScanner scanner = new OutputScanner(options(dialect));
         int events = 0;
         for (String piece : pieces) {
             for (OutputEvent e : scanner.feed(piece)) {
@@ -116,11 +115,15 @@ final class OutputBench {
         return (double) ns / pieces.size();
     }
 
+    /** What an OpenAI client's request has the scanner look for: reasoning, the offered tools, its stop strings. */
+    private static ScannerOptions options(Dialect dialect) {
+        return new ScannerOptions(List.of("<|im_end|>", "\nUser:"), true, false, true, dialect.syntax(),
+                OfferedTools.of(TOOLS));
+    }
+
     /** Nanoseconds per piece of the last tenth of one scan of {@code pieces}. */
     static double lastTenth(Dialect dialect, List<String> pieces) {
-        ScannerOptions options = new ScannerOptions(List.of("<|im_end|>", "\nUser:"), true, false, true,
-                dialect.syntax(), OfferedTools.of(TOOLS));
-        OutputScanner scanner = new OutputScanner(options);
+        OutputScanner scanner = new OutputScanner(options(dialect));
         int from = pieces.size() - pieces.size() / 10;
         long start = 0;
         for (int i = 0; i < pieces.size(); i++) {
@@ -137,44 +140,39 @@ final class OutputBench {
         out.println("bench output: a " + TOKENS + "-token answer (reasoning, text, a call) in token-sized pieces, "
                 + rounds + " rounds after as many to warm up; median nanoseconds per piece, first and second half");
         out.println();
-        out.println("| dialect | pieces | ns per piece (whole answer) | ns per piece, first 10% | ns per piece, last 10% |");
-        out.println("|---|---|---|---|---|");
-        for (String name : List.of("hermes", "gpt-oss", "qwen3-coder")) {
-            Dialect dialect = Dialects.named(name).orElseThrow();
-            List<String> pieces = answer(name, 7);
-            List<String> head = pieces.subList(0, pieces.size() / 10);
+        table(rounds, OutputBench::answer, (dialect, pieces) -> {
             List<String> tail = pieces.subList(pieces.size() - pieces.size() / 10, pieces.size());
-            for (int i = 0; i < rounds; i++) {
-                scan(dialect, pieces);
-            }
-            double whole = median(rounds, () -> scan(dialect, pieces));
-            double first = median(rounds, () -> scan(dialect, head, false));
-            double last = median(rounds, () -> scan(dialect, tail, false));
-            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f |%n", name, pieces.size(), whole, first, last);
-        }
+            return () -> scan(dialect, tail, false);
+        });
         out.println();
         out.println("The answer one call, its argument the 20,000 tokens (streamed as it is written):");
         out.println();
-        out.println("| dialect | pieces | ns per piece (whole answer) | ns per piece, first 10% | ns per piece, last 10% |");
-        out.println("|---|---|---|---|---|");
-        for (String name : List.of("hermes", "gpt-oss", "qwen3-coder")) {
-            Dialect dialect = Dialects.named(name).orElseThrow();
-            List<String> pieces = callAnswer(name, 7);
-            List<String> head = pieces.subList(0, pieces.size() / 10);
-            for (int i = 0; i < rounds; i++) {
-                scan(dialect, pieces);
-            }
-            double whole = median(rounds, () -> scan(dialect, pieces));
-            double first = median(rounds, () -> scan(dialect, head, false));
-            // the last tenth of a whole scan (the block is read only as a whole: it cannot start in its middle)
-            double last = median(rounds, () -> lastTenth(dialect, pieces));
-            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f |%n", name, pieces.size(), whole, first, last);
-        }
+        // the last tenth of a whole scan (the block is read only as a whole: it cannot start in its middle)
+        table(rounds, OutputBench::callAnswer, (dialect, pieces) -> () -> lastTenth(dialect, pieces));
         return 0;
     }
 
     private interface Measure {
         double ns();
+    }
+
+    /** One table: each dialect's answer, its whole scan, its first tenth and its last tenth as {@code last} measures. */
+    private void table(int rounds, BiFunction<String, Long, List<String>> answer,
+                       BiFunction<Dialect, List<String>, Measure> last) {
+        out.println("| dialect | pieces | ns per piece (whole answer) | ns per piece, first 10% | ns per piece, last 10% |");
+        out.println("|---|---|---|---|---|");
+        for (String name : List.of("hermes", "gpt-oss", "qwen3-coder")) {
+            Dialect dialect = Dialects.named(name).orElseThrow();
+            List<String> pieces = answer.apply(name, 7L);
+            List<String> head = pieces.subList(0, pieces.size() / 10);
+            for (int i = 0; i < rounds; i++) {
+                scan(dialect, pieces);
+            }
+            double whole = median(rounds, () -> scan(dialect, pieces));
+            double first = median(rounds, () -> scan(dialect, head, false));
+            double tail = median(rounds, last.apply(dialect, pieces));
+            out.printf(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.0f |%n", name, pieces.size(), whole, first, tail);
+        }
     }
 
     private static double median(int rounds, Measure measure) {

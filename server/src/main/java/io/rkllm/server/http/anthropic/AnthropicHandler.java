@@ -284,19 +284,7 @@ final class AnthropicHandler {
             List<byte[]> out = new ArrayList<>();
             String type = "tool_use:" + d.index();
             if (!type.equals(openType)) {
-                if (openType != null) {
-                    out.add(close());
-                }
-                index++;
-                openType = type;
-                ObjectNode start = event("content_block_start");
-                start.put("index", index);
-                start.set("content_block", toolUse(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), "{}"),
-                        mapper.createObjectNode()));
-                out.add(sse("content_block_start", start));
-                if (index == 0) {
-                    out.add(keepAlive());
-                }
+                startToolUse(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), "{}"), type, out);
             }
             inputSent.merge(d.index(), d.arguments().length(), Integer::sum);
             if (!d.arguments().isEmpty()) {
@@ -333,11 +321,22 @@ final class AnthropicHandler {
         /** A whole tool_use block: start, the arguments as one input_json_delta, stop. */
         private List<byte[]> toolUseBlock(OutputEvent.ToolCall call) {
             List<byte[]> out = new ArrayList<>();
+            startToolUse(call, null, out);
+            out.add(inputDelta(input(call.argumentsJson()).toString()));
+            out.add(close());
+            return out;
+        }
+
+        /**
+         * Closes the open block and starts a tool_use block for {@code call} (its input empty), a ping after it when
+         * it is the first block; {@code openAs} is what the block is open as afterwards (null: closed at once).
+         */
+        private void startToolUse(OutputEvent.ToolCall call, String openAs, List<byte[]> out) {
             if (openType != null) {
                 out.add(close());
             }
             index++;
-            openType = null;
+            openType = openAs;
             ObjectNode start = event("content_block_start");
             start.put("index", index);
             start.set("content_block", toolUse(call, mapper.createObjectNode()));
@@ -345,14 +344,6 @@ final class AnthropicHandler {
             if (index == 0) {
                 out.add(keepAlive());
             }
-            ObjectNode root = event("content_block_delta");
-            root.put("index", index);
-            ObjectNode delta = root.putObject("delta");
-            delta.put("type", "input_json_delta");
-            delta.put("partial_json", input(call.argumentsJson()).toString());
-            out.add(sse("content_block_delta", root));
-            out.add(close());
-            return out;
         }
 
         @Override

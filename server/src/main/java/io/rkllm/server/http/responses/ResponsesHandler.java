@@ -293,21 +293,17 @@ final class ResponsesHandler {
             StringBuilder sent = streamedCalls.get(d.index());
             if (sent == null) {
                 if (openCall != null) {
-                    endCallItem(openCall, streamedCalls.get(openCall.index()).toString(), out);
+                    endCallItem(streamedCalls.get(openCall.index()).toString(), out);
                 }
                 openCall = d;
                 openCallOutputIndex = output.size();
                 sent = new StringBuilder();
                 streamedCalls.put(d.index(), sent);
-                out.add(send(event("response.output_item.added").put("output_index", openCallOutputIndex)
-                        .set("item", objects.functionCall(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), ""),
-                                "in_progress", parsed.namespaces()))));
+                callAdded(new OutputEvent.ToolCall(d.index(), d.id(), d.name(), ""), openCallOutputIndex, out);
             }
             sent.append(d.arguments());
             if (!d.arguments().isEmpty() && openCall != null && openCall.index() == d.index()) {
-                out.add(send(event("response.function_call_arguments.delta")
-                        .put("item_id", ResponseObjects.functionCallId(openCall.id()))
-                        .put("output_index", openCallOutputIndex).put("delta", d.arguments())));
+                argumentsDelta(openCall.id(), openCallOutputIndex, d.arguments(), out);
             }
         }
 
@@ -319,36 +315,43 @@ final class ResponsesHandler {
             }
             String rest = call.argumentsJson().substring(sent.length());
             if (!rest.isEmpty()) {
-                out.add(send(event("response.function_call_arguments.delta")
-                        .put("item_id", ResponseObjects.functionCallId(call.id()))
-                        .put("output_index", openCallOutputIndex).put("delta", rest)));
+                argumentsDelta(call.id(), openCallOutputIndex, rest, out);
             }
-            endCallItem(openCall, call.argumentsJson(), out);
+            endCallItem(call.argumentsJson(), out);
         }
 
         /** The open streamed call's item done, with {@code arguments}. */
-        private void endCallItem(OutputEvent.CallDelta call, String arguments, List<byte[]> out) {
-            OutputEvent.ToolCall whole = new OutputEvent.ToolCall(call.index(), call.id(), call.name(), arguments);
-            out.add(send(event("response.function_call_arguments.done")
-                    .put("item_id", ResponseObjects.functionCallId(call.id())).put("output_index", openCallOutputIndex)
-                    .put("name", call.name()).put("arguments", arguments)));
-            ObjectNode item = objects.functionCall(whole, "completed", parsed.namespaces());
-            out.add(send(event("response.output_item.done").put("output_index", openCallOutputIndex)
-                    .set("item", item)));
-            output.add(item);
+        private void endCallItem(String arguments, List<byte[]> out) {
+            callDone(new OutputEvent.ToolCall(openCall.index(), openCall.id(), openCall.name(), arguments),
+                    openCallOutputIndex, out);
             openCall = null;
         }
 
         /** A whole function call item: added, its arguments as one delta, their done event, done. */
         private void functionCall(OutputEvent.ToolCall call, List<byte[]> out) {
-            String itemId = ResponseObjects.functionCallId(call);
             int index = output.size();
+            callAdded(call, index, out);
+            argumentsDelta(call.id(), index, call.argumentsJson(), out);
+            callDone(call, index, out);
+        }
+
+        /** A function call item at {@code index} is added, in progress. */
+        private void callAdded(OutputEvent.ToolCall call, int index, List<byte[]> out) {
             out.add(send(event("response.output_item.added").put("output_index", index)
                     .set("item", objects.functionCall(call, "in_progress", parsed.namespaces()))));
-            out.add(send(event("response.function_call_arguments.delta").put("item_id", itemId)
-                    .put("output_index", index).put("delta", call.argumentsJson())));
-            out.add(send(event("response.function_call_arguments.done").put("item_id", itemId)
-                    .put("output_index", index).put("name", call.name()).put("arguments", call.argumentsJson())));
+        }
+
+        private void argumentsDelta(String callId, int index, String delta, List<byte[]> out) {
+            out.add(send(event("response.function_call_arguments.delta")
+                    .put("item_id", ResponseObjects.functionCallId(callId)).put("output_index", index)
+                    .put("delta", delta)));
+        }
+
+        /** The call's arguments done, and its item done and kept in the response's output. */
+        private void callDone(OutputEvent.ToolCall call, int index, List<byte[]> out) {
+            out.add(send(event("response.function_call_arguments.done")
+                    .put("item_id", ResponseObjects.functionCallId(call)).put("output_index", index)
+                    .put("name", call.name()).put("arguments", call.argumentsJson())));
             ObjectNode item = objects.functionCall(call, "completed", parsed.namespaces());
             out.add(send(event("response.output_item.done").put("output_index", index).set("item", item)));
             output.add(item);

@@ -30,7 +30,7 @@ public interface CallReader {
      * @return the endings; none when the text cannot end where it is (inside an escape)
      */
     default List<Ending> endings(String body) {
-        return Healing.json(body).map(tail -> List.of(new Ending(body, tail))).orElse(List.of());
+        return Healing.jsonEndings(body);
     }
 
     /**

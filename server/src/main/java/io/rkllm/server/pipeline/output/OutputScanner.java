@@ -468,7 +468,7 @@ public final class OutputScanner {
             return;
         }
         String text = withoutPartialClose(buffer.substring(pos));
-        for (OutputEvent.CallDelta delta : streamed.update(readerText(text), reading(), () -> toolCallCount++,
+        for (OutputEvent.CallDelta delta : streamed.update(readerText(text), reading, () -> toolCallCount++,
                 ids::next)) {
             events.callDelta(delta);
         }
@@ -523,22 +523,18 @@ public final class OutputScanner {
         return toolBlock != null && toolBlock.openInBody() ? opened + body : body;
     }
 
-    /** How the current block is read, and ended while it is open. */
-    private StreamedCalls.Reading reading() {
-        return new StreamedCalls.Reading() {
-            @Override
-            public Optional<List<FunctionCall>> read(String text) {
-                return readText(text);
-            }
+    /** How the current block is read, and ended while it is open (the current block's reader, else JSON). */
+    private final StreamedCalls.Reading reading = new StreamedCalls.Reading() {
+        @Override
+        public Optional<List<FunctionCall>> read(String text) {
+            return readText(text);
+        }
 
-            @Override
-            public List<CallReader.Ending> endings(String text) {
-                return toolBlock != null ? toolBlock.reader().endings(text)
-                        : Healing.json(text)
-                                .map(tail -> List.of(new CallReader.Ending(text, tail))).orElse(List.of());
-            }
-        };
-    }
+        @Override
+        public List<CallReader.Ending> endings(String text) {
+            return toolBlock != null ? toolBlock.reader().endings(text) : Healing.jsonEndings(text);
+        }
+    };
 
     private Optional<List<FunctionCall>> readText(String text) {
         Optional<List<FunctionCall>> calls;
