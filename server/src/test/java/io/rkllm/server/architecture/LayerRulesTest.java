@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
  * <pre>
  *  launcher (io.rkllm.server: Main)   tools (doctor, launch, pull; the ToolCommand interface through which Main
  *        \                              /  finds the tools module's commands: bench, fuzz, soak, cds-archive)
- *        \                             /    harness (a server on the simulated runtime, raw HTTP: for the tools
- *         \                           /      module and the tests; no serving code uses it)
+ *        \                             /    (the harness, a server on the simulated runtime and raw HTTP for the
+ *         \                           /      tests and the tools module, is compiled with them: not in this jar)
  *         app: ServerApp wires what serves (backends, engine, pipeline, HTTP, metrics); EngineProviders is
  *              the one list of engines, whose formats say which engine runs a model file
  *                          |                                        \
@@ -63,7 +63,6 @@ class LayerRulesTest {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Launcher").definedBy("io.rkllm.server")
                 .layer("Tools").definedBy("io.rkllm.server.tools..")
-                .layer("Harness").definedBy("io.rkllm.server.harness..")
                 .layer("App").definedBy("io.rkllm.server.app..")
                 .layer("Http").definedBy("io.rkllm.server.http..", "io.rkllm.server.api..",
                         "io.rkllm.server.security..")
@@ -77,9 +76,7 @@ class LayerRulesTest {
                 .layer("Binding").definedBy("io.rkllm.ffm..", "io.rkllm.llama..")
                 .whereLayer("Launcher").mayNotBeAccessedByAnyLayer()
                 .whereLayer("Tools").mayOnlyBeAccessedByLayers("Launcher")
-                // the tools module's commands and the tests drive a server through it; nothing of the server does
-                .whereLayer("Harness").mayNotBeAccessedByAnyLayer()
-                .whereLayer("App").mayOnlyBeAccessedByLayers("Launcher", "Tools", "Harness")
+                .whereLayer("App").mayOnlyBeAccessedByLayers("Launcher", "Tools")
                 .whereLayer("Http").mayOnlyBeAccessedByLayers("App")
                 .whereLayer("Metrics").mayOnlyBeAccessedByLayers("Http", "App")
                 // the launcher's and the tools' commands may read serving decisions (`models` shows them)
@@ -87,10 +84,10 @@ class LayerRulesTest {
                 .whereLayer("Engine").mayOnlyBeAccessedByLayers("Pipeline", "Metrics", "App")
                 // what backends implement and providers open: the launcher and the tools open engines through it
                 .whereLayer("EngineContract").mayOnlyBeAccessedByLayers("Engine", "Pipeline", "Metrics", "App",
-                        "Backend", "Tools", "Harness", "Launcher")
+                        "Backend", "Tools", "Launcher")
                 // the app wiring chooses the backends: nothing that serves requests names one
                 .whereLayer("Backend").mayOnlyBeAccessedByLayers("App")
-                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Harness", "Launcher",
+                .whereLayer("Binding").mayOnlyBeAccessedByLayers("Backend", "App", "Tools", "Launcher",
                         "Config")
                 // downloads are called by the pull command, the app and the HTTP routes; no engine learns of them
                 .whereLayer("Download").mayOnlyBeAccessedByLayers("Http", "App", "Tools", "Launcher")
@@ -183,9 +180,8 @@ class LayerRulesTest {
         noClasses().that().resideOutsideOfPackages("io.rkllm.server", "io.rkllm.server.tools..")
                 .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.tools..")
                 .check(classes);
-        noClasses().that().resideOutsideOfPackage("io.rkllm.server.harness..")
-                .should().dependOnClassesThat().resideInAPackage("io.rkllm.server.harness..")
-                .check(classes);
+        // the harness (src/harness/java) is compiled with the tests and into the tools jar, never into this one
+        noClasses().should().resideInAPackage("io.rkllm.server.harness..").check(classes);
     }
 
     @Test

@@ -28,8 +28,9 @@ import java.util.Optional;
 /**
  * A server in this process on the simulated runtime, with simulated model files written into a
  * directory and the runtime's trace enabled: what {@code fuzz} and {@code soak} (the tools module) run
- * against when no {@code --url} is given, and what the tests' servers are. Here rather than in the tools
- * module because the server's own tests need it too, and they cannot depend on the module that depends on them.
+ * against when no {@code --url} is given, and what the tests' servers are. Its folder (src/harness/java) is
+ * compiled with the server's tests and into the tools jar, never into the server's: the server's own tests need it
+ * too, and they cannot depend on the module that depends on them.
  */
 public final class LocalServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
