@@ -34,14 +34,13 @@ public final class ModelWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelWorker.class);
 
     private final String name;
-    private final String runtime;
     private final int maxQueued;
     private final JobQueue jobs = new JobQueue();
     private final AtomicLong sequence = new AtomicLong();
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final Runnable onIdle;
-    private final GenerationsFirst turns;
+    private final ModelIntake intake;
     private volatile boolean closing;
     private volatile int loadedSlots;
     private volatile EncoderInfo encoder;
@@ -59,10 +58,9 @@ public final class ModelWorker implements AutoCloseable {
     ModelWorker(String name, String runtime, int maxQueued, Supplier<BackendModel> loader, GenerationsFirst turns,
                 Runnable onIdle) {
         this.name = name;
-        this.runtime = runtime;
         this.maxQueued = maxQueued;
         this.onIdle = onIdle;
-        this.turns = turns;
+        this.intake = new ModelIntake(name, runtime, turns, jobs);
         Thread.ofPlatform().name("rkllm-model-" + name).start(() -> loop(loader));
     }
 
@@ -70,8 +68,9 @@ public final class ModelWorker implements AutoCloseable {
         return name;
     }
 
-    GenerationsFirst turns() {
-        return turns;
+    /** Where its work comes in (tests submit jobs through it). */
+    ModelIntake intake() {
+        return intake;
     }
 
     /** Completes once the model's load returned, or exceptionally when it failed. */
@@ -155,43 +154,7 @@ public final class ModelWorker implements AutoCloseable {
             throw new FailureException(new Failure.QueueFull(name, maxQueued, "the queue of model " + name
                     + " is full (" + maxQueued + " requests waiting); retry later"));
         }
-        return new Reservation(this, priority, sequence.getAndIncrement());
-    }
-
-    Generation enqueue(GenerationJob job) {
-        // the turn is held before the job can be taken: it is released when the job ends
-        if (!jobs.offer(job, () -> job.holdTurn(turns.generationQueued()))) {
-            job.generation.emit(new GenerationEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
-                    "model " + name + " was unloaded")));
-            return job.generation;
-        }
-        if (!job.background) {
-            // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
-            jobs.backgroundToPreempt().ifPresent(task -> task.generation.cancel(CancelReason.PREEMPTED));
-        }
-        return job.generation;
-    }
-
-    Embedding enqueue(EmbeddingJob job) {
-        if (!jobs.offer(job, () -> { })) {
-            job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
-                    "model " + name + " was unloaded")));
-        }
-        return job.embedding;
-    }
-
-    void released() {
-        jobs.release();
-    }
-
-    boolean dequeue(Job job) {
-        if (jobs.remove(job)) {
-            if (job instanceof GenerationJob generation) {
-                generation.releaseTurn();
-            }
-            return true;
-        }
-        return false;
+        return new Reservation(intake, priority, sequence.getAndIncrement());
     }
 
     /** Stops taking work, cancels what waits, lets the running jobs end, then destroys the model. */
@@ -209,10 +172,6 @@ public final class ModelWorker implements AutoCloseable {
         for (Job job : jobs.running()) {
             job.cancel(reason);
         }
-    }
-
-    String runtime() {
-        return runtime;
     }
 
     private void loop(Supplier<BackendModel> loader) {

@@ -7,13 +7,13 @@ import io.rkllm.server.engine.contract.ChatPrompt;
  * stream's headers) first: the place keeps its FIFO position. Submit work into it once, or release it.
  */
 public final class Reservation {
-    private final ModelWorker worker;
+    private final ModelIntake intake;
     private final Priority priority;
     private final long place;
     private boolean used;
 
-    Reservation(ModelWorker worker, Priority priority, long place) {
-        this.worker = worker;
+    Reservation(ModelIntake intake, Priority priority, long place) {
+        this.intake = intake;
         this.priority = priority;
         this.place = place;
     }
@@ -27,7 +27,7 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new GenerationJob(worker.name(), worker.turns(), worker::dequeue, priority, place, prompt,
+        return intake.enqueue(new GenerationJob(intake.name(), intake.turns(), intake::dequeue, priority, place, prompt,
                 maxTokens));
     }
 
@@ -37,15 +37,15 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return worker.enqueue(new EmbeddingJob(worker.name(), worker.turns(), worker::dequeue, priority, place, work,
-                worker.runtime()));
+        return intake.enqueue(new EmbeddingJob(intake.name(), intake.turns(), intake::dequeue, priority, place, work,
+                intake.runtime()));
     }
 
     /** Gives the place back when the work will never be submitted; nothing once it was. */
     public synchronized void release() {
         if (!used) {
             used = true;
-            worker.released();
+            intake.released();
         }
     }
 }

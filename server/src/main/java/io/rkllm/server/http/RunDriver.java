@@ -10,9 +10,9 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.PreparedChat;
 import io.rkllm.server.pipeline.Run;
+import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.io.IOException;
@@ -52,7 +52,7 @@ public final class RunDriver {
         List<byte[]> output(OutputEvent event);
 
         /** The end of a complete answer: finish reason, usage, terminator. */
-        List<byte[]> finished(ChatRun.Step.Finished finished, Started started);
+        List<byte[]> finished(RunStep.Finished finished, Started started);
 
         /** The error after the stream started; the stream closes after it. */
         byte[] failed(ApiException error);
@@ -123,27 +123,27 @@ public final class RunDriver {
             long lastSent = System.nanoTime();
             while (true) {
                 long sinceSent = System.nanoTime() - lastSent;
-                ChatRun.Step step = run.next(Duration.ofNanos(Math.clamp(keepAlive.toNanos() - sinceSent,
+                RunStep step = run.next(Duration.ofNanos(Math.clamp(keepAlive.toNanos() - sinceSent,
                         1_000_000L, PROBE_EVERY.toNanos())));
                 if (client.gone(step)) {
                     throw new IOException("the client closed the connection");
                 }
                 switch (step) {
-                    case ChatRun.Step.KeepAlive k -> {
+                    case RunStep.KeepAlive k -> {
                         if (System.nanoTime() - lastSent >= keepAlive.toNanos()) {
                             sink.send(format.keepAlive());
                         } else {
                             continue; // woke up only to check the client
                         }
                     }
-                    case ChatRun.Step.Output out -> {
+                    case RunStep.Output out -> {
                         for (OutputEvent event : out.events()) {
                             for (byte[] bytes : format.output(event)) {
                                 sink.send(bytes);
                             }
                         }
                     }
-                    case ChatRun.Step.Finished f -> {
+                    case RunStep.Finished f -> {
                         finished(ctx, started, f);
                         if (f.check().isPresent() && format.contentType().equals("text/event-stream")) {
                             // the headers left long ago: the check's outcome goes in a comment clients skip
@@ -158,7 +158,7 @@ public final class RunDriver {
                         }
                         return;
                     }
-                    case ChatRun.Step.Failed failed -> {
+                    case RunStep.Failed failed -> {
                         failedCheck(started, failed.failure());
                         ApiException error = FailureStatus.of(failed.failure());
                         AccessLog.error(ctx, error);
@@ -186,7 +186,7 @@ public final class RunDriver {
         Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
         Answer.Builder answer = new Answer.Builder();
         while (true) {
-            ChatRun.Step step = run.next(wait);
+            RunStep step = run.next(wait);
             if (client.gone(step)) {
                 run.cancel(CancelReason.CLIENT_GONE);
                 AccessLog.disconnected(ctx);
@@ -194,17 +194,17 @@ public final class RunDriver {
                 return;
             }
             switch (step) {
-                case ChatRun.Step.KeepAlive k -> {
+                case RunStep.KeepAlive k -> {
                 }
-                case ChatRun.Step.Output out -> answer.add(out.events());
-                case ChatRun.Step.Finished f -> {
+                case RunStep.Output out -> answer.add(out.events());
+                case RunStep.Finished f -> {
                     finished(ctx, started, f);
                     f.check().ifPresent(check -> ctx.header(CHECK_HEADER, check));
                     f.incomplete().ifPresent(note -> ctx.header(INCOMPLETE_HEADER, note));
                     answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }
-                case ChatRun.Step.Failed failed -> {
+                case RunStep.Failed failed -> {
                     failedCheck(started, failed.failure());
                     throw new FailureException(failed.failure());
                 }
@@ -212,7 +212,7 @@ public final class RunDriver {
         }
     }
 
-    private void finished(Context ctx, Started started, ChatRun.Step.Finished f) {
+    private void finished(Context ctx, Started started, RunStep.Finished f) {
         AccessLog.record(ctx, f.usage(), f.finishReason());
         metrics.generations().finished(started.modelId(), f.finishReason(), f.usage());
         f.check().ifPresent(check -> metrics.generations().checked(started.modelId(), check));
@@ -236,9 +236,9 @@ public final class RunDriver {
             this.probe = probe;
         }
 
-        boolean gone(ChatRun.Step step) {
+        boolean gone(RunStep step) {
             long now = System.nanoTime();
-            if (!(step instanceof ChatRun.Step.KeepAlive) && now - lastProbe < PROBE_GAP_NANOS) {
+            if (!(step instanceof RunStep.KeepAlive) && now - lastProbe < PROBE_GAP_NANOS) {
                 return false;
             }
             lastProbe = now;

@@ -36,7 +36,7 @@ public record Answer(String content, String reasoning, List<OutputEvent.ToolCall
             }
         }
 
-        public Answer build(ChatRun.Step.Finished finished, Optional<String> matchedStop) {
+        public Answer build(RunStep.Finished finished, Optional<String> matchedStop) {
             return new Answer(content.toString(), reasoning.toString(), toolCalls, finished.finishReason(),
                     finished.usage(), matchedStop);
         }

@@ -30,40 +30,6 @@ import org.slf4j.LoggerFactory;
 public final class ChatRun implements Run {
     private static final Logger LOG = LoggerFactory.getLogger(ChatRun.class);
 
-    /** What the route writes next. */
-    public sealed interface Step {
-        /** Classified output to send now. */
-        record Output(List<OutputEvent> events) implements Step {
-        }
-
-        /** Nothing happened for a keep-alive period: a heartbeat is due (and reveals a dead client). */
-        record KeepAlive() implements Step {
-        }
-
-        /**
-         * The answer is complete.
-         *
-         * @param check how the answer met the request's contract (JSON, a tool call), when it had one:
-         *              {@code valid}, {@code repaired}, {@code retried}, {@code retried_repaired}
-         * @param incomplete why the answer is not whole although the runtime ended it (finish reason
-         *                   {@code length}): {@link IncompleteAnswer#NOTE}
-         */
-        record Finished(String finishReason, Usage usage, Optional<String> check, Optional<String> incomplete)
-                implements Step {
-            public Finished(String finishReason, Usage usage) {
-                this(finishReason, usage, Optional.empty());
-            }
-
-            public Finished(String finishReason, Usage usage, Optional<String> check) {
-                this(finishReason, usage, check, Optional.empty());
-            }
-        }
-
-        /** The generation failed; the failure is for the client. */
-        record Failed(Failure failure) implements Step {
-        }
-    }
-
     private final PreparedChat chat;
     /** Where the run waits to be started; null for an answer known without inference. */
     private final Reservation place;
@@ -74,7 +40,7 @@ public final class ChatRun implements Run {
     private final ServerConfig.Timeouts timeouts;
     private final Duration queueTimeout;
     private final OutputScanner scanner;
-    private final Deque<Step> pending = new ArrayDeque<>();
+    private final Deque<RunStep> pending = new ArrayDeque<>();
     private final long submittedAt = System.nanoTime();
     private long startedAt;
     private long firstTokenAt;
@@ -112,8 +78,8 @@ public final class ChatRun implements Run {
     /** A run answered without inference (a derived task answer): the steps are known already. */
     static ChatRun answered(PreparedChat chat, String content) {
         ChatRun run = new ChatRun(chat, null, null, null, null, Duration.ZERO);
-        run.pending.add(new Step.Output(List.of(new OutputEvent.Content(content))));
-        run.pending.add(new Step.Finished("stop", Usage.NONE));
+        run.pending.add(new RunStep.Output(List.of(new OutputEvent.Content(content))));
+        run.pending.add(new RunStep.Finished("stop", Usage.NONE));
         run.done = true;
         return run;
     }
@@ -183,7 +149,7 @@ public final class ChatRun implements Run {
     }
 
     @Override
-    public Step next(Duration keepAlive) throws InterruptedException {
+    public RunStep next(Duration keepAlive) throws InterruptedException {
         while (pending.isEmpty()) {
             if (done) {
                 throw new IllegalStateException("the run is over");
@@ -194,7 +160,7 @@ public final class ChatRun implements Run {
             Generation g = generation();
             if (g == null) {
                 done = true;
-                pending.add(new Step.Failed(failure(new Failure.Cancelled(cancelledBeforeStart,
+                pending.add(new RunStep.Failed(failure(new Failure.Cancelled(cancelledBeforeStart,
                         cancelledBeforeStart.description()))));
                 break;
             }
@@ -205,7 +171,7 @@ public final class ChatRun implements Run {
                 g.cancel(expiredWatchdog());
             }
             if (event == null) {
-                return new Step.KeepAlive();
+                return new RunStep.KeepAlive();
             }
             handle(event);
         }
@@ -245,16 +211,16 @@ public final class ChatRun implements Run {
                 if (!scanner.stopped()) {
                     emit(scanner.finish());
                 }
-                Step.Finished finished = finished(d);
+                RunStep.Finished finished = finished(d);
                 if (holdsTaskOutput()) {
                     String answer = taskContent();
                     boolean good = TaskAnswers.hasExpectedShape(chat.task().get(), answer);
                     Optional<String> derived = good ? Optional.empty() : TaskAnswers.derive(chat.task().get(),
                             chat.conversation().newMessages().getLast().content());
-                    pending.add(new Step.Output(derived.isPresent()
+                    pending.add(new RunStep.Output(derived.isPresent()
                             ? List.of(new OutputEvent.Content(derived.get())) : List.copyOf(heldTaskOutput)));
                     if (derived.isPresent()) {
-                        finished = new Step.Finished("stop", finished.usage());
+                        finished = new RunStep.Finished("stop", finished.usage());
                     }
                 }
                 pending.add(finished);
@@ -267,10 +233,10 @@ public final class ChatRun implements Run {
                         && c.reason() == CancelReason.CLIENT_GONE;
                 if (derived.isPresent() && !clientGone) {
                     // a task that could not run (preempted, no room next to the cached chat) is still answered
-                    pending.add(new Step.Output(List.of(new OutputEvent.Content(derived.get()))));
-                    pending.add(new Step.Finished("stop", Usage.withoutInference(queueMillis)));
+                    pending.add(new RunStep.Output(List.of(new OutputEvent.Content(derived.get()))));
+                    pending.add(new RunStep.Finished("stop", Usage.withoutInference(queueMillis)));
                 } else {
-                    pending.add(new Step.Failed(failure(f.failure())));
+                    pending.add(new RunStep.Failed(failure(f.failure())));
                 }
                 done = true;
             }
@@ -286,7 +252,7 @@ public final class ChatRun implements Run {
         if (holdsTaskOutput()) {
             heldTaskOutput.addAll(out);
         } else {
-            pending.add(new Step.Output(out));
+            pending.add(new RunStep.Output(out));
         }
     }
 
@@ -313,7 +279,7 @@ public final class ChatRun implements Run {
         return s.toString();
     }
 
-    private Step.Finished finished(GenerationEvent.Done done) {
+    private RunStep.Finished finished(GenerationEvent.Done done) {
         String reason;
         if (scanner.stopped()) {
             reason = "stop";
@@ -346,7 +312,7 @@ public final class ChatRun implements Run {
         }
         int reused = done.reusedTokens();
         long ttft = firstTokenAt == 0 ? -1 : (firstTokenAt - submittedAt) / 1_000_000;
-        return new Step.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
+        return new RunStep.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
                 perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft,
                 Math.min(reasoningTokens, completion)), Optional.empty(), incomplete);
     }

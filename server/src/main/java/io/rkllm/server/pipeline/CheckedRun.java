@@ -26,7 +26,7 @@ final class CheckedRun implements Run {
     private final Retry retries;
     private final PreparedChat chat;
     private final AnswerContract contract;
-    private final Deque<ChatRun.Step> pending = new ArrayDeque<>();
+    private final Deque<RunStep> pending = new ArrayDeque<>();
     private volatile Run current;
     private StringBuilder content = new StringBuilder();
     private List<OutputEvent.ToolCall> calls = new ArrayList<>();
@@ -65,7 +65,7 @@ final class CheckedRun implements Run {
     }
 
     @Override
-    public ChatRun.Step next(Duration keepAlive) throws InterruptedException {
+    public RunStep next(Duration keepAlive) throws InterruptedException {
         long deadline = System.nanoTime() + keepAlive.toNanos();
         while (pending.isEmpty()) {
             if (done) {
@@ -73,24 +73,24 @@ final class CheckedRun implements Run {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                return new ChatRun.Step.KeepAlive();
+                return new RunStep.KeepAlive();
             }
-            ChatRun.Step step = current.next(Duration.ofNanos(left));
+            RunStep step = current.next(Duration.ofNanos(left));
             switch (step) {
-                case ChatRun.Step.KeepAlive k -> {
+                case RunStep.KeepAlive k -> {
                     return k;
                 }
-                case ChatRun.Step.Output out -> {
+                case RunStep.Output out -> {
                     List<OutputEvent> shown = hold(out.events());
                     if (!shown.isEmpty()) {
-                        return new ChatRun.Step.Output(shown);
+                        return new RunStep.Output(shown);
                     }
                 }
-                case ChatRun.Step.Failed failed -> {
+                case RunStep.Failed failed -> {
                     done = true;
                     return failed;
                 }
-                case ChatRun.Step.Finished finished -> finish(finished);
+                case RunStep.Finished finished -> finish(finished);
             }
         }
         return pending.poll();
@@ -112,7 +112,7 @@ final class CheckedRun implements Run {
         return shown;
     }
 
-    private void finish(ChatRun.Step.Finished finished) {
+    private void finish(RunStep.Finished finished) {
         Usage usage = firstUsage == null ? finished.usage() : firstUsage.then(finished.usage());
         AnswerContract.Verdict verdict = switch (contract) {
             case AnswerContract.Json json -> json.check(content.toString());
@@ -123,11 +123,11 @@ final class CheckedRun implements Run {
             String check = (retried ? "retried" : verdict.repaired() ? "repaired" : "valid")
                     + (retried && verdict.repaired() ? "_repaired" : "");
             if (contract instanceof AnswerContract.Json) {
-                pending.add(new ChatRun.Step.Output(List.of(new OutputEvent.Content(verdict.json()))));
-                pending.add(new ChatRun.Step.Finished(finished.finishReason(), usage, Optional.of(check)));
+                pending.add(new RunStep.Output(List.of(new OutputEvent.Content(verdict.json()))));
+                pending.add(new RunStep.Finished(finished.finishReason(), usage, Optional.of(check)));
             } else {
-                pending.add(new ChatRun.Step.Output(new ArrayList<OutputEvent>(calls)));
-                pending.add(new ChatRun.Step.Finished("tool_calls", usage, Optional.of(check)));
+                pending.add(new RunStep.Output(new ArrayList<OutputEvent>(calls)));
+                pending.add(new RunStep.Finished("tool_calls", usage, Optional.of(check)));
             }
             if (!check.equals("valid")) {
                 LOG.info("model {}: the answer met the request's {} after it was {}", chat.model().id(), name(),
@@ -139,7 +139,7 @@ final class CheckedRun implements Run {
             done = true;
             LOG.warn("model {}: the answer did not meet the request's {} twice: {}", chat.model().id(), name(),
                     verdict.problem());
-            pending.add(new ChatRun.Step.Failed(new Failure.InvalidOutput("the model did not produce a valid answer"
+            pending.add(new RunStep.Failed(new Failure.InvalidOutput("the model did not produce a valid answer"
                     + " for the request's " + name() + ": " + verdict.problem() + " (also when asked a second time)."
                     + " Simplify the schema, allow more tokens, or use a larger model.")));
             return;
@@ -159,7 +159,7 @@ final class CheckedRun implements Run {
             retry.start();
         } catch (FailureException e) {
             done = true;
-            pending.add(new ChatRun.Step.Failed(e.failure()));
+            pending.add(new RunStep.Failed(e.failure()));
         }
     }
 

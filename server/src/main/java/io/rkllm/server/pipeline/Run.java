@@ -9,15 +9,15 @@ import java.util.Optional;
  * step until finished or failed, closed when done (which cancels what has not ended). One thread reads it; any
  * thread may {@link #cancel}.
  */
-public sealed interface Run extends AutoCloseable permits ChatRun, CheckedRun {
+public interface Run extends AutoCloseable {
 
     PreparedChat chat();
 
     /** Queues the work in its reserved place. */
     void start();
 
-    /** The next step, waiting at most {@code keepAlive} before answering {@link ChatRun.Step.KeepAlive}. */
-    ChatRun.Step next(Duration keepAlive) throws InterruptedException;
+    /** The next step, waiting at most {@code keepAlive} before answering {@link RunStep.KeepAlive}. */
+    RunStep next(Duration keepAlive) throws InterruptedException;
 
     void cancel(CancelReason reason);
 

@@ -1,9 +1,12 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.domain.Failure;
+import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.PromptImage;
 import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
+import io.rkllm.server.pipeline.vision.ImageException;
 import io.rkllm.server.pipeline.vision.PreparedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +55,18 @@ public record VisionInput(String model, Map<String, PreparedImage> images, int t
     void fitTo(EncoderInfo encoder, Predicate<String> cached) {
         for (var e : images.entrySet()) {
             if (!e.getValue().preparedFor(encoder.width(), encoder.height()) && !cached.test(e.getKey())) {
-                VisionStep.prepare(e.getValue(), encoder.width(), encoder.height());
+                prepare(e.getValue(), encoder.width(), encoder.height());
             }
+        }
+    }
+
+    /** Fits a picture to the encoder's size; a picture that cannot be is the request's error (400). */
+    static void prepare(PreparedImage image, int width, int height) {
+        try {
+            image.prepare(width, height);
+        } catch (ImageException e) {
+            throw new FailureException(new Failure.InvalidRequest(image.source().param(), e.code(),
+                    e.getMessage()));
         }
     }
 }

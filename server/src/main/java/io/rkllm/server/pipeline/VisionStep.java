@@ -9,7 +9,6 @@ import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.vision.ImageDecoder;
-import io.rkllm.server.pipeline.vision.ImageException;
 import io.rkllm.server.pipeline.vision.PreparedImage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -163,22 +162,13 @@ final class VisionStep {
         for (ChatImage image : shown) {
             PreparedImage p = prepared.computeIfAbsent(image.digest(), d -> new PreparedImage(image, decoder));
             if (!models.imageEmbeddingCached(model, image.digest())) {
-                prepare(p, width, height);
+                VisionInput.prepare(p, width, height);
             }
         }
         return new VisionInput(model.id(), prepared, tokens);
     }
 
     /** Fits a picture now; what cannot be used is the client's error, naming where the picture was. */
-    static void prepare(PreparedImage image, int width, int height) {
-        try {
-            image.prepare(width, height);
-        } catch (ImageException e) {
-            throw new FailureException(new Failure.InvalidRequest(image.source().param(), e.code(),
-                    e.getMessage()));
-        }
-    }
-
     static String defuse(String text) {
         return text.contains(PLACEHOLDER) ? text.replace(PLACEHOLDER, DEFUSED) : text;
     }

@@ -31,29 +31,18 @@ class ClassShapeTest {
 
     /** Pairs (in name order) that referred to each other before the rule. */
     private static final Set<String> MUTUAL_BEFORE = Set.of(
-            "AgentClient <-> ClaudeCode",
-            "AgentClient <-> CodexCli",
-            "AgentClient <-> ContinueCli",
-            "AgentClient <-> OpenCode",
             "ArrayGrammar <-> SchemaConverter",
-            "CallReader <-> Healing",
-            "ChatRun <-> Run",
             "CodeLines <-> PageLines",
-            "GgufFacts <-> GgufLimits",
             "GgufFile <-> GgufSummary",
-            "GgufLimits <-> KvLayout",
-            "GgufModel <-> LlamaBackend",
             "JsonSchemaGrammar <-> Rules",
             "JsonSchemaGrammar <-> SchemaConverter",
             "LlamaContext <-> LlamaModel",
             "LlamaModel <-> Sampler",
             "LlamaModel <-> TokenText",
             "Model <-> RunControl",
-            "ModelWorker <-> Reservation",
             "ObjectGrammar <-> SchemaConverter",
             "PageLine <-> PageLines",
-            "SchemaConverter <-> StringGrammar",
-            "VisionInput <-> VisionStep");
+            "SchemaConverter <-> StringGrammar");
 
     /** Source files over 400 lines before the rule (paths from the repository's root). */
     private static final Set<String> LONG_BEFORE = Set.of(
@@ -68,7 +57,6 @@ class ClassShapeTest {
             "server/src/main/java/io/rkllm/server/http/responses/ResponsesRequestParser.java",
             "server/src/main/java/io/rkllm/server/models/ModelDiscovery.java",
             "server/src/main/java/io/rkllm/server/models/SidecarParser.java",
-            "server/src/main/java/io/rkllm/server/pipeline/ChatRun.java",
             "server/src/main/java/io/rkllm/server/pipeline/output/OutputScanner.java",
             "tools/src/main/java/io/rkllm/tools/reliability/FuzzCases.java",
             "tools/src/main/java/io/rkllm/tools/reliability/Fuzzer.java");
@@ -114,7 +102,7 @@ class ClassShapeTest {
         uses.forEach((a, targets) -> targets.stream()
                 .filter(b -> a.compareTo(b) < 0 && uses.getOrDefault(b, Set.of()).contains(a))
                 .forEach(b -> mutual.add(simple(a) + " <-> " + simple(b))));
-        assertThat(mutual).as("classes of one package that refer to each other").isEqualTo(MUTUAL_BEFORE);
+        assertThat(mutual).as("classes of one package that refer to each other").isEqualTo(new TreeSet<>(MUTUAL_BEFORE));
     }
 
     @Test
@@ -132,7 +120,7 @@ class ClassShapeTest {
                 });
             }
         }
-        assertThat(long_).as("source files over " + MOST_LINES + " lines").isEqualTo(LONG_BEFORE);
+        assertThat(long_).as("source files over " + MOST_LINES + " lines").isEqualTo(new TreeSet<>(LONG_BEFORE));
     }
 
     @Test
@@ -144,7 +132,7 @@ class ClassShapeTest {
                 wide.add(c.getName().substring(c.getPackageName().length() + 1));
             }
         }
-        assertThat(wide).as("records with more than " + MOST_RECORD_FIELDS + " fields").isEqualTo(WIDE_BEFORE);
+        assertThat(wide).as("records with more than " + MOST_RECORD_FIELDS + " fields").isEqualTo(new TreeSet<>(WIDE_BEFORE));
     }
 
     private static JavaClass outermost(JavaClass c) {

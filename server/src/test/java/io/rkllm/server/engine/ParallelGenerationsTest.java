@@ -102,7 +102,7 @@ class ParallelGenerationsTest {
     void aGenerationCancelledAfterLeavingTheQueueButBeforeItsRunStillEnds() throws Exception {
         GatedBackend backend = new GatedBackend(1);
         ModelWorker worker = worker("m", backend, 4);
-        GenerationJob job = new GenerationJob(worker.name(), worker.turns(), worker::dequeue, Priority.INTERACTIVE, 1,
+        GenerationJob job = new GenerationJob(worker.name(), worker.intake().turns(), worker.intake()::dequeue, Priority.INTERACTIVE, 1,
                 prompt("late"), 0);
         job.cancel(CancelReason.QUEUE_TIMEOUT);
         job.execute(null);

@@ -9,6 +9,7 @@ import io.rkllm.server.app.ServedModels;
 import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.backend.llama.LlamaProvider;
+import io.rkllm.server.backend.llama.LlamaSettings;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.download.Board;
@@ -158,7 +159,7 @@ public final class LlamaTestServer implements AutoCloseable {
                 ServerConfig config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
                 int sequences = config.engines().llama().parallel();
                 ModelDiscovery discover = TestDiscovery.of(config);
-                Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaBackend.Settings(1, sequences,
+                Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(runtime(), new LlamaSettings(1, sequences,
                         OptionalInt.empty(), io.rkllm.server.backend.llama.KvLayout.of(config.engines().llama()
                         .kvCache(), 0, config.engines().llama().context()))));
                 if (hub.isEmpty() && registry.isEmpty()) {

@@ -6,6 +6,7 @@ import io.rkllm.server.app.ServerApp;
 import io.rkllm.server.app.Simulation;
 import io.rkllm.server.backend.llama.LlamaBackend;
 import io.rkllm.server.backend.llama.LlamaProvider;
+import io.rkllm.server.backend.llama.LlamaSettings;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.download.Board;
@@ -113,7 +114,7 @@ final class SimulatedServer implements AutoCloseable {
                     new ModelsDirectory(models, DiskSpace.SYSTEM, List.of(".rkllm", ".gguf")), Board.UNKNOWN,
                     new Puller.Settings(2, Duration.ZERO, Duration.ofSeconds(30)));
             Backends backends = Backends.of(LlamaProvider.NAME, new LlamaBackend(LlamaTestServer.runtime(),
-                    new LlamaBackend.Settings(1, 1, OptionalInt.empty())));
+                    new LlamaSettings(1, 1, OptionalInt.empty())));
             return new SimulatedServer(simulation, ServerApp.start(config, backends,
                     new ServedModels(catalogs, Optional.of(puller))));
         } catch (IOException e) {

@@ -8,6 +8,7 @@ import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.Sampler;
 import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.backend.llama.LlamaBackend;
+import io.rkllm.server.backend.llama.LlamaSettings;
 import java.nio.file.Path;
 
 /**
@@ -22,10 +23,10 @@ final class LibraryRun implements AutoCloseable {
     private final LlamaContext context;
     private final Batch batch;
 
-    LibraryRun(LlamaRuntime runtime, Path file, LlamaBackend.Settings settings, int contextLength) {
-        this.model = runtime.load(LlamaBackend.modelParams(file, settings));
+    LibraryRun(LlamaRuntime runtime, Path file, LlamaSettings settings, int contextLength) {
+        this.model = runtime.load(settings.modelParams(file));
         try {
-            this.context = model.newContext(LlamaBackend.chatContext(contextLength, settings));
+            this.context = model.newContext(settings.chatContext(contextLength));
         } catch (RuntimeException e) {
             model.close();
             throw e;

@@ -2,6 +2,7 @@ package io.rkllm.tools.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.backend.llama.LlamaSettings;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -157,7 +158,7 @@ public final class LlamaBench {
         }
         ModelDescriptor model = models.getFirst();
         ModelHeader header = model.facts().header().orElseThrow();
-        LlamaBackend.Settings settings = LlamaOpening.settings(config.engines().llama(),
+        LlamaSettings settings = LlamaOpening.settings(config.engines().llama(),
                 io.rkllm.server.pipeline.SlotCount.systemMemory(java.nio.file.Path.of("/proc/meminfo")));
         int context = model.contextLength();
         if (plan.promptTokens() + plan.maxTokens() + 16 > context) {
@@ -171,7 +172,7 @@ public final class LlamaBench {
                     header.parameterCount(), header.quantisation(), model.sizeBytes(),
                     runtime.info().library().path() + " (" + LlamaBackend.label(runtime.info()) + ")",
                     settings.threads(), settings.parallel(), context,
-                    LlamaBackend.chatContext(context, settings).contextLength(), library.batchSize(), plan);
+                    settings.chatContext(context).contextLength(), library.batchSize(), plan);
             ServerApp app = ServerApp.start(config, Engines.only(new LlamaProvider(), new LlamaBackend(runtime,
                     settings)), ServedModels.fixed(discovery.catalog()));
             try {

@@ -40,7 +40,7 @@ public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int seque
      */
     public boolean perConversation(long fileBytes, int context) {
         return modelHeader.pooling().isEmpty() && layout.perConversation(kvBytesPerToken, context, sequences, fileBytes,
-                GgufLimits.trained(modelHeader));
+                KvMemory.trained(modelHeader));
     }
 
     @Override
@@ -93,7 +93,7 @@ public record GgufFacts(ModelHeader modelHeader, long kvBytesPerToken, int seque
         if (kvBytesPerToken <= 0) {
             return ModelFacts.opaqueCopyBytes(fileBytes);
         }
-        int caches = perConversation(fileBytes, context) ? KvLayout.caches(sequences) : 1;
-        return fileBytes + kvBytesPerToken * context * caches + KvLayout.computeBytes(fileBytes);
+        int caches = perConversation(fileBytes, context) ? KvMemory.caches(sequences) : 1;
+        return fileBytes + kvBytesPerToken * context * caches + KvMemory.computeBytes(fileBytes);
     }
 }

@@ -12,18 +12,13 @@ import java.util.Locale;
  * model's or a reranker's training context) and the machine's memory.
  *
  * <p>The default context is the model's own (its training context), capped so that the weights and the KV caches fit
- * in {@link #BUDGET_SHARE} of the machine's memory: llama.cpp reserves them whole when a context is created. With a
- * cache for each conversation ({@link KvLayout}) they are {@code parallel + 1} caches of the context; shared, one.
+ * in {@link KvMemory#BUDGET_SHARE} of the machine's memory: llama.cpp reserves them whole when a context is created.
+ * With a cache for each conversation ({@link KvLayout}) they are {@code parallel + 1} caches of the context; shared,
+ * one.
  *
  * @param kvCache how the conversations hold their KV cells ({@code engines.llama.kv_cache})
  */
 public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.Mode kvCache) {
-    /** The share of the machine's memory the loaded models may take (as pipeline/ModelMemory's budget). */
-    static final double BUDGET_SHARE = 0.6;
-    /** The shortest context a GGUF model is given when memory is short (the memory check then refuses the load). */
-    static final int MIN_CONTEXT = 2048;
-    /** Used when the file gives no training context. */
-    static final int FALLBACK_CONTEXT = 4096;
 
     public GgufLimits {
         if (parallel < 1 || context < 0 || memoryBytes < 0) {
@@ -45,21 +40,6 @@ public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.M
         return new KvLayout(kvCache, memoryBytes, context);
     }
 
-    /** The training context a model's header gives, else {@link #FALLBACK_CONTEXT}. */
-    static int trained(ModelHeader header) {
-        return header.trainingContext() > 0 ? header.trainingContext() : FALLBACK_CONTEXT;
-    }
-
-    /**
-     * The default context of one cache the conversations share: the model's training context, capped so that the
-     * weights and the cache fit in the budget (whole multiples of 256 cells, as llama.cpp pads the context anyway).
-     */
-    static int sharedContext(int trained, long kvBytesPerToken, long fileBytes, long memoryBytes) {
-        long room = (long) (memoryBytes * BUDGET_SHARE) - fileBytes;
-        long fits = room / kvBytesPerToken;
-        return (int) Math.min(trained, Math.max(MIN_CONTEXT, fits / 256 * 256));
-    }
-
     /** The context a GGUF model of {@code facts} and {@code fileBytes} is served with, and where it came from. */
     ContextChoice contextFor(GgufFacts gguf, long fileBytes) {
         ModelHeader header = gguf.modelHeader();
@@ -72,16 +52,16 @@ public record GgufLimits(int parallel, int context, long memoryBytes, KvLayout.M
             }
             return new ContextChoice(context, "engines.llama.context");
         }
-        int trained = trained(header);
+        int trained = KvMemory.trained(header);
         if (memoryBytes <= 0 || gguf.kvBytesPerToken() <= 0) {
             return new ContextChoice(trained, header.trainingContext() > 0 ? "gguf" : ModelDescriptor.SOURCE_DEFAULT);
         }
-        int capped = sharedContext(trained, gguf.kvBytesPerToken(), fileBytes, memoryBytes);
-        int caches = KvLayout.caches(parallel);
+        int capped = KvMemory.sharedContext(trained, gguf.kvBytesPerToken(), fileBytes, memoryBytes);
+        int caches = KvMemory.caches(parallel);
         if (kvCache == KvLayout.Mode.PER_CONVERSATION && header.pooling().isEmpty()) {
             // a cache each of what each may hold in its share of the room
             long each = layout().room(fileBytes) / (gguf.kvBytesPerToken() * caches) / 256 * 256;
-            int chosen = (int) Math.min(trained, Math.max(Math.min(trained, MIN_CONTEXT), each));
+            int chosen = (int) Math.min(trained, Math.max(Math.min(trained, KvMemory.MIN_CONTEXT), each));
             return chosen < trained ? new ContextChoice(chosen, String.format(Locale.ROOT, "gguf %d, capped by"
                     + " memory for a KV cache each of %d conversations and the tasks", trained, caches))
                     : new ContextChoice(trained, "gguf");

@@ -65,14 +65,14 @@ final class GgufModel implements BackendModel {
     }
 
     /** Loads the model (mapped) and its context under the engine's memory check, on the worker's thread. */
-    static GgufModel load(LlamaRuntime runtime, ModelLoad load, LoadContext context, LlamaBackend.Settings settings,
+    static GgufModel load(LlamaRuntime runtime, ModelLoad load, LoadContext context, LlamaSettings settings,
                           Sampling defaults) {
         return context.loadSlot(() -> open(runtime, load, settings, defaults));
     }
 
-    private static GgufModel open(LlamaRuntime runtime, ModelLoad load, LlamaBackend.Settings settings,
+    private static GgufModel open(LlamaRuntime runtime, ModelLoad load, LlamaSettings settings,
                                   Sampling defaults) {
-        LlamaModel model = loadModel(runtime, LlamaBackend.modelParams(load.file(), settings));
+        LlamaModel model = loadModel(runtime, settings.modelParams(load.file()));
         try {
             if (load.embedding()) {
                 // a reranker's score needs llama.cpp's own rank pooling (its classification head); vectors are
@@ -85,7 +85,7 @@ final class GgufModel implements BackendModel {
             }
             int sequences = settings.parallel();
             boolean ownCaches = ownCaches(load, settings);
-            LlamaContext context = model.newContext(LlamaBackend.chatContext(load.contextLength(), settings,
+            LlamaContext context = model.newContext(settings.chatContext(load.contextLength(),
                     ownCaches));
             PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model));
             LOG.info("model {}: llama.cpp context of {} cells {} {} conversations at once (and one for background"
@@ -109,7 +109,7 @@ final class GgufModel implements BackendModel {
      * Whether each conversation gets a KV cache of its own: decided from the file's header as discovery decided it
      * when it counted the model's memory ({@link GgufFacts#perConversation}).
      */
-    private static boolean ownCaches(ModelLoad load, LlamaBackend.Settings settings) {
+    private static boolean ownCaches(ModelLoad load, LlamaSettings settings) {
         if (settings.layout().mode() != KvLayout.Mode.AUTO) {
             return settings.layout().mode() == KvLayout.Mode.PER_CONVERSATION;
         }

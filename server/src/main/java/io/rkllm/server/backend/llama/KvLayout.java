@@ -57,24 +57,14 @@ public record KvLayout(Mode mode, long memoryBytes, int configuredContext) {
             case SHARED -> false;
             case PER_CONVERSATION -> true;
             case AUTO -> memoryBytes > 0 && kvBytesPerToken > 0
-                    && kvBytesPerToken * context * caches(parallel) <= room(fileBytes)
-                    && (configuredContext > 0 || (long) context * caches(parallel)
-                    <= GgufLimits.sharedContext(trained, kvBytesPerToken, fileBytes, memoryBytes));
+                    && kvBytesPerToken * context * KvMemory.caches(parallel) <= room(fileBytes)
+                    && (configuredContext > 0 || (long) context * KvMemory.caches(parallel)
+                    <= KvMemory.sharedContext(trained, kvBytesPerToken, fileBytes, memoryBytes));
         };
-    }
-
-    /** The caches a context holds when each conversation has its own: one a conversation and one for tasks. */
-    static int caches(int parallel) {
-        return parallel + 1;
     }
 
     /** The bytes the KV caches may take: the budget's share of the memory less the weights and compute buffers. */
     long room(long fileBytes) {
-        return (long) (memoryBytes * GgufLimits.BUDGET_SHARE) - fileBytes - computeBytes(fileBytes);
-    }
-
-    /** llama.cpp's compute buffers: about a tenth of the weights, at least 64 MB. */
-    static long computeBytes(long fileBytes) {
-        return Math.max(64L << 20, fileBytes / 10);
+        return (long) (memoryBytes * KvMemory.BUDGET_SHARE) - fileBytes - KvMemory.computeBytes(fileBytes);
     }
 }

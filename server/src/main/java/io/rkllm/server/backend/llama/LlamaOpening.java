@@ -69,8 +69,8 @@ public record LlamaOpening(Optional<LlamaRuntime> runtime, String missing) {
     }
 
     /** The backend's settings from the configuration ({@code threads: 0}: the big cores). */
-    public static LlamaBackend.Settings settings(ServerConfig.Llama config, long memoryBytes) {
-        return new LlamaBackend.Settings(config.threads() > 0 ? config.threads() : BigCores.count(),
+    public static LlamaSettings settings(ServerConfig.Llama config, long memoryBytes) {
+        return new LlamaSettings(config.threads() > 0 ? config.threads() : BigCores.count(),
                 config.parallel(), config.gpuLayers() >= 0 ? OptionalInt.of(config.gpuLayers()) : OptionalInt.empty(),
                 KvLayout.of(config.kvCache(), memoryBytes, config.context()), (long) config.promptCacheMb() << 20);
     }

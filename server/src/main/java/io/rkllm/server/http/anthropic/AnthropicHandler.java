@@ -12,7 +12,7 @@ import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
-import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -347,7 +347,7 @@ final class AnthropicHandler {
         }
 
         @Override
-        public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
             List<byte[]> out = new ArrayList<>(index < 0 ? open("text") : List.of());
             if (openType != null) {
                 out.add(close());

@@ -14,9 +14,9 @@ import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.models.ModelHeader;
 import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.Answer;
-import io.rkllm.server.pipeline.ChatRun;
 import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.pipeline.ModelStatus;
+import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import java.io.IOException;
@@ -267,7 +267,7 @@ final class OllamaHandler {
         }
 
         @Override
-        public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
             return List.of(line(done(head(), f.finishReason(), f.usage(), started)));
         }
 

@@ -9,7 +9,7 @@ import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
-import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.time.Instant;
@@ -169,7 +169,7 @@ final class OpenAiHandler {
         }
 
         @Override
-        public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
             List<byte[]> out = new ArrayList<>();
             out.add(style.finish(chunks, f.finishReason()));
             if (includeUsage) {

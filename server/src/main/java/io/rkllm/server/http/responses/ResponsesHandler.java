@@ -9,7 +9,7 @@ import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
-import io.rkllm.server.pipeline.ChatRun;
+import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -210,7 +210,7 @@ final class ResponsesHandler {
         }
 
         @Override
-        public List<byte[]> finished(ChatRun.Step.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
             String status = ResponseObjects.status(f.finishReason());
             List<byte[]> out = new ArrayList<>();
             if (!messageOpened && calls.isEmpty()) {

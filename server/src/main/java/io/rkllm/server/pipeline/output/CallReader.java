@@ -29,14 +29,7 @@ public interface CallReader {
      * @param body the block's text so far, as {@link #read} takes it
      * @return the endings; none when the text cannot end where it is (inside an escape)
      */
-    default List<Ending> endings(String body) {
+    default List<CallEnding> endings(String body) {
         return Healing.jsonEndings(body);
-    }
-
-    /**
-     * An unclosed block made whole: {@code text} (the block's text, less any start of a marker it ends with), then
-     * {@code tail}, which closes what is open. Text not yet written goes between them.
-     */
-    record Ending(String text, String tail) {
     }
 }

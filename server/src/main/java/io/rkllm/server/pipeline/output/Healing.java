@@ -19,8 +19,8 @@ public final class Healing {
     }
 
     /** A JSON block's one ending: its open strings and brackets closed; none inside an escape. */
-    public static List<CallReader.Ending> jsonEndings(String text) {
-        return json(text).map(tail -> List.of(new CallReader.Ending(text, tail))).orElse(List.of());
+    public static List<CallEnding> jsonEndings(String text) {
+        return json(text).map(tail -> List.of(new CallEnding(text, tail))).orElse(List.of());
     }
 
     /** Python's literals and calls ({@code [f(a="x"}): the open string's quote, then the brackets' closers. */

@@ -531,7 +531,7 @@ public final class OutputScanner {
         }
 
         @Override
-        public List<CallReader.Ending> endings(String text) {
+        public List<CallEnding> endings(String text) {
             return toolBlock != null ? toolBlock.reader().endings(text) : Healing.jsonEndings(text);
         }
     };

@@ -35,7 +35,7 @@ final class StreamedCalls {
     interface Reading {
         Optional<List<FunctionCall>> read(String text);
 
-        List<CallReader.Ending> endings(String text);
+        List<CallEnding> endings(String text);
     }
 
     /** A call passed on in part: what was sent of it, and the whole it then was as far as anyone can tell. */
@@ -145,7 +145,7 @@ final class StreamedCalls {
 
     /** The calls both readings agree on, the last one in part. */
     static List<Certain> certain(String text, Reading reading) {
-        for (CallReader.Ending ending : reading.endings(text)) {
+        for (CallEnding ending : reading.endings(text)) {
             Optional<List<FunctionCall>> now = readSafely(reading::read, ending.text() + ending.tail());
             if (now.isEmpty()) {
                 continue;

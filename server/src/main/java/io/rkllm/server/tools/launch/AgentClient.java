@@ -20,8 +20,4 @@ interface AgentClient {
      * {@code arguments} after them; any file the client needs is written in {@code workDir}.
      */
     LaunchPlan plan(Target target, Path workDir, List<String> arguments) throws IOException;
-
-    static List<AgentClient> all() {
-        return List.of(new ClaudeCode(), new CodexCli(), new OpenCode(), new ContinueCli());
-    }
 }

@@ -49,11 +49,11 @@ public final class LaunchCommand {
     }
 
     public int run(Request request, ServerConfig config) {
-        Optional<AgentClient> client = AgentClient.all().stream().filter(c -> c.name().equals(request.client()))
+        Optional<AgentClient> client = AgentClients.all().stream().filter(c -> c.name().equals(request.client()))
                 .findFirst();
         if (client.isEmpty()) {
             err.println("rkllm-server launch: unknown client '" + request.client() + "' (clients: "
-                    + String.join(", ", AgentClient.all().stream().map(AgentClient::name).toList()) + ")");
+                    + String.join(", ", AgentClients.all().stream().map(AgentClient::name).toList()) + ")");
             return USAGE;
         }
         String base = request.url().map(LaunchCommand::withoutV1).orElseGet(() -> localUrl(config.server()));

@@ -47,7 +47,7 @@ class SavedPromptsTest {
     }
 
     private GgufModel load(long savedBytes) throws Exception {
-        return TinyGgufModel.load(dir, 1024, new LlamaBackend.Settings(1, 2, OptionalInt.empty())
+        return TinyGgufModel.load(dir, 1024, new LlamaSettings(1, 2, OptionalInt.empty())
                 .withSavedPrompts(savedBytes), TinyLlama.Options.chat());
     }
 

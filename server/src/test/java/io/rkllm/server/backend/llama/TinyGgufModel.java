@@ -28,10 +28,10 @@ final class TinyGgufModel {
     }
 
     static GgufModel load(Path dir, int context, int parallel, TinyLlama.Options options) throws IOException {
-        return load(dir, context, new LlamaBackend.Settings(1, parallel, OptionalInt.empty()), options);
+        return load(dir, context, new LlamaSettings(1, parallel, OptionalInt.empty()), options);
     }
 
-    static GgufModel load(Path dir, int context, LlamaBackend.Settings settings, TinyLlama.Options options)
+    static GgufModel load(Path dir, int context, LlamaSettings settings, TinyLlama.Options options)
             throws IOException {
         Path file = dir.resolve("tiny.gguf");
         TinyLlama.write(file, options);

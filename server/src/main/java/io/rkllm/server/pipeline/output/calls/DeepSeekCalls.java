@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline.output.calls;
 
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -73,9 +74,9 @@ public final class DeepSeekCalls implements CallReader {
 
     /** R1's call closes its fence, then itself; V3.1's only itself; after a call, nothing is missing. */
     @Override
-    public List<Ending> endings(String body) {
+    public List<CallEnding> endings(String body) {
         String text = Healing.withoutPartialMarker(body, List.of(CALL, CALL_END, SEP, "```"));
-        return Healing.json(text).map(json -> List.of(new Ending(text, json + "\n```" + CALL_END),
-                new Ending(text, json + CALL_END), new Ending(text, ""))).orElse(List.of());
+        return Healing.json(text).map(json -> List.of(new CallEnding(text, json + "\n```" + CALL_END),
+                new CallEnding(text, json + CALL_END), new CallEnding(text, ""))).orElse(List.of());
     }
 }

@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline.output.calls;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -46,7 +47,7 @@ public final class GemmaCalls implements CallReader {
 
     /** The open string's marker, then the open brackets' closers. */
     @Override
-    public List<Ending> endings(String body) {
+    public List<CallEnding> endings(String body) {
         String text = Healing.withoutPartialMarker(body, List.of(Literals.GEMMA_QUOTE));
         StringBuilder closers = new StringBuilder();
         boolean inString = false;
@@ -63,6 +64,6 @@ public final class GemmaCalls implements CallReader {
                 }
             }
         }
-        return List.of(new Ending(text, (inString ? Literals.GEMMA_QUOTE : "") + closers.reverse()));
+        return List.of(new CallEnding(text, (inString ? Literals.GEMMA_QUOTE : "") + closers.reverse()));
     }
 }

@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline.output.calls;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -87,12 +88,12 @@ public final class InvokeTags implements CallReader {
 
     /** Inside a value: it and its invoke close; between parameters: the invoke closes; after it, nothing. */
     @Override
-    public List<Ending> endings(String body) {
+    public List<CallEnding> endings(String body) {
         String parameterEnd = "</" + prefix + "parameter>";
         String invokeEnd = "</" + prefix + "invoke>";
         String text = Healing.withoutPartialMarker(body, List.of("<" + prefix + "invoke ", invokeEnd,
                 "<" + prefix + "parameter ", parameterEnd));
-        return List.of(new Ending(text, parameterEnd + "\n" + invokeEnd), new Ending(text, "\n" + invokeEnd),
-                new Ending(text, ""));
+        return List.of(new CallEnding(text, parameterEnd + "\n" + invokeEnd), new CallEnding(text, "\n" + invokeEnd),
+                new CallEnding(text, ""));
     }
 }

@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline.output.calls;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -59,8 +60,8 @@ public final class KeyValueTags implements CallReader {
 
     /** Inside a value: it closes; else nothing is missing. */
     @Override
-    public List<Ending> endings(String body) {
+    public List<CallEnding> endings(String body) {
         String text = Healing.withoutPartialMarker(body, List.of(KEY, KEY_END, VALUE, VALUE_END));
-        return List.of(new Ending(text, VALUE_END), new Ending(text, ""));
+        return List.of(new CallEnding(text, VALUE_END), new CallEnding(text, ""));
     }
 }

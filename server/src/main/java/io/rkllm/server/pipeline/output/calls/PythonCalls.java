@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline.output.calls;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -62,7 +63,7 @@ public final class PythonCalls implements CallReader {
 
     /** Python's strings and brackets closed. */
     @Override
-    public List<Ending> endings(String body) {
-        return Healing.python(body).map(tail -> List.of(new Ending(body, tail))).orElse(List.of());
+    public List<CallEnding> endings(String body) {
+        return Healing.python(body).map(tail -> List.of(new CallEnding(body, tail))).orElse(List.of());
     }
 }

@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline.output.calls;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.pipeline.output.CallEnding;
 import io.rkllm.server.pipeline.output.CallJson;
 import io.rkllm.server.pipeline.output.CallReader;
 import io.rkllm.server.pipeline.output.FunctionCall;
@@ -70,10 +71,10 @@ public final class XmlFunctions implements CallReader {
 
     /** Inside a value: it and its function close; between parameters: the function closes; after it, nothing. */
     @Override
-    public List<Ending> endings(String body) {
+    public List<CallEnding> endings(String body) {
         String text = Healing.withoutPartialMarker(body, List.of(FUNCTION, FUNCTION_END, PARAMETER, PARAMETER_END));
         // no line break before the closing tags: one the value ends with may be the format's or the value's
-        return List.of(new Ending(text, PARAMETER_END + "\n" + FUNCTION_END), new Ending(text, "\n" + FUNCTION_END),
-                new Ending(text, ""));
+        return List.of(new CallEnding(text, PARAMETER_END + "\n" + FUNCTION_END), new CallEnding(text, "\n" + FUNCTION_END),
+                new CallEnding(text, ""));
     }
 }
