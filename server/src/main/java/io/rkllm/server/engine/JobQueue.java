@@ -21,9 +21,9 @@ import java.util.concurrent.locks.ReentrantLock;
 final class JobQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final PriorityQueue<Job> queue = new PriorityQueue<>();
+    private final PriorityQueue<Job<?>> queue = new PriorityQueue<>();
     /** In the order they started. */
-    private final Set<Job> running = new LinkedHashSet<>();
+    private final Set<Job<?>> running = new LinkedHashSet<>();
     /** Places taken and not running: reserved, or queued. */
     private volatile int waiting;
     private volatile int runningCount;
@@ -75,7 +75,7 @@ final class JobQueue {
      * Queues a job into its place; {@code admitted} runs first, under the lock, before the job can be taken. False
      * (and the place given back) once the queue was closed: the model is gone.
      */
-    boolean offer(Job job, Runnable admitted) {
+    boolean offer(Job<?> job, Runnable admitted) {
         lock.lock();
         try {
             if (closed) {
@@ -94,7 +94,7 @@ final class JobQueue {
     }
 
     /** Takes a queued job out (cancelled while waiting), giving its place back; false when it was not queued. */
-    boolean remove(Job job) {
+    boolean remove(Job<?> job) {
         lock.lock();
         try {
             if (!queue.remove(job)) {
@@ -114,7 +114,7 @@ final class JobQueue {
      * returned once nothing runs, and never counts as running). Returns null instead when a job ended or a place
      * was given back and the model has nothing queued or running any more: the worker tells the registry.
      */
-    Job next() throws InterruptedException {
+    Job<?> next() throws InterruptedException {
         lock.lock();
         try {
             while (true) {
@@ -124,7 +124,7 @@ final class JobQueue {
                         return null;
                     }
                 }
-                Job head = queue.peek();
+                Job<?> head = queue.peek();
                 if (head != null && mayStart(head)) {
                     queue.poll();
                     if (!(head instanceof StopJob)) {
@@ -142,15 +142,15 @@ final class JobQueue {
         }
     }
 
-    private boolean mayStart(Job head) {
-        if (head instanceof GenerationJob) {
-            return running.size() < parallel && running.stream().allMatch(j -> j instanceof GenerationJob);
+    private boolean mayStart(Job<?> head) {
+        if (head instanceof Generation) {
+            return running.size() < parallel && running.stream().allMatch(j -> j instanceof Generation);
         }
         return running.isEmpty();
     }
 
     /** A job that {@link #next()} returned has ended, on whichever thread ran it. */
-    void ended(Job job) {
+    void ended(Job<?> job) {
         lock.lock();
         try {
             running.remove(job);
@@ -167,16 +167,16 @@ final class JobQueue {
      * generation that started last and is not giving way yet, marked as giving way: Open WebUI's tasks never
      * delay a chat. Empty when the chat will run without it.
      */
-    Optional<GenerationJob> backgroundToPreempt() {
+    Optional<Generation> backgroundToPreempt() {
         lock.lock();
         try {
-            long chatsWaiting = queue.stream().filter(j -> j instanceof GenerationJob g && !g.background).count();
+            long chatsWaiting = queue.stream().filter(j -> j instanceof Generation g && !g.background).count();
             if (chatsWaiting <= parallel - running.size()) {
                 return Optional.empty();
             }
-            GenerationJob last = null;
-            for (Job job : running) {
-                if (job instanceof GenerationJob g && g.background && !g.preempted) {
+            Generation last = null;
+            for (Job<?> job : running) {
+                if (job instanceof Generation g && g.background && !g.preempted) {
                     last = g;
                 }
             }
@@ -190,7 +190,7 @@ final class JobQueue {
     }
 
     /** The jobs waiting now, for cancelling them. */
-    List<Job> queued() {
+    List<Job<?>> queued() {
         lock.lock();
         try {
             return new ArrayList<>(queue);
@@ -200,7 +200,7 @@ final class JobQueue {
     }
 
     /** The jobs running now, in the order they started. */
-    List<Job> running() {
+    List<Job<?>> running() {
         lock.lock();
         try {
             return new ArrayList<>(running);
@@ -210,12 +210,12 @@ final class JobQueue {
     }
 
     /** Closes the queue for good and takes out what still waits (each giving its place back). */
-    List<Job> close() {
+    List<Job<?>> close() {
         lock.lock();
         try {
             closed = true;
-            List<Job> left = new ArrayList<>();
-            Job job;
+            List<Job<?>> left = new ArrayList<>();
+            Job<?> job;
             while ((job = queue.poll()) != null) {
                 if (!(job instanceof StopJob)) {
                     waiting--;

@@ -2,6 +2,7 @@ package io.rkllm.server.engine;
 
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
+import io.rkllm.server.engine.contract.GenerationEvent;
 
 /**
  * Where a model's work comes in: a job submitted into its reserved place is queued (a generation holding its turn
@@ -35,26 +36,26 @@ final class ModelIntake {
         return turns;
     }
 
-    Generation enqueue(GenerationJob job) {
+    Generation enqueue(Generation job) {
         // the turn is held before the job can be taken: it is released when the job ends
         if (!jobs.offer(job, () -> job.holdTurn(turns.generationQueued()))) {
-            job.generation.emit(new GenerationEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+            job.emit(new GenerationEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
                     "model " + name + " was unloaded")));
-            return job.generation;
+            return job;
         }
         if (!job.background) {
             // background work (Open WebUI's tags, follow-ups) never delays a chat: it yields the NPU
-            jobs.backgroundToPreempt().ifPresent(task -> task.generation.cancel(CancelReason.PREEMPTED));
+            jobs.backgroundToPreempt().ifPresent(task -> task.cancel(CancelReason.PREEMPTED));
         }
-        return job.generation;
+        return job;
     }
 
-    Embedding enqueue(EmbeddingJob job) {
+    Embedding enqueue(Embedding job) {
         if (!jobs.offer(job, () -> { })) {
-            job.embedding.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
+            job.emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.UNLOADED,
                     "model " + name + " was unloaded")));
         }
-        return job.embedding;
+        return job;
     }
 
     /** A reserved place given back unused. */
@@ -63,9 +64,9 @@ final class ModelIntake {
     }
 
     /** Takes a job that waits out of the queue; false when it was taken to run already. */
-    boolean dequeue(Job job) {
+    boolean dequeue(Job<?> job) {
         if (jobs.remove(job)) {
-            if (job instanceof GenerationJob generation) {
+            if (job instanceof Generation generation) {
                 generation.releaseTurn();
             }
             return true;

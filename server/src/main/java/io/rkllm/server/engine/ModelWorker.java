@@ -161,7 +161,7 @@ public final class ModelWorker implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        for (Job job : jobs.queued()) {
+        for (Job<?> job : jobs.queued()) {
             job.cancel(CancelReason.UNLOADED);
         }
         jobs.offer(new StopJob(sequence.getAndIncrement()), () -> { });
@@ -169,7 +169,7 @@ public final class ModelWorker implements AutoCloseable {
 
     /** Cancels the jobs running now, if any (shutdown deadline, forced unload). */
     void cancelRunning(CancelReason reason) {
-        for (Job job : jobs.running()) {
+        for (Job<?> job : jobs.running()) {
             job.cancel(reason);
         }
     }
@@ -211,12 +211,12 @@ public final class ModelWorker implements AutoCloseable {
         notifyIdle();
         try {
             while (true) {
-                Job job = jobs.next();
+                Job<?> job = jobs.next();
                 if (job == null) {
                     notifyIdle();
                 } else if (job instanceof StopJob) {
                     break;
-                } else if (generations != null && job instanceof GenerationJob) {
+                } else if (generations != null && job instanceof Generation) {
                     generations.execute(() -> run(job, model));
                 } else {
                     run(job, model);
@@ -235,7 +235,7 @@ public final class ModelWorker implements AutoCloseable {
     }
 
     /** One job, on the worker thread or on a generation thread; never throws. */
-    private void run(Job job, BackendModel model) {
+    private void run(Job<?> job, BackendModel model) {
         try {
             job.execute(model);
         } catch (Throwable t) {
@@ -249,7 +249,7 @@ public final class ModelWorker implements AutoCloseable {
     /** No more work: what is still queued fails with {@code message}. */
     private void end(String message) {
         closing = true;
-        for (Job job : jobs.close()) {
+        for (Job<?> job : jobs.close()) {
             job.fail(message);
         }
         stopped.complete(null);

@@ -27,7 +27,7 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return intake.enqueue(new GenerationJob(intake.name(), intake.turns(), intake::dequeue, priority, place, prompt,
+        return intake.enqueue(new Generation(intake.name(), intake.turns(), intake::dequeue, priority, place, prompt,
                 maxTokens));
     }
 
@@ -37,7 +37,7 @@ public final class Reservation {
             throw new IllegalStateException("reservation already used");
         }
         used = true;
-        return intake.enqueue(new EmbeddingJob(intake.name(), intake.turns(), intake::dequeue, priority, place, work,
+        return intake.enqueue(new Embedding(intake.name(), intake.turns(), intake::dequeue, priority, place, work,
                 intake.runtime()));
     }
 

@@ -1,12 +1,11 @@
 package io.rkllm.server.engine;
 
-import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.engine.contract.BackendModel;
 
 /** Ends the model's thread once everything queued before it has run. */
-final class StopJob extends Job {
+final class StopJob extends Job<Void> {
     StopJob(long sequence) {
-        super(Integer.MAX_VALUE, sequence);
+        super(Integer.MAX_VALUE, sequence, job -> false, failure -> null);
     }
 
     @Override
@@ -15,9 +14,5 @@ final class StopJob extends Job {
 
     @Override
     void fail(String message) {
-    }
-
-    @Override
-    void cancel(CancelReason reason) {
     }
 }

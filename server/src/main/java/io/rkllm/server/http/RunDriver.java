@@ -52,17 +52,10 @@ public final class RunDriver {
         List<byte[]> output(OutputEvent event);
 
         /** The end of a complete answer: finish reason, usage, terminator. */
-        List<byte[]> finished(RunStep.Finished finished, Started started);
+        List<byte[]> finished(RunStep.Finished finished, Run run);
 
         /** The error after the stream started; the stream closes after it. */
         byte[] failed(ApiException error);
-    }
-
-    /** A run that was queued, and when: {@code loadNanos} is what queueing took, loading the model included. */
-    public record Started(PreparedChat chat, Run run, long arrivedNanos, long loadNanos) {
-        public String modelId() {
-            return chat.model().id();
-        }
     }
 
     /** Writes a complete non-streaming answer. */
@@ -71,10 +64,10 @@ public final class RunDriver {
         void answer(Answer answer) throws Exception;
     }
 
-    /** Writes the answer of one started run. */
+    /** Writes the answer of one reserved run (which it starts). */
     @FunctionalInterface
     public interface Responder {
-        void respond(Started started) throws Exception;
+        void respond(Run run) throws Exception;
     }
 
     private final ChatPipeline pipeline;
@@ -95,12 +88,10 @@ public final class RunDriver {
         long arrived = System.nanoTime();
         PreparedChat chat = pipeline.prepare(request);
         ctx.attribute(AccessLog.MODEL, chat.model().id());
-        long queueing = System.nanoTime();
-        Run run = pipeline.reserve(chat);
+        Run run = pipeline.reserve(chat, arrived);
         try (run) {
-            Started started = new Started(chat, run, arrived, System.nanoTime() - queueing);
             chat.notes().forEach(h -> ctx.header(h.name(), h.value()));
-            responder.respond(started);
+            responder.respond(run);
         } finally {
             run.cancelReason().ifPresent(reason -> metrics.aborts().cancelled(chat.model().id(), reason));
         }
@@ -111,8 +102,7 @@ public final class RunDriver {
      * that closes its connection is noticed within about a second (a non-blocking read), or a token while
      * tokens arrive, and its generation is cancelled.
      */
-    public void stream(Context ctx, Started started, StreamFormat format) throws InterruptedException {
-        Run run = started.run();
+    public void stream(Context ctx, Run run, StreamFormat format) throws InterruptedException {
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         try {
             StreamSink sink = StreamSink.open(ctx.res(), format.contentType());
@@ -144,7 +134,7 @@ public final class RunDriver {
                         }
                     }
                     case RunStep.Finished f -> {
-                        finished(ctx, started, f);
+                        finished(ctx, run, f);
                         if (f.check().isPresent() && format.contentType().equals("text/event-stream")) {
                             // the headers left long ago: the check's outcome goes in a comment clients skip
                             sink.send((": " + CHECK_HEADER + ": " + f.check().get() + "\n\n").getBytes(UTF_8));
@@ -153,13 +143,13 @@ public final class RunDriver {
                             sink.send((": " + INCOMPLETE_HEADER + ": " + f.incomplete().get() + "\n\n")
                                     .getBytes(UTF_8));
                         }
-                        for (byte[] bytes : format.finished(f, started)) {
+                        for (byte[] bytes : format.finished(f, run)) {
                             sink.send(bytes);
                         }
                         return;
                     }
                     case RunStep.Failed failed -> {
-                        failedCheck(started, failed.failure());
+                        failedCheck(run, failed.failure());
                         ApiException error = FailureStatus.of(failed.failure());
                         AccessLog.error(ctx, error);
                         sink.send(format.failed(error));
@@ -179,8 +169,7 @@ public final class RunDriver {
      * failed run throws its failure; a client that closed its connection meanwhile gets its run aborted and no
      * answer (status 499 in the access log only).
      */
-    public void collect(Context ctx, Started started, Answerer answerer) throws Exception {
-        Run run = started.run();
+    public void collect(Context ctx, Run run, Answerer answerer) throws Exception {
         run.start();
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
         Duration wait = keepAlive.compareTo(PROBE_EVERY) < 0 ? keepAlive : PROBE_EVERY;
@@ -198,29 +187,29 @@ public final class RunDriver {
                 }
                 case RunStep.Output out -> answer.add(out.events());
                 case RunStep.Finished f -> {
-                    finished(ctx, started, f);
+                    finished(ctx, run, f);
                     f.check().ifPresent(check -> ctx.header(CHECK_HEADER, check));
                     f.incomplete().ifPresent(note -> ctx.header(INCOMPLETE_HEADER, note));
                     answerer.answer(answer.build(f, run.matchedStop()));
                     return;
                 }
                 case RunStep.Failed failed -> {
-                    failedCheck(started, failed.failure());
+                    failedCheck(run, failed.failure());
                     throw new FailureException(failed.failure());
                 }
             }
         }
     }
 
-    private void finished(Context ctx, Started started, RunStep.Finished f) {
+    private void finished(Context ctx, Run run, RunStep.Finished f) {
         AccessLog.record(ctx, f.usage(), f.finishReason());
-        metrics.generations().finished(started.modelId(), f.finishReason(), f.usage());
-        f.check().ifPresent(check -> metrics.generations().checked(started.modelId(), check));
+        metrics.generations().finished(run.modelId(), f.finishReason(), f.usage());
+        f.check().ifPresent(check -> metrics.generations().checked(run.modelId(), check));
     }
 
-    private void failedCheck(Started started, Failure failure) {
+    private void failedCheck(Run run, Failure failure) {
         if (failure instanceof Failure.InvalidOutput) {
-            metrics.generations().checked(started.modelId(), "failed");
+            metrics.generations().checked(run.modelId(), "failed");
         }
     }
 

@@ -205,10 +205,13 @@ public final class ChatPipeline {
      * Loads the model if needed and takes a place in its queue; the run starts when the route calls
      * {@link Run#start()}. A request with a contract (JSON, a tool call) gets a run that checks its answer. A task configured to be answered without inference gets its answer here.
      *
+     * @param arrivedNanos when the request arrived ({@link System#nanoTime})
      * @throws FailureException when the model cannot be loaded or its queue is full
      */
-    public Run reserve(PreparedChat chat) {
+    public Run reserve(PreparedChat chat, long arrivedNanos) {
+        long reserving = System.nanoTime();
         ChatRun run = reserveRun(chat);
+        run.timed(arrivedNanos, System.nanoTime() - reserving);
         return chat.contract().<Run>map(c -> new CheckedRun(this::retry, chat, c, run)).orElse(run);
     }
 

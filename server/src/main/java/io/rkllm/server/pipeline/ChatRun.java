@@ -4,7 +4,7 @@ import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.engine.Generation;
-import io.rkllm.server.engine.GenerationEvent;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.GenerationStats;
@@ -39,6 +39,10 @@ public final class ChatRun implements Run {
     private CancelReason cancelledBeforeStart;
     private final ServerConfig.Timeouts timeouts;
     private final Duration queueTimeout;
+    private final FailureWording wording;
+    /** Set by the pipeline before the route sees the run. */
+    private long arrivedNanos = System.nanoTime();
+    private long loadNanos;
     private final OutputScanner scanner;
     private final Deque<RunStep> pending = new ArrayDeque<>();
     private final long submittedAt = System.nanoTime();
@@ -68,6 +72,7 @@ public final class ChatRun implements Run {
         this.estimator = estimator;
         this.timeouts = timeouts;
         this.queueTimeout = queueTimeout;
+        this.wording = new FailureWording(timeouts, queueTimeout);
         this.scanner = new OutputScanner(chat.scanner());
     }
 
@@ -87,6 +92,22 @@ public final class ChatRun implements Run {
     @Override
     public PreparedChat chat() {
         return chat;
+    }
+
+    /** When its request arrived, and what taking its place took (the model's load included). */
+    void timed(long arrivedNanos, long loadNanos) {
+        this.arrivedNanos = arrivedNanos;
+        this.loadNanos = loadNanos;
+    }
+
+    @Override
+    public long arrivedNanos() {
+        return arrivedNanos;
+    }
+
+    @Override
+    public long loadNanos() {
+        return loadNanos;
     }
 
     /** Queues the run in its reserved place: the worker may take it at once. Nothing for a known answer. */
@@ -160,7 +181,7 @@ public final class ChatRun implements Run {
             Generation g = generation();
             if (g == null) {
                 done = true;
-                pending.add(new RunStep.Failed(failure(new Failure.Cancelled(cancelledBeforeStart,
+                pending.add(new RunStep.Failed(wording.forClient(new Failure.Cancelled(cancelledBeforeStart,
                         cancelledBeforeStart.description()))));
                 break;
             }
@@ -236,7 +257,7 @@ public final class ChatRun implements Run {
                     pending.add(new RunStep.Output(List.of(new OutputEvent.Content(derived.get()))));
                     pending.add(new RunStep.Finished("stop", Usage.withoutInference(queueMillis)));
                 } else {
-                    pending.add(new RunStep.Failed(failure(f.failure())));
+                    pending.add(new RunStep.Failed(wording.forClient(f.failure())));
                 }
                 done = true;
             }
@@ -315,43 +336,6 @@ public final class ChatRun implements Run {
         return new RunStep.Finished(reason, new Usage(perf.prefillTokens() + reused, completion, reused,
                 perf.prefillTokens(), perf.prefillMs(), perf.generateMs(), queueMillis, ttft,
                 Math.min(reasoningTokens, completion)), Optional.empty(), incomplete);
-    }
-
-    /** The failure as the client should read it: what happened, with the limit that was reached. */
-    private Failure failure(Failure failure) {
-        if (failure instanceof Failure.InvalidRequest || failure instanceof Failure.ContextTooLong) {
-            return failure; // the backend found the request itself at fault: the client's to change, as it says
-        }
-        if (!(failure instanceof Failure.Cancelled cancelled)) {
-            return new Failure.RuntimeFailed("the model failed while generating: " + failure.message()
-                    + ". The model stays loaded; retry the request.");
-        }
-        CancelReason reason = cancelled.reason();
-        String message = switch (reason) {
-            case QUEUE_TIMEOUT -> "the request waited " + human(queueTimeout)
-                    + " in the queue without starting; the server is busy, retry later";
-            case FIRST_TOKEN_TIMEOUT -> "generation aborted: no token within " + human(timeouts.firstToken())
-                    + " (timeouts.first_token)";
-            case SILENCE_TIMEOUT -> "generation aborted: the model was silent for " + human(timeouts.silence())
-                    + " (timeouts.silence)";
-            case TOTAL_TIMEOUT -> "generation aborted: the generation exceeded " + human(timeouts.total())
-                    + " (timeouts.total)";
-            case SHUTDOWN -> "the server is shutting down";
-            case UNLOADED -> "the model was unloaded before the request could run";
-            case PREEMPTED -> "a background request gave way to an interactive one; retry";
-            case CLIENT_GONE, STOP_STRING -> cancelled.message();
-        };
-        return new Failure.Cancelled(reason, message);
-    }
-
-    /** "250 ms", "30 s", "5 min". */
-    static String human(Duration d) {
-        long ms = d.toMillis();
-        if (ms < 1000 || ms % 1000 != 0) {
-            return ms + " ms";
-        }
-        long s = ms / 1000;
-        return s % 60 == 0 && s >= 60 ? (s / 60) + " min" : s + " s";
     }
 
     private long watchdogDeadline() {

@@ -33,6 +33,8 @@ final class CheckedRun implements Run {
     private Usage firstUsage;
     private boolean retried;
     private boolean done;
+    private final long arrivedNanos;
+    private final long loadNanos;
 
     /** How an answer that failed its check is asked for once more: a new turn on top of the conversation. */
     @FunctionalInterface
@@ -52,11 +54,23 @@ final class CheckedRun implements Run {
         this.chat = chat;
         this.contract = contract;
         this.current = first;
+        this.arrivedNanos = first.arrivedNanos();
+        this.loadNanos = first.loadNanos();
     }
 
     @Override
     public PreparedChat chat() {
         return chat;
+    }
+
+    @Override
+    public long arrivedNanos() {
+        return arrivedNanos;
+    }
+
+    @Override
+    public long loadNanos() {
+        return loadNanos;
     }
 
     @Override

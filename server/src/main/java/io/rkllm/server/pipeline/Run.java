@@ -13,6 +13,17 @@ public interface Run extends AutoCloseable {
 
     PreparedChat chat();
 
+    /** The model that answers. */
+    default String modelId() {
+        return chat().model().id();
+    }
+
+    /** When the request arrived ({@link System#nanoTime}). */
+    long arrivedNanos();
+
+    /** What taking its place in the queue took, loading the model included (Ollama's {@code load_duration}). */
+    long loadNanos();
+
     /** Queues the work in its reserved place. */
     void start();
 

@@ -11,7 +11,7 @@ import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.PromptTemplate;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
@@ -170,7 +170,7 @@ public final class GatedBackend implements Backend {
         }
 
         @Override
-        public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+        public GenerationEvent.End generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
             String text = prompt.texts().newPart().text();
             if (text.startsWith("throw")) {
                 // a backend breaking its promise not to throw
@@ -188,13 +188,13 @@ public final class GatedBackend implements Backend {
                     run.end.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new GenerationEnd.Failed("interrupted");
+                    return GenerationEvent.failed("interrupted");
                 }
                 if (cancellation.isCancelled()) {
-                    return new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), "");
+                    return new GenerationEvent.Done(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), "");
                 }
                 sink.text("answer to " + text, 3);
-                return new GenerationEnd.Finished(StopReason.END, new GenerationStats(1, 4, 1, 3), 0, Optional.empty(), "");
+                return new GenerationEvent.Done(StopReason.END, new GenerationStats(1, 4, 1, 3), 0, Optional.empty(), "");
             } finally {
                 log.add("generated " + text);
                 generating.decrementAndGet();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.Sampling;
@@ -102,11 +103,11 @@ class ParallelGenerationsTest {
     void aGenerationCancelledAfterLeavingTheQueueButBeforeItsRunStillEnds() throws Exception {
         GatedBackend backend = new GatedBackend(1);
         ModelWorker worker = worker("m", backend, 4);
-        GenerationJob job = new GenerationJob(worker.name(), worker.intake().turns(), worker.intake()::dequeue, Priority.INTERACTIVE, 1,
+        Generation job = new Generation(worker.name(), worker.intake().turns(), worker.intake()::dequeue, Priority.INTERACTIVE, 1,
                 prompt("late"), 0);
         job.cancel(CancelReason.QUEUE_TIMEOUT);
         job.execute(null);
-        assertFailed(job.generation, CancelReason.QUEUE_TIMEOUT);
+        assertFailed(job, CancelReason.QUEUE_TIMEOUT);
         assertThat(backend.unclaimedRuns()).isZero();
     }
 

@@ -4,7 +4,7 @@ import io.rkllm.llama.KvCache;
 import io.rkllm.llama.LlamaContext;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.Sampler;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.StopReason;
 import java.util.Iterator;
@@ -76,7 +76,7 @@ final class Admissions {
             } catch (RuntimeException e) {
                 LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
                 admitted = true;
-                request.end(new GenerationEnd.Failed("preparing the run failed: "
+                request.end(GenerationEvent.failed("preparing the run failed: "
                         + e.getMessage()));
             }
             if (admitted) {
@@ -86,7 +86,7 @@ final class Admissions {
     }
 
     private static void endCancelled(SubmittedGeneration request) {
-        request.end(new GenerationEnd.Finished(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), ""));
+        request.end(new GenerationEvent.Done(StopReason.CANCELLED, GenerationStats.NONE, 0, Optional.empty(), ""));
     }
 
     /** Starts a request in a sequence; false when none is free for it now. */
@@ -97,7 +97,7 @@ final class Admissions {
         }
         int[] whole = tokenizer.whole(request.text());
         if (whole.length == 0) {
-            request.end(new GenerationEnd.Failed("the prompt is empty"));
+            request.end(GenerationEvent.failed("the prompt is empty"));
             return true;
         }
         List<SlotTable.Slot> free = slots.free(chatSequences);
@@ -106,7 +106,7 @@ final class Admissions {
                 new PrefixCachePolicy.Prompt(request.text(), whole), tokenizer);
         int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
-            request.end(new GenerationEnd.TooLong(prompt.length, sequenceContext,
+            request.end(GenerationEvent.tooLong(prompt.length, sequenceContext,
                     "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
                             + sequenceContext + " tokens: shorten the conversation, or leave out tools or documents"));
             return true;

@@ -2,7 +2,7 @@ package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.LlamaContext;
 import io.rkllm.llama.LlamaModel;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -86,7 +86,7 @@ final class DecodeLoop implements AutoCloseable {
     /** Queues a request; its events come back on its own queue. A loop that has ended fails it at once. */
     void submit(SubmittedGeneration request) {
         if (ended) {
-            request.end(new GenerationEnd.Failed("model " + id + " was unloaded"));
+            request.end(GenerationEvent.failed("model " + id + " was unloaded"));
             return;
         }
         commands.add(new Admission(request, runs));
@@ -243,7 +243,7 @@ final class DecodeLoop implements AutoCloseable {
             runs.waiting.addAll(runs.postponed);
             runs.postponed.clear();
             for (SubmittedGeneration r : runs.waiting) {
-                r.end(new GenerationEnd.Failed("model " + id + " was unloaded"));
+                r.end(GenerationEvent.failed("model " + id + " was unloaded"));
             }
             runs.waiting.clear();
             step.close();
@@ -263,7 +263,7 @@ final class DecodeLoop implements AutoCloseable {
     private void drainCommands() {
         for (Runnable command = commands.poll(); command != null; command = commands.poll()) {
             if (command instanceof Admission admission) {
-                admission.request().end(new GenerationEnd.Failed("model " + id
+                admission.request().end(GenerationEvent.failed("model " + id
                         + " was unloaded"));
             }
         }

@@ -15,7 +15,7 @@ import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
@@ -196,18 +196,18 @@ final class GgufModel implements BackendModel {
     }
 
     @Override
-    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+    public GenerationEvent.End generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
         if (loop == null) {
-            return new GenerationEnd.Failed("model " + id + " is an embedding model: it does not generate text");
+            return GenerationEvent.failed("model " + id + " is an embedding model: it does not generate text");
         }
         String rendered;
         try {
             rendered = text.render(prompt);
         } catch (JinjaChatTemplate.RefusedConversation e) {
-            return new GenerationEnd.Refused(e.getMessage());
+            return GenerationEvent.refused(e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
-            return new GenerationEnd.Failed(e.getMessage());
+            return GenerationEvent.failed(e.getMessage());
         }
         SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
                 LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens,
@@ -226,7 +226,7 @@ final class GgufModel implements BackendModel {
         } catch (InterruptedException e) {
             loop.cancel(request);
             Thread.currentThread().interrupt();
-            return new GenerationEnd.Failed("interrupted");
+            return GenerationEvent.failed("interrupted");
         }
     }
 

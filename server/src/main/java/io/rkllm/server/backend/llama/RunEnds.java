@@ -2,7 +2,7 @@ package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.LlamaContext;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.engine.contract.cache.CachedConversation;
@@ -77,7 +77,7 @@ final class RunEnds {
         release(r, reason == StopReason.CANCELLED ? null : conversation(r));
         Optional<String> prefilled = r.keep == 0 && !r.request.task() && r.prefilled == r.prompt.length
                 ? Optional.of(r.request.text()) : Optional.empty();
-        r.request.end(new GenerationEnd.Finished(reason, stats, r.keep, prefilled,
+        r.request.end(new GenerationEvent.Done(reason, stats, r.keep, prefilled,
                 "sequence " + r.slot.sequence));
     }
 
@@ -97,13 +97,13 @@ final class RunEnds {
         } catch (RuntimeException e) {
             runs.active.remove(r);
             r.slot.busy = false;
-            r.request.end(new GenerationEnd.Failed(message));
+            r.request.end(GenerationEvent.failed(message));
         }
     }
 
     void fail(DecodingGeneration r, String message) {
         release(r, null);
-        r.request.end(new GenerationEnd.Failed(message));
+        r.request.end(GenerationEvent.failed(message));
     }
 
     /**

@@ -2,7 +2,7 @@ package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.TokenSink;
 import java.util.Optional;
 import java.util.Set;
@@ -59,7 +59,7 @@ record SubmittedGeneration(ChatPrompt prompt, String text, boolean task, Samplin
     }
 
     /** Sends the generation's end back to the thread that asked. */
-    void end(GenerationEnd end) {
+    void end(GenerationEvent.End end) {
         events.add(new Event.End(end));
     }
 
@@ -68,7 +68,7 @@ record SubmittedGeneration(ChatPrompt prompt, String text, boolean task, Samplin
         record Text(String text, int tokens) implements Event {
         }
 
-        record End(GenerationEnd end) implements Event {
+        record End(GenerationEvent.End end) implements Event {
         }
     }
 

@@ -16,7 +16,7 @@ import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
@@ -105,7 +105,7 @@ final class RkllmModel implements BackendModel {
     }
 
     @Override
-    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink out, Cancellation cancellation) {
+    public GenerationEvent.End generate(ChatPrompt prompt, int maxTokens, TokenSink out, Cancellation cancellation) {
         ConversationCache.Planned plan;
         Model model;
         try {
@@ -113,7 +113,7 @@ final class RkllmModel implements BackendModel {
             model = slots.get(plan.slot());
         } catch (RuntimeException e) {
             LOG.warn("model {}: preparing the run failed: {}", id, e.toString());
-            return new GenerationEnd.Failed("preparing the run failed: " + e.getMessage());
+            return GenerationEvent.failed("preparing the run failed: " + e.getMessage());
         }
         RunInput input = NativeTypes.input(plan.request(), model.params().sampling(),
                 model.abi().perRunSampling() ? maxTokens : 0);
@@ -128,7 +128,7 @@ final class RkllmModel implements BackendModel {
                 case ImageStep.Result.Cancelled c -> cancelledWhileEncoding = true;
                 case ImageStep.Result.Failed failed -> {
                     finish(plan, new RunOutcome.Failed(failed.message()), "");
-                    return new GenerationEnd.Failed(failed.message());
+                    return GenerationEvent.failed(failed.message());
                 }
             }
         }
@@ -179,13 +179,13 @@ final class RkllmModel implements BackendModel {
         };
         Optional<String> prefilled = finish(plan, outcome, generated.toString());
         String settings = "enable_thinking=" + plan.request().enableThinking();
-        GenerationEnd end = switch (terminal) {
-            case TokenEvent.Failed failed -> new GenerationEnd.Failed(failed.message());
+        GenerationEvent.End end = switch (terminal) {
+            case TokenEvent.Failed failed -> GenerationEvent.failed(failed.message());
             case TokenEvent.Finished finished -> finished(finished.perf(), aborted, limitHit[0], maxTokens,
                     plan.reusedTokens(), model.params(), prefilled, settings);
             case TokenEvent.Text text -> throw new IllegalStateException("text is not terminal");
         };
-        if (end instanceof GenerationEnd.Finished f) {
+        if (end instanceof GenerationEvent.Done f) {
             eos.ended(endOfTurn, f.reason(), maxTokens);
         }
         return end;
@@ -211,20 +211,20 @@ final class RkllmModel implements BackendModel {
     }
 
     /** Why a run that the runtime finished ended. */
-    private static GenerationEnd.Finished finished(PerfStats perf, boolean aborted, boolean limitHit, int maxTokens,
+    private static GenerationEvent.Done finished(PerfStats perf, boolean aborted, boolean limitHit, int maxTokens,
                                             int reused, ModelParams params, Optional<String> prefilled,
                                             String settings) {
         GenerationStats stats = NativeTypes.stats(perf);
         if (limitHit || (maxTokens > 0 && !aborted && perf.generateTokens() >= maxTokens)) {
-            return new GenerationEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
+            return new GenerationEvent.Done(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
         boolean contextFull = reused + perf.prefillTokens() + perf.generateTokens() >= params.maxContextLen();
         boolean runtimeLimit = params.maxNewTokens() > 0 && perf.generateTokens() >= params.maxNewTokens();
         if (!aborted && (contextFull || runtimeLimit)) {
             // the runtime stopped because nothing more fits (or at its own limit), not because the answer ended
-            return new GenerationEnd.Finished(StopReason.LENGTH, stats, reused, prefilled, settings);
+            return new GenerationEvent.Done(StopReason.LENGTH, stats, reused, prefilled, settings);
         }
-        return new GenerationEnd.Finished(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused, prefilled,
+        return new GenerationEvent.Done(aborted ? StopReason.CANCELLED : StopReason.END, stats, reused, prefilled,
                 settings);
     }
 

@@ -37,12 +37,12 @@ public interface BackendModel extends AutoCloseable {
 
     /**
      * One generation: the backend's cache policy picks a slot and what to send, the run streams whole characters
-     * to {@code sink}, and ends. Never throws: a failure is {@link GenerationEnd.Failed}.
+     * to {@code sink}, and ends. Never throws: a failure is {@link GenerationEvent.Failed}.
      *
      * @param maxTokens the request's limit, 0 for none
      * @param cancellation aborts the run when it fires (before the run: it never starts)
      */
-    GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation);
+    GenerationEvent.End generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation);
 
     /** What its slots hold now, in the words every backend keeps them in; from any thread. */
     CacheContents held();

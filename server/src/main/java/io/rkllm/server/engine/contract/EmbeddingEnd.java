@@ -2,7 +2,7 @@ package io.rkllm.server.engine.contract;
 
 import java.util.List;
 
-/** How one text's embedding ended: what a backend returns for it, as {@link GenerationEnd} for a generation. */
+/** How one text's embedding ended: what a backend returns for it, as {@link GenerationEvent.End} for a generation. */
 public sealed interface EmbeddingEnd {
 
     /** The last hidden layer: one row of {@code width} floats per token. */

@@ -12,6 +12,7 @@ import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
+import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -55,14 +56,14 @@ final class AnthropicHandler {
         ChatRequest request = parser.parse(c.bodyAsBytes(),
                 ConversationHeader.of(c));
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
-        driver.run(c, request, started -> {
-            String model = request.model().isBlank() ? started.modelId() : request.model();
-            boolean thinking = started.chat().thinking();
+        driver.run(c, request, run -> {
+            String model = request.model().isBlank() ? run.modelId() : request.model();
+            boolean thinking = run.chat().thinking();
             if (request.stream()) {
-                driver.stream(c, started, new Events(id, model, thinking));
+                driver.stream(c, run, new Events(id, model, thinking));
             } else {
-                boolean contextFull = started.chat().answerBudgetCut();
-                driver.collect(c, started, answer -> c.status(200).contentType("application/json").result(
+                boolean contextFull = run.chat().answerBudgetCut();
+                driver.collect(c, run, answer -> c.status(200).contentType("application/json").result(
                         mapper.writeValueAsBytes(message(id, model, answer, thinking, contextFull))));
             }
         });
@@ -347,14 +348,14 @@ final class AnthropicHandler {
         }
 
         @Override
-        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, Run run) {
             List<byte[]> out = new ArrayList<>(index < 0 ? open("text") : List.of());
             if (openType != null) {
                 out.add(close());
             }
             ObjectNode root = event("message_delta");
-            stopReason(root.putObject("delta"), f.finishReason(), started.run().matchedStop(),
-                    started.chat().answerBudgetCut());
+            stopReason(root.putObject("delta"), f.finishReason(), run.matchedStop(),
+                    run.chat().answerBudgetCut());
             root.set("usage", usage(f.usage()));
             out.add(sse("message_delta", root));
             out.add(sse("message_stop", event("message_stop")));

@@ -16,6 +16,7 @@ import io.rkllm.server.models.SamplingDefaults;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.pipeline.ModelStatus;
+import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -148,13 +149,13 @@ final class OllamaHandler {
             loadOrUnload(ctx, request, chat);
             return;
         }
-        driver.run(ctx, request.chat().get(), started -> {
-            Lines lines = new Lines(request.model().isBlank() ? started.modelId() : request.model(), chat);
+        driver.run(ctx, request.chat().get(), run -> {
+            Lines lines = new Lines(request.model().isBlank() ? run.modelId() : request.model(), chat);
             if (request.chat().get().stream()) {
-                driver.stream(ctx, started, lines);
+                driver.stream(ctx, run, lines);
             } else {
-                driver.collect(ctx, started, answer -> ctx.status(200).contentType("application/json")
-                        .result(lines.whole(answer, started)));
+                driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json")
+                        .result(lines.whole(answer, run)));
             }
         });
     }
@@ -267,8 +268,8 @@ final class OllamaHandler {
         }
 
         @Override
-        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
-            return List.of(line(done(head(), f.finishReason(), f.usage(), started)));
+        public List<byte[]> finished(RunStep.Finished f, Run run) {
+            return List.of(line(done(head(), f.finishReason(), f.usage(), run)));
         }
 
         @Override
@@ -277,7 +278,7 @@ final class OllamaHandler {
         }
 
         /** The non-streaming answer: one object with the whole text and the final statistics. */
-        byte[] whole(Answer answer, RunDriver.Started started) throws IOException {
+        byte[] whole(Answer answer, Run run) throws IOException {
             ObjectNode root = head();
             ObjectNode part = part(root);
             part.put(contentField(), answer.content());
@@ -287,7 +288,7 @@ final class OllamaHandler {
             if (!answer.toolCalls().isEmpty()) {
                 part.set("tool_calls", toolCalls(answer.toolCalls()));
             }
-            return mapper.writeValueAsBytes(done(root, answer.finishReason(), answer.usage(), started));
+            return mapper.writeValueAsBytes(done(root, answer.finishReason(), answer.usage(), run));
         }
 
         /** One streamed piece: text, thinking, or a tool call. */
@@ -325,11 +326,11 @@ final class OllamaHandler {
             }
         }
 
-        private ObjectNode done(ObjectNode root, String finishReason, Usage usage, RunDriver.Started started) {
+        private ObjectNode done(ObjectNode root, String finishReason, Usage usage, Run run) {
             root.put("done", true);
             root.put("done_reason", finishReason.equals("length") ? "length" : "stop");
-            root.put("total_duration", System.nanoTime() - started.arrivedNanos());
-            root.put("load_duration", started.loadNanos());
+            root.put("total_duration", System.nanoTime() - run.arrivedNanos());
+            root.put("load_duration", run.loadNanos());
             root.put("prompt_eval_count", usage.prefilledTokens());
             root.put("prompt_eval_duration", Math.round(usage.prefillMs() * 1_000_000));
             root.put("eval_count", usage.completionTokens());

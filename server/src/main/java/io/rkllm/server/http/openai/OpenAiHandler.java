@@ -9,6 +9,7 @@ import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Answer;
+import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -124,13 +125,13 @@ final class OpenAiHandler {
     private void respond(Context ctx, ChatRequest request, Style style) throws Exception {
         String id = style.idPrefix() + UUID.randomUUID().toString().replace("-", "");
         long created = Instant.now().getEpochSecond();
-        driver.run(ctx, request, started -> {
-            String model = started.modelId();
+        driver.run(ctx, request, run -> {
+            String model = run.modelId();
             if (request.stream()) {
                 ChunkEncoder chunks = new ChunkEncoder(id, created, model, style == TEXT);
-                driver.stream(ctx, started, new Chunks(style, chunks, request.includeUsage()));
+                driver.stream(ctx, run, new Chunks(style, chunks, request.includeUsage()));
             } else {
-                driver.collect(ctx, started, answer -> ctx.status(200).contentType("application/json")
+                driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json")
                         .result(mapper.writeValueAsBytes(style.body(mapper, id, created, model, answer))));
             }
         });
@@ -169,7 +170,7 @@ final class OpenAiHandler {
         }
 
         @Override
-        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, Run run) {
             List<byte[]> out = new ArrayList<>();
             out.add(style.finish(chunks, f.finishReason()));
             if (includeUsage) {

@@ -9,6 +9,7 @@ import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
+import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -59,12 +60,12 @@ final class ResponsesHandler {
             ctx.header(TOOLS_IGNORED_HEADER, String.join(", ", parsed.ignoredTools())
                     + ": hosted tools, which nothing runs on this server, left out");
         }
-        driver.run(ctx, request, started -> {
-            String model = started.modelId();
+        driver.run(ctx, request, run -> {
+            String model = run.modelId();
             if (request.stream()) {
-                driver.stream(ctx, started, new Events(id, created, model, parsed, conversation));
+                driver.stream(ctx, run, new Events(id, created, model, parsed, conversation));
             } else {
-                driver.collect(ctx, started, answer -> {
+                driver.collect(ctx, run, answer -> {
                     ObjectNode response = objects.response(id, created, model, parsed.echo(),
                             ResponseObjects.status(answer.finishReason()),
                             objects.output(answer, parsed.reasoningSummary(), parsed.namespaces()), answer.usage(),
@@ -210,7 +211,7 @@ final class ResponsesHandler {
         }
 
         @Override
-        public List<byte[]> finished(RunStep.Finished f, RunDriver.Started started) {
+        public List<byte[]> finished(RunStep.Finished f, Run run) {
             String status = ResponseObjects.status(f.finishReason());
             List<byte[]> out = new ArrayList<>();
             if (!messageOpened && calls.isEmpty()) {

@@ -5,7 +5,7 @@ import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.EncoderInfo;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.StopReason;
@@ -34,7 +34,7 @@ final class EchoModel implements BackendModel {
     }
 
     @Override
-    public GenerationEnd generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
+    public GenerationEvent.End generate(ChatPrompt prompt, int maxTokens, TokenSink sink, Cancellation cancellation) {
         String last = prompt.messages().getLast().content();
         List<String> words = words(prefix + " " + last);
         int sent = 0;
@@ -51,9 +51,9 @@ final class EchoModel implements BackendModel {
         return finished(StopReason.END, prompt, sent);
     }
 
-    private static GenerationEnd finished(StopReason reason, ChatPrompt prompt, int tokens) {
+    private static GenerationEvent.End finished(StopReason reason, ChatPrompt prompt, int tokens) {
         int promptTokens = prompt.messages().stream().mapToInt(m -> words(m.content()).size()).sum();
-        return new GenerationEnd.Finished(reason, new GenerationStats(1, promptTokens, 1, tokens), 0,
+        return new GenerationEvent.Done(reason, new GenerationStats(1, promptTokens, 1, tokens), 0,
                 Optional.empty(), "echo");
     }
 

@@ -7,7 +7,7 @@ import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.engine.contract.AnswerShape;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.List;
@@ -49,7 +49,7 @@ class AnswerReuseTest {
                 new ChatPrompt.Settings(false, Optional.of(GrammarAnswerTest.GREEDY), shape, 16, 1024));
     }
 
-    record Run(GenerationEnd.Finished end, String text) {
+    record Run(GenerationEvent.Done end, String text) {
         int prompt() {
             return end.reusedTokens() + end.stats().prefillTokens();
         }
@@ -57,9 +57,9 @@ class AnswerReuseTest {
 
     static Run run(ChatPrompt prompt, int tokens) {
         StringBuilder text = new StringBuilder();
-        GenerationEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
-        assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
-        return new Run((GenerationEnd.Finished) end, text.toString());
+        GenerationEvent.End end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
+        assertThat(end).isInstanceOf(GenerationEvent.Done.class);
+        return new Run((GenerationEvent.Done) end, text.toString());
     }
 
     @Test

@@ -8,7 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.engine.contract.cache.Trim;
 import java.nio.file.Path;
@@ -81,10 +81,10 @@ class CancelAtStepEndTest {
     }
 
     /** One run: its end, the answer, and how many tokens had been generated when each piece of it came. */
-    record Run(GenerationEnd end, String text, List<Integer> ends, List<Integer> tokens) {
-        GenerationEnd.Finished finished() {
-            assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
-            return (GenerationEnd.Finished) end;
+    record Run(GenerationEvent.End end, String text, List<Integer> ends, List<Integer> tokens) {
+        GenerationEvent.Done finished() {
+            assertThat(end).isInstanceOf(GenerationEvent.Done.class);
+            return (GenerationEvent.Done) end;
         }
 
         int prompt() {
@@ -110,7 +110,7 @@ class CancelAtStepEndTest {
         StringBuilder text = new StringBuilder();
         List<Integer> ends = new ArrayList<>();
         List<Integer> tokens = new ArrayList<>();
-        GenerationEnd end = model.generate(prompt, TOKENS, (piece, generated) -> {
+        GenerationEvent.End end = model.generate(prompt, TOKENS, (piece, generated) -> {
             text.append(piece);
             ends.add(text.length());
             tokens.add(generated);

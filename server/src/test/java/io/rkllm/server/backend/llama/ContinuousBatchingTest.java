@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
@@ -50,7 +50,7 @@ class ContinuousBatchingTest {
                 new ChatPrompt.Settings(false, Optional.of(GREEDY), Optional.empty(), 16, 512));
     }
 
-    record Answer(GenerationEnd end, String text) {
+    record Answer(GenerationEvent.End end, String text) {
     }
 
     static Answer generate(String question, Cancellation cancellation) {
@@ -59,7 +59,7 @@ class ContinuousBatchingTest {
 
     static Answer generate(GgufModel model, String question, Cancellation cancellation) {
         StringBuilder text = new StringBuilder();
-        GenerationEnd end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
+        GenerationEvent.End end = model.generate(prompt(question), TOKENS, (t, n) -> text.append(t), cancellation);
         return new Answer(end, text.toString());
     }
 
@@ -69,7 +69,7 @@ class ContinuousBatchingTest {
         List<String> alone = new ArrayList<>();
         for (String q : questions) {
             Answer a = generate(q, new Cancellation());
-            assertThat(a.end()).isInstanceOf(GenerationEnd.Finished.class);
+            assertThat(a.end()).isInstanceOf(GenerationEvent.Done.class);
             alone.add(a.text());
         }
         long decodesBefore = model.loop().decodes();
@@ -106,7 +106,7 @@ class ContinuousBatchingTest {
             held.countDown();
             int[] sequences = batch.get();
             for (CompletableFuture<Answer> a : again) {
-                assertThat(a.get().end()).isInstanceOf(GenerationEnd.Finished.class);
+                assertThat(a.get().end()).isInstanceOf(GenerationEvent.Done.class);
             }
             // llama.cpp computes sequences of caches of their own together only when their ids follow each other
             assertThat(java.util.stream.IntStream.of(sequences).distinct().toArray()).containsExactly(0, 1, 2);
@@ -119,7 +119,7 @@ class ContinuousBatchingTest {
         List<CompletableFuture<Answer>> together = askHeld(model, questions);
         held.countDown();
         for (CompletableFuture<Answer> a : together) {
-            assertThat(a.get().end()).isInstanceOf(GenerationEnd.Finished.class);
+            assertThat(a.get().end()).isInstanceOf(GenerationEvent.Done.class);
         }
     }
 
@@ -149,7 +149,7 @@ class ContinuousBatchingTest {
         model.loop().afterNextStep(cancel::cancel);
         held.countDown();
         Answer gone = cancelled.get();
-        assertThat(gone.end()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
+        assertThat(gone.end()).isInstanceOfSatisfying(GenerationEvent.Done.class,
                 f -> assertThat(f.reason()).isEqualTo(StopReason.CANCELLED));
         assertThat(kept.get().text()).isEqualTo(expected);
     }

@@ -10,7 +10,7 @@ import io.rkllm.server.engine.contract.cache.Trim;
 import io.rkllm.server.engine.contract.AnswerShape;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
@@ -59,12 +59,12 @@ class GrammarAnswerTest {
                 Optional.empty(), new ChatPrompt.Settings(false, Optional.of(sampling), shape, 16, 512));
     }
 
-    record Answer(GenerationEnd end, String text) {
+    record Answer(GenerationEvent.End end, String text) {
     }
 
     static Answer generate(ChatPrompt prompt, int tokens) {
         StringBuilder text = new StringBuilder();
-        GenerationEnd end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
+        GenerationEvent.End end = model.generate(prompt, tokens, (t, n) -> text.append(t), new Cancellation());
         return new Answer(end, text.toString());
     }
 
@@ -84,8 +84,8 @@ class GrammarAnswerTest {
     }
 
     static void assertEndedByTheModel(Answer answer) {
-        GenerationEnd end = answer.end();
-        assertThat(end).as(answer.text()).isInstanceOfSatisfying(GenerationEnd.Finished.class,
+        GenerationEvent.End end = answer.end();
+        assertThat(end).as(answer.text()).isInstanceOfSatisfying(GenerationEvent.Done.class,
                 f -> assertThat(f.reason()).as(answer.text()).isEqualTo(StopReason.END));
     }
 
@@ -136,10 +136,10 @@ class GrammarAnswerTest {
         model.loop().submit(refused);
         SubmittedGeneration.Event end = refused.events().take();
         assertThat(end).isInstanceOfSatisfying(SubmittedGeneration.Event.End.class,
-                e -> assertThat(e.end()).isInstanceOf(GenerationEnd.Failed.class));
+                e -> assertThat(e.end()).isInstanceOf(GenerationEvent.Failed.class));
         // the model has one sequence for chats: a leaked one would leave this waiting for ever
         Answer after = generate(prompt("Still there?", GREEDY, Optional.empty()), 8);
-        assertThat(after.end()).isInstanceOf(GenerationEnd.Finished.class);
+        assertThat(after.end()).isInstanceOf(GenerationEvent.Done.class);
         assertThat(model.loop().ended()).isFalse();
     }
 }

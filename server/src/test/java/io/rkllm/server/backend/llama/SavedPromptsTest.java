@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rkllm.llama.gguf.TinyLlama;
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.cache.Trim;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,14 +36,14 @@ class SavedPromptsTest {
                 new ChatPrompt.Settings(false, Optional.of(TinyGgufModel.GREEDY), Optional.empty(), 16, 512));
     }
 
-    record Answer(GenerationEnd.Finished end, String text) {
+    record Answer(GenerationEvent.Done end, String text) {
     }
 
     static Answer ask(GgufModel model, String question) {
         StringBuilder text = new StringBuilder();
-        GenerationEnd end = model.generate(prompt(question), 16, (t, n) -> text.append(t), new Cancellation());
-        assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
-        return new Answer((GenerationEnd.Finished) end, text.toString());
+        GenerationEvent.End end = model.generate(prompt(question), 16, (t, n) -> text.append(t), new Cancellation());
+        assertThat(end).isInstanceOf(GenerationEvent.Done.class);
+        return new Answer((GenerationEvent.Done) end, text.toString());
     }
 
     private GgufModel load(long savedBytes) throws Exception {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rkllm.server.engine.contract.Cancellation;
 import io.rkllm.server.engine.contract.ChatPrompt;
-import io.rkllm.server.engine.contract.GenerationEnd;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.StopReason;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,20 +48,20 @@ class SharedCacheTest {
     }
 
     /** Runs a prompt to {@code tokens}. */
-    GenerationEnd.Finished run(ChatPrompt prompt, int tokens) {
-        GenerationEnd end = model.generate(prompt, tokens, (text, n) -> { }, new Cancellation());
-        assertThat(end).isInstanceOf(GenerationEnd.Finished.class);
-        return (GenerationEnd.Finished) end;
+    GenerationEvent.Done run(ChatPrompt prompt, int tokens) {
+        GenerationEvent.End end = model.generate(prompt, tokens, (text, n) -> { }, new Cancellation());
+        assertThat(end).isInstanceOf(GenerationEvent.Done.class);
+        return (GenerationEvent.Done) end;
     }
 
     @Test
     void anIdleConversationGivesItsCellsUpToANewOne() {
-        GenerationEnd.Finished first = run(prompt("Hi."), 200);
+        GenerationEvent.Done first = run(prompt("Hi."), 200);
         assertThat(first.stats().generateTokens()).isEqualTo(200);
         int held = model.loop().slots().get(0).length();
         assertThat(held + first.stats().prefillTokens()).isGreaterThan(CONTEXT / 2);
 
-        GenerationEnd.Finished second = run(prompt(LONG_QUESTION), 100);
+        GenerationEvent.Done second = run(prompt(LONG_QUESTION), 100);
         assertThat(second.stats().prefillTokens() + 100).as("the second needs more than the rest of the cache")
                 .isGreaterThan(CONTEXT - held);
         assertThat(second.reason()).isEqualTo(StopReason.LENGTH);
@@ -71,7 +71,7 @@ class SharedCacheTest {
 
     @Test
     void aPromptWithoutRoomWaitsForTheAnswerUnderWayToEnd() throws Exception {
-        CompletableFuture<GenerationEnd.Finished> second = new CompletableFuture<>();
+        CompletableFuture<GenerationEvent.Done> second = new CompletableFuture<>();
         // the second chat arrives when the first holds about 170 cells: its 100-token prompt does not fit beside them.
         // The loop's own thread counts its steps and, at the 160th, holds the loop until the second has been
         // submitted: the first answer cannot end before it (as it could, on a loaded machine, if the test's thread
@@ -89,8 +89,8 @@ class SharedCacheTest {
             }
         };
         model.loop().afterNextStep(watch[0]);
-        GenerationEnd.Finished first = run(prompt("Hi."), 200);
-        GenerationEnd.Finished waited = second.get();
+        GenerationEvent.Done first = run(prompt("Hi."), 200);
+        GenerationEvent.Done waited = second.get();
         assertThat(first.stats().generateTokens()).as("the first answer was not cut short").isEqualTo(200);
         assertThat(waited.stats().generateTokens()).isEqualTo(100);
         assertThat(model.loop().postponements()).isPositive();
