@@ -543,6 +543,10 @@ class WebUiBrowserTest {
                     + " const codeLong = " + DevTools.JSON.writeValueAsString(codeAnswer(20000)) + ";"
                     + " const codeShortRuns = [0, 1, 2].map(() => stream(codeShort, md.renderStreaming));"
                     + " const codeLongRun = stream(codeLong, md.renderStreaming);"
+                    + " const listShort = " + DevTools.JSON.writeValueAsString(listAnswer(200)) + ";"
+                    + " const listLong = " + DevTools.JSON.writeValueAsString(listAnswer(20000)) + ";"
+                    + " const listShortRuns = [0, 1, 2].map(() => stream(listShort, md.renderStreaming));"
+                    + " const listLongRun = stream(listLong, md.renderStreaming);"
                     + " const redrawShort = stream(short, md.renderMarkdown);"
                     + " const redrawMedium = stream(long.slice(0, 3000), md.renderMarkdown);"
                     + " return JSON.stringify({shortMs: Math.min(...shortRuns.map(r => r.ms)), longMs: longRun.ms,"
@@ -552,6 +556,9 @@ class WebUiBrowserTest {
                     + "   codeShortWork: codeShortRuns[0].work, codeLongWork: codeLongRun.work,"
                     + "   codeShortMs: Math.min(...codeShortRuns.map(r => r.ms)), codeLongMs: codeLongRun.ms,"
                     + "   sameCode: codeLongRun.html === whole(codeLong) && codeShortRuns[0].html === whole(codeShort),"
+                    + "   listShortWork: listShortRuns[0].work, listLongWork: listLongRun.work,"
+                    + "   listShortMs: Math.min(...listShortRuns.map(r => r.ms)), listLongMs: listLongRun.ms,"
+                    + "   sameList: listLongRun.html === whole(listLong) && listShortRuns[0].html === whole(listShort),"
                     + "   same: longRun.html === whole(long) && shortRuns[0].html === whole(short)}); })()").asText());
             System.out.printf("WebUiBrowserTest: rendering while streaming, per token: 200 tokens %.0f characters"
                     + " through lexer, sanitiser and highlighter, %.1f µs (best of three); 4,000 tokens %.0f"
@@ -570,6 +577,16 @@ class WebUiBrowserTest {
                     .isTrue();
             assertThat(costs.path("sameCode").asBoolean()).as("a code block drawn piece by piece is the same drawn whole")
                     .isTrue();
+            System.out.printf("WebUiBrowserTest: one list streamed, per token: 200 tokens %.0f characters,"
+                    + " %.1f µs; 20,000 tokens %.0f characters, %.1f µs%n",
+                    costs.path("listShortWork").asDouble() / 200, costs.path("listShortMs").asDouble() * 1000 / 200,
+                    costs.path("listLongWork").asDouble() / 20000, costs.path("listLongMs").asDouble() * 1000 / 20000);
+            assertThat(costs.path("sameList").asBoolean()).as("a list drawn piece by piece is the same drawn whole")
+                    .isTrue();
+            // a list's finished items stay drawn, only its last item is drawn again: the work per token does not grow
+            assertThat(costs.path("listLongWork").asDouble() / 20000)
+                    .as("characters per token of one list streamed, 20,000 against 200 tokens")
+                    .isLessThanOrEqualTo(2 * costs.path("listShortWork").asDouble() / 200);
             // an open code block grows by what came, highlighted once it closes: the work per token does not grow
             assertThat(costs.path("codeLongWork").asDouble() / 20000)
                     .as("characters per token of one code block streamed, 20,000 against 200 tokens")
@@ -594,6 +611,27 @@ class WebUiBrowserTest {
         StringBuilder text = new StringBuilder("Here is the file:\n\n```python\n");
         for (int line = 1; text.length() < tokens * 3 - end.length(); line++) {
             text.append("value_").append(line).append(" = compute(").append(line).append(", cores=4)\n");
+        }
+        text.setLength(tokens * 3 - end.length());
+        return text.append(end).toString();
+    }
+
+    /**
+     * An answer that is mostly one numbered list, as a model answering with steps writes it, of exactly {@code tokens}
+     * simulated tokens (3 bytes each): a line of text, the items (every third with a nested point, every fifth with
+     * inline code), and a last line after the list.
+     */
+    static String listAnswer(int tokens) {
+        String end = "\n\nThat is every step.";
+        StringBuilder text = new StringBuilder("Here are the steps:\n\n");
+        for (int item = 1; text.length() < tokens * 3 - end.length(); item++) {
+            text.append(item).append(". **Step ").append(item).append("**: set the value to ").append(item * 7)
+                    .append(item % 5 == 0 ? " with `cores=4`" : "").append('\n');
+            if (item % 3 == 0) {
+                // nested under the item: indented as far as its text starts ("10. " takes four)
+                text.append(" ".repeat(String.valueOf(item).length() + 2)).append("- check that step ").append(item - 1)
+                        .append(" is done\n");
+            }
         }
         text.setLength(tokens * 3 - end.length());
         return text.append(end).toString();

@@ -77,7 +77,8 @@ const streams = new WeakMap();
  * Renders a growing answer as renderMarkdown would, but parses, sanitises and highlights only its last block
  * again: the blocks before it are finished (a later line cannot reopen them, but for rare cases such as a
  * reference link defined further on, which the whole render at the end settles) and keep the nodes they got.
- * Re-rendering the whole answer at every piece made a long answer quadratic in its length.
+ * Re-rendering the whole answer at every piece made a long answer quadratic in its length. A list that is the last
+ * block is drawn item by item the same way: its finished items stay, only its last one is drawn again.
  */
 export function renderStreaming(target, text) {
   setUp();
@@ -85,7 +86,7 @@ export function renderStreaming(target, text) {
   let state = streams.get(target);
   if (!state || !text.startsWith(state.text.slice(0, state.stable))) {
     target.replaceChildren();
-    state = {text: '', stable: 0, tail: [], code: null};
+    state = {text: '', stable: 0, tail: [], code: null, list: null};
     streams.set(target, state);
   }
   if (state.code && growsOpenCode(state, text)) return;
@@ -96,12 +97,46 @@ export function renderStreaming(target, text) {
   let open = tokens.length - 1;
   while (open > 0 && tokens[open].type === 'space') open--;
   let stable = state.stable;
-  for (let i = 0; i < open; i++) {
+  let first = 0;
+  if (state.list) {
+    // the text from `stable` on goes on with the list drawn so far: its items join it
+    const list = tokens[0];
+    if (list?.type !== 'list' || list.ordered !== state.list.ordered) {
+      streams.delete(target);
+      renderStreaming(target, text);
+      return;
+    }
+    if (open === 0) {
+      state.stable = stable + appendItems(state.list, list, list.items.length - 1, tokens.links);
+      state.tail = itemNodes(state.list, list, list.items.at(-1), tokens.links);
+      state.list.element.append(...state.tail);
+      state.text = text;
+      return;
+    }
+    appendItems(state.list, list, list.items.length, tokens.links);
+    stable += list.raw.length;
+    state.list = null;
+    first = 1;
+  }
+  for (let i = first; i < open; i++) {
     target.append(...renderTokens([tokens[i]], tokens.links));
     stable += tokens[i].raw.length;
   }
-  state.tail = open >= 0 ? renderTokens(tokens.slice(open), tokens.links) : [];
-  target.append(...state.tail);
+  state.tail = [];
+  if (open >= first && tokens[open].type === 'list') {
+    // a list still growing: drawn once as an empty list, its items appended as they finish
+    const list = tokens[open];
+    const nodes = renderTokens([{...list, items: [], raw: ''}], tokens.links);
+    const element = nodes.find(node => node.nodeType === Node.ELEMENT_NODE);
+    target.append(...nodes);
+    state.list = {element, ordered: list.ordered, loose: false};
+    stable += appendItems(state.list, list, list.items.length - 1, tokens.links);
+    state.tail = itemNodes(state.list, list, list.items.at(-1), tokens.links);
+    element.append(...state.tail);
+  } else if (open >= first) {
+    state.tail = renderTokens(tokens.slice(open), tokens.links);
+    target.append(...state.tail);
+  }
   state.stable = stable;
   state.text = text;
   const close = open >= 0 && tokens.length - 1 === open ? openFence(tokens[open]) : null;
@@ -116,6 +151,34 @@ export function renderStreaming(target, text) {
       state.code = {close, code};
     }
   }
+}
+
+/** Appends the first `count` items of `list` to the list drawn so far; returns the length of their text. */
+function appendItems(drawn, list, count, links) {
+  let length = 0;
+  for (const item of list.items.slice(0, count)) {
+    drawn.element.append(...itemNodes(drawn, list, item, links));
+    length += item.raw.length;
+  }
+  return length;
+}
+
+/**
+ * One item as the list's whole render draws it: its <li> and the line break after it. A list is loose (its items'
+ * text in paragraphs) once any part of it was: items read apart from the ones before them take it from them, as
+ * marked sets it for the whole list.
+ */
+function itemNodes(drawn, list, item, links) {
+  drawn.loose ||= list.loose;
+  if (drawn.loose && !item.loose) {
+    item.loose = true;
+    for (const token of item.tokens) {
+      if (token.type === 'text') token.type = 'paragraph';
+    }
+  }
+  const nodes = renderTokens([{...list, loose: drawn.loose, items: [item], raw: item.raw}], links);
+  const element = nodes.find(node => node.nodeType === Node.ELEMENT_NODE);
+  return [...element.childNodes].slice(1);
 }
 
 /**
