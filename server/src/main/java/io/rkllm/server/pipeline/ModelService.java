@@ -354,7 +354,7 @@ public final class ModelService {
             int slots = model.isEmbedding() || model.facts().oneCopyServesAll() ? 1
                     : SlotCount.resolve(slotsSetting, model, memoryBytes);
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
-                    v.imageEnd(), v.imageContent(), vision.encoderCores(), v.baseDomainId(), !vision.coResident(),
+                    v.imageEnd(), v.imageContent(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.facts().engine(), model.file(), model.contextLength(), sampling, slots,
                     ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,

@@ -92,6 +92,21 @@ class VisionTest {
                 .toList());
     }
 
+    @Test
+    void theEncodersCoresAreTheConfiguredOnes() throws Exception {
+        // vision.encoder_cores is the RKLLM backend's own setting: it reaches rknn_set_core_mask from there
+        try (TestServer server = server().set("vision.encoder_cores", "0_1").start()) {
+            TestServer.Reply reply = server.postForReply("/v1/chat/completions",
+                    chat(VL, imageMessage("What is this?", dataUrl(png(), "png"))));
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            List<JsonNode> masks = server.encoderTrace(VL).stream()
+                    .filter(l -> l.path("call").asText().equals("set_core_mask")).toList();
+            assertThat(masks).hasSize(1);
+            assertThat(masks.getFirst().get("cores").asInt()).isEqualTo(2);
+            assertThat(masks.getFirst().get("rc").asInt()).isZero();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Abi.class)
     void onePictureGoesThroughTheEncoderToTheLanguageModel(Abi abi) throws Exception {

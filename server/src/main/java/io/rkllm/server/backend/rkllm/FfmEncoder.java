@@ -20,8 +20,8 @@ final class FfmEncoder implements ImageEncoding {
     }
 
     /** {@code rknn_init} of the model's encoder, on the calling (worker) thread. */
-    static FfmEncoder open(RknnRuntime runtime, VisionLoad vision) {
-        ImageEncoder encoder = runtime.openEncoder(vision.encoder(), cores(vision.cores()));
+    static FfmEncoder open(RknnRuntime runtime, VisionLoad vision, String cores) {
+        ImageEncoder encoder = runtime.openEncoder(vision.encoder(), cores(cores));
         if (encoder.input().channels() != 3) {
             encoder.close();
             throw new IllegalStateException("the image encoder " + vision.encoder() + " takes "

@@ -30,17 +30,20 @@ public final class RkllmBackend implements Backend {
      * @param thinkingFlag {@code runtime.thinking_flag}: auto, always or never ({@link ThinkingControl})
      * @param cache the cache policy's settings ({@code cache.enabled}, {@code cache.verify},
      *              {@code vision.cache_policy})
+     * @param encoderCores the NPU cores image encoders run on ({@code vision.encoder_cores}: all, auto, 0, 1, 2, 0_1,
+     *                     0_1_2)
      */
-    public record Settings(String eosGuard, String thinkingFlag, RkllmCachePolicy.Settings cache) {
-        /** What the configuration leaves to {@code auto}, with the cache on and checked. */
+    public record Settings(String eosGuard, String thinkingFlag, RkllmCachePolicy.Settings cache,
+                           String encoderCores) {
+        /** What the configuration leaves to {@code auto}, with the cache on and checked, encoders on every core. */
         public static final Settings DEFAULT = new Settings("auto", "auto",
-                new RkllmCachePolicy.Settings(true, true, false));
+                new RkllmCachePolicy.Settings(true, true, false), "all");
 
         /** What the configuration says. */
         public static Settings of(ServerConfig config) {
             return new Settings(config.runtime().eosGuard(), config.runtime().thinkingFlag(),
                     new RkllmCachePolicy.Settings(config.cache().enabled(), config.cache().verify(),
-                            config.vision().cachePolicy().equals("incremental")));
+                            config.vision().cachePolicy().equals("incremental")), config.vision().encoderCores());
         }
     }
 
@@ -50,6 +53,7 @@ public final class RkllmBackend implements Backend {
     private final RuntimeInfo info;
     private final RkllmCachePolicy policy;
     private final ThinkingControl thinking;
+    private final String encoderCores;
     /** The NPU: its models' runs share it, an image encoder's run takes it alone (one backend a process). */
     private final NpuLock npu = new NpuLock();
 
@@ -68,6 +72,7 @@ public final class RkllmBackend implements Backend {
                 runtime.identity().version(), ChatPrompt.Form.TEXTS);
         this.policy = new RkllmCachePolicy(settings.cache());
         this.thinking = new ThinkingControl(settings.thinkingFlag(), runtime.abi().label());
+        this.encoderCores = settings.encoderCores();
     }
 
     /** Without an RKNN runtime: vision models fail to load, saying so. */
@@ -86,6 +91,6 @@ public final class RkllmBackend implements Backend {
     public BackendModel load(ModelLoad load, LoadContext context) {
         return RkllmModel.load(runtime, rknn, load, context, npu,
                 new EosWatch(load.id(), eosGuard, runtime.abi() == Abi.V1_3),
-                new ConversationCache(load.slots(), policy, thinking, load.family()));
+                new ConversationCache(load.slots(), policy, thinking, load.family()), encoderCores);
     }
 }

@@ -63,13 +63,13 @@ final class RkllmModel implements BackendModel {
      * as Rockchip's demo does); a vision model without its encoder is broken, so its failure fails the whole load.
      */
     static RkllmModel load(RkllmRuntime runtime, Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context,
-                           NpuLock npu, EosWatch eos, ConversationCache cache) {
+                           NpuLock npu, EosWatch eos, ConversationCache cache, String encoderCores) {
         Slots slots = new Slots(load.id(), load.slots(), () -> context.loadSlot(
                 () -> runtime.load(NativeTypes.params(runtime.defaultParams(), load))));
         ImageStep vision = null;
         if (load.vision().isPresent()) {
             try {
-                vision = imageStep(rknn, load, context, npu);
+                vision = imageStep(rknn, load, context, npu, encoderCores);
             } catch (RuntimeException | Error e) {
                 slots.destroyAll();
                 throw e;
@@ -78,10 +78,11 @@ final class RkllmModel implements BackendModel {
         return new RkllmModel(load.id(), slots, vision, eos, npu, cache);
     }
 
-    private static ImageStep imageStep(Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context, NpuLock npu) {
+    private static ImageStep imageStep(Supplier<RknnRuntime> rknn, ModelLoad load, LoadContext context, NpuLock npu,
+                                       String encoderCores) {
         VisionLoad spec = load.vision().orElseThrow();
         long t0 = System.nanoTime();
-        ImageEncoding encoder = context.loadEncoder(() -> FfmEncoder.open(rknn.get(), spec));
+        ImageEncoding encoder = context.loadEncoder(() -> FfmEncoder.open(rknn.get(), spec, encoderCores));
         EncoderInfo info = encoder.info();
         LOG.info("image encoder of model {} loaded in {} ms: {}x{} pictures, {} tokens of {} floats each",
                 load.id(), Duration.ofNanos(System.nanoTime() - t0).toMillis(), info.width(), info.height(),

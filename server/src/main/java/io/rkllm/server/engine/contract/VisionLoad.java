@@ -9,12 +9,11 @@ import java.util.Objects;
  * @param encoder the {@code .rknn} file
  * @param imageStart the tag before an image's tokens (the runtime expands each {@code <image>} of a prompt into
  *                   start, content x tokens, end)
- * @param cores the encoder's NPU cores ({@code vision.encoder_cores}: all, auto, 0, 1, 2, 0_1, 0_1_2)
  * @param baseDomainId the NPU memory domain the language model starts in
  * @param exclusive the model takes the NPU alone: others are unloaded before it loads, and it before them
  * @param memoryMb what the loaded encoder takes, in MB (estimated by the layer above; checked like a slot)
  */
-public record VisionLoad(Path encoder, String imageStart, String imageEnd, String imageContent, String cores,
+public record VisionLoad(Path encoder, String imageStart, String imageEnd, String imageContent,
                          int baseDomainId, boolean exclusive, long memoryMb) {
 
     public VisionLoad {
@@ -22,6 +21,5 @@ public record VisionLoad(Path encoder, String imageStart, String imageEnd, Strin
         Objects.requireNonNull(imageStart, "imageStart");
         Objects.requireNonNull(imageEnd, "imageEnd");
         Objects.requireNonNull(imageContent, "imageContent");
-        Objects.requireNonNull(cores, "cores");
     }
 }
