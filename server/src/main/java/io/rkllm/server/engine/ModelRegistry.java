@@ -6,12 +6,8 @@ import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.contract.AutoSetting;
 import io.rkllm.server.engine.contract.Backend;
 import io.rkllm.server.engine.contract.ImageEmbeddingCache;
-import io.rkllm.server.engine.contract.EncoderListener;
-import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.RuntimeInfo;
-import io.rkllm.server.engine.contract.VisionLoad;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,10 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,18 +39,6 @@ public final class ModelRegistry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
     private static final long MIB = 1L << 20;
 
-    /** Loading, unloading and load failures, and what backends report of image encoders, for metrics. */
-    public interface Listener extends EncoderListener {
-        default void loaded(String id, Duration took) {
-        }
-
-        default void unloaded(String id, String why) {
-        }
-
-        default void loadFailed(String id, String message) {
-        }
-    }
-
     private final Backends backends;
     private final int maxLoaded;
     private final int maxQueued;
@@ -65,7 +47,7 @@ public final class ModelRegistry implements AutoCloseable {
     private final Duration idleUnload;
     private final Duration loadTimeout;
     private final Clock clock;
-    private final Listener listener;
+    private final ModelListener listener;
     private final Map<String, LoadedModel> loaded = new LinkedHashMap<>();
     /** Models being stopped: a new model loads only once their NPU memory is free. */
     private final List<LoadedModel> stopping = new ArrayList<>();
@@ -75,7 +57,7 @@ public final class ModelRegistry implements AutoCloseable {
     private boolean closed;
 
     /** @param backends the engines models load with, chosen per model file */
-    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock, Listener listener) {
+    public ModelRegistry(Backends backends, RegistrySettings settings, Clock clock, ModelListener listener) {
         this.backends = backends;
         this.maxLoaded = settings.maxLoaded();
         this.maxQueued = settings.maxQueued();
@@ -347,7 +329,8 @@ public final class ModelRegistry implements AutoCloseable {
         List<CompletableFuture<Void>> freed = stopping.stream().map(LoadedModel::released).toList();
         AtomicReference<LoadedModel> self = new AtomicReference<>();
         AtomicLong reserved = new AtomicLong();
-        Loading loading = new Loading(spec, freed, reserved);
+        ModelLoading loading = new ModelLoading(spec, freed, reserved, memory, backend.loadFailureIsFatal(),
+                this::checkAnotherSlot, listener, imageEmbeddings);
         ModelWorker worker = new ModelWorker(spec.id(), backend.info().name(),
                 spec.maxQueued() > 0 ? spec.maxQueued() : maxQueued, () -> backend.load(spec, loading), turns, () -> {
             LoadedModel model = self.get();
@@ -358,87 +341,6 @@ public final class ModelRegistry implements AutoCloseable {
         CompletableFuture<Void> released = worker.stopped().thenRun(() -> memory.release(reserved.get()));
         self.set(new LoadedModel(spec, worker, started, reserved, released));
         return self.get();
-    }
-
-    /** The load policy around one model's native loads, on its worker thread. */
-    private final class Loading implements LoadContext {
-        private final ModelLoad spec;
-        private final List<CompletableFuture<Void>> freed;
-        /** What its loads hold, counted free again when the worker stops. */
-        private final AtomicLong reserved;
-        private final AtomicInteger handles = new AtomicInteger();
-
-        Loading(ModelLoad spec, List<CompletableFuture<Void>> freed, AtomicLong reserved) {
-            this.spec = spec;
-            this.freed = freed;
-            this.reserved = reserved;
-        }
-
-        @Override
-        public <T> T loadSlot(Supplier<T> init) {
-            // The NPU memory of a switched-out model must be free before the next one loads.
-            freed.forEach(CompletableFuture::join);
-            if (handles.getAndIncrement() > 0) {
-                checkAnotherSlot(spec);
-            }
-            LOG.info("loading model {} from {}", spec.id(), spec.file());
-            long t0 = System.nanoTime();
-            try {
-                if (!Files.isReadable(spec.file())) {
-                    // say so plainly instead of handing the runtime a path it cannot open
-                    throw new IllegalStateException("the model file " + spec.file()
-                            + " is not readable (deleted or moved since the server started?)");
-                }
-                T handle = memory.load(spec.id(), spec.memoryMb(),
-                        backends.forModel(spec.id(), spec.engine()).loadFailureIsFatal(), init);
-                reserved.addAndGet(spec.memoryMb());
-                Duration took = Duration.ofNanos(System.nanoTime() - t0);
-                LOG.info("model {} loaded in {} ms", spec.id(), took.toMillis());
-                listener.loaded(spec.id(), took);
-                return handle;
-            } catch (RuntimeException e) {
-                LOG.warn("model {} failed to load: {}", spec.id(), e.getMessage());
-                listener.loadFailed(spec.id(), e.getMessage());
-                throw e;
-            }
-        }
-
-        /**
-         * Loads a vision model's image encoder under the memory check like a slot (an encoder's memory taken
-         * unchecked could leave too little for the next load).
-         */
-        @Override
-        public <T> T loadEncoder(Supplier<T> init) {
-            VisionLoad vision = spec.vision().orElseThrow(() -> new IllegalStateException("model " + spec.id()
-                    + " has no image encoder"));
-            LOG.info("loading the image encoder of model {} from {}", spec.id(), vision.encoder());
-            try {
-                if (!Files.isReadable(vision.encoder())) {
-                    throw new IllegalStateException("the image encoder " + vision.encoder() + " is not readable");
-                }
-                long encoderMb = vision.memoryMb();
-                T encoder = memory.load(spec.id() + " (its image encoder)", encoderMb, init);
-                reserved.addAndGet(encoderMb);
-                return encoder;
-            } catch (RuntimeException e) {
-                LOG.warn("the image encoder of model {} failed to load: {}", spec.id(), e.getMessage());
-                listener.loadFailed(spec.id(), e.getMessage());
-                if (e instanceof FailureException refused) {
-                    throw refused; // the memory check's answer reaches the requests as it is (503 insufficient_memory)
-                }
-                throw new IllegalStateException("its image encoder failed to load: " + e.getMessage(), e);
-            }
-        }
-
-        @Override
-        public ImageEmbeddingCache pictures() {
-            return imageEmbeddings;
-        }
-
-        @Override
-        public EncoderListener encoderListener() {
-            return listener;
-        }
     }
 
     private void awaitLoaded(LoadedModel model) {

@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rkllm.server.config.ServerConfig;
-import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.ModelListener;
 import io.rkllm.server.pipeline.ModelStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -118,8 +118,8 @@ public final class Metrics implements AutoCloseable {
     }
 
     /** What the engine reports (loads, unloads, image encoder runs), for the model registry. */
-    public ModelRegistry.Listener engine() {
-        return new ModelRegistry.Listener() {
+    public ModelListener engine() {
+        return new ModelListener() {
             @Override
             public void loaded(String id, Duration took) {
                 models.loaded(id, took);

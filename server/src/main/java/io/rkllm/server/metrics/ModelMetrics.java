@@ -5,13 +5,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.ModelListener;
 import io.rkllm.server.pipeline.ModelStatus;
 import java.time.Duration;
 import java.util.List;
 
 /** Model loads (with their time), failed loads, unloads by reason, and which models are loaded now. */
-public final class ModelMetrics implements ModelRegistry.Listener {
+public final class ModelMetrics implements ModelListener {
     private static final Duration[] LOAD_BUCKETS = Buckets.seconds(1, 2, 5, 10, 20, 30, 60, 120, 300);
 
     private final MeterRegistry registry;

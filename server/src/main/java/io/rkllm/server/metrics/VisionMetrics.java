@@ -3,14 +3,14 @@ package io.rkllm.server.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.rkllm.server.engine.ModelRegistry;
+import io.rkllm.server.engine.ModelListener;
 import java.time.Duration;
 
 /**
  * Vision models: how long the image encoder takes per picture, how many pictures it encoded and how many came from
  * the embedding cache instead (a follow-up that resends a picture should cost no encoder run), encoder failures.
  */
-public final class VisionMetrics implements ModelRegistry.Listener {
+public final class VisionMetrics implements ModelListener {
     private static final Duration[] ENCODE_BUCKETS = Buckets.seconds(0.5, 1, 2, 3, 5, 10, 20, 30);
 
     private final MeterRegistry registry;

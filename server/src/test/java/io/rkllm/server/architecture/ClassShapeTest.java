@@ -51,8 +51,6 @@ class ClassShapeTest {
             "rag/src/main/java/io/rkllm/rag/ArticleSpans.java",
             "server/src/main/java/io/rkllm/server/Main.java",
             "server/src/main/java/io/rkllm/server/download/ModelsDirectory.java",
-            "server/src/main/java/io/rkllm/server/engine/ModelRegistry.java",
-            "server/src/main/java/io/rkllm/server/http/anthropic/AnthropicHandler.java",
             "server/src/main/java/io/rkllm/server/http/ollama/OllamaPulls.java",
             "server/src/main/java/io/rkllm/server/http/responses/ResponsesRequestParser.java",
             "server/src/main/java/io/rkllm/server/models/ModelDiscovery.java",

@@ -257,7 +257,7 @@ class ParallelGenerationsTest {
             throws Exception {
         GatedBackend backend = new GatedBackend(3);
         ModelRegistry registry = new ModelRegistry(Backends.of("gated", backend), new RegistrySettings(2, 4, Duration.ZERO,
-                WAIT), Clock.systemUTC(), new ModelRegistry.Listener() {
+                WAIT), Clock.systemUTC(), new ModelListener() {
                 });
         try {
             ModelWorker worker = registry.acquire(load("m")).worker();

@@ -9,6 +9,7 @@ import io.rkllm.server.backend.rkllm.ThinkingControl;
 import io.rkllm.server.config.ConfigLoader;
 import io.rkllm.server.config.ServerConfig;
 import io.rkllm.server.engine.Backends;
+import io.rkllm.server.engine.ModelListener;
 import io.rkllm.server.engine.ModelRegistry;
 import io.rkllm.server.engine.RegistrySettings;
 import io.rkllm.server.engine.contract.ChatPrompt;
@@ -71,7 +72,7 @@ final class PlannerBench implements AutoCloseable {
         config = new ConfigLoader(dir).load(Optional.empty(), Map.of(), all).config();
         DiscoveryResult discovery = TestDiscovery.standard().discover(config.models().dir());
         registry = new ModelRegistry(Backends.of(RkllmProvider.NAME, new DescribingBackend()), new RegistrySettings(1, 8, Duration.ZERO,
-                Duration.ofSeconds(1)), Clock.systemUTC(), new ModelRegistry.Listener() {
+                Duration.ofSeconds(1)), Clock.systemUTC(), new ModelListener() {
                 });
         slots = IntStream.range(0, slotCount).mapToObj(i -> new FakeSlot()).toList();
         RkllmBackend.Settings settings = RkllmBackend.Settings.of(config);
