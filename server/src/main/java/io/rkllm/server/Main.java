@@ -22,10 +22,6 @@ import io.rkllm.server.download.Puller;
 import io.rkllm.server.engine.contract.EngineProvider;
 import io.rkllm.server.engine.contract.EngineSetup;
 import io.rkllm.server.models.DiscoveryResult;
-import io.rkllm.server.models.EmbeddingSettings;
-import io.rkllm.server.models.ModelDescriptor;
-import io.rkllm.server.pipeline.ModelDialects;
-import io.rkllm.server.pipeline.PromptFormat;
 import io.rkllm.server.pipeline.SlotCount;
 import io.rkllm.server.tools.doctor.Doctor;
 import io.rkllm.server.engine.contract.SystemRoots;
@@ -46,7 +42,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -198,26 +193,13 @@ public final class Main {
         };
         CatalogRefresh catalogs = new CatalogRefresh(discover, withReal ? List.of(modelsDir, config.models().dir())
                 : List.of(modelsDir), CATALOG_LOOK);
-        DiscoveryResult discovery = catalogs.initial();
-        discovery.warnings().forEach(w -> err.println("warning: " + w));
+        DiscoveryResult discovery = report(catalogs.initial(), modelsDir);
         boolean noDirectory = !Files.exists(modelsDir);
-        // a models directory that is not there yet is a fresh install's: the first pull creates it
-        discovery.errors().stream().filter(e -> !noDirectory || !e.path().equals(modelsDir.toAbsolutePath()
-                .normalize())).forEach(e -> err.println("error: " + e));
         // a missing engine library is the reason its models cannot load; a machine that can serve none stops here
         Engines engines = Engines.open(providers, setup, discovery.models()).requireFor(discovery.models());
         engines.banner().forEach(out::println);
         printModelsDirNote(loaded);
-        out.println("models in " + modelsDir + ":");
-        ModelDialects dialects = new ModelDialects();
-        for (ModelDescriptor m : discovery.models()) {
-            out.println("  " + m.id() + "  context " + m.contextLength() + " (" + m.source() + ")"
-                    + (m.capabilities().thinking() ? ", thinking" : "") + (m.capabilities().tools() ? ", tools" : "")
-                    + (m.seesImages() ? ", vision" : "") + (m.isEmbedding() ? m.ranks() ? ", reranker" : ", embedding"
-                    : "") + m.facts().header().map(h -> ", " + m.facts().format().toUpperCase(Locale.ROOT) + " "
-                    + h.architecture() + " " + h.parameterSize() + " " + h.quantisation()).orElse("") + "  "
-                    + m.file());
-        }
+        new ModelsListing(out).printBrief(modelsDir, discovery.models());
         List<String> endings = EngineProviders.discovery(providers, setup).endings();
         if (discovery.models().isEmpty()) {
             out.println("  none yet" + (noDirectory ? " (the directory does not exist yet: the first pull creates it)"
@@ -314,8 +296,12 @@ public final class Main {
     }
 
     private DiscoveryResult discover(Path modelsDir, ServerConfig config) {
-        DiscoveryResult discovery = EngineProviders.discovery(new EngineSetup(config, environment, Optional.empty(),
-                SlotCount.systemMemory(Path.of("/proc/meminfo")))).discover(modelsDir);
+        return report(EngineProviders.discovery(new EngineSetup(config, environment, Optional.empty(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")))).discover(modelsDir), modelsDir);
+    }
+
+    /** Prints what discovery warns of and what it could not read; returns it. */
+    private DiscoveryResult report(DiscoveryResult discovery, Path modelsDir) {
         discovery.warnings().forEach(w -> err.println("warning: " + w));
         boolean noDirectory = !Files.exists(modelsDir);
         // a models directory that is not there yet is a fresh install's: the first pull creates it
@@ -337,49 +323,9 @@ public final class Main {
 
     private int models(ServerConfig config, Path modelsDir) {
         DiscoveryResult discovery = discover(modelsDir, config);
-        long memory = SlotCount.systemMemory(Path.of("/proc/meminfo"));
-        out.println("models in " + modelsDir + ":");
-        ModelDialects dialects = new ModelDialects();
-        for (ModelDescriptor m : discovery.models()) {
-            out.printf("  %-28s context %-6d (%s)  family %-10s thinking %-5s tools %-5s%n    file %s%n",
-                    m.id(), m.contextLength(), m.source(), m.family(), m.capabilities().thinking(),
-                    m.capabilities().tools(), m.file());
-            if (!m.aliases().isEmpty()) {
-                out.println("    aliases " + String.join(", ", m.aliases()));
-            }
-            if (m.embedding().isPresent()) {
-                out.println("    serving: " + embeddingSummary(m));
-                continue;
-            }
-            int slots = SlotCount.resolve(config.cache().slots(), m, memory);
-            out.println("    serving: " + slots + (slots == 1 ? " KV cache slot" : " KV cache slots")
-                    + " (cache.slots " + config.cache().slots() + "), "
-                    + (PromptFormat.of(m).isPresent()
-                            ? "system prompts through the " + m.family() + " chat template"
-                            : "the runtime's own chat template (system prompts sent as text)")
-                    + (m.capabilities().thinking() ? ", thinking " + (config.generation().thinkingDefault()
-                            ? "on unless a request turns it off" : "off unless a request turns it on") : "")
-                    + (m.thinkingStartsOpen() ? ", the template opens <think>" : ""));
-            out.println("    answers read as " + dialects.of(m).name() + " (docs/dialects.md); its own chat template: "
-                    + m.template().origin());
-        }
-        if (discovery.models().isEmpty()) {
-            out.println("  (none)");
-        }
+        new ModelsListing(out).print(config, modelsDir, discovery.models(),
+                SlotCount.systemMemory(Path.of("/proc/meminfo")));
         return discovery.hasErrors() ? FAILED : OK;
-    }
-
-    /** How an embedding model's vectors are made, in one line. */
-    private static String embeddingSummary(ModelDescriptor m) {
-        EmbeddingSettings e = m.embedding().orElseThrow();
-        String framing = e.framing() == EmbeddingSettings.Framing.RAW
-                ? "the text" + (e.endOfText().isEmpty() ? "" : " + " + e.endOfText()) + " without a chat template"
-                : "the text as a user turn in the chat template";
-        return "embeddings of " + framing + ", " + e.pooling().label() + "-token pooling"
-                + (e.pooling() == EmbeddingSettings.Pooling.MEAN ? " (mean of every token)" : "")
-                + (e.normalize() ? ", L2-normalised" : "") + (e.matryoshka() ? ", dimensions may be shortened" : "")
-                + ", inputs up to " + e.inputLimit(m.contextLength()) + " tokens"
-                + (e.queryPrefix().isEmpty() ? "" : ", queries prefixed");
     }
 
     /** With --simulate, a models.dir from the file or the environment gives way to the simulated models: say so. */

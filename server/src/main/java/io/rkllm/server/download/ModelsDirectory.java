@@ -8,14 +8,11 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +25,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The models directory as pulls write it and deletes empty it. Downloads are written in its hidden {@code .pull}
@@ -45,11 +40,10 @@ public final class ModelsDirectory {
     static final long RESERVE = 64L << 20;
     /** How long a partial download no pull writes is kept for a resume (Ollama prunes unused blobs too). */
     public static final Duration STALE_PARTIAL = Duration.ofDays(7);
-    private static final Pattern SPLIT = Pattern.compile("(?i)^(.+)-(\\d{5})-of-(\\d{5})\\.gguf$");
 
     private final Path root;
     private final DiskSpace disk;
-    private final List<String> modelEndings;
+    private final ModelFiles files;
     private final ConcurrentMap<String, ReentrantLock> pulling = new ConcurrentHashMap<>();
 
     /**
@@ -59,7 +53,7 @@ public final class ModelsDirectory {
     public ModelsDirectory(Path root, DiskSpace disk, List<String> modelEndings) {
         this.root = root.toAbsolutePath().normalize();
         this.disk = disk;
-        this.modelEndings = List.copyOf(modelEndings);
+        this.files = new ModelFiles(this.root, List.copyOf(modelEndings));
     }
 
     public Path root() {
@@ -129,7 +123,7 @@ public final class ModelsDirectory {
                     + " away to pull this model");
         }
         List<String> planned = plan.files().stream().map(HubFile::name).toList();
-        for (Path other : modelFiles(folder)) {
+        for (Path other : files.modelFiles(folder)) {
             if (!planned.contains(other.getFileName().toString())) {
                 throw new PullException(PullException.Kind.CONFLICT, folder + " already holds another model ("
                         + other.getFileName() + "); move it away to pull this model there");
@@ -341,117 +335,6 @@ public final class ModelsDirectory {
      * @return what was deleted
      */
     public List<Path> delete(Path modelFile) throws PullException {
-        Path file = modelFile.toAbsolutePath().normalize();
-        if (!file.startsWith(root) || file.equals(root)) {
-            throw new PullException(PullException.Kind.INVALID, file + " is not in the models directory " + root);
-        }
-        Path folder = file.getParent();
-        List<Path> own = ownFiles(file);
-        List<Path> deleted = new ArrayList<>();
-        try {
-            boolean alone = !folder.equals(root) && modelFiles(folder).stream().allMatch(own::contains)
-                    && nestedModels(folder).isEmpty();
-            if (alone) {
-                deleteTree(folder, deleted);
-            } else {
-                for (Path p : own) {
-                    if (Files.deleteIfExists(p)) {
-                        deleted.add(p);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw Transfer.storage(file, e);
-        }
-        return deleted;
-    }
-
-    /** The model file, its other parts and its own sidecar. */
-    private List<Path> ownFiles(Path file) {
-        List<Path> own = new ArrayList<>(List.of(file));
-        String name = file.getFileName().toString();
-        var m = SPLIT.matcher(name);
-        String stem = m.matches() ? m.group(1) : withoutEnding(name);
-        if (m.matches()) {
-            int count = Integer.parseInt(m.group(3));
-            for (int i = 1; i <= count; i++) {
-                Path part = file.resolveSibling(String.format(Locale.ROOT, "%s-%05d-of-%s.gguf", stem, i, m.group(3)));
-                if (!own.contains(part)) {
-                    own.add(part);
-                }
-            }
-        }
-        own.add(file.resolveSibling(stem + ".model.yaml"));
-        return own;
-    }
-
-    /** The model files directly in a folder. */
-    private List<Path> modelFiles(Path folder) {
-        List<Path> found = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
-            for (Path p : entries) {
-                String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-                if (!n.startsWith(".") && isModelFile(n)) {
-                    found.add(p);
-                }
-            }
-        } catch (IOException e) {
-            return found;
-        }
-        return found;
-    }
-
-    /** Model files in the folders below one (a grouping folder's other models). */
-    private List<Path> nestedModels(Path folder) throws IOException {
-        try (Stream<Path> walk = Files.walk(folder)) {
-            return walk.filter(p -> !p.getParent().equals(folder)).filter(p -> {
-                String n = p.getFileName().toString().toLowerCase(Locale.ROOT);
-                return isModelFile(n);
-            }).toList();
-        }
-    }
-
-    private boolean isModelFile(String lowerCaseName) {
-        return modelEndings.stream().anyMatch(lowerCaseName::endsWith);
-    }
-
-    /** A model file's name without its engine's ending. */
-    private String withoutEnding(String name) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        return modelEndings.stream().filter(lower::endsWith).findFirst()
-                .map(e -> name.substring(0, name.length() - e.length())).orElse(name);
-    }
-
-    /** Deletes a folder of the staging area and what is in it, quietly (what is left is hidden and harmless). */
-    static void deleteTree(Path folder) {
-        if (!Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try {
-            deleteTree(folder, new ArrayList<>());
-        } catch (IOException e) {
-            // the prune of stale staging files takes it later
-        }
-    }
-
-    private static void deleteTree(Path folder, List<Path> deleted) throws IOException {
-        Files.walkFileTree(folder, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                deleted.add(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                if (e != null) {
-                    throw e;
-                }
-                Files.delete(dir);
-                deleted.add(dir);
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        return files.delete(modelFile);
     }
 }

@@ -250,7 +250,7 @@ public final class Uploads {
         } catch (IOException e) {
             throw Transfer.storage(folder, e);
         } finally {
-            ModelsDirectory.deleteTree(assembly);
+            ModelFiles.deleteTree(assembly);
         }
         return new Created(folder, folder.resolve(folderName + ".gguf"), List.copyOf(layers),
                 c.template().filter(t -> !isJinja(t)).isPresent());

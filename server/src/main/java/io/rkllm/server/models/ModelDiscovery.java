@@ -14,9 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Finds the models under a models directory and describes them (see docs/models.md).
@@ -141,7 +139,7 @@ public final class ModelDiscovery {
             }
             describe(c, ids.get(i), sidecar, parser, warnings, errors).ifPresent(models::add);
         }
-        models = resolveAliases(models, warnings);
+        models = ModelAliases.resolve(models, warnings);
         models.sort(Comparator.comparing(ModelDescriptor::id));
         return new DiscoveryResult(models, warnings, errors);
     }
@@ -379,40 +377,5 @@ public final class ModelDiscovery {
                     + ContextLengthHints.MAX + "); set context_length in " + SIDECAR + " if that is right"));
         }
         return accepted;
-    }
-
-    /**
-     * Drops aliases that could not resolve to one model: an alias equal to another model's id, or claimed by
-     * several models. An alias equal to the model's own id is dropped silently.
-     */
-    private static List<ModelDescriptor> resolveAliases(List<ModelDescriptor> models, List<Problem> warnings) {
-        Map<String, ModelDescriptor> byId = new HashMap<>();
-        models.forEach(m -> byId.put(m.id(), m));
-        Map<String, Set<String>> claimants = new HashMap<>();
-        for (ModelDescriptor m : models) {
-            for (String alias : m.aliases()) {
-                claimants.computeIfAbsent(alias, k -> new TreeSet<>()).add(m.id());
-            }
-        }
-        List<ModelDescriptor> out = new ArrayList<>(models.size());
-        for (ModelDescriptor m : models) {
-            List<String> kept = new ArrayList<>();
-            for (String alias : m.aliases()) {
-                if (alias.equals(m.id())) {
-                    continue;
-                }
-                if (byId.containsKey(alias)) {
-                    warnings.add(Problem.warning(m.file(), "aliases", "'" + alias + "' of model '" + m.id()
-                            + "' is the id of another model; ignored"));
-                } else if (claimants.get(alias).size() > 1) {
-                    warnings.add(Problem.warning(m.file(), "aliases", "'" + alias + "' is claimed by several models "
-                            + claimants.get(alias) + "; ignored for all of them"));
-                } else {
-                    kept.add(alias);
-                }
-            }
-            out.add(kept.equals(m.aliases()) ? m : m.withAliases(kept));
-        }
-        return out;
     }
 }

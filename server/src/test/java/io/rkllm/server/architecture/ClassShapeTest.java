@@ -49,12 +49,6 @@ class ClassShapeTest {
             "llama-ffm/src/main/java/io/rkllm/llama/LlamaModel.java",
             "llama-ffm/src/main/java/io/rkllm/llama/grammar/PatternGrammar.java",
             "rag/src/main/java/io/rkllm/rag/ArticleSpans.java",
-            "server/src/main/java/io/rkllm/server/Main.java",
-            "server/src/main/java/io/rkllm/server/download/ModelsDirectory.java",
-            "server/src/main/java/io/rkllm/server/http/ollama/OllamaPulls.java",
-            "server/src/main/java/io/rkllm/server/http/responses/ResponsesRequestParser.java",
-            "server/src/main/java/io/rkllm/server/models/ModelDiscovery.java",
-            "server/src/main/java/io/rkllm/server/models/SidecarParser.java",
             "server/src/main/java/io/rkllm/server/pipeline/output/OutputScanner.java",
             "tools/src/main/java/io/rkllm/tools/reliability/FuzzCases.java",
             "tools/src/main/java/io/rkllm/tools/reliability/Fuzzer.java");

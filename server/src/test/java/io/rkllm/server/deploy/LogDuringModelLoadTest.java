@@ -48,7 +48,7 @@ class LogDuringModelLoadTest {
                             {"model": "qwen2.5-0.5b-sim", "max_tokens": 2,
                              "messages": [{"role": "user", "content": "hi"}]}"""))
                     .build(), HttpResponse.BodyHandlers.ofString());
-            child.await(Pattern.compile("ModelRegistry - loading model qwen2.5-0.5b-sim"));
+            child.await(Pattern.compile("ModelLoading - loading model qwen2.5-0.5b-sim"));
             HttpResponse<String> health = client.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/health")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(health.statusCode()).isEqualTo(200);

@@ -281,8 +281,8 @@ class SidecarParserTest {
 
     @Test
     void suggestsOnlyCloseUnambiguousKeys() {
-        assertThat(SidecarParser.closest("top_pp", SidecarParser.TOP_KEYS)).contains("top_p");
-        assertThat(SidecarParser.closest("something", SidecarParser.TOP_KEYS)).isEqualTo(Optional.empty());
+        assertThat(SidecarFields.closest("top_pp", SidecarKeys.TOP_KEYS)).contains("top_p");
+        assertThat(SidecarFields.closest("something", SidecarKeys.TOP_KEYS)).isEqualTo(Optional.empty());
     }
 
     @Test

@@ -47,7 +47,7 @@ final class OllamaPulls {
     private final java.util.concurrent.ConcurrentMap<String, Stopped> stopped =
             new java.util.concurrent.ConcurrentHashMap<>();
     /** The pulls under way, by the name they were asked by: a delete of that name cancels them. */
-    private final java.util.concurrent.ConcurrentMap<String, Cancellable> pulling =
+    private final java.util.concurrent.ConcurrentMap<String, CancellablePull> pulling =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final PullPolicy policy;
     private final CommonFields fields;
@@ -85,7 +85,7 @@ final class OllamaPulls {
             }
         }
         boolean blocking = stream != null && !stream.isNull() && !stream.asBoolean();
-        Cancellable cancel = new Cancellable();
+        CancellablePull cancel = new CancellablePull();
         String key = key(asked);
         if (pulling.putIfAbsent(key, cancel) != null) {
             throw refusal(new PullException(PullException.Kind.CONFLICT, asked + " is being pulled right now; wait"
@@ -130,7 +130,7 @@ final class OllamaPulls {
             pulling.remove(key, cancel);
             // a pull stopped by its client going away keeps its partial download for a resume, unless its name is
             // deleted soon after (Open WebUI's cancel drops the stream, then deletes the name)
-            stopped.put(key, new Stopped(cancel.files, System.nanoTime()));
+            stopped.put(key, new Stopped(cancel.files(), System.nanoTime()));
             stopped.values().removeIf(s -> System.nanoTime() - s.at() > STOPPED_FOR.toNanos());
             cancel.ended();
         }
@@ -154,96 +154,12 @@ final class OllamaPulls {
         return name.strip().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /**
-     * A pull that a delete of its name stops (Open WebUI's cancel: the stream dropped, then {@code DELETE /api/delete}
-     * of the name being pulled): its transfer ends at its next buffer, and its partial download is removed.
-     */
-    private static final class Cancellable {
-        private volatile boolean cancelled;
-        /** The thread that runs the pull (a request's virtual thread: an interrupt ends a read it waits in). */
-        private final Thread pulling = Thread.currentThread();
-        /** The files whose transfer it reported: their partial downloads, should its name be deleted after it ends. */
-        private final java.util.Set<HubFile> files = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
-
-        PullProgress watching(PullProgress progress) {
-            return new PullProgress() {
-                @Override
-                public void listing(String repo, String source) throws PullException {
-                    check();
-                    progress.listing(repo, source);
-                }
-
-                @Override
-                public void planned(io.rkllm.server.download.PullPlan plan) throws PullException {
-                    check();
-                    progress.planned(plan);
-                }
-
-                @Override
-                public void transfer(HubFile file, long completed) throws PullException {
-                    check();
-                    files.add(file);
-                    progress.transfer(file, completed);
-                }
-
-                @Override
-                public void stopped(HubFile file, long completed, String why, Duration wait) throws PullException {
-                    check();
-                    progress.stopped(file, completed, why, wait);
-                }
-
-                @Override
-                public void verifying(HubFile file) throws PullException {
-                    check();
-                    progress.verifying(file);
-                }
-
-                @Override
-                public void placing(Path folder) throws PullException {
-                    check();
-                    progress.placing(folder);
-                }
-            };
-        }
-
-        private void check() throws PullException {
-            if (cancelled) {
-                // not resumable: the pull's partial download goes, as the user who cancelled it expects
-                throw PullException.abandoned("the pull was cancelled (its model deleted)");
-            }
-        }
-
-        /** Stops the pull: at its next buffer, or at once where it waits on the network (its thread interrupted). */
-        void cancel() {
-            cancelled = true;
-            Thread thread = pulling;
-            if (thread != null) {
-                thread.interrupt();
-            }
-        }
-
-        void ended() {
-            ended.countDown();
-        }
-
-        /** Waits for the pull to have stopped, at most {@code wait}. */
-        boolean awaitEnd(Duration wait) {
-            try {
-                return ended.await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-    }
-
     void delete(Context ctx) {
         policy.check();
         JsonNode body = fields.object(ctx.bodyAsBytes());
         String name = name(body, "the model to delete");
         Puller puller = puller();
-        Cancellable pull = pulling.get(key(name));
+        CancellablePull pull = pulling.get(key(name));
         Stopped ended = stopped.remove(key(name));
         if (pull == null && ended != null && models.exactly(name).isEmpty()) {
             // the pull ended as its client went away, just before this delete: its partial download goes too

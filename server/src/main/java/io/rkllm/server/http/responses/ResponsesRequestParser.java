@@ -20,7 +20,6 @@ import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -106,8 +105,8 @@ public final class ResponsesRequestParser {
         ArrayNode responsesTools = JsonNodeFactory.instance.arrayNode();
         Map<String, String> namespaces = new LinkedHashMap<>();
         List<String> ignoredTools = new ArrayList<>();
-        Optional<String> tools = tools(f, responsesTools, namespaces, ignoredTools);
-        Optional<ToolChoice> choice = toolChoice(f, tools);
+        Optional<String> tools = new ResponsesTools(limits).tools(f, responsesTools, namespaces, ignoredTools);
+        Optional<ToolChoice> choice = ResponsesTools.toolChoice(f, tools);
         Optional<OutputFormat> format = textFormat(f);
         OptionalInt maxTokens = common.maxTokens(f, "max_output_tokens");
         ReasoningRequest reasoning = reasoning(f);
@@ -265,122 +264,6 @@ public final class ResponsesRequestParser {
             text.append(value);
         }
         return text.toString();
-    }
-
-    /**
-     * Tools that hosted services run on OpenAI's side: nothing runs them here, and a client that offers one (Codex
-     * offers web_search by default) loses nothing it could have here when it is left out.
-     */
-    private static final Set<String> HOSTED_TOOLS = Set.of("web_search", "web_search_preview",
-            "web_search_preview_2025_03_11", "web_search_2025_08_26", "file_search", "code_interpreter",
-            "image_generation", "computer_use_preview", "computer_use", "mcp", "tool_search");
-
-    /**
-     * The Responses' flat function tools ({@code type, name, description, parameters, strict}) and the functions of
-     * {@code namespace} tools (a group of client-run functions, as Codex sends its sub-agent tools: each offered by
-     * its own name, its namespace remembered in {@code namespaces} for the calls) as the OpenAI tools JSON the
-     * runtime takes; {@code echo} gets them as they were given. Hosted tools are left out (named in
-     * {@code ignored}); any other type is refused.
-     */
-    private Optional<String> tools(FieldReader f, ArrayNode echo, Map<String, String> namespaces,
-                                   List<String> ignored) {
-        Optional<ArrayNode> tools = f.array("tools");
-        if (tools.isEmpty() || tools.get().isEmpty()) {
-            return Optional.empty();
-        }
-        ArrayNode openAi = JsonNodeFactory.instance.arrayNode();
-        Set<String> topLevel = new HashSet<>();
-        for (int i = 0; i < tools.get().size(); i++) {
-            JsonNode tool = tools.get().get(i);
-            String where = "tools[" + i + "]";
-            String type = tool.path("type").asText("");
-            if (HOSTED_TOOLS.contains(type)) {
-                ignored.add(type);
-            } else if (type.equals("namespace")) {
-                String namespace = name(tool, where);
-                JsonNode inner = tool.path("tools");
-                if (!inner.isArray() || inner.isEmpty()) {
-                    throw ApiException.invalid(where + ".tools", "a namespace tool needs 'tools': its functions");
-                }
-                for (int j = 0; j < inner.size(); j++) {
-                    String innerWhere = where + ".tools[" + j + "]";
-                    String innerType = inner.get(j).path("type").asText("");
-                    if (!innerType.equals("function")) {
-                        throw ApiException.invalid(innerWhere + ".type", "Invalid value: '" + innerType
-                                + "'. Supported values inside a namespace here are: 'function'.");
-                    }
-                    String name = function(inner.get(j), innerWhere, openAi);
-                    if (namespaces.put(name, namespace) != null) {
-                        throw ApiException.invalid(innerWhere + ".name", "the function '" + name + "' is offered"
-                                + " twice: a call of it could not say which one it is");
-                    }
-                }
-            } else if (type.equals("function")) {
-                String name = function(tool, where, openAi);
-                if (!topLevel.add(name)) {
-                    throw ApiException.invalid(where + ".name", "the function '" + name + "' is offered twice");
-                }
-            } else {
-                throw ApiException.invalid(where + ".type", "Invalid value: '" + type + "'. Supported values are:"
-                        + " 'function' and 'namespace' (hosted tools such as 'web_search' are left out: nothing runs"
-                        + " them on this server).");
-            }
-            echo.add(tool);
-        }
-        if (openAi.size() > limits.maxTools()) {
-            throw ApiException.invalid("tools", "at most " + limits.maxTools() + " tools are allowed");
-        }
-        for (String name : topLevel) {
-            if (namespaces.containsKey(name)) {
-                throw ApiException.invalid("tools", "the function '" + name + "' is offered at the top level and in"
-                        + " the namespace '" + namespaces.get(name) + "': a call of it could not say which one it is");
-            }
-        }
-        return openAi.isEmpty() ? Optional.empty() : Optional.of(openAi.toString());
-    }
-
-    private static String name(JsonNode tool, String where) {
-        if (!tool.path("name").isTextual() || tool.path("name").asText().isBlank()) {
-            throw ApiException.invalid(where + ".name", where + " needs a 'name'");
-        }
-        return tool.path("name").asText();
-    }
-
-    /** One function tool as the runtime's OpenAI tool; its name. */
-    private static String function(JsonNode tool, String where, ArrayNode openAi) {
-        String name = name(tool, where);
-        ObjectNode function = openAi.addObject().put("type", "function").putObject("function");
-        function.put("name", name);
-        if (tool.path("description").isTextual()) {
-            function.put("description", tool.path("description").asText());
-        }
-        if (tool.path("parameters").isObject()) {
-            function.set("parameters", tool.path("parameters"));
-        }
-        return name;
-    }
-
-    /** {@code tool_choice}: none (empty: the tools are not offered), auto, required, or one function. */
-    private static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
-        Optional<JsonNode> node = f.raw("tool_choice");
-        if (node.isEmpty()) {
-            return Optional.of(ToolChoice.AUTO);
-        }
-        JsonNode c = node.get();
-        ToolChoice choice;
-        if (c.isTextual() && c.asText().equals("none")) {
-            return Optional.empty();
-        } else if (c.isTextual() && c.asText().equals("auto")) {
-            choice = ToolChoice.AUTO;
-        } else if (c.isTextual() && c.asText().equals("required")) {
-            choice = ToolChoice.REQUIRED;
-        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("name").asText());
-        } else {
-            throw ApiException.invalid("tool_choice", "'tool_choice' must be none, auto, required or"
-                    + " {\"type\": \"function\", \"name\": ...} (hosted tools and allowed_tools are not supported)");
-        }
-        return Optional.of(Tools.offered(choice, tools));
     }
 
     /** {@code text.format}: text (nothing to enforce), json_object, or json_schema with its name and schema. */

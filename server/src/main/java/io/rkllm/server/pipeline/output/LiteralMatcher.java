@@ -120,4 +120,17 @@ final class LiteralMatcher {
         }
         return available == pattern.length() ? MATCH : PARTIAL;
     }
+
+    /** {@code body} less the start of a pattern it ends with: an unclosed block may end so ("...}&lt;/tool_c"). */
+    String withoutPartialMatch(String body) {
+        for (int p = 0; p < size(); p++) {
+            String close = pattern(p);
+            for (int n = Math.min(close.length() - 1, body.length()); n > 0; n--) {
+                if (body.endsWith(close.substring(0, n))) {
+                    return body.substring(0, body.length() - n);
+                }
+            }
+        }
+        return body;
+    }
 }

@@ -1,7 +1,6 @@
 package io.rkllm.server.pipeline.output;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,37 +48,11 @@ public final class OutputScanner {
 
     private enum Mode { CONTENT, REASONING, TOOL, HEADER, DROPPED }
 
-    /** What a marker found in content does. */
-    private sealed interface Opening {
-        record Stop() implements Opening {
-        }
-
-        record Reasoning(Syntax.Block block) implements Opening {
-        }
-
-        record Tool(Syntax.ToolBlock block) implements Opening {
-        }
-
-        record Header() implements Opening {
-        }
-
-        record Silent() implements Opening {
-        }
-    }
-
     private final Syntax syntax;
     private final OfferedTools tools;
     private final boolean parseToolCalls;
     private final ToolCallIds ids;
-    /** Stop strings (shortest first), then the markers that open something or are dropped. */
-    private final LiteralMatcher contentMatcher;
-    private final List<Opening> contentActions;
-    /** The stop strings alone (shortest first). */
-    private final LiteralMatcher stopMatcher;
-    private final int stopCount;
-    /** Markers that open something only at the start of the output. */
-    private final LiteralMatcher startMatcher;
-    private final List<Opening> startActions;
+    private final ContentMarkers markers;
     private final EventCollector events = new EventCollector();
 
     /** Text not yet passed on, starting in the current mode; in TOOL and HEADER mode, the text after the marker. */
@@ -96,8 +69,7 @@ public final class OutputScanner {
     /** The marker that opened the current tool block or header (for a verbatim copy). */
     private String opened = "";
     /** In TOOL mode: the block being read, else the function a header named. */
-    private Syntax.ToolBlock toolBlock;
-    private String headerCall;
+    private BlockReading reading;
     /** In TOOL mode after a header: the header's text, for a verbatim copy. */
     private String headerText = "";
     /** Drop whitespace at the start of the next text (after a marker). */
@@ -130,45 +102,8 @@ public final class OutputScanner {
         this.syntax = options.syntax();
         this.tools = options.tools();
         this.parseToolCalls = options.parseToolCalls();
-        List<String> patterns = new ArrayList<>(options.stopStrings());
-        patterns.sort(Comparator.comparingInt(String::length));
-        this.stopMatcher = new LiteralMatcher(List.copyOf(patterns));
-        this.stopCount = patterns.size();
-        List<Opening> actions = new ArrayList<>();
-        patterns.forEach(p -> actions.add(new Opening.Stop()));
-        List<String> startPatterns = new ArrayList<>();
-        List<Opening> startActions = new ArrayList<>();
-        if (options.parseThink()) {
-            for (Syntax.Block block : syntax.reasoning()) {
-                patterns.add(block.open());
-                actions.add(new Opening.Reasoning(block));
-            }
-        }
-        if (options.parseToolCalls()) {
-            for (Syntax.ToolBlock block : syntax.tools()) {
-                (block.atStartOnly() ? startPatterns : patterns).add(block.open());
-                (block.atStartOnly() ? startActions : actions).add(new Opening.Tool(block));
-            }
-        }
-        syntax.headers().ifPresent(h -> {
-            h.opens().forEach(open -> {
-                patterns.add(open);
-                actions.add(new Opening.Header());
-            });
-            h.opensAtStart().forEach(open -> {
-                startPatterns.add(open);
-                startActions.add(new Opening.Header());
-            });
-        });
-        for (String marker : syntax.silent()) {
-            patterns.add(marker);
-            actions.add(new Opening.Silent());
-        }
-        this.contentMatcher = new LiteralMatcher(patterns);
-        this.contentActions = List.copyOf(actions);
-        this.startMatcher = new LiteralMatcher(startPatterns);
-        this.startActions = List.copyOf(startActions);
-        this.atStart = !startPatterns.isEmpty();
+        this.markers = ContentMarkers.of(options);
+        this.atStart = !markers.start().isEmpty();
         boolean insideThink = options.parseThink() && options.startInsideThink() && !syntax.reasoning().isEmpty();
         this.mode = Mode.CONTENT;
         if (insideThink) {
@@ -189,7 +124,7 @@ public final class OutputScanner {
         if (matchedStop != null || piece.isEmpty()) {
             return List.of();
         }
-        if (mode == Mode.CONTENT && contentMatcher.isEmpty() && !atStart && !trimLeading && buffer.isEmpty()) {
+        if (mode == Mode.CONTENT && markers.content().isEmpty() && !atStart && !trimLeading && buffer.isEmpty()) {
             return List.of(new OutputEvent.Content(piece)); // nothing to look for
         }
         buffer.append(piece);
@@ -215,7 +150,7 @@ public final class OutputScanner {
             if (mode == Mode.TOOL) {
                 // read without the start of a closing marker the output was cut in; passed on with it
                 String rest = buffer.substring(pos);
-                String body = withoutPartialClose(rest);
+                String body = closeMatcher.withoutPartialMatch(rest);
                 emitToolBlock(body, rest.substring(body.length()), true);
             }
             // an unclosed header (the output cut after "<|start|>assistant") is markup, not text: dropped
@@ -283,14 +218,14 @@ public final class OutputScanner {
                 return decided > 0;
             }
         }
-        LiteralMatcher.Hit hit = contentMatcher.scan(buffer, pos, atEnd);
+        LiteralMatcher.Hit hit = markers.content().scan(buffer, pos, atEnd);
         contentUpTo(hit.start());
         if (!hit.matched()) {
             return false;
         }
-        String pattern = contentMatcher.pattern(hit.pattern());
-        Opening action = contentActions.get(hit.pattern());
-        if (action instanceof Opening.Stop) {
+        String pattern = markers.content().pattern(hit.pattern());
+        MarkerAction action = markers.contentActions().get(hit.pattern());
+        if (action instanceof MarkerAction.Stop) {
             matchedStop = pattern;
             return false;
         }
@@ -312,15 +247,15 @@ public final class OutputScanner {
             return -1; // only whitespace so far: what follows decides
         }
         for (int at : first == pos ? new int[] {pos} : new int[] {pos, first}) {
-            int p = startMatcher.matchAt(buffer, at, atEnd);
+            int p = markers.start().matchAt(buffer, at, atEnd);
             if (p == LiteralMatcher.UNDECIDED) {
                 return -1;
             }
             if (p >= 0) {
-                String pattern = startMatcher.pattern(p);
+                String pattern = markers.start().pattern(p);
                 atStart = false;
                 pos = at + pattern.length();
-                open(startActions.get(p), pattern);
+                open(markers.startActions().get(p), pattern);
                 return 1;
             }
         }
@@ -328,27 +263,26 @@ public final class OutputScanner {
         return 0;
     }
 
-    private void open(Opening action, String marker) {
+    private void open(MarkerAction action, String marker) {
         switch (action) {
-            case Opening.Reasoning r -> enterReasoning(List.of(r.block().close()));
-            case Opening.Tool t -> {
+            case MarkerAction.Reasoning r -> enterReasoning(List.of(r.block().close()));
+            case MarkerAction.Tool t -> {
                 mode = Mode.TOOL;
-                toolBlock = t.block();
-                headerCall = null;
+                reading = BlockReading.of(t.block(), marker, tools);
                 headerText = "";
                 opened = marker;
                 closeMatcher = new LiteralMatcher(t.block().closes());
                 searchFrom = pos;
             }
-            case Opening.Header h -> {
+            case MarkerAction.Header h -> {
                 mode = Mode.HEADER;
                 opened = marker;
                 closeMatcher = new LiteralMatcher(List.of(syntax.headers().orElseThrow().close()));
                 searchFrom = pos;
             }
-            case Opening.Silent s -> {
+            case MarkerAction.Silent s -> {
             }
-            case Opening.Stop s -> throw new IllegalStateException("a stop string opens nothing");
+            case MarkerAction.Stop s -> throw new IllegalStateException("a stop string opens nothing");
         }
     }
 
@@ -378,7 +312,7 @@ public final class OutputScanner {
             // a call's opening marker: reasoning ends there, the call is read as in content
             Syntax.ToolBlock block = reasoningEnders.get(hit.pattern() - reasoningCloses);
             pos += block.open().length();
-            open(new Opening.Tool(block), block.open());
+            open(new MarkerAction.Tool(block), block.open());
             return true;
         }
         pos += closeMatcher.pattern(hit.pattern()).length();
@@ -433,8 +367,7 @@ public final class OutputScanner {
             }
             case Syntax.Frame.Call call -> {
                 mode = Mode.TOOL;
-                toolBlock = null;
-                headerCall = call.name();
+                reading = BlockReading.header(call.name(), tools);
                 headerText = header + close;
                 opened = "";
                 closeMatcher = new LiteralMatcher(call.closes());
@@ -467,8 +400,8 @@ public final class OutputScanner {
         if (mode != Mode.TOOL || !parseToolCalls || !streamed.due(buffer.length() - pos)) {
             return;
         }
-        String text = withoutPartialClose(buffer.substring(pos));
-        for (OutputEvent.CallDelta delta : streamed.update(readerText(text), reading, () -> toolCallCount++,
+        String text = closeMatcher.withoutPartialMatch(buffer.substring(pos));
+        for (OutputEvent.CallDelta delta : streamed.update(reading.readerText(text), reading, () -> toolCallCount++,
                 ids::next)) {
             events.callDelta(delta);
         }
@@ -476,7 +409,7 @@ public final class OutputScanner {
 
     /** A closed (or, at the end, unclosed) tool block: its calls, else its text as written. */
     private void emitToolBlock(String body, String close, boolean atEnd) {
-        Optional<List<FunctionCall>> calls = parseToolCalls ? read(body) : Optional.empty();
+        Optional<List<FunctionCall>> calls = parseToolCalls ? reading.calls(body) : Optional.empty();
         StreamedCalls begun = streamed;
         streamed = new StreamedCalls();
         if (begun.any()) {
@@ -500,73 +433,16 @@ public final class OutputScanner {
             return;
         }
         String verbatim = headerText + opened + body + close;
-        if (!closeMatcher.isEmpty() || stopCount == 0) {
+        if (!closeMatcher.isEmpty() || markers.stops().size() == 0) {
             events.content(verbatim);
             return;
         }
         // a block that ran to the end and is no call (a JSON answer of a Llama, prose naming [TOOL_CALLS]) was
         // content all along: its stop strings apply, as they would have as it streamed
-        LiteralMatcher.Hit stop = stopMatcher.scan(verbatim, 0, true);
+        LiteralMatcher.Hit stop = markers.stops().scan(verbatim, 0, true);
         events.content(verbatim.substring(0, stop.start()));
         if (stop.matched()) {
-            matchedStop = stopMatcher.pattern(stop.pattern());
+            matchedStop = markers.stops().pattern(stop.pattern());
         }
-    }
-
-    /** The calls of offered tools in a block, all of them or none. */
-    private Optional<List<FunctionCall>> read(String body) {
-        return readText(readerText(body));
-    }
-
-    /** What the block's reader reads of its body: with the opening marker, for a block whose body starts with it. */
-    private String readerText(String body) {
-        return toolBlock != null && toolBlock.openInBody() ? opened + body : body;
-    }
-
-    /** How the current block is read, and ended while it is open (the current block's reader, else JSON). */
-    private final StreamedCalls.Reading reading = new StreamedCalls.Reading() {
-        @Override
-        public Optional<List<FunctionCall>> read(String text) {
-            return readText(text);
-        }
-
-        @Override
-        public List<CallEnding> endings(String text) {
-            return toolBlock != null ? toolBlock.reader().endings(text) : Healing.jsonEndings(text);
-        }
-    };
-
-    private Optional<List<FunctionCall>> readText(String text) {
-        Optional<List<FunctionCall>> calls;
-        if (toolBlock != null) {
-            calls = toolBlock.reader().read(text, tools);
-        } else {
-            calls = CallJson.object(text).map(args -> List.of(new FunctionCall(headerCall, args)));
-        }
-        if (calls.isEmpty() || calls.get().isEmpty()) {
-            return Optional.empty();
-        }
-        List<FunctionCall> offered = new ArrayList<>();
-        for (FunctionCall call : calls.get()) {
-            Optional<String> name = tools.resolve(call.name());
-            if (name.isEmpty()) {
-                return Optional.empty(); // a tool the request did not offer: as llama-server, not a call
-            }
-            offered.add(new FunctionCall(name.get(), call.argumentsJson(), call.id()));
-        }
-        return Optional.of(offered);
-    }
-
-    /** An unclosed block may end with the start of its closing marker ("...}&lt;/tool_c"). */
-    private String withoutPartialClose(String body) {
-        for (int p = 0; p < closeMatcher.size(); p++) {
-            String close = closeMatcher.pattern(p);
-            for (int n = Math.min(close.length() - 1, body.length()); n > 0; n--) {
-                if (body.endsWith(close.substring(0, n))) {
-                    return body.substring(0, body.length() - n);
-                }
-            }
-        }
-        return body;
     }
 }
