@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rkllm.llama.grammar.GbnfMatcher;
 import io.rkllm.llama.grammar.JsonSchemaGrammar;
-import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import io.rkllm.llama.grammar.SchemaCatalogue;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +54,7 @@ class StructuredOutputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("bounded")
     void everyAnswerEndsAndIsValid(SchemaCatalogue.Entry entry) {
-        String grammar = JsonSchemaGrammar.of(entry.schema(), Whitespace.COMPACT);
+        String grammar = JsonSchemaGrammar.of(entry.schema(), JsonWhitespace.COMPACT);
         for (SamplingParams params : settings(grammar)) {
             Answer answer = generate(params, BUDGET);
             assertThat(answer.finished).as("ended within %d tokens: %s", BUDGET, answer.text).isTrue();
@@ -77,7 +77,7 @@ class StructuredOutputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("open")
     void openSchemasAreFollowedAsFarAsTheyGo(SchemaCatalogue.Entry entry) {
-        String grammar = JsonSchemaGrammar.of(entry.schema(), Whitespace.COMPACT);
+        String grammar = JsonSchemaGrammar.of(entry.schema(), JsonWhitespace.COMPACT);
         GbnfMatcher matcher = new GbnfMatcher(grammar);
         for (SamplingParams params : settings(grammar)) {
             Answer answer = generate(params, OPEN_BUDGET);
@@ -91,7 +91,7 @@ class StructuredOutputTest {
 
     @Test
     void anyJsonObject() {
-        String grammar = JsonSchemaGrammar.anyObject(Whitespace.COMPACT);
+        String grammar = JsonSchemaGrammar.anyObject(JsonWhitespace.COMPACT);
         GbnfMatcher matcher = new GbnfMatcher(grammar);
         for (SamplingParams params : settings(grammar)) {
             Answer answer = generate(params, OPEN_BUDGET);

@@ -120,7 +120,7 @@ final class CodeLines {
                 || CONTROL.matcher(s).lookingAt() || DECLARATION.matcher(s).lookingAt()) {
             return true;
         }
-        if (TOOL.matcher(s).lookingAt() && !PageLines.hasSentencePunctuation(s)
+        if (TOOL.matcher(s).lookingAt() && !SentenceMeasures.hasSentencePunctuation(s)
                 && (SHELL.matcher(s).find() || !ENGLISH_TOOL.matcher(s).lookingAt() && SUBCOMMAND.matcher(s).lookingAt())) {
             return true;
         }
@@ -164,7 +164,7 @@ final class CodeLines {
         }
         char last = s.charAt(s.length() - 1);
         boolean ends = ".!?:。！？".indexOf(last) >= 0 || s.endsWith(".)");
-        return (ends || s.length() >= 90) && Math.max(FunctionWords.density(s), PageLines.structuralDensity(s, words, true)) >= 0.25
+        return (ends || s.length() >= 90) && Math.max(FunctionWords.density(s), SentenceMeasures.structuralDensity(s, words, true)) >= 0.25
                 && countCodeChars(s) * 12 < s.length();
     }
 

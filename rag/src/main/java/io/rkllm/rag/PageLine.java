@@ -37,9 +37,9 @@ final class PageLine {
         this.indent = indent;
         this.length = Scripts.effectiveLength(text);
         this.words = Scripts.countWords(text);
-        this.sentence = PageLines.hasSentencePunctuation(text);
+        this.sentence = SentenceMeasures.hasSentencePunctuation(text);
         // function words of a known language, or the shape of prose in any other
-        this.density = Math.max(FunctionWords.density(text), PageLines.structuralDensity(text, words, sentence));
+        this.density = Math.max(FunctionWords.density(text), SentenceMeasures.structuralDensity(text, words, sentence));
     }
 
     @Override

@@ -20,16 +20,12 @@ final class PageLines {
     private PageLines() {
     }
 
-
-
     /** Lines shorter than this (in Latin-equivalent characters) are judged by their neighbours. */
     static final int SHORT_LENGTH = 70;
 
     /** Prose lines at least this long are good on their own. */
     static final int LONG_LENGTH = 200;
 
-    /** Function-word density above which a line reads as prose. */
-    static final double PROSE_DENSITY = 0.30;
 
     /** Function-word density below which a long line is not prose (lists of names, tags, titles). */
     static final double MIN_DENSITY = 0.20;
@@ -97,26 +93,6 @@ final class PageLines {
 
     /** A dash, then a lower-case word: "-- adorned", "— which". */
     private static final Pattern DASH_CONTINUATION = Pattern.compile("^(?:--|—|–) \\p{Ll}");
-
-    static boolean hasSentencePunctuation(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '。' || c == '！' || c == '？' || c == '，' || c == '、') {
-                return true;
-            }
-            if ((c == '.' || c == '!' || c == '?') && (i + 1 == s.length() || s.charAt(i + 1) == ' '
-                    || s.charAt(i + 1) == '"' || s.charAt(i + 1) == '”' || s.charAt(i + 1) == ')')) {
-                // not "Mr." style abbreviations only: require a preceding word of 2+ letters
-                if (i >= 2 && Character.isLetterOrDigit(s.charAt(i - 1))) {
-                    return true;
-                }
-                if (i >= 1 && (s.charAt(i - 1) == '"' || s.charAt(i - 1) == '”' || s.charAt(i - 1) == ')')) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
 
     /** Marks lines repeated in the page, and lines repeated within a few lines (widget titles, teasers). */
     static void markRepeats(List<PageLine> lines) {
@@ -263,7 +239,7 @@ final class PageLines {
             return Kind.SHORT;
         }
         double d = l.density;
-        if (d >= PROSE_DENSITY) {
+        if (d >= SentenceMeasures.PROSE_DENSITY) {
             return l.length >= LONG_LENGTH || (l.sentence && l.length >= 120) ? Kind.GOOD : Kind.NEAR_GOOD;
         }
         if (d >= MIN_DENSITY) {
@@ -286,52 +262,10 @@ final class PageLines {
         return n;
     }
 
-    /**
-     * Prose evidence that does not depend on knowing the language: mostly lower-case words with
-     * sentence punctuation and a moderate number of commas (a tag list has a comma per word).
-     */
-    static double structuralDensity(String t, int words, boolean sentence) {
-        if (words < 8 || !sentence) {
-            return 0;
-        }
-        int lower = 0;
-        int cased = 0;
-        int commas = 0;
-        boolean start = true;
-        for (int i = 0; i < t.length(); i++) {
-            char c = t.charAt(i);
-            if (Character.isLetter(c)) {
-                if (start && (Character.isUpperCase(c) || Character.isLowerCase(c))) {
-                    cased++;
-                    if (Character.isLowerCase(c)) {
-                        lower++;
-                    }
-                }
-                start = false;
-            } else if (!Character.isDigit(c)) {
-                start = true;
-                if (c == ',' || c == '，' || c == '、') {
-                    commas++;
-                }
-            }
-        }
-        if (commas > 0.25 * words) {
-            return 0;
-        }
-        if (cased < 3 && Scripts.countCjk(t) == 0) {
-            // a script without letter case (Korean, Arabic, Hebrew, Thai, Hindi...): sentences are the evidence
-            return PROSE_DENSITY + 0.02;
-        }
-        if (cased < 8 || lower < 0.6 * cased) {
-            return 0;
-        }
-        return PROSE_DENSITY + 0.02;
-    }
-
     /** Good or near-good, or a short full sentence ("No other browser gives you so much choice."). */
     static boolean proseLike(PageLine l) {
         return l.initial == Kind.GOOD || l.initial == Kind.NEAR_GOOD
-                || (l.initial == Kind.SHORT && l.sentence && l.words >= 5 && l.density >= PROSE_DENSITY);
+                || (l.initial == Kind.SHORT && l.sentence && l.words >= 5 && l.density >= SentenceMeasures.PROSE_DENSITY);
     }
 
     /** Short lines that read as menu entries or headlines: no sentence, no numbers, capitalised words or few function words. */

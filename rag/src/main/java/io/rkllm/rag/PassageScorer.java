@@ -136,7 +136,7 @@ final class PassageScorer {
             nonEmpty++;
             chars += s.length();
             prose.append(s).append('\n');
-            if (PageLines.hasSentencePunctuation(s) || s.length() > 120) {
+            if (SentenceMeasures.hasSentencePunctuation(s) || s.length() > 120) {
                 sentenceLines++;
             }
             if (s.length() < 60 && (Boilerplate.isLabel(s) || Boilerplate.hasPhrase(s))) {

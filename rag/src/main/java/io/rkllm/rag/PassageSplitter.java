@@ -186,7 +186,7 @@ final class PassageSplitter {
         String str = s.toString();
         int nl = str.lastIndexOf('\n');
         String last = str.substring(nl + 1).strip();
-        return last.length() < 80 && !PageLines.hasSentencePunctuation(last) && !last.endsWith(":") && !isFence(last);
+        return last.length() < 80 && !SentenceMeasures.hasSentencePunctuation(last) && !last.endsWith(":") && !isFence(last);
     }
 
     /** Cuts a long paragraph at line breaks (lists, tables), then sentence ends, then spaces. */

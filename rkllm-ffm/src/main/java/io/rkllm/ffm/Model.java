@@ -156,7 +156,7 @@ public final class Model implements AutoCloseable {
                 if (active != null) {
                     throw new IllegalStateException("a run is already active on this model");
                 }
-                if (!control.attach(this)) {
+                if (!control.attach(() -> abortIfActive(control))) {
                     return session.complete(0);
                 }
                 active = control;

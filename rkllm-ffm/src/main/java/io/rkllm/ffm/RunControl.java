@@ -8,20 +8,21 @@ package io.rkllm.ffm;
 public final class RunControl {
     private final Object lock = new Object();
     private boolean aborted;
-    private Model attached;
+    /** Aborts the native run while it runs; null before and after it. */
+    private Runnable attached;
 
     /** Requests the abort; returns true when this call was the first request. */
     public boolean abort() {
-        Model model;
+        Runnable abortRun;
         synchronized (lock) {
             if (aborted) {
                 return false;
             }
             aborted = true;
-            model = attached;
+            abortRun = attached;
         }
-        if (model != null) {
-            model.abortIfActive(this);
+        if (abortRun != null) {
+            abortRun.run();
         }
         return true;
     }
@@ -32,13 +33,16 @@ public final class RunControl {
         }
     }
 
-    /** Called by the run before the native call; false when the run was aborted before it began. */
-    boolean attach(Model model) {
+    /**
+     * Called by the run before the native call, with what aborts it; false when the run was aborted before it
+     * began.
+     */
+    boolean attach(Runnable abortRun) {
         synchronized (lock) {
             if (aborted) {
                 return false;
             }
-            attached = model;
+            attached = abortRun;
             return true;
         }
     }

@@ -47,8 +47,4 @@ public record GgufFile(Path path, int version, int alignment, Map<String, Object
         return tensors.stream().mapToLong(GgufTensor::elements).sum();
     }
 
-    /** A summary for listing the model without loading it. */
-    public GgufSummary summary() {
-        return GgufSummary.of(this);
-    }
 }

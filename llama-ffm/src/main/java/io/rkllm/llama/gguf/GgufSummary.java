@@ -16,7 +16,8 @@ public record GgufSummary(String architecture, Optional<String> name, Optional<L
                           String quantisation, Optional<String> chatTemplate, Optional<Long> poolingType,
                           long fileSize) {
 
-    static GgufSummary of(GgufFile file) {
+    /** A summary of {@code file} for listing the model without loading it. */
+    public static GgufSummary of(GgufFile file) {
         String architecture = file.architecture().orElseThrow(() -> new GgufFormatException(
                 file.path() + " has no general.architecture: not a model file"));
         return new GgufSummary(architecture, file.string("general.name"), file.archInteger("context_length"),

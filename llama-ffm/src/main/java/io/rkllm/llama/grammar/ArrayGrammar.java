@@ -13,10 +13,10 @@ import java.util.Map;
 final class ArrayGrammar {
     private static final int MAX_ITEMS = 10_000;
 
-    private final SchemaConverter converter;
+    private final ValueRules converter;
     private final Rules rules;
 
-    ArrayGrammar(SchemaConverter converter, Rules rules) {
+    ArrayGrammar(ValueRules converter, Rules rules) {
         this.converter = converter;
         this.rules = rules;
     }

@@ -21,37 +21,16 @@ import java.util.Map;
  * the schema...): the caller then generates freely and checks the answer.
  */
 public final class JsonSchemaGrammar {
-    /** The whitespace allowed between JSON tokens (and after the value). */
-    public enum Whitespace {
-        /**
-         * None, one space, or one newline and up to 20 spaces or tabs of indentation: pretty-printed JSON as models
-         * learnt it (llama.cpp's rule), and bounded, so that a model cannot fill its answer with whitespace.
-         */
-        INDENTED("| \" \" | \"\\n\" [ \\t]{0,20}"),
-        /** At most one space: the shortest answers, on one line. */
-        COMPACT("\" \"?");
-
-        private final String rule;
-
-        Whitespace(String rule) {
-            this.rule = rule;
-        }
-
-        String rule() {
-            return rule;
-        }
-    }
-
     private JsonSchemaGrammar() {
     }
 
     /**
-     * The grammar of the JSON texts {@code schema} accepts, with {@link Whitespace#INDENTED} whitespace.
+     * The grammar of the JSON texts {@code schema} accepts, with {@link JsonWhitespace#INDENTED} whitespace.
      *
      * @throws UnsupportedSchemaException where a keyword cannot be expressed, or no value satisfies the schema
      */
     public static String of(Map<String, ?> schema) {
-        return of(schema, Whitespace.INDENTED);
+        return of(schema, JsonWhitespace.INDENTED);
     }
 
     /**
@@ -59,23 +38,23 @@ public final class JsonSchemaGrammar {
      *
      * @throws UnsupportedSchemaException where a keyword cannot be expressed, or no value satisfies the schema
      */
-    public static String of(Map<String, ?> schema, Whitespace whitespace) {
+    public static String of(Map<String, ?> schema, JsonWhitespace whitespace) {
         String grammar = new SchemaConverter(schema, whitespace).convert();
         GbnfCheck.check(grammar); // the converter's own output: a failure here is a bug, not the schema's fault
         return grammar;
     }
 
     /** The grammar of any JSON object (OpenAI's {@code response_format: json_object}). */
-    public static String anyObject(Whitespace whitespace) {
+    public static String anyObject(JsonWhitespace whitespace) {
         return grammarOf("object", whitespace);
     }
 
     /** The grammar of any JSON value. */
-    public static String anyValue(Whitespace whitespace) {
+    public static String anyValue(JsonWhitespace whitespace) {
         return grammarOf("value", whitespace);
     }
 
-    private static String grammarOf(String shared, Whitespace whitespace) {
+    private static String grammarOf(String shared, JsonWhitespace whitespace) {
         Rules rules = new Rules(whitespace);
         rules.define("root", rules.shared(shared));
         return rules.render();

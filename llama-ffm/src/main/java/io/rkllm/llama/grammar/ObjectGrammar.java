@@ -18,10 +18,10 @@ import java.util.TreeMap;
 final class ObjectGrammar {
     private static final String KEY_CHAR = "[^\"\\\\\\x00-\\x1F\\x7F]";
 
-    private final SchemaConverter converter;
+    private final ValueRules converter;
     private final Rules rules;
 
-    ObjectGrammar(SchemaConverter converter, Rules rules) {
+    ObjectGrammar(ValueRules converter, Rules rules) {
         this.converter = converter;
         this.rules = rules;
     }

@@ -46,9 +46,9 @@ final class Rules {
 
     private final Map<String, String> rules = new LinkedHashMap<>();
     private final Map<String, String> byBody = new HashMap<>();
-    private final JsonSchemaGrammar.Whitespace whitespace;
+    private final JsonWhitespace whitespace;
 
-    Rules(JsonSchemaGrammar.Whitespace whitespace) {
+    Rules(JsonWhitespace whitespace) {
         this.whitespace = whitespace;
         rules.put("root", null);
     }

@@ -14,7 +14,7 @@ import java.util.Set;
  * resolved first ({@code $ref} with siblings and {@code allOf} by {@link SchemaMerge}, {@code anyOf}/{@code oneOf}
  * as alternatives), then {@code const}/{@code enum}, then the type's own keywords.
  */
-final class SchemaConverter {
+final class SchemaConverter implements ValueRules {
     private static final int MAX_DEPTH = 100;
     private static final int MAX_GRAMMAR_CHARS = 1 << 20;
 
@@ -24,7 +24,7 @@ final class SchemaConverter {
     private final Map<String, String> refRules = new LinkedHashMap<>();
     private int depth;
 
-    SchemaConverter(Object root, JsonSchemaGrammar.Whitespace whitespace) {
+    SchemaConverter(Object root, JsonWhitespace whitespace) {
         this.root = root;
         this.refs = new SchemaRefs(root);
         this.rules = new Rules(whitespace);
@@ -44,23 +44,27 @@ final class SchemaConverter {
     }
 
     /** A point to go back to when a part of the schema turns out to admit no value. */
-    int mark() {
+    @Override
+    public int mark() {
         return rules.mark();
     }
 
     /** Forgets the rules (and the references' rules) made since {@code mark}. */
-    void rollback(int mark) {
+    @Override
+    public void rollback(int mark) {
         rules.rollback(mark);
         refRules.values().removeIf(name -> !rules.has(name));
     }
 
     /** The rule name for {@code schema} where a value is written (an object's property, an array's item). */
-    String value(Object schema, String at, String hint) {
+    @Override
+    public String value(Object schema, String at, String hint) {
         return named(hint, visit(schema, at, hint, Set.of()));
     }
 
     /** A rule name for {@code body}: the body itself when it is one already. */
-    String named(String hint, String body) {
+    @Override
+    public String named(String hint, String body) {
         return body.matches("[A-Za-z0-9-]+") ? body : rules.add(hint, body);
     }
 

@@ -8,10 +8,10 @@ final class StringGrammar {
     static final int MAX_LENGTH = 10_000;
     private static final String QUOTE = "\"\\\"\"";
 
-    private final SchemaConverter converter;
+    private final ValueRules converter;
     private final Rules rules;
 
-    StringGrammar(SchemaConverter converter, Rules rules) {
+    StringGrammar(ValueRules converter, Rules rules) {
         this.converter = converter;
         this.rules = rules;
     }

@@ -33,7 +33,7 @@ class GgufReaderTest {
 
     @Test
     void theSummaryHasWhatAModelListShows() throws IOException {
-        GgufSummary summary = new GgufReader().read(chat).summary();
+        GgufSummary summary = GgufSummary.of(new GgufReader().read(chat));
         assertThat(summary.architecture()).isEqualTo("llama");
         assertThat(summary.name()).contains("tiny-llama");
         assertThat(summary.contextLength()).contains(2048L);
@@ -60,9 +60,9 @@ class GgufReaderTest {
 
     @Test
     void quantisationAndPoolingComeFromTheFile() throws IOException {
-        assertThat(new GgufReader().read(f16).summary().quantisation()).isEqualTo("F16");
+        assertThat(GgufSummary.of(new GgufReader().read(f16)).quantisation()).isEqualTo("F16");
         assertThat(Files.size(f16)).isLessThan(Files.size(chat));
-        assertThat(new GgufReader().read(embedding).summary().poolingType()).contains(1L);
+        assertThat(GgufSummary.of(new GgufReader().read(embedding)).poolingType()).contains(1L);
     }
 
     @Test

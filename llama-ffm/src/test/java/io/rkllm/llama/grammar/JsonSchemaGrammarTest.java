@@ -3,7 +3,7 @@ package io.rkllm.llama.grammar;
 import static io.rkllm.llama.grammar.SchemaCatalogue.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +12,7 @@ class JsonSchemaGrammarTest {
     private static final String SPACE = "space ::= \" \"?\n";
 
     private static String grammar(String schemaJson) {
-        return JsonSchemaGrammar.of(schema(schemaJson), Whitespace.COMPACT);
+        return JsonSchemaGrammar.of(schema(schemaJson), JsonWhitespace.COMPACT);
     }
 
     private static GbnfMatcher matcher(String schemaJson) {
@@ -252,10 +252,10 @@ class JsonSchemaGrammarTest {
 
     @Test
     void anyObjectAndAnyValue() {
-        GbnfMatcher object = new GbnfMatcher(JsonSchemaGrammar.anyObject(Whitespace.COMPACT));
+        GbnfMatcher object = new GbnfMatcher(JsonSchemaGrammar.anyObject(JsonWhitespace.COMPACT));
         assertThat(List.of("{}", "{\"a\":[1,{\"b\":null}],\"c\":\"d\"}")).allMatch(object::matches);
         assertThat(List.of("[]", "1", "{\"a\"}", "{a:1}")).noneMatch(object::matches);
-        GbnfMatcher value = new GbnfMatcher(JsonSchemaGrammar.anyValue(Whitespace.COMPACT));
+        GbnfMatcher value = new GbnfMatcher(JsonSchemaGrammar.anyValue(JsonWhitespace.COMPACT));
         assertThat(List.of("{}", "[]", "\"x\"", "-1.5e3", "true", "null")).allMatch(value::matches);
         assertThat(List.of("", "01", "1.", ".5", "nul", "'x'")).noneMatch(value::matches);
     }

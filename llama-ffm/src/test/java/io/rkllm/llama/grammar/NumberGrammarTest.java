@@ -4,7 +4,7 @@ import static io.rkllm.llama.grammar.SchemaCatalogue.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class NumberGrammarTest {
     private static GbnfMatcher matcher(String schemaJson) {
-        return new GbnfMatcher(JsonSchemaGrammar.of(schema(schemaJson), Whitespace.COMPACT));
+        return new GbnfMatcher(JsonSchemaGrammar.of(schema(schemaJson), JsonWhitespace.COMPACT));
     }
 
     @ParameterizedTest

@@ -3,7 +3,7 @@ package io.rkllm.llama.grammar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import io.rkllm.llama.text.JsonString;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +26,7 @@ class PatternGrammarTest {
         Map<String, Object> schema = new LinkedHashMap<>();
         schema.put("type", "string");
         schema.put("pattern", pattern);
-        return new GbnfMatcher(JsonSchemaGrammar.of(schema, Whitespace.COMPACT));
+        return new GbnfMatcher(JsonSchemaGrammar.of(schema, JsonWhitespace.COMPACT));
     }
 
     @ParameterizedTest

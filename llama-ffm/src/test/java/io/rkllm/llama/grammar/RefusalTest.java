@@ -93,7 +93,7 @@ class RefusalTest {
                  "$comment": "c", "x-custom": {"not": 1}, "nullable": true, "discriminator": {"propertyName": "k"},
                  "type": "integer", "contentMediaType": "text/plain", "if": {"minimum": 3},
                  "unevaluatedProperties": false, "uniqueItems": true, "minLength": 4}""");
-        assertThat(JsonSchemaGrammar.of(schema, JsonSchemaGrammar.Whitespace.COMPACT)).startsWith("root ::= integer\n");
+        assertThat(JsonSchemaGrammar.of(schema, JsonWhitespace.COMPACT)).startsWith("root ::= integer\n");
     }
 
     @Test

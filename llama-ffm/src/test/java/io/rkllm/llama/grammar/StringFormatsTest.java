@@ -3,7 +3,7 @@ package io.rkllm.llama.grammar;
 import static io.rkllm.llama.grammar.SchemaCatalogue.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rkllm.llama.grammar.JsonSchemaGrammar.Whitespace;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import java.time.LocalDate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class StringFormatsTest {
     private static GbnfMatcher matcher(String format) {
         return new GbnfMatcher(JsonSchemaGrammar.of(schema("{\"type\": \"string\", \"format\": \"" + format + "\"}"),
-                Whitespace.COMPACT));
+                JsonWhitespace.COMPACT));
     }
 
     @Test
@@ -65,11 +65,11 @@ class StringFormatsTest {
 
     @Test
     void otherFormatsAreAnnotationsSoPlainStrings() {
-        assertThat(JsonSchemaGrammar.of(schema("{\"type\": \"string\", \"format\": \"email\"}"), Whitespace.COMPACT))
+        assertThat(JsonSchemaGrammar.of(schema("{\"type\": \"string\", \"format\": \"email\"}"), JsonWhitespace.COMPACT))
                 .startsWith("root ::= string\n");
-        assertThat(JsonSchemaGrammar.of(schema("{\"format\": \"email\"}"), Whitespace.COMPACT))
+        assertThat(JsonSchemaGrammar.of(schema("{\"format\": \"email\"}"), JsonWhitespace.COMPACT))
                 .startsWith("root ::= value\n");
-        assertThat(JsonSchemaGrammar.of(schema("{\"format\": \"date\"}"), Whitespace.COMPACT))
+        assertThat(JsonSchemaGrammar.of(schema("{\"format\": \"date\"}"), JsonWhitespace.COMPACT))
                 .startsWith("root ::= \"\\\"\" date-content");
     }
 }

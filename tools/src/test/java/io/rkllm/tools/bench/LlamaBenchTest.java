@@ -148,7 +148,7 @@ class LlamaBenchTest {
         assertThat(options).isEmpty();
         Path file = dir.resolve("m.gguf");
         shape.write(file);
-        GgufSummary summary = new GgufReader().read(file).summary();
+        GgufSummary summary = GgufSummary.of(new GgufReader().read(file));
         assertThat(summary.architecture()).isEqualTo("llama");
         assertThat(summary.blockCount()).contains(3L);
         assertThat(summary.embeddingLength()).contains(96L);

@@ -1,6 +1,7 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.grammar.JsonSchemaGrammar;
+import io.rkllm.llama.grammar.JsonWhitespace;
 import io.rkllm.llama.grammar.UnsupportedSchemaException;
 import io.rkllm.server.engine.contract.AnswerShape;
 import java.util.Optional;
@@ -26,7 +27,7 @@ record AnswerGrammar(String gbnf, Optional<String> after) {
     static Outcome of(AnswerShape shape) {
         return switch (shape) {
             case AnswerShape.JsonObject o -> new Outcome.Made(new AnswerGrammar(
-                    JsonSchemaGrammar.anyObject(JsonSchemaGrammar.Whitespace.INDENTED), o.after()));
+                    JsonSchemaGrammar.anyObject(JsonWhitespace.INDENTED), o.after()));
             case AnswerShape.JsonSchema s -> ofSchema(s);
         };
     }

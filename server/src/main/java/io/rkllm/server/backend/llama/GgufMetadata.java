@@ -51,7 +51,7 @@ final class GgufMetadata {
         }
         GgufSummary summary;
         try {
-            summary = gguf.summary();
+            summary = GgufSummary.of(gguf);
         } catch (GgufFormatException e) {
             throw new Unreadable(e.getMessage());
         }
