@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * One llama.cpp context: its KV cache holds several sequences (conversations, or texts to embed), decoded
@@ -22,7 +23,9 @@ import java.util.function.BooleanSupplier;
  */
 public final class LlamaContext implements AutoCloseable {
     private final NativeLlama api;
-    private final LlamaModel model;
+    private final LoadedWeights model;
+    /** Told when the context closes (its model forgets it). */
+    private final Consumer<Object> onClose;
     private final ContextParams params;
     private final LogSink log;
     private final Arena arena;
@@ -44,10 +47,12 @@ public final class LlamaContext implements AutoCloseable {
     private long decodedTokens;
     private boolean closed;
 
-    private LlamaContext(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, Arena arena,
-                         MemorySegment handle, AbortCallback abort, KvApi kvApi, boolean ownCaches) {
+    private LlamaContext(NativeLlama api, LoadedWeights model, ContextParams params, LogSink log, Arena arena,
+                         MemorySegment handle, AbortCallback abort, KvApi kvApi, boolean ownCaches,
+                         Consumer<Object> onClose) {
         this.api = api;
         this.model = model;
+        this.onClose = onClose;
         this.params = params;
         this.log = log;
         this.arena = arena;
@@ -62,7 +67,9 @@ public final class LlamaContext implements AutoCloseable {
         this.kv = new CheckedKvCache(cache, sequenceLimit, ownCaches);
     }
 
-    static LlamaContext create(NativeLlama api, LlamaModel model, ContextParams params, LogSink log, KvApi kvApi) {
+    /** @param onClose told when the context closes, with the context */
+    static LlamaContext create(NativeLlama api, LoadedWeights model, ContextParams params, LogSink log, KvApi kvApi,
+                               Consumer<Object> onClose) {
         Arena arena = Arena.ofShared();
         try {
             GroupLayout l = api.layouts().contextParams();
@@ -92,17 +99,18 @@ public final class LlamaContext implements AutoCloseable {
             MemorySegment handle = (MemorySegment) api.call("llama_init_from_model", model.handle(), p);
             if (handle.equals(MemorySegment.NULL)) {
                 throw new LlamaException("llama_init_from_model failed for " + model.path() + " (" + params + ")"
-                        + LlamaModel.reasons(log));
+                        + log.reasons());
             }
-            return new LlamaContext(api, model, params, log, arena, handle, abort, kvApi, ownCaches);
+            return new LlamaContext(api, model, params, log, arena, handle, abort, kvApi, ownCaches, onClose);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
         }
     }
 
-    public LlamaModel model() {
-        return model;
+    /** The vocabulary of its model (a sampler runs only on a context of its own model's). */
+    public Vocabulary vocabulary() {
+        return model.vocabulary();
     }
 
     public ContextParams params() {
@@ -234,7 +242,7 @@ public final class LlamaContext implements AutoCloseable {
                 return DecodeStatus.ABORTED;
             }
             default -> {
-                String reasons = LlamaModel.reasons(log);
+                String reasons = log.reasons();
                 forgetBatch(batch);
                 throw new LlamaException("llama_decode failed with code " + code + reasons);
             }
@@ -268,7 +276,7 @@ public final class LlamaContext implements AutoCloseable {
             throw new IllegalArgumentException("a batch of " + batch.size() + " tokens for a non-causal model; it "
                     + "takes at most " + microBatchLimit + " (n_ubatch) at once");
         }
-        int vocabulary = model.vocabularySize();
+        int vocabulary = model.vocabulary().size();
         for (int i = 0; i < batch.size(); i++) {
             int token = batch.token(i);
             if (token < 0 || token >= vocabulary) {
@@ -307,7 +315,7 @@ public final class LlamaContext implements AutoCloseable {
         if (logits.equals(MemorySegment.NULL)) {
             throw new LlamaException("no logits for batch entry " + index + " (was its output asked for?)");
         }
-        int n = model.vocabularySize();
+        int n = model.vocabulary().size();
         return logits.reinterpret((long) n * Float.BYTES).toArray(JAVA_FLOAT);
     }
 
@@ -317,7 +325,7 @@ public final class LlamaContext implements AutoCloseable {
         if (e.equals(MemorySegment.NULL)) {
             throw new LlamaException("no embedding for batch entry " + index);
         }
-        return e.reinterpret((long) model.info().embeddingLength() * Float.BYTES).toArray(JAVA_FLOAT);
+        return e.reinterpret((long) model.embeddingLength() * Float.BYTES).toArray(JAVA_FLOAT);
     }
 
     /**
@@ -329,7 +337,7 @@ public final class LlamaContext implements AutoCloseable {
         if (e.equals(MemorySegment.NULL)) {
             throw new LlamaException("no pooled embedding for sequence " + sequence + " (pooling " + pooling() + ")");
         }
-        int n = pooling() == Pooling.RANK ? model.classifierOutputs() : model.info().embeddingLength();
+        int n = pooling() == Pooling.RANK ? model.classifierOutputs() : model.embeddingLength();
         return e.reinterpret((long) n * Float.BYTES).toArray(JAVA_FLOAT);
     }
 
@@ -382,7 +390,7 @@ public final class LlamaContext implements AutoCloseable {
             abort.close();
             api.call("llama_free", handle);
             arena.close();
-            model.forget(this);
+            onClose.accept(this);
         }
     }
 }

@@ -34,12 +34,10 @@ public final class LlamaModel implements AutoCloseable {
     private final KvApi kvApi;
     private final ModelParams params;
     private final MemorySegment handle;
-    private final MemorySegment vocab;
+    private final Vocabulary vocabulary;
     private final GgufFile header;
     private final List<LlamaContext> contexts = new ArrayList<>();
     private ModelInfo info;
-    private int vocabularySize = -1;
-    private TokenText tokenText;
     private boolean closed;
 
     private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle,
@@ -50,7 +48,7 @@ public final class LlamaModel implements AutoCloseable {
         this.kvApi = kvApi;
         this.params = params;
         this.handle = handle;
-        this.vocab = (MemorySegment) api.call("llama_model_get_vocab", handle);
+        this.vocabulary = new Vocabulary(api, (MemorySegment) api.call("llama_model_get_vocab", handle), this::live);
     }
 
     static LlamaModel load(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params) {
@@ -77,16 +75,10 @@ public final class LlamaModel implements AutoCloseable {
             MemorySegment handle = (MemorySegment) api.call("llama_model_load_from_file",
                     arena.allocateFrom(path.toString()), p);
             if (handle.equals(MemorySegment.NULL)) {
-                throw new LlamaException("llama.cpp could not load " + path + reasons(log));
+                throw new LlamaException("llama.cpp could not load " + path + log.reasons());
             }
             return new LlamaModel(api, log, kvApi, params, handle, header);
         }
-    }
-
-    /** ": " and the library's recent warnings and errors on this thread, or nothing. */
-    static String reasons(LogSink log) {
-        List<String> problems = log.problems();
-        return problems.isEmpty() ? "" : ": " + String.join("; ", problems);
     }
 
     public Path path() {
@@ -101,7 +93,8 @@ public final class LlamaModel implements AutoCloseable {
     public LlamaContext newContext(ContextParams contextParams) {
         PoolingGuard.check(api.layouts().generation(), header, contextParams);
         PositionGuard.check(header, contextParams);
-        LlamaContext context = LlamaContext.create(api, this, contextParams, log, kvApi);
+        LlamaContext context = LlamaContext.create(api, new LoadedWeights(live(), path(), header, vocabulary,
+                info().embeddingLength(), classifierOutputs()), contextParams, log, kvApi, contexts::remove);
         contexts.add(context);
         return context;
     }
@@ -109,177 +102,70 @@ public final class LlamaModel implements AutoCloseable {
     /** A sampler chain for one sequence of this model. */
     public Sampler newSampler(SamplingParams sampling) {
         live();
-        return Sampler.create(api, this, sampling, log);
+        return Sampler.create(api, vocabulary, sampling, log);
     }
 
-    /**
-     * The tokens of {@code text}. {@code addSpecial} adds the model's BOS where it wants one; {@code parseSpecial}
-     * turns the text of special tokens ({@code <|im_start|>}) into those tokens instead of plain text.
-     */
+    /** Its vocabulary: tokens to text and back, its special tokens. */
+    public Vocabulary vocabulary() {
+        return vocabulary;
+    }
+
+    /** {@link Vocabulary#tokenize}. */
     public int[] tokenize(String text, boolean addSpecial, boolean parseSpecial) {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment utf8 = arena.allocate(Math.max(1, bytes.length));
-            MemorySegment.copy(bytes, 0, utf8, JAVA_BYTE, 0, bytes.length);
-            int capacity = bytes.length + 8;
-            while (true) {
-                MemorySegment out = arena.allocate(JAVA_INT, capacity);
-                int n = (int) api.call("llama_tokenize", vocab(), utf8, bytes.length, out, capacity, addSpecial,
-                        parseSpecial);
-                if (n >= 0) {
-                    return out.asSlice(0, (long) n * Integer.BYTES).toArray(JAVA_INT);
-                }
-                if (n == Integer.MIN_VALUE || -n <= capacity) {
-                    throw new LlamaException("llama_tokenize failed (" + n + ") for a text of " + bytes.length + " bytes");
-                }
-                capacity = -n;
-            }
-        }
+        return vocabulary.tokenize(text, addSpecial, parseSpecial);
     }
 
-    /**
-     * A reranker's input for one (query, document) pair, framed as llama-server frames it
-     * ({@code BOS query EOS SEP document EOS}, each text tokenized without special tokens added, and a missing
-     * special token left out): what a cross-encoder such as bge-reranker reads, scored by rank pooling.
-     */
+    /** {@link Vocabulary#rerankPair(String, String)}. */
     public int[] rerankPair(String query, String document) {
-        return rerankPair(query, document, Integer.MAX_VALUE);
+        return vocabulary.rerankPair(query, document);
     }
 
-    /**
-     * The pair, its document's tokens cut so that the whole is at most {@code maxTokens} long (a long passage is
-     * scored by its beginning). The query is never cut: when it leaves no room for a document token, the pair is
-     * longer than {@code maxTokens} and the caller refuses it.
-     */
+    /** {@link Vocabulary#rerankPair(String, String, int)}. */
     public int[] rerankPair(String query, String document, int maxTokens) {
-        int[] q = tokenize(query, false, true);
-        int[] whole = tokenize(document, false, true);
-        int framing = (bos() >= 0 ? 1 : 0) + (eos() >= 0 ? 2 : 0) + (sep() >= 0 ? 1 : 0);
-        long room = Math.max(1L, (long) maxTokens - q.length - framing);
-        int[] d = whole.length > room ? java.util.Arrays.copyOf(whole, (int) room) : whole;
-        int[] out = new int[q.length + d.length + 4];
-        int n = 0;
-        n = put(out, n, bos());
-        System.arraycopy(q, 0, out, n, q.length);
-        n += q.length;
-        n = put(out, n, eos());
-        n = put(out, n, sep());
-        System.arraycopy(d, 0, out, n, d.length);
-        n += d.length;
-        n = put(out, n, eos());
-        return java.util.Arrays.copyOf(out, n);
+        return vocabulary.rerankPair(query, document, maxTokens);
     }
 
-    private static int put(int[] tokens, int at, int token) {
-        if (token < 0) {
-            return at;
-        }
-        tokens[at] = token;
-        return at + 1;
-    }
-
-    /**
-     * The bytes of one token's piece (a byte-level token may be part of a UTF-8 character: join the bytes of
-     * consecutive tokens before decoding). {@code special} renders special tokens' text instead of nothing.
-     */
+    /** {@link Vocabulary#tokenToPiece}. */
     public byte[] tokenToPiece(int token, boolean special) {
-        checkToken(token);
-        try (Arena arena = Arena.ofConfined()) {
-            int capacity = 32;
-            while (true) {
-                MemorySegment out = arena.allocate(capacity);
-                int n = (int) api.call("llama_token_to_piece", vocab(), token, out, capacity, 0, special);
-                if (n >= 0) {
-                    return out.asSlice(0, n).toArray(JAVA_BYTE);
-                }
-                if (-n <= capacity || -n > MAX_TEXT) {
-                    throw new LlamaException("llama_token_to_piece failed (" + n + ") for token " + token);
-                }
-                capacity = -n;
-            }
-        }
+        return vocabulary.tokenToPiece(token, special);
     }
 
-    /** The text of {@code tokens}; {@code renderSpecial} writes special tokens' text, else they are left out. */
+    /** {@link Vocabulary#detokenize}. */
     public String detokenize(int[] tokens, boolean renderSpecial) {
-        for (int token : tokens) {
-            checkToken(token);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment in = arena.allocateFrom(JAVA_INT, tokens.length == 0 ? new int[] {0} : tokens);
-            int capacity = tokens.length * 8 + 16;
-            while (true) {
-                MemorySegment out = arena.allocate(capacity);
-                int n = (int) api.call("llama_detokenize", vocab(), in, tokens.length, out, capacity,
-                        !renderSpecial, renderSpecial);
-                if (n >= 0) {
-                    return new String(out.asSlice(0, n).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
-                }
-                if (-n <= capacity || -n > MAX_TEXT * 16) {
-                    throw new LlamaException("llama_detokenize failed (" + n + ")");
-                }
-                capacity = -n;
-            }
-        }
+        return vocabulary.detokenize(tokens, renderSpecial);
     }
 
     public int vocabularySize() {
-        if (vocabularySize < 0) {
-            vocabularySize = (int) api.call("llama_vocab_n_tokens", vocab());
-        }
-        return vocabularySize;
+        return vocabulary.size();
     }
 
-    /** llama.cpp looks tokens up with {@code at()}: one outside the vocabulary throws through C and ends the process. */
-    /** Each token's text, for sampling under a grammar: built on first use (one call per token). */
-    TokenText tokenText() {
-        live();
-        if (tokenText == null) {
-            tokenText = TokenText.of(this);
-        }
-        return tokenText;
-    }
-
-    void checkToken(int token) {
-        if (token < 0 || token >= vocabularySize()) {
-            throw new IllegalArgumentException("token " + token + " is outside the vocabulary of " + vocabularySize());
-        }
-    }
-
-    /** The beginning-of-sequence token, or -1 when the model has none. */
     public int bos() {
-        return (int) api.call("llama_vocab_bos", vocab());
+        return vocabulary.bos();
     }
 
-    /** The end-of-sequence token, or -1. */
     public int eos() {
-        return (int) api.call("llama_vocab_eos", vocab());
+        return vocabulary.eos();
     }
 
-    /** The separator token (BERT's {@code [SEP]}, which rerankers read between a query and a document), or -1. */
     public int sep() {
-        return api.has("llama_vocab_sep") ? (int) api.call("llama_vocab_sep", vocab()) : -1;
+        return vocabulary.sep();
     }
 
-    /** The end-of-turn token, or -1. */
     public int eot() {
-        return (int) api.call("llama_vocab_eot", vocab());
+        return vocabulary.eot();
     }
 
-    /** Whether the token ends a generation (EOS, EOT and the model's other end tokens). */
+    /** {@link Vocabulary#isEndOfGeneration}. */
     public boolean isEndOfGeneration(int token) {
-        checkToken(token);
-        return (boolean) api.call("llama_vocab_is_eog", vocab(), token);
+        return vocabulary.isEndOfGeneration(token);
     }
 
     public boolean isControl(int token) {
-        checkToken(token);
-        return (boolean) api.call("llama_vocab_is_control", vocab(), token);
+        return vocabulary.isControl(token);
     }
 
-    /** Whether tokenizing with {@code addSpecial} prepends the BOS token. */
     public boolean addsBos() {
-        return (boolean) api.call("llama_vocab_get_add_bos", vocab());
+        return vocabulary.addsBos();
     }
 
     /** The number of classifier outputs of a reranker (1 where the library cannot say). */
@@ -365,24 +251,6 @@ public final class LlamaModel implements AutoCloseable {
         Sized done = first.length() < 256 ? first : filler.fill((int) Math.min(first.length() + 1L, MAX_TEXT));
         int length = Math.min(done.length(), (int) done.buffer().byteSize() - 1);
         return Optional.of(new String(done.buffer().asSlice(0, length).toArray(JAVA_BYTE), StandardCharsets.UTF_8));
-    }
-
-    MemorySegment handle() {
-        return live();
-    }
-
-    /** The file's header as read before loading (metadata and tensor table, no weights). */
-    GgufFile header() {
-        return header;
-    }
-
-    MemorySegment vocab() {
-        live();
-        return vocab;
-    }
-
-    void forget(LlamaContext context) {
-        contexts.remove(context);
     }
 
     private MemorySegment live() {

@@ -69,6 +69,12 @@ final class LogSink {
         aborted.remove();
     }
 
+    /** ": " and this thread's recent warnings and errors, or nothing: what a failure's message adds. */
+    String reasons() {
+        List<String> problems = problems();
+        return problems.isEmpty() ? "" : ": " + String.join("; ", problems);
+    }
+
     /** This thread's warnings and errors since {@link #clearProblems()}, oldest first. */
     List<String> problems() {
         return new ArrayList<>(problems.get());

@@ -33,7 +33,7 @@ public final class Sampler implements AutoCloseable {
     private static final long ARRAY_SORTED = Structs.offset(LlamaLayouts.TOKEN_DATA_ARRAY, "sorted");
 
     private final NativeLlama api;
-    private final LlamaModel model;
+    private final Vocabulary vocabulary;
     private final SamplingParams params;
     private MemorySegment chain;
     private MemorySegment grammar;
@@ -43,9 +43,9 @@ public final class Sampler implements AutoCloseable {
     private TokenText text;
     private int utf8 = Utf8State.COMPLETE;
 
-    private Sampler(NativeLlama api, LlamaModel model, SamplingParams params, MemorySegment chain) {
+    private Sampler(NativeLlama api, Vocabulary vocabulary, SamplingParams params, MemorySegment chain) {
         this.api = api;
-        this.model = model;
+        this.vocabulary = vocabulary;
         this.params = params;
         this.chain = chain;
     }
@@ -55,7 +55,7 @@ public final class Sampler implements AutoCloseable {
      *         checked in Java first: build 4916 reports no grammar it cannot parse (its sampler then constrains
      *         nothing) and does not detect left recursion
      */
-    static Sampler create(NativeLlama api, LlamaModel model, SamplingParams params, LogSink log) {
+    static Sampler create(NativeLlama api, Vocabulary vocabulary, SamplingParams params, LogSink log) {
         params.grammar().ifPresent(GbnfCheck::check);
         MemorySegment chain;
         try (Arena arena = Arena.ofConfined()) {
@@ -65,24 +65,24 @@ public final class Sampler implements AutoCloseable {
             if (chain.equals(MemorySegment.NULL)) {
                 throw new LlamaException("llama_sampler_chain_init failed");
             }
-            Sampler sampler = new Sampler(api, model, params, chain);
+            Sampler sampler = new Sampler(api, vocabulary, params, chain);
             try {
                 if (params.grammar().isPresent()) {
                     log.clearProblems();
-                    MemorySegment grammar = (MemorySegment) api.call("llama_sampler_init_grammar", model.vocab(),
+                    MemorySegment grammar = (MemorySegment) api.call("llama_sampler_init_grammar", vocabulary.segment(),
                             arena.allocateFrom(params.grammar().get()), arena.allocateFrom("root"));
                     if (grammar.equals(MemorySegment.NULL)) {
                         throw new LlamaException("the grammar was refused: " + String.join("; ", log.problems()));
                     }
                     sampler.grammar = grammar;
-                    sampler.text = model.tokenText();
+                    sampler.text = vocabulary.tokenText();
                     sampler.arena = Arena.ofShared();
-                    sampler.candidates = sampler.arena.allocate(DATA * model.vocabularySize(), 8);
+                    sampler.candidates = sampler.arena.allocate(DATA * vocabulary.size(), 8);
                     sampler.array = sampler.arena.allocate(LlamaLayouts.TOKEN_DATA_ARRAY);
                 }
                 if (params.penalises()) {
                     sampler.add(api.layouts().generation().penaltiesTakeVocabSize()
-                            ? (MemorySegment) api.call("llama_sampler_init_penalties", model.vocabularySize(),
+                            ? (MemorySegment) api.call("llama_sampler_init_penalties", vocabulary.size(),
                                     params.penaltyLastN(), params.repeatPenalty(), params.frequencyPenalty(),
                                     params.presencePenalty())
                             : (MemorySegment) api.call("llama_sampler_init_penalties", params.penaltyLastN(),
@@ -125,7 +125,7 @@ public final class Sampler implements AutoCloseable {
 
     /** Samples from the logits of batch entry {@code index} of the context's last decode, and accepts the token. */
     public int sample(LlamaContext context, int index) {
-        if (context.model() != model) {
+        if (context.vocabulary() != vocabulary) {
             throw new IllegalArgumentException("a sampler of another model");
         }
         if (grammar == null) {
@@ -136,7 +136,7 @@ public final class Sampler implements AutoCloseable {
 
     private int sampleUnderGrammar(LlamaContext context, int index) {
         MemorySegment live = live();
-        int n = model.vocabularySize();
+        int n = vocabulary.size();
         MemorySegment logits = (MemorySegment) api.call("llama_get_logits_ith", context.handle(), index);
         if (logits.equals(MemorySegment.NULL)) {
             throw new LlamaException("no logits for batch entry " + index + " (was its output asked for?)");
@@ -192,7 +192,7 @@ public final class Sampler implements AutoCloseable {
      * process.
      */
     public void accept(int token) {
-        model.checkToken(token);
+        vocabulary.checkToken(token);
         if (grammar != null) {
             throw new IllegalStateException("a sampler with a grammar takes only the tokens it sampled");
         }

@@ -3,6 +3,8 @@ package io.rkllm.llama;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 
 /**
  * What each token of a model writes, for sampling under a grammar: its bytes, or that it ends the generation, or
@@ -15,20 +17,25 @@ final class TokenText {
     private final BitSet endOfGeneration = new BitSet();
     private final Map<Integer, BitSet> allowed = new HashMap<>();
 
-    private TokenText(LlamaModel model) {
-        int n = model.vocabularySize();
-        pieces = new byte[n][];
-        for (int token = 0; token < n; token++) {
-            if (model.isEndOfGeneration(token)) {
+    /**
+     * @param size the vocabulary's tokens
+     * @param ends whether a token ends the generation
+     * @param control whether a token is a control token
+     * @param piece a token's bytes
+     */
+    private TokenText(int size, IntPredicate ends, IntPredicate control, IntFunction<byte[]> piece) {
+        pieces = new byte[size][];
+        for (int token = 0; token < size; token++) {
+            if (ends.test(token)) {
                 endOfGeneration.set(token);
-            } else if (!model.isControl(token)) {
-                pieces[token] = model.tokenToPiece(token, false);
+            } else if (!control.test(token)) {
+                pieces[token] = piece.apply(token);
             }
         }
     }
 
-    static TokenText of(LlamaModel model) {
-        return new TokenText(model);
+    static TokenText of(int size, IntPredicate ends, IntPredicate control, IntFunction<byte[]> piece) {
+        return new TokenText(size, ends, control, piece);
     }
 
     /** The tokens that may come at {@code state}: text keeping UTF-8 well-formed; the end only between characters. */
