@@ -202,11 +202,11 @@ public final class LlamaModel implements AutoCloseable {
                 }).orElse("");
             }
             info = new ModelInfo(description, (long) api.call("llama_model_size", m),
-                    (long) api.call("llama_model_n_params", m), (int) api.call("llama_model_n_ctx_train", m),
-                    (int) api.call("llama_model_n_embd", m), (int) api.call("llama_model_n_layer", m),
-                    (int) api.call("llama_model_n_head", m), vocabularySize(),
-                    (boolean) api.call("llama_model_has_encoder", m), (boolean) api.call("llama_model_has_decoder", m),
-                    chatTemplate(), allMetadata());
+                    (long) api.call("llama_model_n_params", m), new ModelInfo.Shape(
+                    (int) api.call("llama_model_n_ctx_train", m), (int) api.call("llama_model_n_embd", m),
+                    (int) api.call("llama_model_n_layer", m), (int) api.call("llama_model_n_head", m),
+                    vocabularySize(), (boolean) api.call("llama_model_has_encoder", m),
+                    (boolean) api.call("llama_model_has_decoder", m)), chatTemplate(), allMetadata());
         }
         return info;
     }

@@ -34,15 +34,22 @@ public final class TinyLlama {
             """;
 
     /**
+     * @param shape        the sizes of its layers
      * @param embedding    write {@code llama.pooling_type} = mean and name the model as an embedding model
      * @param type         F32 or F16 weights
      * @param chatTemplate {@code tokenizer.chat_template}; none written when empty
      * @param architecture {@code llama}, or {@code qwen3} (which llama.cpp builds before mid-2025 do not know)
      * @param controls further control tokens after ChatML's, as a family's markers are ({@code <|channel|>})
      */
-    public record Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
-                          int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers,
+    public record Options(long seed, Shape shape, int contextLength, int merges, TensorType type, boolean embedding,
                           String chatTemplate, String architecture, List<String> controls) {
+
+        /**
+         * @param declaredLayers the layers its metadata claims (as many as it has, but for tests of refusals)
+         */
+        public record Shape(int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
+                            int declaredLayers) {
+        }
 
         public Options {
             controls = List.copyOf(controls);
@@ -50,8 +57,32 @@ public final class TinyLlama {
 
         public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                        int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
-            this(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges, type,
-                    embedding, declaredLayers, CHAT_TEMPLATE, "llama", List.of());
+            this(seed, new Shape(embeddingLength, layers, heads, kvHeads, feedForwardLength, declaredLayers),
+                    contextLength, merges, type, embedding, CHAT_TEMPLATE, "llama", List.of());
+        }
+
+        public int embeddingLength() {
+            return shape.embeddingLength();
+        }
+
+        public int layers() {
+            return shape.layers();
+        }
+
+        public int heads() {
+            return shape.heads();
+        }
+
+        public int kvHeads() {
+            return shape.kvHeads();
+        }
+
+        public int feedForwardLength() {
+            return shape.feedForwardLength();
+        }
+
+        public int declaredLayers() {
+            return shape.declaredLayers();
         }
 
         public static Options chat() {
@@ -67,8 +98,7 @@ public final class TinyLlama {
             if (!List.of("llama", "qwen3").contains(value)) {
                 throw new IllegalArgumentException("a tiny model is llama or qwen3, not " + value);
             }
-            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, chatTemplate, value, controls);
+            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, value, controls);
         }
 
         public static Options embeddingModel() {
@@ -76,26 +106,25 @@ public final class TinyLlama {
         }
 
         public Options withType(TensorType value) {
-            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    value, embedding, declaredLayers, chatTemplate, architecture, controls);
+            return new Options(seed, shape, contextLength, merges, value, embedding, chatTemplate, architecture,
+                    controls);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
-            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, value, chatTemplate, architecture, controls);
+            return new Options(seed, new Shape(shape.embeddingLength(), shape.layers(), shape.heads(), shape.kvHeads(),
+                    shape.feedForwardLength(), value), contextLength, merges, type, embedding, chatTemplate,
+                    architecture, controls);
         }
 
         /** With further control tokens, the markers of a family whose vocabulary has them as such. */
         public Options withControls(List<String> value) {
-            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, chatTemplate, architecture, value);
+            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, architecture, value);
         }
 
         /** Another chat template ({@code ""}: none, as a model served with its family's template). */
         public Options withChatTemplate(String value) {
-            return new Options(seed, embeddingLength, layers, heads, kvHeads, feedForwardLength, contextLength, merges,
-                    type, embedding, declaredLayers, value, architecture, controls);
+            return new Options(seed, shape, contextLength, merges, type, embedding, value, architecture, controls);
         }
     }
 

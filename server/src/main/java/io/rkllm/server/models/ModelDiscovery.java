@@ -333,9 +333,12 @@ public final class ModelDiscovery {
         } else if (!sidecar.vision().equals(Sidecar.Vision.NONE)) {
             warnings.add(Problem.warning(sidecar.path(), "vision", "ignored: an embedding model reads no pictures"));
         }
-        return Optional.of(new ModelDescriptor(id, displayName, c.file(), size, modified, contextLength, caps,
-                sampling, sidecar.chatTemplate(), sidecar.defaultSystemPrompt(), sidecar.aliases(), family,
-                startsOpen, source, thinkingSampling, sidecar.memoryMb(), vision, embedding, read.facts(), template));
+        return Optional.of(new ModelDescriptor(id, displayName, sidecar.aliases(), family,
+                new ModelDescriptor.Stored(c.file(), size, modified, sidecar.memoryMb()),
+                new ModelDescriptor.Context(contextLength, source),
+                new ModelDescriptor.Chat(caps, sampling, thinkingSampling, sidecar.chatTemplate(),
+                        sidecar.defaultSystemPrompt(), startsOpen, template),
+                vision, embedding, read.facts()));
     }
 
     /**

@@ -8,16 +8,53 @@ import java.util.OptionalInt;
 /**
  * The validated content of a {@code model.yaml} sidecar; every field is optional (absent = use the family
  * profile or the name).
+ *
+ * @param chat how the model chats: its capabilities, sampling, template, system prompt, dialect
  */
-record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Optional<Boolean> thinking,
-               Optional<Boolean> tools, Optional<Boolean> thinkingStartsOpen, SamplingDefaults sampling,
-               SamplingDefaults thinkingSampling, Optional<ChatTemplate> chatTemplate,
-               Optional<String> defaultSystemPrompt, List<String> aliases, Optional<String> family,
-               OptionalInt memoryMb, Vision vision, Optional<ModelKind> kind, EmbeddingOverrides embedding,
-               Optional<String> dialect) {
+record Sidecar(Path path, Optional<String> name, Optional<String> family, List<String> aliases,
+               Optional<ModelKind> kind, OptionalInt contextLength, OptionalInt memoryMb, Chat chat, Vision vision,
+               EmbeddingOverrides embedding) {
 
     Sidecar {
         aliases = List.copyOf(aliases);
+    }
+
+    /** The keys of how the model chats; every one optional. */
+    record Chat(Optional<Boolean> thinking, Optional<Boolean> tools, Optional<Boolean> thinkingStartsOpen,
+                SamplingDefaults sampling, SamplingDefaults thinkingSampling, Optional<ChatTemplate> chatTemplate,
+                Optional<String> defaultSystemPrompt, Optional<String> dialect) {
+    }
+
+    Optional<Boolean> thinking() {
+        return chat.thinking();
+    }
+
+    Optional<Boolean> tools() {
+        return chat.tools();
+    }
+
+    Optional<Boolean> thinkingStartsOpen() {
+        return chat.thinkingStartsOpen();
+    }
+
+    SamplingDefaults sampling() {
+        return chat.sampling();
+    }
+
+    SamplingDefaults thinkingSampling() {
+        return chat.thinkingSampling();
+    }
+
+    Optional<ChatTemplate> chatTemplate() {
+        return chat.chatTemplate();
+    }
+
+    Optional<String> defaultSystemPrompt() {
+        return chat.defaultSystemPrompt();
+    }
+
+    Optional<String> dialect() {
+        return chat.dialect();
     }
 
     /**
@@ -37,9 +74,9 @@ record Sidecar(Path path, Optional<String> name, OptionalInt contextLength, Opti
 
     /** No sidecar: nothing set. */
     static Sidecar none(Path path) {
-        return new Sidecar(path, Optional.empty(), OptionalInt.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), SamplingDefaults.none(), SamplingDefaults.none(), Optional.empty(),
-                Optional.empty(), List.of(), Optional.empty(), OptionalInt.empty(), Vision.NONE, Optional.empty(),
-                EmbeddingOverrides.none(), Optional.empty());
+        return new Sidecar(path, Optional.empty(), Optional.empty(), List.of(), Optional.empty(), OptionalInt.empty(),
+                OptionalInt.empty(), new Chat(Optional.empty(), Optional.empty(), Optional.empty(),
+                SamplingDefaults.none(), SamplingDefaults.none(), Optional.empty(), Optional.empty(), Optional.empty()),
+                Vision.NONE, EmbeddingOverrides.none());
     }
 }

@@ -134,10 +134,9 @@ final class SidecarParser {
         if (problems.stream().anyMatch(Problem::isError)) {
             return new Parsed(Optional.empty(), problems);
         }
-        return new Parsed(Optional.of(new Sidecar(file, name, contextLength, thinking, tools, startsOpen, sampling,
-                thinkingSampling, template, systemPrompt, aliases, family, memoryMb, vision, kind, embedding,
-                dialect)),
-                problems);
+        return new Parsed(Optional.of(new Sidecar(file, name, family, aliases, kind, contextLength, memoryMb,
+                new Sidecar.Chat(thinking, tools, startsOpen, sampling, thinkingSampling, template, systemPrompt,
+                        dialect), vision, embedding)), problems);
     }
 
     /**

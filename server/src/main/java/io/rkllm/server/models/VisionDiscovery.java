@@ -68,10 +68,11 @@ final class VisionDiscovery {
                     + ModelDiscovery.SIDECAR + "); " + model.getFileName() + " is served as a text model until then"));
             return Optional.empty();
         }
-        return Optional.of(new VisionSpec(encoder.get(), tags.get().get(0), tags.get().get(1), tags.get().get(2),
-                v.imageWidth().orElse(profile.imageSize()), v.imageHeight().orElse(profile.imageSize()),
-                v.imageTokens().orElse(profile.imageTokens()), v.maxImages().orElse(profile.maxImages()),
-                v.baseDomainId().orElse(VisionProfiles.DEFAULT_BASE_DOMAIN), profile.name(), size(encoder.get())));
+        return Optional.of(new VisionSpec(encoder.get(), size(encoder.get()), profile.name(),
+                new VisionSpec.Tags(tags.get().get(0), tags.get().get(1), tags.get().get(2)),
+                new VisionSpec.Expected(v.imageWidth().orElse(profile.imageSize()),
+                        v.imageHeight().orElse(profile.imageSize()), v.imageTokens().orElse(profile.imageTokens())),
+                v.maxImages().orElse(profile.maxImages()), v.baseDomainId().orElse(VisionProfiles.DEFAULT_BASE_DOMAIN)));
     }
 
     private static long size(Path file) {

@@ -10,31 +10,75 @@ import java.util.Objects;
  * when it loads; the values here serve before that (planning, context estimates) and are checked then.
  *
  * @param encoder the {@code .rknn} file
- * @param imageStart the tag before an image's tokens ({@code <|vision_start|>} for Qwen-VL)
- * @param imageEnd the tag after them
- * @param imageContent the tag each image token stands for
- * @param imageWidth the encoder's input width, expected
- * @param imageHeight the encoder's input height, expected
- * @param imageTokens tokens per image, expected
+ * @param encoderBytes the encoder file's size (0 when it could not be read), for the estimate of its memory
+ * @param profile the vision profile whose defaults apply ({@code qwen-vl}, {@code internvl}, ... or
+ *                {@code generic})
+ * @param tags how the language model's prompt marks a picture
+ * @param expected what the encoder is expected to take and give, until it loads
  * @param maxImages the most pictures one request may show the model
  * @param baseDomainId the NPU memory domain the language model is initialised in (RKLLM's {@code base_domain_id};
  *                     Rockchip's demo uses 1 beside an encoder)
- * @param profile the vision profile whose defaults apply ({@code qwen-vl}, {@code internvl}, ... or
- *                {@code generic})
- * @param encoderBytes the encoder file's size (0 when it could not be read), for the estimate of its memory
  */
-public record VisionSpec(Path encoder, String imageStart, String imageEnd, String imageContent, int imageWidth,
-                         int imageHeight, int imageTokens, int maxImages, int baseDomainId, String profile,
-                         long encoderBytes) {
+public record VisionSpec(Path encoder, long encoderBytes, String profile, Tags tags, Expected expected,
+                         int maxImages, int baseDomainId) {
+
+    /**
+     * @param start the tag before an image's tokens ({@code <|vision_start|>} for Qwen-VL)
+     * @param end the tag after them
+     * @param content the tag each image token stands for
+     */
+    public record Tags(String start, String end, String content) {
+        public Tags {
+            Objects.requireNonNull(start, "start");
+            Objects.requireNonNull(end, "end");
+            Objects.requireNonNull(content, "content");
+        }
+    }
+
+    /**
+     * @param width the encoder's input width
+     * @param height its input height
+     * @param tokens tokens per image
+     */
+    public record Expected(int width, int height, int tokens) {
+        public Expected {
+            if (width <= 0 || height <= 0 || tokens <= 0) {
+                throw new IllegalArgumentException("image size and tokens must be positive");
+            }
+        }
+    }
 
     public VisionSpec {
         Objects.requireNonNull(encoder, "encoder");
-        Objects.requireNonNull(imageStart, "imageStart");
-        Objects.requireNonNull(imageEnd, "imageEnd");
-        Objects.requireNonNull(imageContent, "imageContent");
         Objects.requireNonNull(profile, "profile");
-        if (imageWidth <= 0 || imageHeight <= 0 || imageTokens <= 0 || maxImages <= 0 || baseDomainId < 0) {
-            throw new IllegalArgumentException("image size, tokens and max images must be positive");
+        Objects.requireNonNull(tags, "tags");
+        Objects.requireNonNull(expected, "expected");
+        if (maxImages <= 0 || baseDomainId < 0) {
+            throw new IllegalArgumentException("max images must be positive, the base domain not negative");
         }
+    }
+
+    public String imageStart() {
+        return tags.start();
+    }
+
+    public String imageEnd() {
+        return tags.end();
+    }
+
+    public String imageContent() {
+        return tags.content();
+    }
+
+    public int imageWidth() {
+        return expected.width();
+    }
+
+    public int imageHeight() {
+        return expected.height();
+    }
+
+    public int imageTokens() {
+        return expected.tokens();
     }
 }

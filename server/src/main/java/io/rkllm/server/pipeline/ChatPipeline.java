@@ -152,9 +152,10 @@ public final class ChatPipeline {
         if (request.toolsJson().isPresent()) {
             scanner = scanner.withToolCalls(OfferedTools.of(request.toolsJson().get()));
         }
-        return new PreparedChat(request, model, format, conversation, thinking.enabled(), maxTokens,
-                sampling, scanner, fit.promptEstimate(), fit.trim(), reserve, task, contract, List.copyOf(notes),
-                pictures.input());
+        return new PreparedChat(request, model,
+                new PreparedChat.Input(format, conversation, fit.promptEstimate(), fit.trim(), pictures.input()),
+                new PreparedChat.Plan(thinking.enabled(), maxTokens, reserve, sampling, scanner, contract), task,
+                List.copyOf(notes));
     }
 
     /**

@@ -356,10 +356,12 @@ public final class ModelService {
             Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
                     v.imageEnd(), v.imageContent(), v.baseDomainId(), !vision.coResident(),
                     ModelMemory.encoderMb(v)));
-            return new ModelLoad(id, model.facts().engine(), model.file(), model.contextLength(), sampling, slots,
-                    ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0, visionLoad,
-                    model.family(), model.isEmbedding(), model.template().origin().equals(TemplateSource.BESIDE)
-                            ? model.template().jinja() : Optional.empty());
+            return new ModelLoad(id, model.facts().engine(), model.file(), model.family(),
+                    new ModelLoad.Runs(model.contextLength(), sampling, model.isEmbedding(),
+                            model.template().origin().equals(TemplateSource.BESIDE) ? model.template().jinja()
+                                    : Optional.empty()),
+                    new ModelLoad.Copies(slots, ModelMemory.perHandleMb(model), model.isEmbedding() ? embeddingQueue : 0),
+                    visionLoad);
         });
     }
 

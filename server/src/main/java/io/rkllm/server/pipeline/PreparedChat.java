@@ -10,33 +10,83 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A request that passed validation, ready to queue: the model, the conversation, and every
- * decision already taken (thinking, token limit, sampling, output parsing).
+ * A request that passed validation, ready to queue: the model, what it will see, and every decision already taken
+ * about its answer (thinking, token limit, sampling, output parsing).
  *
- * @param thinking whether the request runs with thinking
- * @param sampling this request's sampling when the runtime takes it per run (1.3)
- * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
- * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
- * @param reserveTokens room kept for the answer when deciding what fits
+ * @param input what the model will see
+ * @param plan how it answers
  * @param task the Open WebUI background task this request is, if any
- * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
  * @param notes response headers that tell the client what was done differently than asked
- * @param vision the pictures the model sees (a vision model), ready for the run
  */
-public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
-                           Conversation conversation, boolean thinking, int maxTokens,
-                           Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
-                           int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
-                           List<Header> notes, VisionInput vision) {
+public record PreparedChat(ChatRequest request, ModelDescriptor model, Input input, Plan plan,
+                           Optional<TaskKind> task, List<Header> notes) {
 
-    /** A chat without pictures. */
-    public PreparedChat(ChatRequest request, ModelDescriptor model, Optional<PromptFormat> format,
-                        Conversation conversation, boolean thinking, int maxTokens,
-                        Optional<Sampling> sampling, ScannerOptions scanner, int promptEstimate, Trim trim,
-                        int reserveTokens, Optional<TaskKind> task, Optional<AnswerContract> contract,
-                        List<Header> notes) {
-        this(request, model, format, conversation, thinking, maxTokens, sampling, scanner,
-                promptEstimate, trim, reserveTokens, task, contract, notes, VisionInput.NONE);
+    /**
+     * What the model will see.
+     *
+     * @param format the family's prompt format, when the pipeline renders the prompt
+     * @param promptEstimate estimated prompt tokens of a full resend of the (trimmed) conversation
+     * @param trim the history messages left out so that the conversation fits (the planner keeps to it)
+     * @param vision the pictures the model sees (a vision model), ready for the run
+     */
+    public record Input(Optional<PromptFormat> format, Conversation conversation, int promptEstimate, Trim trim,
+                        VisionInput vision) {
+    }
+
+    /**
+     * How it answers.
+     *
+     * @param thinking whether the request runs with thinking
+     * @param reserveTokens room kept for the answer when deciding what fits
+     * @param sampling this request's sampling when the runtime takes it per run (1.3)
+     * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
+     */
+    public record Plan(boolean thinking, int maxTokens, int reserveTokens, Optional<Sampling> sampling,
+                       ScannerOptions scanner, Optional<AnswerContract> contract) {
+    }
+
+    public Optional<PromptFormat> format() {
+        return input.format();
+    }
+
+    public Conversation conversation() {
+        return input.conversation();
+    }
+
+    public int promptEstimate() {
+        return input.promptEstimate();
+    }
+
+    public Trim trim() {
+        return input.trim();
+    }
+
+    public VisionInput vision() {
+        return input.vision();
+    }
+
+    public boolean thinking() {
+        return plan.thinking();
+    }
+
+    public int maxTokens() {
+        return plan.maxTokens();
+    }
+
+    public int reserveTokens() {
+        return plan.reserveTokens();
+    }
+
+    public Optional<Sampling> sampling() {
+        return plan.sampling();
+    }
+
+    public ScannerOptions scanner() {
+        return plan.scanner();
+    }
+
+    public Optional<AnswerContract> contract() {
+        return plan.contract();
     }
 
     /** Says that the answer's token limit is below the client's, cut to what the context holds after the prompt. */
@@ -52,7 +102,7 @@ public record PreparedChat(ChatRequest request, ModelDescriptor model, Optional<
 
     /** How many history messages the model does not see. */
     public int droppedMessages() {
-        return trim.count();
+        return trim().count();
     }
 
     /** A response header carrying a note. */

@@ -40,18 +40,11 @@ class ClassShapeTest {
             "tools/src/main/java/io/rkllm/tools/reliability/FuzzCases.java",
             "tools/src/main/java/io/rkllm/tools/reliability/Fuzzer.java");
 
-    /** Records with more than 10 fields before the rule. */
-    private static final Set<String> WIDE_BEFORE = Set.of(
-            "ChatRequest",
-            "ModelDescriptor",
-            "ModelInfo",
-            "ModelLoad",
-            "PreparedChat",
-            "RagOptions",
-            "ServerConfig",
-            "Sidecar",
-            "TinyLlama$Options",
-            "VisionSpec");
+    /**
+     * Records with more than 10 fields that stay so: the configuration's root and its {@code rag:} section, whose
+     * fields are the keys of config/rkllm-server.yaml as Jackson binds them (grouping them would change the file).
+     */
+    private static final Set<String> WIDE_BEFORE = Set.of("RagOptions", "ServerConfig");
 
     private static JavaClasses classes;
 

@@ -353,8 +353,9 @@ class ParallelGenerationsTest {
     }
 
     private static ModelLoad load(String id) {
-        return new ModelLoad(id, "gated", Path.of(id + ".rkllm"), 4096, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), 1, 100,
-                0, Optional.empty(), "", false);
+        return new ModelLoad(id, "gated", Path.of(id + ".rkllm"), "",
+                new ModelLoad.Runs(4096, new Sampling(40, 0.9, 0.8, 1.1, 0, 0), false), new ModelLoad.Copies(1, 100, 0),
+                Optional.empty());
     }
 
     private static Map<String, Generation> submit(ModelWorker worker, Priority priority, String... texts) {

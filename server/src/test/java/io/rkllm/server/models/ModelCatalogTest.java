@@ -14,10 +14,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ModelCatalogTest {
 
     private static ModelDescriptor model(String id, String... aliases) {
-        return new ModelDescriptor(id, id, Path.of("/models", id, "m.rkllm"), 1, Instant.EPOCH, 4096,
-                Capabilities.none(), SamplingDefaults.none(), Optional.empty(), Optional.empty(), List.of(aliases),
-                FamilyProfiles.GENERIC, false, ModelDescriptor.SOURCE_DEFAULT, SamplingDefaults.none(), OptionalInt.empty(),
-                Optional.empty(), Optional.empty(), new OpaqueFacts(), TemplateSource.NOTHING);
+        return new ModelDescriptor(id, id, List.of(aliases), FamilyProfiles.GENERIC,
+                new ModelDescriptor.Stored(Path.of("/models", id, "m.rkllm"), 1, Instant.EPOCH, OptionalInt.empty()),
+                new ModelDescriptor.Context(4096, ModelDescriptor.SOURCE_DEFAULT),
+                new ModelDescriptor.Chat(Capabilities.none(), SamplingDefaults.none(), SamplingDefaults.none(),
+                        Optional.empty(), Optional.empty(), false, TemplateSource.NOTHING),
+                Optional.empty(), Optional.empty(), new OpaqueFacts());
     }
 
     /** A model file its engine does not read. */

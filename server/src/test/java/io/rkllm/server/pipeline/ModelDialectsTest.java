@@ -36,10 +36,12 @@ class ModelDialectsTest {
     }
 
     private static ModelDescriptor model(String family, TemplateSource template, boolean startsOpen) {
-        return new ModelDescriptor("m-" + family, "m", Path.of("/models/m/m.gguf"), 1, Instant.EPOCH, 4096,
-                new Capabilities(true, true), SamplingDefaults.none(), Optional.empty(), Optional.empty(), List.of(),
-                family, startsOpen, ModelDescriptor.SOURCE_DEFAULT, SamplingDefaults.none(), OptionalInt.empty(),
-                Optional.empty(), Optional.empty(), new Facts(), template);
+        return new ModelDescriptor("m-" + family, "m", List.of(), family,
+                new ModelDescriptor.Stored(Path.of("/models/m/m.gguf"), 1, Instant.EPOCH, OptionalInt.empty()),
+                new ModelDescriptor.Context(4096, ModelDescriptor.SOURCE_DEFAULT),
+                new ModelDescriptor.Chat(new Capabilities(true, true), SamplingDefaults.none(), SamplingDefaults.none(),
+                        Optional.empty(), Optional.empty(), startsOpen, template),
+                Optional.empty(), Optional.empty(), new Facts());
     }
 
     private static TemplateSource jinja(String source) {

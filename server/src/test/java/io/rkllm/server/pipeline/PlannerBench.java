@@ -127,8 +127,12 @@ final class PlannerBench implements AutoCloseable {
     }
 
     static ChatRequest request(Optional<String> conversationKey, Optional<String> tools, List<ChatMessage> messages) {
-        return new ChatRequest(MODEL, List.copyOf(messages), false, false, OptionalInt.empty(), SamplingOverrides.NONE,
-                List.of(), tools, ToolChoice.AUTO, true, Optional.empty(), io.rkllm.server.pipeline.request.Thinking.UNSAID, conversationKey, false);
+        return new ChatRequest(MODEL, List.copyOf(messages),
+                new ChatRequest.Delivery(false, false, false),
+                new ChatRequest.Output(OptionalInt.empty(), SamplingOverrides.NONE, List.of(), Optional.empty(),
+                        io.rkllm.server.pipeline.request.Thinking.UNSAID),
+                new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),
+                conversationKey);
     }
 
     /** A client's copy of one conversation, as Open WebUI keeps it: every turn sends all of it. */

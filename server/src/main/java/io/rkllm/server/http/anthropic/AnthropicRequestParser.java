@@ -85,11 +85,15 @@ public final class AnthropicRequestParser {
         for (int i = 0; i < array.size(); i++) {
             messages.addAll(message(array.get(i), "messages[" + i + "]", intake));
         }
-        return new ChatRequest(common.model(f), List.copyOf(messages), generates && f.bool("stream").orElse(false),
-                false, maxTokens, common.sampling(f), generates ? common.stop(f, "stop_sequences") : List.of(),
-                choice.choice().isEmpty() ? Optional.empty() : Tools.only(tools, choice.choice().get()),
-                choice.choice().orElse(ToolChoice.AUTO), choice.parallel(), outputFormat(f),
-                Thinking.of(Optional.of(thinking(f))), conversationKey(f, chatIdHeader), false);
+        return new ChatRequest(common.model(f), List.copyOf(messages),
+                new ChatRequest.Delivery(generates && f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Output(maxTokens, common.sampling(f),
+                        generates ? common.stop(f, "stop_sequences") : List.of(), outputFormat(f),
+                        Thinking.of(Optional.of(thinking(f)))),
+                new ChatRequest.ToolUse(choice.choice().isEmpty() ? Optional.empty()
+                        : Tools.only(tools, choice.choice().get()), choice.choice().orElse(ToolChoice.AUTO),
+                        choice.parallel()),
+                conversationKey(f, chatIdHeader));
     }
 
     /**

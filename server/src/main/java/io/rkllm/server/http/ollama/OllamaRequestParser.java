@@ -105,9 +105,12 @@ public final class OllamaRequestParser {
                                 Optional<String> chatIdHeader) {
         FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
                 .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
-        return new ChatRequest(model, messages, f.bool("stream").orElse(true), false, numPredict(options),
-                common.sampling(options), common.stop(options), tools, ToolChoice.AUTO, true, format(f), think(f),
-                CommonFields.conversationKey(f, chatIdHeader), false);
+        return new ChatRequest(model, messages,
+                new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false),
+                new ChatRequest.Output(numPredict(options), common.sampling(options), common.stop(options), format(f),
+                        think(f)),
+                new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),
+                CommonFields.conversationKey(f, chatIdHeader));
     }
 
     /** {@code num_predict}: -1 (infinite) and -2 (fill the context) mean no limit. */

@@ -1,10 +1,6 @@
 package io.rkllm.server.http.openai;
 
-import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
@@ -17,17 +13,10 @@ import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
-import io.rkllm.server.pipeline.request.SamplingOverrides;
-import io.rkllm.server.pipeline.request.ToolCallRecord;
-import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 
 /**
  * OpenAI's chat completion and legacy completion bodies as a {@link ChatRequest}: the shared fields through
@@ -55,10 +44,12 @@ public final class ChatRequestParser {
         Optional<OutputFormat> format = responseFormat(f);
         Optional<String> tools = common.tools(f);
         Optional<ToolChoice> choice = toolChoice(f, tools);
-        return new ChatRequest(common.model(f), messages, f.bool("stream").orElse(false), includeUsage(f),
-                common.maxTokens(f), common.sampling(f), common.stop(f), choice.isEmpty() ? Optional.empty() : Tools.only(tools,
-                choice.get()), choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true), format,
-                thinking(f), CommonFields.conversationKey(f, chatIdHeader), false);
+        return new ChatRequest(common.model(f), messages,
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), false),
+                new ChatRequest.Output(common.maxTokens(f), common.sampling(f), common.stop(f), format, thinking(f)),
+                new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
+                        choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true)),
+                CommonFields.conversationKey(f, chatIdHeader));
     }
 
     public ChatRequest parseCompletion(byte[] body) {
@@ -93,9 +84,12 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("best_of", "only best_of=1 is supported");
             }
         });
-        return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)), f.bool("stream").orElse(false),
-                includeUsage(f), common.maxTokens(f), common.sampling(f), common.stop(f), Optional.empty(), ToolChoice.AUTO, true,
-                responseFormat(f), Thinking.off(), CommonFields.conversationKey(f, Optional.empty()), true);
+        return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), true),
+                new ChatRequest.Output(common.maxTokens(f), common.sampling(f), common.stop(f), responseFormat(f),
+                        Thinking.off()),
+                new ChatRequest.ToolUse(Optional.empty(), ToolChoice.AUTO, true),
+                CommonFields.conversationKey(f, Optional.empty()));
     }
 
     private boolean includeUsage(FieldReader f) {

@@ -114,11 +114,12 @@ public final class ResponsesRequestParser {
         List<ChatMessage> messages = new ArrayList<>();
         instructions.ifPresent(text -> messages.add(ChatMessage.of(Role.SYSTEM, text)));
         messages.addAll(input);
-        ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages), f.bool("stream").orElse(false),
-                false, maxTokens, common.sampling(f), List.of(),
-                choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
-                choice.orElse(ToolChoice.AUTO), parallel, format, reasoning.asked(),
-                CommonFields.conversationKey(f, chatIdHeader), false);
+        ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Output(maxTokens, common.sampling(f), List.of(), format, reasoning.asked()),
+                new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
+                        choice.orElse(ToolChoice.AUTO), parallel),
+                CommonFields.conversationKey(f, chatIdHeader));
         boolean store = f.bool("store").orElse(true);
         Optional<String> previous = f.string("previous_response_id").filter(s -> !s.isBlank());
         ObjectNode echo = echo(f, instructions, maxTokens, responsesTools, parallel, store, previous, reasoning);

@@ -7,35 +7,94 @@ import java.util.OptionalInt;
 /**
  * A validated request, free of JSON: what the pipeline needs to answer it.
  *
- * @param legacyCompletion a /v1/completions request: {@code messages} holds the prompt as one user message
- * @param toolsJson the OpenAI {@code tools} array as JSON, when tools are offered (none with tool_choice none)
- * @param toolChoice whether the answer must call a tool ({@link ToolChoice#AUTO} when tools are optional)
- * @param parallelToolCalls more than one tool call per answer allowed
- * @param format the structure the answer's content must have, when the client asked for one
- * @param thinking what the request asks of thinking (on or off, an effort) and of the chat template
+ * @param delivery how the answer is sent
+ * @param output what the answer is made with: its limits, sampling, stop strings, structure and thinking
+ * @param tools the tools offered and whether the answer must call one
  * @param conversationKey a client-provided conversation identity (chat id header, user, prompt_cache_key)
  */
-public record ChatRequest(String model, List<ChatMessage> messages, boolean stream, boolean includeUsage,
-                          OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
-                          Optional<String> toolsJson, ToolChoice toolChoice, boolean parallelToolCalls,
-                          Optional<OutputFormat> format, Thinking thinking, Optional<String> conversationKey,
-                          boolean legacyCompletion) {
+public record ChatRequest(String model, List<ChatMessage> messages, Delivery delivery, Output output, ToolUse tools,
+                          Optional<String> conversationKey) {
+
+    /**
+     * @param legacyCompletion a /v1/completions request: {@code messages} holds the prompt as one user message
+     */
+    public record Delivery(boolean stream, boolean includeUsage, boolean legacyCompletion) {
+    }
+
+    /**
+     * @param format the structure the answer's content must have, when the client asked for one
+     * @param thinking what the request asks of thinking (on or off, an effort) and of the chat template
+     */
+    public record Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
+                         Optional<OutputFormat> format, Thinking thinking) {
+    }
+
+    /**
+     * @param toolsJson the OpenAI {@code tools} array as JSON, when tools are offered (none with tool_choice none)
+     * @param toolChoice whether the answer must call a tool ({@link ToolChoice#AUTO} when tools are optional)
+     * @param parallelToolCalls more than one tool call per answer allowed
+     */
+    public record ToolUse(Optional<String> toolsJson, ToolChoice toolChoice, boolean parallelToolCalls) {
+    }
+
+    public boolean stream() {
+        return delivery.stream();
+    }
+
+    public boolean includeUsage() {
+        return delivery.includeUsage();
+    }
+
+    public boolean legacyCompletion() {
+        return delivery.legacyCompletion();
+    }
+
+    public OptionalInt maxTokens() {
+        return output.maxTokens();
+    }
+
+    public SamplingOverrides sampling() {
+        return output.sampling();
+    }
+
+    public List<String> stop() {
+        return output.stop();
+    }
+
+    public Optional<OutputFormat> format() {
+        return output.format();
+    }
+
+    public Thinking thinking() {
+        return output.thinking();
+    }
+
+    public Optional<String> toolsJson() {
+        return tools.toolsJson();
+    }
+
+    public ToolChoice toolChoice() {
+        return tools.toolChoice();
+    }
+
+    public boolean parallelToolCalls() {
+        return tools.parallelToolCalls();
+    }
 
     /** The same request with other messages (a retry that adds turns to the conversation). */
     public ChatRequest withMessages(List<ChatMessage> value) {
-        return new ChatRequest(model, List.copyOf(value), stream, includeUsage, maxTokens, sampling, stop, toolsJson,
-                toolChoice, parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
+        return new ChatRequest(model, List.copyOf(value), delivery, output, tools, conversationKey);
     }
 
     /** The same request asking other things of thinking. */
     public ChatRequest withThinking(Thinking value) {
-        return new ChatRequest(model, messages, stream, includeUsage, maxTokens, sampling, stop, toolsJson, toolChoice,
-                parallelToolCalls, format, value, conversationKey, legacyCompletion);
+        return new ChatRequest(model, messages, delivery, new Output(output.maxTokens(), output.sampling(),
+                output.stop(), output.format(), value), tools, conversationKey);
     }
 
     /** The same request with other tools (the same tools in another order). */
     public ChatRequest withTools(Optional<String> value) {
-        return new ChatRequest(model, messages, stream, includeUsage, maxTokens, sampling, stop, value, toolChoice,
-                parallelToolCalls, format, thinking, conversationKey, legacyCompletion);
+        return new ChatRequest(model, messages, delivery, output, new ToolUse(value, tools.toolChoice(),
+                tools.parallelToolCalls()), conversationKey);
     }
 }

@@ -36,8 +36,8 @@ final class TinyGgufModel {
         Path file = dir.resolve("tiny.gguf");
         TinyLlama.write(file, options);
         LlamaBackend backend = new LlamaBackend(TestLlamaLibrary.runtime(), settings);
-        return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, context, GREEDY, 1, 64, 0, Optional.empty(),
-                "llama", false), new DirectLoad());
+        return (GgufModel) backend.load(new ModelLoad("tiny", LlamaProvider.NAME, file, "llama",
+                new ModelLoad.Runs(context, GREEDY, false), new ModelLoad.Copies(1, 64, 0), Optional.empty()), new DirectLoad());
     }
 
     /** Loads directly, without the engine's memory check. */
