@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * Decides which lines of a page are the article: groups prose "anchors" into spans separated by
- * menus and boilerplate, keeps the spans that carry the article, and cuts comment sections. Works on
- * lines already measured by {@link PageLines}.
+ * menus and boilerplate, and keeps the spans that carry the article ({@link CommentSection} cuts the comments).
+ * Works on lines already measured by {@link PageLines}.
  */
 final class ArticleSpans {
     private ArticleSpans() {
@@ -70,7 +70,7 @@ final class ArticleSpans {
     static void selectSpans(List<PageLine> lines) {
         boolean technical = CodeBlocks.technical(lines);
         boolean[] anchor = anchors(lines, technical);
-        markNavRuns(lines, anchor);
+        NavRuns.mark(lines, anchor);
         List<int[]> spans = new ArrayList<>();
         int start = -1;
         int prev = -1;
@@ -243,38 +243,6 @@ final class ArticleSpans {
     /** A menu this long is not a table of the article even between two parts of it (a country list, a site map). */
     static final int LONG_NAV_RUN = 40;
 
-    /** Consecutive title-like lines from this count on form a menu. */
-    static final int NAV_RUN = 8;
-
-    /**
-     * Marks runs of NAV_RUN or more title-like or boilerplate lines as navigation; symbol lines and
-     * small numbers between them ("►", "(11)", "2017") neither count nor interrupt the run.
-     */
-    private static void markNavRuns(List<PageLine> lines, boolean[] anchor) {
-        int i = 0;
-        while (i < lines.size()) {
-            int j = i;
-            int members = 0;
-            int lastMember = i - 1;
-            while (j < lines.size() && !anchor[j]) {
-                PageLine l = lines.get(j);
-                if (l.boiler || PageLines.titleLike(l)) {
-                    members++;
-                    lastMember = j;
-                } else if (!PageLines.neutral(l)) {
-                    break;
-                }
-                j++;
-            }
-            if (members >= NAV_RUN) {
-                for (int k = i; k <= lastMember; k++) {
-                    lines.get(k).nav = true;
-                }
-            }
-            i = Math.max(lastMember + 1, i + 1);
-        }
-    }
-
     /**
      * On a small page kept loosely, drops the run of non-prose lines before the first sentence (and
      * after the last) when it carries boilerplate or is a menu: a menu or a footer around a short text.
@@ -294,27 +262,17 @@ final class ArticleSpans {
         if (first < 0) {
             return;
         }
-        markNavRuns(lines, new boolean[lines.size()]);
-        if (boilerIn(lines, 0, first) >= 2 || navIn(lines, 0, first) >= NAV_RUN) {
+        NavRuns.mark(lines, new boolean[lines.size()]);
+        if (boilerIn(lines, 0, first) >= 2 || NavRuns.count(lines, 0, first) >= NavRuns.NAV_RUN) {
             for (int i = 0; i < first; i++) {
                 lines.get(i).kind = Kind.BAD;
             }
         }
-        if (boilerIn(lines, last + 1, lines.size()) >= 2 || navIn(lines, last + 1, lines.size()) >= NAV_RUN) {
+        if (boilerIn(lines, last + 1, lines.size()) >= 2 || NavRuns.count(lines, last + 1, lines.size()) >= NavRuns.NAV_RUN) {
             for (int i = last + 1; i < lines.size(); i++) {
                 lines.get(i).kind = Kind.BAD;
             }
         }
-    }
-
-    private static int navIn(List<PageLine> lines, int from, int to) {
-        int n = 0;
-        for (int i = from; i < to; i++) {
-            if (lines.get(i).nav) {
-                n++;
-            }
-        }
-        return n;
     }
 
     /** No prose anywhere (a tiny page, a list, a page of teasers): keep what is not boilerplate. */
@@ -348,7 +306,7 @@ final class ArticleSpans {
                 return true; // a list of other pages' titles under "Related" or "Hot network questions"
             }
         }
-        return (boiler >= 2 && boiler * 3 >= n) || nav >= NAV_RUN;
+        return (boiler >= 2 && boiler * 3 >= n) || nav >= NavRuns.NAV_RUN;
     }
 
     /** Titles a teaser heading must head before they are a list of other pages rather than a link or two inside the article. */
@@ -402,78 +360,5 @@ final class ArticleSpans {
             }
             i = j;
         }
-    }
-
-    /**
-     * Drops a comment section: from its heading once most of the article lies before it and comments
-     * follow it. A heading of the comments' vocabulary with the article going on below it ("Response",
-     * "Comments" naming an API type in a reference or a tutorial) is a section of the article: the
-     * comment marks of the page's real comment section further down do not make it one.
-     */
-    static void cutComments(List<PageLine> lines) {
-        int total = 0;
-        for (PageLine l : lines) {
-            if (l.kind == Kind.GOOD) {
-                total += l.length;
-            }
-        }
-        int before = 0;
-        for (int i = 0; i < lines.size(); i++) {
-            PageLine l = lines.get(i);
-            if ((before * 2 >= total || before >= 1500) && Boilerplate.isCommentsHeading(l.text)
-                    && marksAfter(lines, i) >= 2 && !articleGoesOn(lines, i, firstMarkAfter(lines, i))) {
-                for (int j = i; j < lines.size(); j++) {
-                    lines.get(j).kind = Kind.BAD;
-                }
-                return;
-            }
-            if (l.kind == Kind.GOOD) {
-                before += l.length;
-            }
-        }
-    }
-
-    /**
-     * Whether the article's own text goes on between a heading and the first comment mark below it: a
-     * listing, or prose in two or more paragraphs. What comes between a comment section's heading and its
-     * first mark is a form, an author's name or the body of the first comment.
-     */
-    private static boolean articleGoesOn(List<PageLine> lines, int heading, int firstMark) {
-        int paragraphs = 0;
-        int last = -1;
-        for (int j = heading + 1; j < firstMark; j++) {
-            PageLine l = lines.get(j);
-            if (l.kind != Kind.GOOD) {
-                continue;
-            }
-            if (l.code) {
-                return true;
-            }
-            if (PageLines.proseLike(l) && l.sentence && l.paragraph != last) {
-                paragraphs++;
-                last = l.paragraph;
-            }
-        }
-        return paragraphs >= 2;
-    }
-
-    /** The first comment mark after {@code from}, or the number of lines if none. */
-    private static int firstMarkAfter(List<PageLine> lines, int from) {
-        for (int j = from + 1; j < lines.size(); j++) {
-            if (Boilerplate.isCommentMark(lines.get(j).text)) {
-                return j;
-            }
-        }
-        return lines.size();
-    }
-
-    private static int marksAfter(List<PageLine> lines, int from) {
-        int n = 0;
-        for (int j = from + 1; j < lines.size(); j++) {
-            if (Boilerplate.isCommentMark(lines.get(j).text)) {
-                n++;
-            }
-        }
-        return n;
     }
 }

@@ -54,12 +54,12 @@ public final class WebTextCleaner {
             ArticleSpans.keepLoose(lines);
             ArticleSpans.trimEdges(lines);
             ArticleHead.keep(lines);
-            ArticleSpans.cutComments(lines);
+            CommentSection.cut(lines);
             return lines;
         }
         ArticleSpans.selectSpans(lines);
         ArticleHead.keep(lines);
-        ArticleSpans.cutComments(lines);
+        CommentSection.cut(lines);
         return lines;
     }
 

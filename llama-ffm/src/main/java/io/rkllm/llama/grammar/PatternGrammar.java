@@ -25,9 +25,6 @@ final class PatternGrammar {
             .union(CharSet.single('_'));
     /** java.util.regex's \s; ECMA's is wider, so this is what both match. */
     private static final CharSet SPACE = CharSet.chars(" \t\n\u000B\f\r");
-    private static final CharSet SURROGATES = CharSet.of(0xD800, 0xDFFF);
-    private static final CharSet CONTROLS = CharSet.of(0, 0x1F);
-    private static final CharSet BMP = CharSet.of(0, 0xFFFF);
 
     private final int[] cp;
     private final String pattern;
@@ -360,50 +357,14 @@ final class PatternGrammar {
         return value;
     }
 
-    /**
-     * A set of characters as JSON string content: a class of those written as themselves, the quote and the
-     * backslash escaped, control characters as their escapes. A single character becomes a literal.
-     */
+    /** A set of characters as JSON string content: a single character as a literal, else a grammar. */
     private Atom set(CharSet chars) {
-        chars = chars.minus(SURROGATES);
-        if (chars.size() > 1) {
-            chars = chars.intersect(BMP); // . and [^...] take one UTF-16 unit in ECMA-262: no character beyond
+        CharSet one = JsonCharClass.ofString(chars);
+        if (one.size() == 1) {
+            return new Atom(JsonCharClass.json(one.ranges().getFirst()[0]), null);
         }
-        if (chars.size() == 1) {
-            return new Atom(json(chars.ranges().getFirst()[0]), null);
-        }
-        List<String> choices = new ArrayList<>();
-        CharSet plain = chars.minus(CONTROLS).minus(CharSet.chars("\"\\"));
-        if (!plain.isEmpty()) {
-            CharSet outside = plain.complement();
-            choices.add(outside.size() < plain.size() && outside.ranges().size() < plain.ranges().size()
-                    ? GbnfText.charClass(outside.ranges(), true) : GbnfText.charClass(plain.ranges(), false));
-        }
-        for (int c : new int[] {'"', '\\'}) {
-            if (chars.contains(c)) {
-                choices.add(GbnfText.literal(json(c)));
-            }
-        }
-        CharSet controls = chars.intersect(CONTROLS);
-        if (controls.size() == CONTROLS.size()) {
-            choices.add("\"\\\\\" ([bfnrt] | \"u00\" [01] [0-9a-fA-F])");
-        } else {
-            for (int[] r : controls.ranges()) {
-                for (int c = r[0]; c <= r[1]; c++) {
-                    choices.add(GbnfText.literal(json(c)));
-                }
-            }
-        }
-        if (choices.isEmpty()) {
-            throw refuse("a character class that no character of a JSON string is in");
-        }
-        return new Atom(null, GbnfText.group(choices));
-    }
-
-    /** How JSON writes {@code c} inside a string. */
-    private static String json(int c) {
-        String quoted = JsonString.quote(Character.toString(c));
-        return quoted.substring(1, quoted.length() - 1);
+        return new Atom(null, JsonCharClass.grammar(one).orElseThrow(() ->
+                refuse("a character class that no character of a JSON string is in")));
     }
 
     private UnsupportedSchemaException refuse(String what) {

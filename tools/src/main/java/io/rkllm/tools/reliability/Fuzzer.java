@@ -30,8 +30,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Fuzzer {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** How the error of an answer that failed its JSON or tool check begins (the one error a good stream may end in). */
-    static final String INVALID_OUTPUT_MESSAGE = "the model did not produce a valid answer";
 
     /** What to run. {@code apiKey} is sent on most requests when the server needs one. */
     public record Options(String host, int port, long seed, int cases, int firstCase, Duration timeout, int concurrency,
@@ -98,7 +96,7 @@ public final class Fuzzer {
                         statuses.merge(status, 1, Integer::sum);
                         if (problem != null) {
                             failures.add(new Failure(c.index(), c.category(), c.description(), problem,
-                                    abbreviate(c.bytes())));
+                                    AnswerShapes.abbreviate(c.bytes())));
                         }
                     }
                     return null;
@@ -148,22 +146,22 @@ public final class Fuzzer {
             return null; // HTTP's own answer to a request line claiming another HTTP version (Jetty's parser)
         }
         if (status >= 500) {
-            return "server error " + status + ": " + abbreviate(response.body());
+            return "server error " + status + ": " + AnswerShapes.abbreviate(response.body());
         }
-        Api api = Api.of(c.path());
+        AnswerShapes.Api api = AnswerShapes.Api.of(c.path());
         if (status >= 400) {
             if (c.head()) {
                 return null;
             }
             if (type == null || !type.startsWith("application/json")) {
-                return status + " with Content-Type " + type + ": " + abbreviate(response.body());
+                return status + " with Content-Type " + type + ": " + AnswerShapes.abbreviate(response.body());
             }
             return switch (api) {
-                case OLLAMA -> ollamaError(body);
-                case ANTHROPIC -> anthropicError(body);
-                case OPENAI -> openAiError(body);
-                case ANY -> openAiError(body) == null || ollamaError(body) == null || anthropicError(body) == null
-                        ? null : openAiError(body);
+                case OLLAMA -> AnswerShapes.ollamaError(body);
+                case ANTHROPIC -> AnswerShapes.anthropicError(body);
+                case OPENAI -> AnswerShapes.openAiError(body);
+                case ANY -> AnswerShapes.openAiError(body) == null || AnswerShapes.ollamaError(body) == null || AnswerShapes.anthropicError(body) == null
+                        ? null : AnswerShapes.openAiError(body);
             };
         }
         if (status >= 300 || status < 200) {
@@ -174,17 +172,17 @@ public final class Fuzzer {
         }
         if (type != null && type.startsWith("text/event-stream")) {
             String route = c.path().contains("?") ? c.path().substring(0, c.path().indexOf('?')) : c.path();
-            return api == Api.ANTHROPIC ? anthropicSse(body)
-                    : route.equals("/v1/responses") || route.equals("/responses") ? responsesSse(body) : sse(body);
+            return api == AnswerShapes.Api.ANTHROPIC ? AnswerShapes.anthropicSse(body)
+                    : route.equals("/v1/responses") || route.equals("/responses") ? AnswerShapes.responsesSse(body) : AnswerShapes.sse(body);
         }
         if (type != null && type.startsWith("application/x-ndjson")) {
-            return ndjson(body);
+            return AnswerShapes.ndjson(body);
         }
         if (c.path().startsWith("/metrics") && type != null && type.startsWith("text/plain")) {
             return null; // Prometheus' text exposition
         }
         if (c.path().replaceFirst("[?#].*", "").equals("/") && type != null && type.startsWith("text/plain")) {
-            return body.equals("Ollama is running") ? null : "GET / answered " + abbreviate(response.body());
+            return body.equals("Ollama is running") ? null : "GET / answered " + AnswerShapes.abbreviate(response.body());
         }
         if (type == null || !type.startsWith("application/json")) {
             return status + " with Content-Type " + type;
@@ -196,170 +194,12 @@ public final class Fuzzer {
             }
             // "error": null is part of a Responses API response object
             if (node.hasNonNull("error")) {
-                return "an error inside a 2xx: " + abbreviate(response.body());
+                return "an error inside a 2xx: " + AnswerShapes.abbreviate(response.body());
             }
             return null;
         } catch (IOException e) {
-            return "a 2xx body that is not JSON: " + abbreviate(response.body());
+            return "a 2xx body that is not JSON: " + AnswerShapes.abbreviate(response.body());
         }
-    }
-
-    /** Which API a path belongs to: its errors and streams have their own shapes. */
-    enum Api {
-        OPENAI, OLLAMA, ANTHROPIC, ANY;
-
-        static Api of(String path) {
-            String p = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-            if (p.equals("any")) {
-                return ANY;
-            }
-            return p.startsWith("/api/") ? OLLAMA
-                    : p.equals("/v1/messages") || p.startsWith("/v1/messages/") ? ANTHROPIC : OPENAI;
-        }
-    }
-
-    /** Ollama's {@code {"error": "..."}}. */
-    static String ollamaError(String body) {
-        try {
-            JsonNode node = JSON.readTree(body);
-            return node.path("error").isTextual() ? null
-                    : "an error body not in Ollama's shape: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            return "an error body that is not JSON: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    /** Anthropic's {@code {"type":"error","error":{"type","message"}}}. */
-    static String anthropicError(String body) {
-        try {
-            JsonNode node = JSON.readTree(body);
-            return node.path("type").asText().equals("error") && node.at("/error/type").isTextual()
-                    && node.at("/error/message").isTextual() ? null
-                    : "an error body not in Anthropic's shape: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            return "an error body that is not JSON: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    /** Ollama's stream: one JSON object a line, no error line, the last one {@code done: true}. */
-    static String ndjson(String body) {
-        List<String> lines = body.lines().filter(l -> !l.isBlank()).toList();
-        if (lines.isEmpty()) {
-            return "an empty NDJSON stream";
-        }
-        for (String line : lines) {
-            try {
-                JsonNode node = JSON.readTree(line);
-                if (node.has("error") && node.path("error").asText().startsWith(INVALID_OUTPUT_MESSAGE)) {
-                    return null;
-                }
-                if (node.has("error")) {
-                    return "an error line in the stream: " + line;
-                }
-            } catch (IOException e) {
-                return "an NDJSON line that is not JSON: " + line;
-            }
-        }
-        try {
-            return JSON.readTree(lines.getLast()).path("done").asBoolean() ? null
-                    : "the NDJSON stream does not end with done: true";
-        } catch (IOException e) {
-            return "bad last line";
-        }
-    }
-
-    /** Anthropic's stream: {@code event:} and {@code data:} lines, ending with message_stop, no error event. */
-    static String anthropicSse(String body) {
-        if (body.contains("event: error") && !body.contains(INVALID_OUTPUT_MESSAGE)) {
-            return "an error event in the stream: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        }
-        String trimmed = body.strip();
-        return trimmed.contains("event: message_stop") && trimmed.endsWith("}") ? null
-                : "the stream does not end with message_stop: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /**
-     * The Responses API's stream: named events whose data carries the same type and consecutive sequence numbers,
-     * ending with response.completed or response.incomplete (or response.failed for a failed structured answer).
-     */
-    static String responsesSse(String body) {
-        if (!body.endsWith("\n\n")) {
-            return "the stream does not end with a blank line";
-        }
-        String last = null;
-        int expected = 0;
-        for (String event : body.substring(0, body.length() - 2).split("\n\n", -1)) {
-            if (event.startsWith(":")) {
-                continue;
-            }
-            String[] lines = event.split("\n");
-            if (lines.length != 2 || !lines[0].startsWith("event: ") || !lines[1].startsWith("data: ")) {
-                return "an SSE event that is not one event: and one data: line: "
-                        + abbreviate(event.getBytes(StandardCharsets.UTF_8));
-            }
-            try {
-                JsonNode node = JSON.readTree(lines[1].substring(6));
-                last = lines[0].substring(7);
-                if (!node.path("type").asText().equals(last) || node.path("sequence_number").asInt(-1) != expected++) {
-                    return "an event whose type or sequence_number is wrong: " + lines[1];
-                }
-            } catch (IOException e) {
-                return "an event whose data is not JSON: " + lines[1];
-            }
-        }
-        if ("response.failed".equals(last) && body.contains("\"code\":\"invalid_output\"")) {
-            return null;
-        }
-        return "response.completed".equals(last) || "response.incomplete".equals(last) ? null
-                : "the stream does not end with response.completed: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String openAiError(String body) {
-        try {
-            JsonNode error = JSON.readTree(body).path("error");
-            if (!error.isObject() || !error.path("message").isTextual() || !error.path("type").isTextual()
-                    || !error.has("param") || !error.has("code")) {
-                return "an error body not in the OpenAI shape: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-            }
-            return null;
-        } catch (IOException e) {
-            return "an error body that is not JSON: " + abbreviate(body.getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    /** A complete stream: only data lines and comments, every data line JSON or [DONE], [DONE] last, no error. */
-    static String sse(String body) {
-        if (!body.endsWith("\n\n")) {
-            return "the stream does not end with a blank line";
-        }
-        List<String> data = new ArrayList<>();
-        for (String event : body.substring(0, body.length() - 2).split("\n\n", -1)) {
-            if (event.startsWith(":")) {
-                continue;
-            }
-            if (!event.startsWith("data: ") || event.contains("\n")) {
-                return "an SSE event that is not one data line: " + abbreviate(event.getBytes(StandardCharsets.UTF_8));
-            }
-            data.add(event.substring(6));
-        }
-        if (data.isEmpty() || !data.getLast().equals("[DONE]")) {
-            String last = data.isEmpty() ? "" : data.getLast();
-            if (last.contains("\"code\":\"invalid_output\"")) {
-                return null;
-            }
-            return "the stream does not end with [DONE]" + (last.contains("\"error\"") ? " but with an error: " + last : "");
-        }
-        for (String d : data.subList(0, data.size() - 1)) {
-            try {
-                JsonNode node = JSON.readTree(d);
-                if (node.has("error")) {
-                    return "an error event in the stream: " + d;
-                }
-            } catch (IOException e) {
-                return "an SSE data line that is not JSON: " + d;
-            }
-        }
-        return null;
     }
 
     /** Null when the server is healthy, idle and answers a normal request. */
@@ -407,26 +247,5 @@ public final class Fuzzer {
             Thread.currentThread().interrupt();
             return "interrupted";
         }
-    }
-
-    static String abbreviate(byte[] bytes) {
-        int n = Math.min(bytes.length, 300);
-        StringBuilder s = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            int b = bytes[i] & 0xff;
-            if (b >= 0x20 && b < 0x7f) {
-                s.append((char) b);
-            } else if (b == '\n') {
-                s.append("\\n");
-            } else if (b == '\r') {
-                s.append("\\r");
-            } else {
-                s.append(String.format("\\x%02x", b));
-            }
-        }
-        if (bytes.length > n) {
-            s.append("... (").append(bytes.length).append(" bytes)");
-        }
-        return s.toString();
     }
 }
