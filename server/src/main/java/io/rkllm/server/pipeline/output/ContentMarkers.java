@@ -12,9 +12,10 @@ import java.util.List;
  * @param content the stop strings, then the markers, as one matcher; {@code contentActions} in the same order
  * @param stops the stop strings alone (shortest first)
  * @param start the markers that open something only at the start of the output; {@code startActions} in order
+ * @param reasoningEnders the tool-call blocks whose opening marker ends reasoning (the syntax's, when calls are read)
  */
 record ContentMarkers(LiteralMatcher content, List<MarkerAction> contentActions, LiteralMatcher stops,
-                      LiteralMatcher start, List<MarkerAction> startActions) {
+                      LiteralMatcher start, List<MarkerAction> startActions, List<Syntax.ToolBlock> reasoningEnders) {
 
     static ContentMarkers of(ScannerOptions options) {
         List<String> patterns = new ArrayList<>(options.stopStrings());
@@ -50,7 +51,43 @@ record ContentMarkers(LiteralMatcher content, List<MarkerAction> contentActions,
             patterns.add(marker);
             actions.add(new MarkerAction.Silent());
         }
+        List<Syntax.ToolBlock> enders = options.parseToolCalls() && options.syntax().callsEndReasoning()
+                ? options.syntax().tools().stream().filter(t -> !t.atStartOnly()).toList() : List.of();
         return new ContentMarkers(new LiteralMatcher(patterns), List.copyOf(actions), stops,
-                new LiteralMatcher(startPatterns), List.copyOf(startActions));
+                new LiteralMatcher(startPatterns), List.copyOf(startActions), enders);
+    }
+
+    /**
+     * Where a marker that opens only at the output's start is (at {@code pos}, or after whitespace), and which one.
+     *
+     * @param at where it begins in the text
+     * @param pattern its index in {@link #start()}
+     */
+    record StartHit(int at, int pattern) {
+        /** The text cannot tell yet (held back). */
+        static final StartHit UNDECIDED = new StartHit(-1, -1);
+        /** None can match any more. */
+        static final StartHit NONE = new StartHit(-2, -2);
+    }
+
+    /** At the start of the output: a marker that opens only there, after whitespace at most. */
+    StartHit startHit(CharSequence text, int pos, boolean atEnd) {
+        int first = pos;
+        while (first < text.length() && Character.isWhitespace(text.charAt(first))) {
+            first++;
+        }
+        if (first == text.length() && !atEnd) {
+            return StartHit.UNDECIDED; // only whitespace so far: what follows decides
+        }
+        for (int at : first == pos ? new int[] {pos} : new int[] {pos, first}) {
+            int p = start.matchAt(text, at, atEnd);
+            if (p == LiteralMatcher.UNDECIDED) {
+                return StartHit.UNDECIDED;
+            }
+            if (p >= 0) {
+                return new StartHit(at, p);
+            }
+        }
+        return StartHit.NONE;
     }
 }

@@ -51,7 +51,6 @@ public final class OutputScanner {
     private final Syntax syntax;
     private final OfferedTools tools;
     private final boolean parseToolCalls;
-    private final ToolCallIds ids;
     private final ContentMarkers markers;
     private final EventCollector events = new EventCollector();
 
@@ -64,8 +63,6 @@ public final class OutputScanner {
     private LiteralMatcher closeMatcher;
     /** In REASONING mode: how many of {@link #closeMatcher}'s patterns close it (the others open calls). */
     private int reasoningCloses;
-    /** In REASONING mode: the blocks whose opening marker ends it, after its closing markers in the matcher. */
-    private List<Syntax.ToolBlock> reasoningEnders = List.of();
     /** The marker that opened the current tool block or header (for a verbatim copy). */
     private String opened = "";
     /** In TOOL mode: the block being read, else the function a header named. */
@@ -78,11 +75,8 @@ public final class OutputScanner {
     private boolean atStart;
     /** In TOOL and HEADER mode: where the search for the closing marker resumes. */
     private int searchFrom;
-    private int toolCallCount;
-    /** In TOOL mode: the block's calls passed on before it closes. */
-    private StreamedCalls streamed = new StreamedCalls();
-    /** The output ended inside a call passed on in part, which its text did not finish. */
-    private boolean callCut;
+    /** The calls of the output's blocks, as they are passed on. */
+    private final CallEmitter emitter;
     private String matchedStop;
     private boolean finished;
 
@@ -90,15 +84,9 @@ public final class OutputScanner {
         this(options, ToolCallIds.random(options.syntax().callIds()));
     }
 
-    /** The options' syntax (the reader given here is Hermes' own, kept for the tests that name it). */
-    public OutputScanner(ScannerOptions options, ToolCallParser parser, ToolCallIds ids) {
-        this(options, ids);
-        Objects.requireNonNull(parser, "parser");
-    }
-
     public OutputScanner(ScannerOptions options, ToolCallIds ids) {
         Objects.requireNonNull(options, "options");
-        this.ids = Objects.requireNonNull(ids, "ids");
+        this.emitter = new CallEmitter(events, Objects.requireNonNull(ids, "ids"));
         this.syntax = options.syntax();
         this.tools = options.tools();
         this.parseToolCalls = options.parseToolCalls();
@@ -171,7 +159,7 @@ public final class OutputScanner {
 
     /** How many tool calls were emitted so far (when non-zero at the end, the finish reason is {@code tool_calls}). */
     public int toolCallCount() {
-        return toolCallCount;
+        return emitter.count();
     }
 
     /**
@@ -179,7 +167,7 @@ public final class OutputScanner {
      * sent, and the answer was cut (finish reason {@code length} when the token limit did it).
      */
     public boolean callCut() {
-        return callCut;
+        return emitter.cut();
     }
 
     /** Characters held back (test hook). */
@@ -239,28 +227,18 @@ public final class OutputScanner {
      * matched (its mode entered), -1 when the text cannot tell yet (held back), 0 when none can match any more.
      */
     private int scanStart(boolean atEnd) {
-        int first = pos;
-        while (first < buffer.length() && Character.isWhitespace(buffer.charAt(first))) {
-            first++;
-        }
-        if (first == buffer.length() && !atEnd) {
-            return -1; // only whitespace so far: what follows decides
-        }
-        for (int at : first == pos ? new int[] {pos} : new int[] {pos, first}) {
-            int p = markers.start().matchAt(buffer, at, atEnd);
-            if (p == LiteralMatcher.UNDECIDED) {
-                return -1;
-            }
-            if (p >= 0) {
-                String pattern = markers.start().pattern(p);
-                atStart = false;
-                pos = at + pattern.length();
-                open(markers.startActions().get(p), pattern);
-                return 1;
-            }
+        ContentMarkers.StartHit hit = markers.startHit(buffer, pos, atEnd);
+        if (hit == ContentMarkers.StartHit.UNDECIDED) {
+            return -1;
         }
         atStart = false;
-        return 0;
+        if (hit == ContentMarkers.StartHit.NONE) {
+            return 0;
+        }
+        String pattern = markers.start().pattern(hit.pattern());
+        pos = hit.at() + pattern.length();
+        open(markers.startActions().get(hit.pattern()), pattern);
+        return 1;
     }
 
     private void open(MarkerAction action, String marker) {
@@ -290,9 +268,7 @@ public final class OutputScanner {
         mode = Mode.REASONING;
         reasoningCloses = closes.size();
         List<String> patterns = new ArrayList<>(closes);
-        reasoningEnders = parseToolCalls && syntax.callsEndReasoning()
-                ? syntax.tools().stream().filter(t -> !t.atStartOnly()).toList() : List.of();
-        reasoningEnders.forEach(t -> patterns.add(t.open()));
+        markers.reasoningEnders().forEach(t -> patterns.add(t.open()));
         closeMatcher = new LiteralMatcher(patterns);
         trimLeading = true;
     }
@@ -310,7 +286,7 @@ public final class OutputScanner {
         mode = Mode.CONTENT;
         if (hit.pattern() >= reasoningCloses) {
             // a call's opening marker: reasoning ends there, the call is read as in content
-            Syntax.ToolBlock block = reasoningEnders.get(hit.pattern() - reasoningCloses);
+            Syntax.ToolBlock block = markers.reasoningEnders().get(hit.pattern() - reasoningCloses);
             pos += block.open().length();
             open(new MarkerAction.Tool(block), block.open());
             return true;
@@ -397,40 +373,25 @@ public final class OutputScanner {
 
     /** An open tool block's calls, as far as they are certain (the start of its closing marker left out). */
     private void streamCalls() {
-        if (mode != Mode.TOOL || !parseToolCalls || !streamed.due(buffer.length() - pos)) {
+        if (mode != Mode.TOOL || !parseToolCalls || !emitter.due(buffer.length() - pos)) {
             return;
         }
-        String text = closeMatcher.withoutPartialMatch(buffer.substring(pos));
-        for (OutputEvent.CallDelta delta : streamed.update(reading.readerText(text), reading, () -> toolCallCount++,
-                ids::next)) {
-            events.callDelta(delta);
-        }
+        emitter.stream(reading, closeMatcher.withoutPartialMatch(buffer.substring(pos)));
     }
 
     /** A closed (or, at the end, unclosed) tool block: its calls, else its text as written. */
     private void emitToolBlock(String body, String close, boolean atEnd) {
         Optional<List<FunctionCall>> calls = parseToolCalls ? reading.calls(body) : Optional.empty();
-        StreamedCalls begun = streamed;
-        streamed = new StreamedCalls();
-        if (begun.any()) {
-            List<FunctionCall> read = calls.orElse(List.of());
-            begun.complete(read, atEnd).forEach(events::toolCall);
-            callCut |= atEnd && begun.cutShort();
-            for (FunctionCall call : read.subList(Math.min(begun.count(), read.size()), read.size())) {
-                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
-                        call.name(), call.argumentsJson()));
+        switch (emitter.closed(calls, atEnd)) {
+            case CALLS -> {
+                return;
             }
-            if (calls.isEmpty()) {
+            case BEGUN_THEN_TEXT -> {
                 events.content(headerText + opened + body + close); // nothing the model wrote is lost
+                return;
             }
-            return;
-        }
-        if (calls.isPresent()) {
-            for (FunctionCall call : calls.get()) {
-                events.toolCall(new OutputEvent.ToolCall(toolCallCount++, call.id().orElseGet(ids::next),
-                        call.name(), call.argumentsJson()));
+            case TEXT -> {
             }
-            return;
         }
         String verbatim = headerText + opened + body + close;
         if (!closeMatcher.isEmpty() || markers.stops().size() == 0) {

@@ -18,7 +18,7 @@ class OutputScannerTest {
     }
 
     private static OutputScanner scanner(ScannerOptions options) {
-        return new OutputScanner(options, new ToolCallParser(), ToolCallIds.seeded(1));
+        return new OutputScanner(options, ToolCallIds.seeded(1));
     }
 
     private static List<OutputEvent> feedAll(OutputScanner scanner, String... pieces) {
@@ -147,7 +147,7 @@ class OutputScannerTest {
     @Test
     void doNotApplyInsideThinkOrToolCallBlocks() {
         OutputScanner scanner = new OutputScanner(new ScannerOptions(List.of("END"), true, false, true),
-                new ToolCallParser(), ToolCallIds.seeded(3));
+                ToolCallIds.seeded(3));
         String id = ToolCallIds.seeded(3).next();
         assertThat(feedAll(scanner,
                 "<think>the END is near</think>ok<tool_call>{\"name\":\"f\",\"arguments\":{\"q\":\"END\"}}</tool_call>done END x"))

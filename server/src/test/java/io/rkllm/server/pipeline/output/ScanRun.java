@@ -18,7 +18,7 @@ final class ScanRun {
     }
 
     static ScanRun of(ScannerOptions options, long idSeed, List<String> pieces) {
-        ScanRun run = new ScanRun(new OutputScanner(options, new ToolCallParser(), ToolCallIds.seeded(idSeed)));
+        ScanRun run = new ScanRun(new OutputScanner(options, ToolCallIds.seeded(idSeed)));
         for (String piece : pieces) {
             run.add(run.scanner.feed(piece));
         }
