@@ -353,8 +353,7 @@ public final class ModelService {
             // an engine whose one context holds every conversation (llama.cpp's sequences) loads one copy
             int slots = model.isEmbedding() || model.facts().oneCopyServesAll() ? 1
                     : SlotCount.resolve(slotsSetting, model, memoryBytes);
-            Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v.encoder(), v.imageStart(),
-                    v.imageEnd(), v.imageContent(), v.baseDomainId(), !vision.coResident(),
+            Optional<VisionLoad> visionLoad = model.vision().map(v -> new VisionLoad(v, !vision.coResident(),
                     ModelMemory.encoderMb(v)));
             return new ModelLoad(id, model.facts().engine(), model.file(), model.family(),
                     new ModelLoad.Runs(model.contextLength(), sampling, model.isEmbedding(),

@@ -11,7 +11,7 @@ import io.rkllm.server.engine.contract.EncoderInfo;
 import io.rkllm.server.engine.contract.ModelLoad;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.Sampling;
-import io.rkllm.server.engine.contract.VisionLoad;
+import io.rkllm.server.models.VisionSpec;
 import java.util.List;
 import java.util.Optional;
 
@@ -52,7 +52,9 @@ final class NativeTypes {
                 .withMaxNewTokens(load.contextLength()).withNKeep(-1)
                 .withSampling(samplingParams(defaults.sampling(), load.sampling()));
         if (load.vision().isPresent()) {
-            VisionLoad v = load.vision().get();
+            // the NPU memory domain the language model starts in beside its encoder (model.yaml's
+            // vision.base_domain_id, else the vision profile's: Rockchip's demo uses 1)
+            VisionSpec v = load.vision().get().spec();
             extend = new ExtendParams(v.baseDomainId(), extend.embedFlash(), extend.enabledCpusNum(),
                     extend.enabledCpusMask(), extend.nBatch(), extend.useCrossAttn());
             params = params.withImageTags(new ImageTags(v.imageStart(), v.imageEnd(), v.imageContent()));

@@ -1,25 +1,26 @@
 package io.rkllm.server.engine.contract;
 
+import io.rkllm.server.models.VisionSpec;
 import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The vision half of a model: its image encoder and how the language model takes the encoder's output.
+ * The vision half of a model as the engine loads it: the model's description of its image encoder and of how the
+ * language model takes the encoder's output (the catalogue's {@link VisionSpec}, from its files and its
+ * {@code model.yaml}: what an engine needs of it, its own settings included, is its to read), and what the load
+ * policy decided.
  *
- * @param encoder the {@code .rknn} file
- * @param imageStart the tag before an image's tokens (the runtime expands each {@code <image>} of a prompt into
- *                   start, content x tokens, end)
- * @param baseDomainId the NPU memory domain the language model starts in
- * @param exclusive the model takes the NPU alone: others are unloaded before it loads, and it before them
+ * @param exclusive the model takes the accelerator alone: others are unloaded before it loads, and it before them
  * @param memoryMb what the loaded encoder takes, in MB (estimated by the layer above; checked like a slot)
  */
-public record VisionLoad(Path encoder, String imageStart, String imageEnd, String imageContent,
-                         int baseDomainId, boolean exclusive, long memoryMb) {
+public record VisionLoad(VisionSpec spec, boolean exclusive, long memoryMb) {
 
     public VisionLoad {
-        Objects.requireNonNull(encoder, "encoder");
-        Objects.requireNonNull(imageStart, "imageStart");
-        Objects.requireNonNull(imageEnd, "imageEnd");
-        Objects.requireNonNull(imageContent, "imageContent");
+        Objects.requireNonNull(spec, "spec");
+    }
+
+    /** The encoder's file. */
+    public Path encoder() {
+        return spec.encoder();
     }
 }
