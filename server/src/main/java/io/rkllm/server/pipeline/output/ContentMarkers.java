@@ -3,6 +3,7 @@ package io.rkllm.server.pipeline.output;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The strings an output scanner looks for in content, and what each does: the stop strings (shortest first), then
@@ -89,5 +90,19 @@ record ContentMarkers(LiteralMatcher content, List<MarkerAction> contentActions,
             }
         }
         return StartHit.NONE;
+    }
+
+    /** A text cut at its first stop string: what came before it, and the stop string, if one is in it. */
+    record Cut(String before, Optional<String> stop) {
+    }
+
+    /** {@code text}, whole, cut at its first stop string. */
+    Cut cutAtStop(String text) {
+        if (stops.isEmpty()) {
+            return new Cut(text, Optional.empty());
+        }
+        LiteralMatcher.Hit hit = stops.scan(text, 0, true);
+        return new Cut(text.substring(0, hit.start()),
+                hit.matched() ? Optional.of(stops.pattern(hit.pattern())) : Optional.empty());
     }
 }

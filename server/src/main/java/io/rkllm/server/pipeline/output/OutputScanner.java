@@ -382,28 +382,17 @@ public final class OutputScanner {
     /** A closed (or, at the end, unclosed) tool block: its calls, else its text as written. */
     private void emitToolBlock(String body, String close, boolean atEnd) {
         Optional<List<FunctionCall>> calls = parseToolCalls ? reading.calls(body) : Optional.empty();
-        switch (emitter.closed(calls, atEnd)) {
-            case CALLS -> {
-                return;
-            }
-            case BEGUN_THEN_TEXT -> {
-                events.content(headerText + opened + body + close); // nothing the model wrote is lost
-                return;
-            }
-            case TEXT -> {
-            }
-        }
+        CallEmitter.Closed closed = emitter.closed(calls, atEnd);
         String verbatim = headerText + opened + body + close;
-        if (!closeMatcher.isEmpty() || markers.stops().size() == 0) {
-            events.content(verbatim);
-            return;
-        }
-        // a block that ran to the end and is no call (a JSON answer of a Llama, prose naming [TOOL_CALLS]) was
-        // content all along: its stop strings apply, as they would have as it streamed
-        LiteralMatcher.Hit stop = markers.stops().scan(verbatim, 0, true);
-        events.content(verbatim.substring(0, stop.start()));
-        if (stop.matched()) {
-            matchedStop = markers.stops().pattern(stop.pattern());
+        if (closed == CallEmitter.Closed.BEGUN_THEN_TEXT
+                || closed == CallEmitter.Closed.TEXT && !closeMatcher.isEmpty()) {
+            events.content(verbatim); // nothing the model wrote is lost
+        } else if (closed == CallEmitter.Closed.TEXT) {
+            // a block that ran to the end and is no call (a JSON answer of a Llama, prose naming [TOOL_CALLS]) was
+            // content all along: its stop strings apply, as they would have as it streamed
+            ContentMarkers.Cut cut = markers.cutAtStop(verbatim);
+            events.content(cut.before());
+            matchedStop = cut.stop().orElse(null);
         }
     }
 }
