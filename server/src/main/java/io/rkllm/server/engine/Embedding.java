@@ -7,7 +7,6 @@ import io.rkllm.server.engine.contract.EmbeddingEnd;
 import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,12 +57,6 @@ public final class Embedding extends Job<EmbeddingEvent> {
             emit(new EmbeddingEvent.Failed(new Failure.Cancelled(CancelReason.SHUTDOWN,
                     "interrupted before the run")));
         }
-    }
-
-    @Override
-    void fail(String message) {
-        emit(new EmbeddingEvent.Failed(cancelReason()
-                .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
     }
 
     private EmbeddingEvent run(BackendModel model) throws InterruptedException {
@@ -117,8 +110,6 @@ public final class Embedding extends Job<EmbeddingEvent> {
     }
 
     private EmbeddingEvent cancelled() {
-        Optional<CancelReason> reason = cancelReason();
-        CancelReason r = reason.orElse(CancelReason.CLIENT_GONE);
-        return new EmbeddingEvent.Failed(new Failure.Cancelled(r, r.description()));
+        return cancelledEnd(CancelReason.CLIENT_GONE);
     }
 }

@@ -65,8 +65,7 @@ public final class Generation extends Job<GenerationEvent> {
         try {
             if (cancellation().isCancelled()) {
                 // cancelled between leaving the queue and its run: nothing else tells its reader that it ended
-                CancelReason reason = cancelReason().orElse(CancelReason.SHUTDOWN);
-                emit(new GenerationEvent.Failed(new Failure.Cancelled(reason, reason.description())));
+                emit(cancelledEnd(CancelReason.SHUTDOWN));
                 return;
             }
             run(model);
@@ -78,8 +77,7 @@ public final class Generation extends Job<GenerationEvent> {
     @Override
     void fail(String message) {
         releaseTurn();
-        emit(new GenerationEvent.Failed(cancelReason()
-                .<Failure>map(r -> new Failure.Cancelled(r, message)).orElse(new Failure.RuntimeFailed(message))));
+        super.fail(message);
     }
 
     private void run(BackendModel model) {
@@ -110,7 +108,7 @@ public final class Generation extends Job<GenerationEvent> {
         if (end.reason() == StopReason.CANCELLED) {
             Optional<CancelReason> reason = cancelReason();
             if (reason.isPresent() && reason.get().isError()) {
-                return new GenerationEvent.Failed(new Failure.Cancelled(reason.get(), reason.get().description()));
+                return cancelledEnd(reason.get());
             }
         }
         return end;

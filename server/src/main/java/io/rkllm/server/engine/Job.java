@@ -44,8 +44,20 @@ abstract sealed class Job<E> implements Comparable<Job<?>> permits Generation, E
     /** Runs with the loaded model: on the model's thread, or a generation on one of its generation threads. */
     abstract void execute(BackendModel model);
 
-    /** The model is gone before the job could run. */
-    abstract void fail(String message);
+    /**
+     * The model is gone before the job could run: its reader's end, the job's cancellation when it was cancelled
+     * (with {@code message}), else a runtime failure.
+     */
+    void fail(String message) {
+        emit(failed.apply(cancelReason().<Failure>map(r -> new Failure.Cancelled(r, message))
+                .orElse(new Failure.RuntimeFailed(message))));
+    }
+
+    /** The end of a job cancelled before or while it ran, for {@code fallback} when no reason was given. */
+    E cancelledEnd(CancelReason fallback) {
+        CancelReason reason = cancelReason().orElse(fallback);
+        return failed.apply(new Failure.Cancelled(reason, reason.description()));
+    }
 
     /** The next event, or null after {@code timeout} without one. */
     public E poll(Duration timeout) throws InterruptedException {
@@ -58,7 +70,7 @@ abstract sealed class Job<E> implements Comparable<Job<?>> permits Generation, E
             return;
         }
         if (dequeue.test(this)) {
-            emit(failed.apply(new Failure.Cancelled(reason, reason.description())));
+            emit(cancelledEnd(reason));
         } else {
             cancellation.cancel();
         }
