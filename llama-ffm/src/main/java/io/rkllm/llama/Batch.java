@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
  * by the context's owner thread.
  */
 public final class Batch implements AutoCloseable {
+    private static final long N_TOKENS = Structs.offset(LlamaLayouts.BATCH, "n_tokens");
     private final Arena arena = Arena.ofShared();
     private final int capacity;
     private final int maxSequencesPerToken;
@@ -24,6 +25,8 @@ public final class Batch implements AutoCloseable {
     private final MemorySegment sequencePointers;
     private final MemorySegment sequenceIds;
     private final MemorySegment outputs;
+    /** The {@code llama_batch} struct, its arrays' addresses written once: a decode sets only its token count. */
+    private final MemorySegment struct;
     private int size;
 
     /**
@@ -46,6 +49,14 @@ public final class Batch implements AutoCloseable {
             sequencePointers.setAtIndex(ADDRESS, i,
                     sequenceIds.asSlice((long) i * maxSequencesPerToken * Integer.BYTES));
         }
+        GroupLayout layout = LlamaLayouts.BATCH;
+        struct = arena.allocate(layout);
+        struct.set(ADDRESS, Structs.offset(layout, "token"), tokens);
+        struct.set(ADDRESS, Structs.offset(layout, "embd"), MemorySegment.NULL);
+        struct.set(ADDRESS, Structs.offset(layout, "pos"), positions);
+        struct.set(ADDRESS, Structs.offset(layout, "n_seq_id"), sequenceCounts);
+        struct.set(ADDRESS, Structs.offset(layout, "seq_id"), sequencePointers);
+        struct.set(ADDRESS, Structs.offset(layout, "logits"), outputs);
     }
 
     public int capacity() {
@@ -66,7 +77,15 @@ public final class Batch implements AutoCloseable {
 
     /** Adds a token of one sequence at {@code position}; returns its index in the batch (for logits). */
     public int add(int token, int position, int sequence, boolean output) {
-        return add(token, position, new int[] {sequence}, output);
+        if (size == capacity) {
+            throw new IllegalStateException("the batch is full (" + capacity + " tokens)");
+        }
+        tokens.setAtIndex(JAVA_INT, size, token);
+        positions.setAtIndex(JAVA_INT, size, position);
+        sequenceCounts.setAtIndex(JAVA_INT, size, 1);
+        sequenceIds.setAtIndex(JAVA_INT, (long) size * maxSequencesPerToken, sequence);
+        outputs.set(JAVA_BYTE, size, (byte) (output ? 1 : 0));
+        return size++;
     }
 
     /** Adds a token that belongs to several sequences (a shared prompt); returns its index in the batch. */
@@ -99,6 +118,16 @@ public final class Batch implements AutoCloseable {
         return outputs.get(JAVA_BYTE, check(index)) != 0;
     }
 
+    /** How many sequences the token at {@code index} belongs to. */
+    public int sequenceCount(int index) {
+        return sequenceCounts.getAtIndex(JAVA_INT, check(index));
+    }
+
+    /** The {@code s}-th sequence of the token at {@code index} (below its {@link #sequenceCount}). */
+    public int sequence(int index, int s) {
+        return sequenceIds.getAtIndex(JAVA_INT, (long) check(index) * maxSequencesPerToken + s);
+    }
+
     /** The sequences of the token at {@code index}. */
     public int[] sequences(int index) {
         int count = sequenceCounts.getAtIndex(JAVA_INT, check(index));
@@ -117,17 +146,9 @@ public final class Batch implements AutoCloseable {
     }
 
     /** The {@code llama_batch} struct (passed by value) describing the tokens added so far. */
-    MemorySegment struct(Arena callArena) {
-        GroupLayout layout = LlamaLayouts.BATCH;
-        MemorySegment batch = callArena.allocate(layout);
-        batch.set(JAVA_INT, Structs.offset(layout, "n_tokens"), size);
-        batch.set(ADDRESS, Structs.offset(layout, "token"), tokens);
-        batch.set(ADDRESS, Structs.offset(layout, "embd"), MemorySegment.NULL);
-        batch.set(ADDRESS, Structs.offset(layout, "pos"), positions);
-        batch.set(ADDRESS, Structs.offset(layout, "n_seq_id"), sequenceCounts);
-        batch.set(ADDRESS, Structs.offset(layout, "seq_id"), sequencePointers);
-        batch.set(ADDRESS, Structs.offset(layout, "logits"), outputs);
-        return batch;
+    MemorySegment struct() {
+        struct.set(JAVA_INT, N_TOKENS, size);
+        return struct;
     }
 
     @Override

@@ -31,7 +31,8 @@ final class ContextKvCache implements KvCache {
     /** A successful decode put the batch's tokens into their sequences. */
     void decoded(Batch batch) {
         for (int i = 0; i < batch.size(); i++) {
-            for (int sequence : batch.sequences(i)) {
+            for (int s = 0, n = batch.sequenceCount(i); s < n; s++) {
+                int sequence = batch.sequence(i, s);
                 if (sequence >= 0 && sequence < mayHold.length) {
                     mayHold[sequence] = true;
                 }

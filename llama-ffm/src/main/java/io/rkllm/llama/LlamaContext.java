@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
+import java.lang.invoke.MethodHandle;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -32,10 +33,8 @@ public final class LlamaContext implements AutoCloseable {
     private final MemorySegment handle;
     private final AbortCallback abort;
     private final CheckedKvCache kv;
-    private final int batchLimit;
-    private final int microBatchLimit;
     private final int sequenceLimit;
-    private final boolean causal;
+    private final BatchLimits limits;
     /**
      * Whether ggml calls the abort callback now. It calls it after every operation of a decode's graph (hundreds per
      * token), on the thread that decodes while the others wait at the next barrier ({@link AbortCallback}: native, a
@@ -43,6 +42,10 @@ public final class LlamaContext implements AutoCloseable {
      * may stop goes without it.
      */
     private boolean abortInstalled = true;
+    /** {@code llama_decode}, invoked exactly: the generic call boxes and spreads its arguments at every token. */
+    private final MethodHandle decodeCall;
+    /** What the log asks while a decode runs, made once rather than at every decode. */
+    private final BooleanSupplier abortFired;
     private long decodeCalls;
     private long decodedTokens;
     private boolean closed;
@@ -58,10 +61,11 @@ public final class LlamaContext implements AutoCloseable {
         this.arena = arena;
         this.handle = handle;
         this.abort = abort;
-        this.batchLimit = (int) api.call("llama_n_batch", handle);
-        this.microBatchLimit = (int) api.call("llama_n_ubatch", handle);
+        this.decodeCall = api.handle("llama_decode");
+        this.abortFired = abort::fired;
         this.sequenceLimit = (int) api.call("llama_n_seq_max", handle);
-        this.causal = PoolingGuard.causal(model.header());
+        this.limits = new BatchLimits((int) api.call("llama_n_batch", handle), (int) api.call("llama_n_ubatch", handle),
+                sequenceLimit, PoolingGuard.causal(model.header()), model.vocabulary().size());
         KvCache cache = kvApi == KvApi.MEMORY ? MemoryKvCache.of(api, handle)
                 : new ContextKvCache(api, kvApi, handle, sequenceLimit);
         this.kv = new CheckedKvCache(cache, sequenceLimit, ownCaches);
@@ -214,14 +218,18 @@ public final class LlamaContext implements AutoCloseable {
      */
     public DecodeStatus decode(Batch batch, BooleanSupplier abort) {
         live();
-        check(batch);
+        limits.check(batch);
         int code;
         log.clearProblems();
         installAbort(abort != null);
         this.abort.begin(abort);
-        log.decoding(this.abort::fired);
-        try (Arena call = Arena.ofConfined()) {
-            code = (int) api.call("llama_decode", handle, batch.struct(call));
+        log.decoding(abortFired);
+        try {
+            code = (int) decodeCall.invokeExact(handle, batch.struct());
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new LlamaException("calling llama_decode failed: " + t, t);
         } finally {
             log.decoded();
             this.abort.end();
@@ -257,42 +265,6 @@ public final class LlamaContext implements AutoCloseable {
         api.call("llama_set_abort_callback", handle, wanted ? abort.stub(arena) : MemorySegment.NULL,
                 wanted ? abort.data() : MemorySegment.NULL);
         abortInstalled = wanted;
-    }
-
-    /**
-     * Refuses, in Java, the batches llama.cpp answers with an assertion or a C++ exception (either ends the
-     * process): empty or larger than {@code n_batch}, a token outside the vocabulary, a sequence outside
-     * {@code n_seq_max}, a negative position, more tokens than a micro-batch for a non-causal model.
-     */
-    private void check(Batch batch) {
-        if (batch.isEmpty()) {
-            throw new IllegalArgumentException("an empty batch");
-        }
-        if (batch.size() > batchLimit) {
-            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens; the context takes at most "
-                    + batchLimit + " per decode");
-        }
-        if (!causal && batch.size() > microBatchLimit) {
-            throw new IllegalArgumentException("a batch of " + batch.size() + " tokens for a non-causal model; it "
-                    + "takes at most " + microBatchLimit + " (n_ubatch) at once");
-        }
-        int vocabulary = model.vocabulary().size();
-        for (int i = 0; i < batch.size(); i++) {
-            int token = batch.token(i);
-            if (token < 0 || token >= vocabulary) {
-                throw new IllegalArgumentException("token " + token + " at batch entry " + i
-                        + " is outside the vocabulary of " + vocabulary);
-            }
-            if (batch.position(i) < 0) {
-                throw new IllegalArgumentException("a negative position at batch entry " + i);
-            }
-            for (int sequence : batch.sequences(i)) {
-                if (sequence < 0 || sequence >= sequenceLimit) {
-                    throw new IllegalArgumentException("sequence " + sequence + " at batch entry " + i
-                            + "; the context holds sequences 0 to " + (sequenceLimit - 1));
-                }
-            }
-        }
     }
 
     /**

@@ -10,6 +10,7 @@ import io.rkllm.llama.grammar.GbnfCheck;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
+import java.lang.invoke.MethodHandle;
 import java.util.BitSet;
 
 /**
@@ -42,9 +43,12 @@ public final class Sampler implements AutoCloseable {
     private MemorySegment array;
     private TokenText text;
     private int utf8 = Utf8State.COMPLETE;
+    /** {@code llama_sampler_sample}, invoked exactly: the generic call boxes and spreads its arguments each token. */
+    private final MethodHandle sampleCall;
 
     private Sampler(NativeLlama api, Vocabulary vocabulary, SamplingParams params, MemorySegment chain) {
         this.api = api;
+        this.sampleCall = api.handle("llama_sampler_sample");
         this.vocabulary = vocabulary;
         this.params = params;
         this.chain = chain;
@@ -129,7 +133,13 @@ public final class Sampler implements AutoCloseable {
             throw new IllegalArgumentException("a sampler of another model");
         }
         if (grammar == null) {
-            return (int) api.call("llama_sampler_sample", live(), context.handle(), index);
+            try {
+                return (int) sampleCall.invokeExact(live(), context.handle(), index);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new LlamaException("calling llama_sampler_sample failed: " + t, t);
+            }
         }
         return sampleUnderGrammar(context, index);
     }

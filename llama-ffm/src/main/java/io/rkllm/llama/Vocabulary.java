@@ -21,6 +21,11 @@ public final class Vocabulary {
     private final Runnable live;
     private int vocabularySize = -1;
     private TokenText tokenText;
+    /**
+     * Whether each token ends a generation, asked of llama.cpp once per token and kept: a decode asks it of every
+     * token it samples. 0: not asked yet, 1: no, 2: yes (a byte written by any thread is whole when read).
+     */
+    private volatile byte[] endsGeneration;
 
     Vocabulary(NativeLlama api, MemorySegment vocab, Runnable live) {
         this.api = api;
@@ -192,7 +197,19 @@ public final class Vocabulary {
     /** Whether the token ends a generation (EOS, EOT and the model's other end tokens). */
     public boolean isEndOfGeneration(int token) {
         checkToken(token);
-        return (boolean) api.call("llama_vocab_is_eog", segment(), token);
+        byte[] known = endsGeneration;
+        if (known == null) {
+            known = new byte[size()];
+            endsGeneration = known;
+        }
+        byte answer = known[token];
+        if (answer == 0) {
+            answer = (boolean) api.call("llama_vocab_is_eog", segment(), token) ? (byte) 2 : (byte) 1;
+            known[token] = answer;
+        } else {
+            live.run();
+        }
+        return answer == 2;
     }
 
     public boolean isControl(int token) {

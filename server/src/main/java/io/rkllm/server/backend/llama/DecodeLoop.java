@@ -48,6 +48,8 @@ final class DecodeLoop implements AutoCloseable {
     private final List<Runnable> afterStep = new ArrayList<>();
     /** Commands to run once the next step's batch is made, right before its decode (the loop's thread only). */
     private final List<Runnable> beforeDecode = new ArrayList<>();
+    /** {@link #runBeforeDecode}, made once: the step runs it before every decode. */
+    private final Runnable beforeDecodeHooks = this::runBeforeDecode;
     private final Thread thread;
     private volatile boolean stopping;
     private volatile boolean ended;
@@ -73,7 +75,7 @@ final class DecodeLoop implements AutoCloseable {
         this.ends = new RunEnds(id, context, slots, chatSequences, tokenizer, keeper, runs);
         this.admissions = new Admissions(id, model, context, slots, chatSequences, sequenceContext, tokenizer, keeper,
                 runs);
-        this.step = new DecodeStep(id, model, context, sequenceContext, runs, ends);
+        this.step = new DecodeStep(id, model, context, sequenceContext, runs, ends, tokenizer);
         this.thread = Thread.ofPlatform().name("llama-decode-" + id).daemon(true).unstarted(this::run);
         this.thread.start();
     }
@@ -217,10 +219,12 @@ final class DecodeLoop implements AutoCloseable {
                 try {
                     ends.endCancelled();
                     if (!runs.active.isEmpty()) {
-                        step.run(this::runBeforeDecode);
-                        List<Runnable> after = List.copyOf(afterStep);
-                        afterStep.clear();
-                        after.forEach(Runnable::run);
+                        step.run(beforeDecodeHooks);
+                        if (!afterStep.isEmpty()) {
+                            List<Runnable> after = List.copyOf(afterStep);
+                            afterStep.clear();
+                            after.forEach(Runnable::run);
+                        }
                     }
                 } catch (RuntimeException e) {
                     // a bug, not the user's: the runs of this step end, the loop and the model go on
@@ -254,6 +258,9 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     private void runBeforeDecode() {
+        if (beforeDecode.isEmpty()) {
+            return;
+        }
         List<Runnable> before = List.copyOf(beforeDecode);
         beforeDecode.clear();
         before.forEach(Runnable::run);

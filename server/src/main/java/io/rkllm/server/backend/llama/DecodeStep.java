@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 final class DecodeStep implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeStep.class);
+    private static final Comparator<DecodingGeneration> BY_SEQUENCE = Comparator.comparingInt(r -> r.slot.sequence);
 
     private final String id;
     private final LlamaModel model;
@@ -28,6 +29,7 @@ final class DecodeStep implements AutoCloseable {
     private final int sequenceContext;
     private final LoopRuns runs;
     private final RunEnds ends;
+    private final PromptTokenizer tokenizer;
     private Batch batch;
     /** Decode calls and decoded tokens, read by tests and logs from any thread. */
     private volatile long decodes;
@@ -36,8 +38,10 @@ final class DecodeStep implements AutoCloseable {
     private volatile long abortedDecodes;
     private volatile int widest;
 
-    DecodeStep(String id, LlamaModel model, LlamaContext context, int sequenceContext, LoopRuns runs, RunEnds ends) {
+    DecodeStep(String id, LlamaModel model, LlamaContext context, int sequenceContext, LoopRuns runs, RunEnds ends,
+               PromptTokenizer tokenizer) {
         this.id = id;
+        this.tokenizer = tokenizer;
         this.model = model;
         this.context = context;
         this.sequenceContext = sequenceContext;
@@ -65,13 +69,16 @@ final class DecodeStep implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        StepAbort abort = new StepAbort(members.stream().map(r -> r.request.cancelled()).toList(),
-                members.stream().anyMatch(r -> !r.generating));
+        boolean readsPrompt = false;
+        for (DecodingGeneration r : members) {
+            readsPrompt |= !r.generating;
+        }
         beforeDecode.run();
         DecodeStatus status;
         try {
             // a step of generated tokens alone is never stopped under way: it goes without ggml's abort check
-            status = abort.readsPrompt() ? context.decode(batch, abort) : context.decode(batch);
+            status = readsPrompt ? context.decode(batch, new StepAbort(
+                    members.stream().map(r -> r.request.cancelled()).toList(), true)) : context.decode(batch);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
             LOG.warn("model {}: decode refused: {}", id, e.getMessage());
@@ -143,7 +150,7 @@ final class DecodeStep implements AutoCloseable {
             room -= r.chunk;
             members.add(r);
         }
-        members.sort(Comparator.comparingInt(r -> r.slot.sequence));
+        members.sort(BY_SEQUENCE);
         return members;
     }
 
@@ -200,7 +207,7 @@ final class DecodeStep implements AutoCloseable {
             return;
         }
         r.generated++;
-        byte[] piece = model.tokenToPiece(token, r.request.preserved().contains(token));
+        byte[] piece = tokenizer.piece(token, r.request.preserved().contains(token));
         String text = r.utf8.add(piece);
         r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {

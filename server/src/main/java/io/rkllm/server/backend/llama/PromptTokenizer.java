@@ -10,15 +10,19 @@ import java.util.Optional;
  * A model's tokenizer as the decode loop uses it for prompts: a whole prompt (with the tokenizer's BOS, special
  * tokens' text read as the special tokens), the text that continues what a sequence holds, and each token's piece
  * with special tokens written out as the chat template writes them. Pieces are kept once asked for: a prompt's new
- * part is spelt on every admission. Used on the decode loop's thread only.
+ * part is spelt on every admission, and a sampled token's piece at every step. Used on the decode loop's thread
+ * only; the pieces it gives are shared and must not be changed.
  */
 final class PromptTokenizer implements PrefixCachePolicy.Tokenizer {
     private final LlamaModel model;
     private final byte[][] pieces;
+    /** Pieces as an answer writes them: a special token's text left out (llama.cpp's {@code special} false). */
+    private final byte[][] plainPieces;
 
     PromptTokenizer(LlamaModel model) {
         this.model = model;
         this.pieces = new byte[model.vocabularySize()][];
+        this.plainPieces = new byte[model.vocabularySize()][];
     }
 
     int[] whole(String text) {
@@ -49,6 +53,19 @@ final class PromptTokenizer implements PrefixCachePolicy.Tokenizer {
         if (piece == null) {
             piece = model.tokenToPiece(token, true);
             pieces[token] = piece;
+        }
+        return piece;
+    }
+
+    /** A sampled token's bytes: a special token's text only when {@code special} (the request keeps it). */
+    byte[] piece(int token, boolean special) {
+        if (special) {
+            return piece(token);
+        }
+        byte[] piece = plainPieces[token];
+        if (piece == null) {
+            piece = model.tokenToPiece(token, false);
+            plainPieces[token] = piece;
         }
         return piece;
     }

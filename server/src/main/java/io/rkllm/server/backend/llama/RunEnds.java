@@ -50,6 +50,13 @@ final class RunEnds {
 
     /** Runs that were cancelled between two decodes end now, their cache as far as it was decoded. */
     void endCancelled() {
+        boolean any = false;
+        for (DecodingGeneration r : runs.active) {
+            any |= r.request.cancelled().isSet();
+        }
+        if (!any) {
+            return; // the common case, checked without a copy: this runs before every step
+        }
         for (DecodingGeneration r : List.copyOf(runs.active)) {
             if (r.request.cancelled().isSet()) {
                 finish(r, StopReason.CANCELLED);

@@ -18,12 +18,24 @@ final class Utf8Pieces {
 
     /** The whole characters the pending bytes and {@code piece} make; an unfinished character waits. */
     String add(byte[] piece) {
+        if (pending.size() == 0 && ascii(piece)) {
+            return new String(piece, StandardCharsets.US_ASCII); // most pieces: nothing waits, nothing to decode
+        }
         pending.writeBytes(piece);
         byte[] bytes = pending.toByteArray();
         int complete = completePrefix(bytes);
         pending.reset();
         pending.write(bytes, complete, bytes.length - complete);
         return decode(bytes, complete);
+    }
+
+    private static boolean ascii(byte[] piece) {
+        for (byte b : piece) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether no character waits for more bytes: the text so far is all the pieces so far spell. */

@@ -3,12 +3,14 @@ package io.rkllm.server.http.openai;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -21,6 +23,10 @@ final class ChunkEncoder {
     private static final JsonFactory JSON = MAPPER.getFactory();
     private static final byte[] PREFIX = "data: ".getBytes();
     private static final byte[] SUFFIX = "\n\n".getBytes();
+    /** Stands for the text in a chunk encoded once: no JSON escape changes it, and no header holds it. */
+    private static final String MARK = "\u0000mark\u0000";
+    private static final byte[] MARK_BYTES = JsonStringEncoder.getInstance().quoteAsUTF8(MARK);
+    private static final JsonStringEncoder ESCAPES = JsonStringEncoder.getInstance();
 
     private final String id;
     private final long created;
@@ -29,6 +35,8 @@ final class ChunkEncoder {
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
     /** How much of each streamed call's arguments was sent, by the call's index. */
     private final Map<Integer, Integer> argumentsSent = new HashMap<>();
+    private Framed contentChunk;
+    private Framed reasoningChunk;
 
     ChunkEncoder(String id, long created, String model, boolean legacy) {
         this.id = id;
@@ -45,11 +53,47 @@ final class ChunkEncoder {
     }
 
     byte[] content(String text) {
-        return chunk(g -> g.writeStringField("content", text), null);
+        if (contentChunk == null) {
+            contentChunk = Framed.of(chunk(g -> g.writeStringField("content", MARK), null));
+        }
+        return contentChunk.with(text);
     }
 
     byte[] reasoning(String text) {
-        return chunk(g -> g.writeStringField("reasoning_content", text), null);
+        if (reasoningChunk == null) {
+            reasoningChunk = Framed.of(chunk(g -> g.writeStringField("reasoning_content", MARK), null));
+        }
+        return reasoningChunk.with(text);
+    }
+
+    /**
+     * A chunk whose one string changes from token to token: the bytes around the string encoded once, the string
+     * escaped as the generator escapes it (a token's chunk costs an escape and a copy instead of a generator).
+     */
+    private record Framed(byte[] before, byte[] after) {
+        static Framed of(byte[] encoded) {
+            int at = indexOf(encoded, MARK_BYTES);
+            return new Framed(Arrays.copyOfRange(encoded, 0, at),
+                    Arrays.copyOfRange(encoded, at + MARK_BYTES.length, encoded.length));
+        }
+
+        byte[] with(String text) {
+            byte[] escaped = ESCAPES.quoteAsUTF8(text);
+            byte[] out = new byte[before.length + escaped.length + after.length];
+            System.arraycopy(before, 0, out, 0, before.length);
+            System.arraycopy(escaped, 0, out, before.length, escaped.length);
+            System.arraycopy(after, 0, out, before.length + escaped.length, after.length);
+            return out;
+        }
+
+        private static int indexOf(byte[] bytes, byte[] part) {
+            for (int i = 0; i + part.length <= bytes.length; i++) {
+                if (Arrays.equals(bytes, i, i + part.length, part, 0, part.length)) {
+                    return i;
+                }
+            }
+            throw new IllegalStateException("the chunk lost its mark");
+        }
     }
 
     /**
