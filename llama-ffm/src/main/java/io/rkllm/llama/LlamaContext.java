@@ -257,6 +257,14 @@ public final class LlamaContext implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks the check of the decode under way again now, from any thread: call it after making the check say stop
+     * (a run cancelled), and the decode stops at its next operation rather than at the watcher's next turn.
+     */
+    public void recheckAbort() {
+        abort.recheck();
+    }
+
     /** Sets or clears the context's abort callback when it is not as wanted ({@code llama_set_abort_callback}). */
     private void installAbort(boolean wanted) {
         if (wanted == abortInstalled) {

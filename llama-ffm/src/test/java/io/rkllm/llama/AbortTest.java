@@ -117,6 +117,44 @@ class AbortTest {
     }
 
     @Test
+    void aCheckAskedAgainByTheThreadThatFlippedItStopsTheDecodeUnderWay() throws Exception {
+        try (LlamaContext context = model.newContext(ContextParams.generation(2048, 1, 1))) {
+            int[] tokens = model.tokenize("The quick brown fox jumps over the lazy dog. ".repeat(60), false, false);
+            tokens = java.util.Arrays.copyOf(tokens, Math.min(tokens.length, context.batchSize()));
+            try (Batch batch = new Batch(tokens.length, 1)) {
+                for (int i = 0; i < tokens.length; i++) {
+                    batch.add(tokens[i], i, 0, i == tokens.length - 1);
+                }
+                // only the canceller's own asking says stop (the watcher's turns do not), so the decode stops
+                // through recheckAbort or not at all; a decode may end before the canceller runs, so a few are tried
+                DecodeStatus status = DecodeStatus.OK;
+                for (int attempt = 0; attempt < 50 && status == DecodeStatus.OK; attempt++) {
+                    context.kv().remove(0, -1, -1);
+                    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+                    java.util.concurrent.atomic.AtomicReference<Thread> canceller =
+                            new java.util.concurrent.atomic.AtomicReference<>();
+                    Thread other = Thread.ofPlatform().start(() -> {
+                        try {
+                            started.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        canceller.set(Thread.currentThread());
+                        context.recheckAbort();
+                    });
+                    status = context.decode(batch, () -> {
+                        started.countDown();
+                        return Thread.currentThread() == canceller.get();
+                    });
+                    other.join();
+                }
+                assertThat(status).isEqualTo(DecodeStatus.ABORTED);
+                assertThat(context.kv().maxPosition(0)).isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
     void aCheckFlippedByAnotherThreadStopsTheNextDecode() throws Exception {
         try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
              Batch batch = prompt(0, 0)) {

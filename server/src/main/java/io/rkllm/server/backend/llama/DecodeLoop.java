@@ -109,6 +109,7 @@ final class DecodeLoop implements AutoCloseable {
      */
     void cancel(SubmittedGeneration request) {
         request.cancelled().set();
+        context.recheckAbort(); // a prompt step of its runs alone stops now, not at the watcher's next turn
         commands.add(WAKE);
     }
 
