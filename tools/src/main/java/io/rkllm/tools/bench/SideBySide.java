@@ -16,8 +16,10 @@ import java.util.concurrent.Future;
 
 /**
  * {@code bench versus}: one workload against two OpenAI-compatible servers, this one and another (a llama-server
- * built from the same llama.cpp source, say), in turns A B B A each round so that a machine whose speed drifts moves
- * both alike. Each turn, all greedy, at most {@code tokens} tokens an answer:
+ * built from the same llama.cpp source, say). Each part of the workload runs on the servers in turns A B B A before
+ * the next part starts, so that a machine whose speed drifts moves both alike: the two servers' samples of a part
+ * are taken seconds apart, and compared in pairs (A's first with B's first, B's second with A's second). The parts,
+ * all greedy, at most {@code tokens} tokens an answer:
  * <ol>
  * <li>one chat (the same question every turn): its decode rate, and its answer, to see whether it is the same every
  *     time;</li>
@@ -84,37 +86,61 @@ final class SideBySide {
     Result run(Target other, Target ours, Plan plan) throws IOException, InterruptedException {
         Samples a = new Samples();
         Samples b = new Samples();
-        // a first turn each, not counted: models loaded, code compiled, caches as they are in use
-        turn(other, plan, -1, new Samples());
-        turn(ours, plan, -2, new Samples());
+        // a first turn of every part each, not counted: models loaded, code compiled, caches as they are in use
+        for (Part part : Part.values()) {
+            part(part, other, plan, -1, new Samples());
+            part(part, ours, plan, -2, new Samples());
+        }
         int turn = 0;
         for (int round = 0; round < plan.rounds(); round++) {
-            for (boolean first : new boolean[] {true, false, false, true}) {
+            for (Part part : Part.values()) {
+                for (boolean first : new boolean[] {true, false, false, true}) {
+                    part(part, first ? other : ours, plan, turn++, first ? a : b);
+                }
+            }
+            // each server's two samples of the round: A's first, B's first, B's second, A's second
+            int[] at = {2 * round, 2 * round, 2 * round + 1, 2 * round + 1};
+            for (int i = 0; i < 4; i++) {
+                boolean first = i == 0 || i == 3;
                 Target t = first ? other : ours;
-                turn(t, plan, turn++, first ? a : b);
                 Samples s = first ? a : b;
                 out.printf(Locale.ROOT, "round %d, %s: one chat %.1f tokens/s, follow-up's first token %.3f s,"
-                                + " prefill %.0f tokens/s, four chats %.1f tokens/s decoding, %.1f over their wall time, four long prompts' first"
-                                + " tokens %.2f-%.2f s%n", round + 1, t.label(), s.oneDecode().getLast(),
-                        s.followUpFirstToken().getLast(), s.prefillRate().getLast(), s.fourDecode().getLast(),
-                        s.fourOverall().getLast(), s.fourLongFastestFirst().getLast(), s.fourLongSlowestFirst().getLast());
+                                + " prefill %.0f tokens/s, four chats %.1f tokens/s decoding, %.1f over their wall time,"
+                                + " four long prompts' first tokens %.2f-%.2f s%n", round + 1, t.label(),
+                        s.oneDecode().get(at[i]), s.followUpFirstToken().get(at[i]), s.prefillRate().get(at[i]),
+                        s.fourDecode().get(at[i]), s.fourOverall().get(at[i]), s.fourLongFastestFirst().get(at[i]),
+                        s.fourLongSlowestFirst().get(at[i]));
             }
         }
         return new Result(other, ours, plan, a, b);
     }
 
+    /** The workload's parts, each run on both servers in turns before the next. */
+    enum Part {
+        ONE_CHAT_AND_FOLLOW_UP, LONG_PROMPT, FOUR_CHATS, FOUR_LONG_PROMPTS
+    }
+
     /**
-     * One turn, on connections of its own: a server's HTTP library may close a connection left idle while the other
-     * server has its turn (llama-server's after 5 s), and a request sent on it gets no answer.
+     * One part on one server, on connections of its own: a server's HTTP library may close a connection left idle
+     * while the other server has its turn (llama-server's after 5 s), and a request sent on it gets no answer.
      */
-    private void turn(Target t, Plan plan, int turn, Samples s) throws IOException, InterruptedException {
+    private void part(Part part, Target t, Plan plan, int turn, Samples s) throws IOException, InterruptedException {
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build()) {
-            turn(http, t, plan, turn, s);
+            switch (part) {
+                case ONE_CHAT_AND_FOLLOW_UP -> oneChat(http, t, plan, turn, s);
+                case LONG_PROMPT -> {
+                    TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(),
+                            longPrompt(run, turn, 0, plan), 4);
+                    s.prefillRate().add(prefill.prefillRate());
+                }
+                case FOUR_CHATS -> fourChats(http, t, plan, s);
+                case FOUR_LONG_PROMPTS -> fourLongPrompts(http, t, plan, turn, s);
+            }
         }
     }
 
-    private void turn(HttpClient http, Target t, Plan plan, int turn, Samples s)
+    private void oneChat(HttpClient http, Target t, Plan plan, int turn, Samples s)
             throws IOException, InterruptedException {
         TimedChat one = TimedChat.send(http, t.url(), t.model(), List.of(), ONE, plan.tokens());
         s.oneDecode().add(one.decodeRate());
@@ -122,16 +148,19 @@ final class SideBySide {
         TimedChat followUp = TimedChat.send(http, t.url(), t.model(), List.of(ONE, one.text()),
                 String.format(java.util.Locale.ROOT, FOLLOW_UP, Math.floorMod(run + turn, 1000) + 3), plan.tokens());
         s.followUpFirstToken().add(followUp.firstTokenSeconds());
-        TimedChat prefill = TimedChat.send(http, t.url(), t.model(), List.of(), longPrompt(run, turn, 0, plan), 4);
-        s.prefillRate().add(prefill.prefillRate());
+    }
 
+    private void fourChats(HttpClient http, Target t, Plan plan, Samples s) throws IOException, InterruptedException {
         List<TimedChat> four = together(http, t, FOUR, plan.tokens());
         s.fourDecode().add(whileAllDecode(four));
         long sent = four.stream().mapToLong(TimedChat::sent).min().orElseThrow();
         double wall = (four.stream().mapToLong(TimedChat::end).max().orElseThrow() - sent) / 1e9;
         s.fourOverall().add(four.stream().mapToInt(TimedChat::tokens).sum() / wall);
         s.fourAnswers().add(four.stream().map(TimedChat::text).toList());
+    }
 
+    private void fourLongPrompts(HttpClient http, Target t, Plan plan, int turn, Samples s)
+            throws IOException, InterruptedException {
         List<String> long4 = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             long4.add(longPrompt(run, turn, i + 1, plan));

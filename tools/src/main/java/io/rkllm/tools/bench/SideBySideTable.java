@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 
-/** {@link SideBySide}'s figures as a Markdown table: each row's median and range, and the ratio of the medians. */
+/**
+ * {@link SideBySide}'s figures as a Markdown table: each row's median and range per server, and the median of the
+ * ratios of samples taken together.
+ */
 final class SideBySideTable {
     private SideBySideTable() {
     }
@@ -14,7 +17,8 @@ final class SideBySideTable {
         StringBuilder b = new StringBuilder();
         b.append(setup).append('\n').append('\n');
         b.append("| ").append(r.plan().rounds()).append(" rounds, ").append(r.other().label()).append(" and ")
-                .append(r.ours().label()).append(" in turns A B B A | ").append(r.other().label()).append(" | ")
+                .append(r.ours().label()).append(" in turns A B B A for each part | ").append(r.other().label())
+                .append(" | ")
                 .append(r.ours().label()).append(" | ratio | better |\n|---|---:|---:|---:|---|\n");
         row(b, r, "one chat, decode tokens/s", SideBySide.Samples::oneDecode, 1, true);
         row(b, r, "its follow-up, first token (s)", SideBySide.Samples::followUpFirstToken, 3, false);
@@ -30,8 +34,10 @@ final class SideBySideTable {
                 2, false);
         b.append("| the same answers every turn (one chat; four at once) | ").append(same(r.otherSamples()))
                 .append(" | ").append(same(r.ourSamples())).append(" | | |\n");
-        b.append('\n').append("Ratio: ").append(r.ours().label()).append("'s median over ").append(r.other().label())
-                .append("'s; \"better\" says which way is better for that row.\n");
+        b.append('\n').append("Ratio: the median of ").append(r.ours().label()).append("'s samples over ")
+                .append(r.other().label()).append("'s taken together (each part ran on both in turns A B B A, compared"
+                        + " A's first with B's first and B's second with A's second); \"better\" says which way is"
+                        + " better for that row.\n");
         return b.toString();
     }
 
@@ -39,10 +45,26 @@ final class SideBySideTable {
                             Function<SideBySide.Samples, List<Double>> of, int decimals, boolean higher) {
         List<Double> a = of.apply(r.otherSamples());
         List<Double> o = of.apply(r.ourSamples());
-        double ratio = median(o) / median(a);
+        double ratio = pairedRatio(o, a);
         b.append("| ").append(name).append(" | ").append(cell(a, decimals)).append(" | ").append(cell(o, decimals))
                 .append(" | ").append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2fx", ratio))
                 .append(" | ").append(higher ? "higher" : "lower").append(" |\n");
+    }
+
+    /**
+     * The median of the ratios of samples taken together (each server's i-th sample of a part came seconds apart,
+     * in turns A B B A): a machine whose speed drifts between pairs moves neither ratio; pairs with a sample
+     * missing are left out.
+     */
+    static double pairedRatio(List<Double> ours, List<Double> other) {
+        List<Double> ratios = new java.util.ArrayList<>();
+        for (int i = 0; i < Math.min(ours.size(), other.size()); i++) {
+            double r = ours.get(i) / other.get(i);
+            if (!Double.isNaN(r) && !Double.isInfinite(r)) {
+                ratios.add(r);
+            }
+        }
+        return median(ratios);
     }
 
     /** The median, with the range when there is more than one sample. */

@@ -41,7 +41,8 @@ class SideBySideTest {
         assertThat(text.lines().filter(l -> l.startsWith("round 1, ")).map(l -> l.substring(0, l.indexOf(':'))))
                 .containsExactly("round 1, llama-server", "round 1, rkllm-server", "round 1, rkllm-server",
                         "round 1, llama-server");
-        assertThat(text).contains("| 1 rounds, llama-server and rkllm-server in turns A B B A | llama-server |"
+        assertThat(text).contains("| 1 rounds, llama-server and rkllm-server in turns A B B A for each part |"
+                + " llama-server |"
                 + " rkllm-server | ratio | better |");
         for (String row : List.of("| one chat, decode tokens/s | ", "| its follow-up, first token (s) | ",
                 "| a long prompt (20 words), prefill tokens/s | ",
@@ -74,6 +75,10 @@ class SideBySideTest {
         assertThat(SideBySideTable.cell(List.of(3.0, 1.0, 2.0, 10.0), 1)).isEqualTo("2.5 (1.0-10.0)");
         assertThat(SideBySideTable.cell(List.of(2.0), 2)).isEqualTo("2.00");
         assertThat(SideBySideTable.cell(List.of(Double.NaN), 2)).isEqualTo("-");
+        // samples compared in the pairs they were taken in: a drift between pairs moves no ratio
+        assertThat(SideBySideTable.pairedRatio(List.of(110.0, 55.0, 30.0), List.of(100.0, 50.0, 40.0)))
+                .isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(SideBySideTable.pairedRatio(List.of(2.0, Double.NaN), List.of(1.0, 1.0))).isEqualTo(2.0);
         SideBySide.Plan plan = new SideBySide.Plan(1, 8, 5);
         assertThat(SideBySide.longPrompt(42, 3, 1, plan)).startsWith("Run 2a, turn 3, text 1.")
                 .isEqualTo(SideBySide.longPrompt(42, 3, 1, plan))
