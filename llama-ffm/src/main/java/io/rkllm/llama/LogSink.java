@@ -66,7 +66,7 @@ final class LogSink {
 
     /** This thread's decode has returned. */
     void decoded() {
-        aborted.remove();
+        aborted.set(NOT_ABORTED); // set, not removed: a decode thread sets it at every token
     }
 
     /** ": " and this thread's recent warnings and errors, or nothing: what a failure's message adds. */
