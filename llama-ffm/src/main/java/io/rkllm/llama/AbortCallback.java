@@ -37,7 +37,7 @@ final class AbortCallback {
     private static final Logger LOG = LoggerFactory.getLogger(AbortCallback.class);
     private static final BooleanSupplier NEVER = () -> false;
     /** The watcher's first wait after a decode's start. */
-    static final long POLL_NANOS = 5_000_000;
+    static final long POLL_NANOS = 2_000_000;
     /** The watcher's longest wait: a check that turns to stop on its own is seen at most this much later. */
     static final long MAX_POLL_NANOS = 80_000_000;
     private static final VarHandle FLAG = JAVA_BYTE.varHandle();
