@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * when it says stop (or fails): first {@link #POLL_NANOS} after the start, then at twice the previous wait each time,
  * up to {@link #MAX_POLL_NANOS}. Each turn of the watcher takes a core from ggml's threads, which wait for each other
  * after every operation: a 600 ms prompt step of a small model asked every 5 ms lost about 1% of its speed on two
- * cores. Whoever makes the check say stop calls {@link #recheck()}, which raises the flag at once. Where {@code strlen} cannot be found, the upcall stands in. Nothing escapes
- * either.
+ * cores. Whoever makes the check say stop calls {@link #recheck()}, which raises the flag at once. Where
+ * {@code strlen} cannot be found, the upcall stands in. Nothing escapes either.
  */
 final class AbortCallback {
     private static final Logger LOG = LoggerFactory.getLogger(AbortCallback.class);

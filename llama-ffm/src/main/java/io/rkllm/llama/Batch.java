@@ -77,31 +77,34 @@ public final class Batch implements AutoCloseable {
 
     /** Adds a token of one sequence at {@code position}; returns its index in the batch (for logits). */
     public int add(int token, int position, int sequence, boolean output) {
-        if (size == capacity) {
-            throw new IllegalStateException("the batch is full (" + capacity + " tokens)");
-        }
-        tokens.setAtIndex(JAVA_INT, size, token);
-        positions.setAtIndex(JAVA_INT, size, position);
-        sequenceCounts.setAtIndex(JAVA_INT, size, 1);
+        requireRoom();
         sequenceIds.setAtIndex(JAVA_INT, (long) size * maxSequencesPerToken, sequence);
-        outputs.set(JAVA_BYTE, size, (byte) (output ? 1 : 0));
-        return size++;
+        return append(token, position, 1, output);
     }
 
     /** Adds a token that belongs to several sequences (a shared prompt); returns its index in the batch. */
     public int add(int token, int position, int[] sequences, boolean output) {
-        if (size == capacity) {
-            throw new IllegalStateException("the batch is full (" + capacity + " tokens)");
-        }
+        requireRoom();
         if (sequences.length == 0 || sequences.length > maxSequencesPerToken) {
             throw new IllegalArgumentException("a token belongs to 1 to " + maxSequencesPerToken + " sequences");
         }
-        tokens.setAtIndex(JAVA_INT, size, token);
-        positions.setAtIndex(JAVA_INT, size, position);
-        sequenceCounts.setAtIndex(JAVA_INT, size, sequences.length);
         for (int s = 0; s < sequences.length; s++) {
             sequenceIds.setAtIndex(JAVA_INT, (long) size * maxSequencesPerToken + s, sequences[s]);
         }
+        return append(token, position, sequences.length, output);
+    }
+
+    private void requireRoom() {
+        if (size == capacity) {
+            throw new IllegalStateException("the batch is full (" + capacity + " tokens)");
+        }
+    }
+
+    /** The token's own fields, its sequences written by the caller: its index in the batch. */
+    private int append(int token, int position, int sequenceCount, boolean output) {
+        tokens.setAtIndex(JAVA_INT, size, token);
+        positions.setAtIndex(JAVA_INT, size, position);
+        sequenceCounts.setAtIndex(JAVA_INT, size, sequenceCount);
         outputs.set(JAVA_BYTE, size, (byte) (output ? 1 : 0));
         return size++;
     }

@@ -226,10 +226,8 @@ public final class LlamaContext implements AutoCloseable {
         log.decoding(abortFired);
         try {
             code = (int) decodeCall.invokeExact(handle, batch.struct());
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new LlamaException("calling llama_decode failed: " + t, t);
+            throw NativeLlama.unchecked("llama_decode", t);
         } finally {
             log.decoded();
             this.abort.end();

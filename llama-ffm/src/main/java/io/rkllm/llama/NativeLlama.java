@@ -188,10 +188,19 @@ final class NativeLlama {
         }
         try {
             return (Object) b.spread().invokeExact(args);
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new LlamaException("calling " + symbol + " failed: " + t, t);
+            throw unchecked(symbol, t);
         }
+    }
+
+    /**
+     * What a native call's handle threw (never C: a Throwable of the handle's own), for callers that invoke a handle
+     * exactly: rethrown as it is when unchecked, else wrapped.
+     */
+    static RuntimeException unchecked(String symbol, Throwable t) {
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return t instanceof RuntimeException r ? r : new LlamaException("calling " + symbol + " failed: " + t, t);
     }
 }

@@ -135,10 +135,8 @@ public final class Sampler implements AutoCloseable {
         if (grammar == null) {
             try {
                 return (int) sampleCall.invokeExact(live(), context.handle(), index);
-            } catch (RuntimeException | Error e) {
-                throw e;
             } catch (Throwable t) {
-                throw new LlamaException("calling llama_sampler_sample failed: " + t, t);
+                throw NativeLlama.unchecked("llama_sampler_sample", t);
             }
         }
         return sampleUnderGrammar(context, index);

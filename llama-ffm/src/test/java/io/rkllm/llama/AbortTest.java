@@ -35,6 +35,17 @@ class AbortTest {
         return batch;
     }
 
+    /** A prompt of sequence 0 as long as one decode of {@code context} takes: the longest decode a test can stop. */
+    private Batch widestPrompt(LlamaContext context) {
+        int[] tokens = model.tokenize("The quick brown fox jumps over the lazy dog. ".repeat(60), false, false);
+        tokens = java.util.Arrays.copyOf(tokens, Math.min(tokens.length, context.batchSize()));
+        Batch batch = new Batch(tokens.length, 1);
+        for (int i = 0; i < tokens.length; i++) {
+            batch.add(tokens[i], i, 0, i == tokens.length - 1);
+        }
+        return batch;
+    }
+
     @Test
     void aDecodeStopsWhenTheCheckSaysSoAndTheCacheKeepsWhatItHeld() {
         try (LlamaContext context = model.newContext(ContextParams.generation(1024, 1, 1));
@@ -94,12 +105,7 @@ class AbortTest {
     @Test
     void aCheckThatSaysStopWhileTheDecodeRunsStopsItInItsMiddle() {
         try (LlamaContext context = model.newContext(ContextParams.generation(2048, 1, 1))) {
-            int[] tokens = model.tokenize("The quick brown fox jumps over the lazy dog. ".repeat(60), false, false);
-            tokens = java.util.Arrays.copyOf(tokens, Math.min(tokens.length, context.batchSize()));
-            try (Batch batch = new Batch(tokens.length, 1)) {
-                for (int i = 0; i < tokens.length; i++) {
-                    batch.add(tokens[i], i, 0, i == tokens.length - 1);
-                }
+            try (Batch batch = widestPrompt(context)) {
                 // go on when asked as it starts, stop when the watcher asks while it runs; a decode of this tiny
                 // model may end before the watcher's first turn (a cold start), so a few are tried
                 DecodeStatus status = DecodeStatus.OK;
@@ -119,12 +125,7 @@ class AbortTest {
     @Test
     void aCheckAskedAgainByTheThreadThatFlippedItStopsTheDecodeUnderWay() throws Exception {
         try (LlamaContext context = model.newContext(ContextParams.generation(2048, 1, 1))) {
-            int[] tokens = model.tokenize("The quick brown fox jumps over the lazy dog. ".repeat(60), false, false);
-            tokens = java.util.Arrays.copyOf(tokens, Math.min(tokens.length, context.batchSize()));
-            try (Batch batch = new Batch(tokens.length, 1)) {
-                for (int i = 0; i < tokens.length; i++) {
-                    batch.add(tokens[i], i, 0, i == tokens.length - 1);
-                }
+            try (Batch batch = widestPrompt(context)) {
                 // only the canceller's own asking says stop (the watcher's turns do not), so the decode stops
                 // through recheckAbort or not at all; a decode may end before the canceller runs, so a few are tried
                 DecodeStatus status = DecodeStatus.OK;

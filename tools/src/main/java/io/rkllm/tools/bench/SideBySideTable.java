@@ -1,5 +1,6 @@
 package io.rkllm.tools.bench;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -57,7 +58,7 @@ final class SideBySideTable {
      * missing are left out.
      */
     static double pairedRatio(List<Double> ours, List<Double> other) {
-        List<Double> ratios = new java.util.ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
         for (int i = 0; i < Math.min(ours.size(), other.size()); i++) {
             double r = ours.get(i) / other.get(i);
             if (!Double.isNaN(r) && !Double.isInfinite(r)) {

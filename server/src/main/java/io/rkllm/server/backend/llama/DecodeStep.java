@@ -78,7 +78,7 @@ final class DecodeStep implements AutoCloseable {
         try {
             // a step of generated tokens alone is never stopped under way: it goes without ggml's abort check
             status = readsPrompt ? context.decode(batch, new StepAbort(
-                    members.stream().map(r -> r.request.cancelled()).toList(), true)) : context.decode(batch);
+                    members.stream().map(r -> r.request.cancelled()).toList())) : context.decode(batch);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // an input the binding refuses before llama.cpp sees it: these runs cannot go on, the others can
             LOG.warn("model {}: decode refused: {}", id, e.getMessage());
