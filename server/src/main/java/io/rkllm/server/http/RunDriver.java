@@ -104,12 +104,14 @@ public final class RunDriver {
      */
     public void stream(Context ctx, Run run, StreamFormat format) throws InterruptedException {
         ClientWatch client = new ClientWatch(new ClientProbe(ctx.req()));
+        // started first: the engine renders and admits the prompt while the headers and the opening are written
+        // (about a millisecond of every first token); a client gone meanwhile cancels it below
+        run.start();
         try {
             StreamSink sink = StreamSink.open(ctx.res(), format.contentType());
             for (byte[] bytes : format.opening()) {
                 sink.send(bytes);
             }
-            run.start();
             long lastSent = System.nanoTime();
             while (true) {
                 long sinceSent = System.nanoTime() - lastSent;

@@ -38,7 +38,8 @@ final class SideBySideTable {
         b.append('\n').append("Ratio: the median of ").append(r.ours().label()).append("'s samples over ")
                 .append(r.other().label()).append("'s taken together (each part ran on both in turns A B B A, compared"
                         + " A's first with B's first and B's second with A's second); \"better\" says which way is"
-                        + " better for that row.\n");
+                        + " better for that row; in brackets, from four pairs on, the middle half of the pairs' ratios:"
+                        + " a row whose brackets hold 1.00 is within what this machine's drift moves a ratio.\n");
         return b.toString();
     }
 
@@ -46,10 +47,28 @@ final class SideBySideTable {
                             Function<SideBySide.Samples, List<Double>> of, int decimals, boolean higher) {
         List<Double> a = of.apply(r.otherSamples());
         List<Double> o = of.apply(r.ourSamples());
-        double ratio = pairedRatio(o, a);
         b.append("| ").append(name).append(" | ").append(cell(a, decimals)).append(" | ").append(cell(o, decimals))
-                .append(" | ").append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2fx", ratio))
-                .append(" | ").append(higher ? "higher" : "lower").append(" |\n");
+                .append(" | ").append(ratioCell(pairedRatios(o, a))).append(" | ").append(higher ? "higher" : "lower")
+                .append(" |\n");
+    }
+
+    /**
+     * The median of the paired ratios, and from four pairs on the middle half of them (between the hinges: the
+     * medians of the lower and the upper half), which shows how far this machine's noise moves a ratio.
+     */
+    static String ratioCell(List<Double> ratios) {
+        double median = median(ratios);
+        if (Double.isNaN(median)) {
+            return "";
+        }
+        String cell = String.format(Locale.ROOT, "%.2fx", median);
+        if (ratios.size() < 4) {
+            return cell;
+        }
+        List<Double> sorted = ratios.stream().sorted().toList();
+        int half = sorted.size() / 2;
+        return cell + String.format(Locale.ROOT, " (%.2f-%.2f)", median(sorted.subList(0, half)),
+                median(sorted.subList(sorted.size() - half, sorted.size())));
     }
 
     /**
@@ -58,6 +77,11 @@ final class SideBySideTable {
      * missing are left out.
      */
     static double pairedRatio(List<Double> ours, List<Double> other) {
+        return median(pairedRatios(ours, other));
+    }
+
+    /** Each pair's ratio, pairs with a sample missing left out. */
+    static List<Double> pairedRatios(List<Double> ours, List<Double> other) {
         List<Double> ratios = new ArrayList<>();
         for (int i = 0; i < Math.min(ours.size(), other.size()); i++) {
             double r = ours.get(i) / other.get(i);
@@ -65,7 +89,7 @@ final class SideBySideTable {
                 ratios.add(r);
             }
         }
-        return median(ratios);
+        return ratios;
     }
 
     /** The median, with the range when there is more than one sample. */

@@ -79,6 +79,11 @@ class SideBySideTest {
         assertThat(SideBySideTable.pairedRatio(List.of(110.0, 55.0, 30.0), List.of(100.0, 50.0, 40.0)))
                 .isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(SideBySideTable.pairedRatio(List.of(2.0, Double.NaN), List.of(1.0, 1.0))).isEqualTo(2.0);
+        // from four pairs on, the middle half of the ratios beside their median (between the halves' medians)
+        assertThat(SideBySideTable.ratioCell(List.of(1.1, 0.9, 1.0, 0.8, 1.0, 1.2))).isEqualTo("1.00x (0.90-1.10)");
+        assertThat(SideBySideTable.ratioCell(List.of(1.1, 0.9, 1.0, 0.8, 1.0))).isEqualTo("1.00x (0.85-1.05)");
+        assertThat(SideBySideTable.ratioCell(List.of(0.9, 1.0, 1.1))).isEqualTo("1.00x");
+        assertThat(SideBySideTable.ratioCell(List.of())).isEmpty();
         SideBySide.Plan plan = new SideBySide.Plan(1, 8, 5);
         assertThat(SideBySide.longPrompt(42, 3, 1, plan)).startsWith("Run 2a, turn 3, text 1.")
                 .isEqualTo(SideBySide.longPrompt(42, 3, 1, plan))
