@@ -26,6 +26,37 @@ public final class Tools {
         return names;
     }
 
+    /**
+     * The request's {@code tool_choice}, as both of OpenAI's APIs write it: empty for "none" (the tools are not
+     * offered), else auto (also when it is absent), required, or one function, named as the chat API nests it
+     * ({@code {"type": "function", "function": {"name": ...}}}) or as the Responses API writes it flat
+     * ({@code {"type": "function", "name": ...}}), which must be among the tools.
+     *
+     * @param shapes how the API's own documentation writes a named function, for the error message
+     */
+    public static Optional<ToolChoice> choice(FieldReader f, Optional<String> toolsJson, String shapes) {
+        Optional<JsonNode> node = f.raw("tool_choice");
+        if (node.isEmpty()) {
+            return Optional.of(ToolChoice.AUTO);
+        }
+        JsonNode c = node.get();
+        ToolChoice choice;
+        if (c.isTextual() && c.asText().equals("none")) {
+            return Optional.empty();
+        } else if (c.isTextual() && c.asText().equals("auto")) {
+            choice = ToolChoice.AUTO;
+        } else if (c.isTextual() && c.asText().equals("required")) {
+            choice = ToolChoice.REQUIRED;
+        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("function").path("name").asText());
+        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
+            choice = new ToolChoice.Function(c.path("name").asText());
+        } else {
+            throw ApiException.invalid("tool_choice", "'tool_choice' must be none, auto, required or " + shapes);
+        }
+        return Optional.of(offered(choice, toolsJson));
+    }
+
     /** {@code choice}, checked against the tools offered: forcing a call needs tools, a named one must be there. */
     public static ToolChoice offered(ToolChoice choice, Optional<String> toolsJson) {
         if (!(choice instanceof ToolChoice.Auto) && toolsJson.isEmpty()) {

@@ -430,7 +430,9 @@ class ResponsesApiTest {
                     "{\"model\":\"m\",\"input\":\"hi\",\"previous_response_id\":\"resp_nope\"}", "previous_response_id",
                     "{\"model\":\"m\"}", "input",
                     "{\"model\":\"m\",\"input\":\"hi\",\"text\":{\"format\":{\"type\":\"json_schema\",\"name\":\"x\"}}}",
-                    "text.format");
+                    "text.format",
+                    "{\"model\":\"m\",\"input\":\"hi\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}],"
+                            + "\"tool_choice\":{\"type\":\"web_search_preview\"}}", "tool_choice");
             for (Map.Entry<String, String> e : refused.entrySet()) {
                 TestServer.Reply reply = server.postForReply("/v1/responses", e.getKey());
                 assertThat(reply.status()).as(e.getKey()).isEqualTo(400);

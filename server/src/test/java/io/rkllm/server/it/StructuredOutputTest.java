@@ -306,6 +306,14 @@ class StructuredOutputTest {
                     + ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"nope\"}}")), 400, null);
             ChatCompletionsTest.assertError(server.postForReply("/v1/chat/completions", chat("hi",
                     "\"tool_choice\":\"required\"")), 400, null);
+            for (String choice : List.of("\"sometimes\"", "{\"type\":\"web_search\"}", "true")) {
+                TestServer.Reply refused = server.postForReply("/v1/chat/completions", chat("hi", TOOLS
+                        + ",\"tool_choice\":" + choice));
+                ChatCompletionsTest.assertError(refused, 400, null);
+                assertThat(refused.json().at("/error/message").asText()).as(choice).isEqualTo("'tool_choice' must be"
+                        + " none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
+            }
+            assertThat(server.runs("m")).isEmpty();
         }
     }
 }

@@ -72,15 +72,9 @@ final class SideBySideTable {
     }
 
     /**
-     * The median of the ratios of samples taken together (each server's i-th sample of a part came seconds apart,
-     * in turns A B B A): a machine whose speed drifts between pairs moves neither ratio; pairs with a sample
-     * missing are left out.
+     * The ratios of samples taken together (each server's i-th sample of a part came seconds apart, in turns
+     * A B B A): a machine whose speed drifts between pairs moves no ratio; pairs with a sample missing are left out.
      */
-    static double pairedRatio(List<Double> ours, List<Double> other) {
-        return median(pairedRatios(ours, other));
-    }
-
-    /** Each pair's ratio, pairs with a sample missing left out. */
     static List<Double> pairedRatios(List<Double> ours, List<Double> other) {
         List<Double> ratios = new ArrayList<>();
         for (int i = 0; i < Math.min(ours.size(), other.size()); i++) {

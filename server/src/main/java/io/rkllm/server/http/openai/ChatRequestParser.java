@@ -179,32 +179,7 @@ public final class ChatRequestParser {
      * (which must be among the tools).
      */
     static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
-        Optional<JsonNode> node = f.raw("tool_choice");
-        if (node.isEmpty()) {
-            return Optional.of(ToolChoice.AUTO);
-        }
-        JsonNode c = node.get();
-        ToolChoice choice;
-        if (c.isTextual()) {
-            choice = switch (c.asText()) {
-                case "none" -> null;
-                case "auto" -> ToolChoice.AUTO;
-                case "required" -> ToolChoice.REQUIRED;
-                default -> throw ApiException.invalid("tool_choice",
-                        "'tool_choice' must be none, auto, required or {\"type\":\"function\",...}");
-            };
-        } else if (c.isObject() && c.path("function").path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("function").path("name").asText());
-        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("name").asText());
-        } else {
-            throw ApiException.invalid("tool_choice",
-                    "'tool_choice' must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}");
-        }
-        if (choice == null) {
-            return Optional.empty();
-        }
-        return Optional.of(Tools.offered(choice, tools));
+        return Tools.choice(f, tools, "{\"type\":\"function\",\"function\":{\"name\":...}}");
     }
 
 }

@@ -116,24 +116,7 @@ record ResponsesTools(RequestLimits limits) {
 
     /** {@code tool_choice}: none (empty: the tools are not offered), auto, required, or one function. */
     static Optional<ToolChoice> toolChoice(FieldReader f, Optional<String> tools) {
-        Optional<JsonNode> node = f.raw("tool_choice");
-        if (node.isEmpty()) {
-            return Optional.of(ToolChoice.AUTO);
-        }
-        JsonNode c = node.get();
-        ToolChoice choice;
-        if (c.isTextual() && c.asText().equals("none")) {
-            return Optional.empty();
-        } else if (c.isTextual() && c.asText().equals("auto")) {
-            choice = ToolChoice.AUTO;
-        } else if (c.isTextual() && c.asText().equals("required")) {
-            choice = ToolChoice.REQUIRED;
-        } else if (c.isObject() && c.path("type").asText().equals("function") && c.path("name").isTextual()) {
-            choice = new ToolChoice.Function(c.path("name").asText());
-        } else {
-            throw ApiException.invalid("tool_choice", "'tool_choice' must be none, auto, required or"
-                    + " {\"type\": \"function\", \"name\": ...} (hosted tools and allowed_tools are not supported)");
-        }
-        return Optional.of(Tools.offered(choice, tools));
+        return Tools.choice(f, tools, "{\"type\": \"function\", \"name\": ...} (hosted tools and allowed_tools are"
+                + " not supported)");
     }
 }
