@@ -33,7 +33,6 @@ public final class LlamaContext implements AutoCloseable {
     private final MemorySegment handle;
     private final AbortCallback abort;
     private final CheckedKvCache kv;
-    private final int sequenceLimit;
     private final BatchLimits limits;
     /**
      * Whether ggml calls the abort callback now. It calls it after every operation of a decode's graph (hundreds per
@@ -63,7 +62,7 @@ public final class LlamaContext implements AutoCloseable {
         this.abort = abort;
         this.decodeCall = api.handle("llama_decode");
         this.abortFired = abort::fired;
-        this.sequenceLimit = (int) api.call("llama_n_seq_max", handle);
+        int sequenceLimit = (int) api.call("llama_n_seq_max", handle);
         this.limits = new BatchLimits((int) api.call("llama_n_batch", handle), (int) api.call("llama_n_ubatch", handle),
                 sequenceLimit, PoolingGuard.causal(model.header()), model.vocabulary().size());
         KvCache cache = kvApi == KvApi.MEMORY ? MemoryKvCache.of(api, handle)
@@ -185,9 +184,9 @@ public final class LlamaContext implements AutoCloseable {
     }
 
     private int checkSequence(int sequence) {
-        if (sequence < 0 || sequence >= sequenceLimit) {
+        if (sequence < 0 || sequence >= limits.sequenceLimit()) {
             throw new IllegalArgumentException("sequence " + sequence + "; the context holds sequences 0 to "
-                    + (sequenceLimit - 1));
+                    + (limits.sequenceLimit() - 1));
         }
         return sequence;
     }

@@ -25,8 +25,8 @@ final class ChunkEncoder {
     private static final byte[] SUFFIX = "\n\n".getBytes();
     /** Stands for the text in a chunk encoded once: no JSON escape changes it, and no header holds it. */
     private static final String MARK = "\u0000mark\u0000";
-    private static final byte[] MARK_BYTES = JsonStringEncoder.getInstance().quoteAsUTF8(MARK);
     private static final JsonStringEncoder ESCAPES = JsonStringEncoder.getInstance();
+    private static final byte[] MARK_BYTES = ESCAPES.quoteAsUTF8(MARK);
 
     private final String id;
     private final long created;
