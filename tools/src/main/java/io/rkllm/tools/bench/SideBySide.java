@@ -25,7 +25,8 @@ import java.util.concurrent.Future;
  *     time;</li>
  * <li>its follow-up, a question new each turn: the time to its first token, what a server's cache of the conversation
  *     saves (a follow-up asked again would be restored whole by llama-server's cache of earlier prompts in RAM);</li>
- * <li>a long prompt no server has seen (the turn's number first): the prefill rate, its tokens over the time to the
+ * <li>a long prompt no server has seen (the turn's number first; the two samples of a pair send the same texts, as
+ *     in every part): the prefill rate, its tokens over the time to the
  *     first token;</li>
  * <li>four chats at once (the same four questions every turn): the decode rate of all four while all four decode,
  *     all their tokens over the wall time until the last ends (answers of other lengths compare), their answers;</li>
@@ -91,11 +92,11 @@ final class SideBySide {
             part(part, other, plan, -1, new Samples());
             part(part, ours, plan, -2, new Samples());
         }
-        int turn = 0;
         for (int round = 0; round < plan.rounds(); round++) {
             for (Part part : Part.values()) {
-                for (boolean first : new boolean[] {true, false, false, true}) {
-                    part(part, first ? other : ours, plan, turn++, first ? a : b);
+                for (int position = 0; position < 4; position++) {
+                    boolean first = position == 0 || position == 3;
+                    part(part, first ? other : ours, plan, turn(round, part, position), first ? a : b);
                 }
             }
             // each server's two samples of the round: A's first, B's first, B's second, A's second
@@ -113,6 +114,16 @@ final class SideBySide {
             }
         }
         return new Result(other, ours, plan, a, b);
+    }
+
+    /**
+     * The turn whose prompts the part sends at {@code position} of A B B A in {@code round}: the two samples compared
+     * in a pair (A's first with B's first, B's second with A's second) send the same texts, each new to the server
+     * it goes to, so that what a pair's ratio measures is the server alone, not one prompt's length or answer
+     * against another's.
+     */
+    static int turn(int round, Part part, int position) {
+        return 2 * (round * Part.values().length + part.ordinal()) + (position < 2 ? 0 : 1);
     }
 
     /** The workload's parts, each run on both servers in turns before the next. */

@@ -57,6 +57,20 @@ class SideBySideTest {
     }
 
     @Test
+    void theTwoSamplesOfAPairSendTheSameTextsAndNoOtherTurnDoes() {
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int round = 0; round < 3; round++) {
+            for (SideBySide.Part part : SideBySide.Part.values()) {
+                int firstPair = SideBySide.turn(round, part, 0);
+                int secondPair = SideBySide.turn(round, part, 2);
+                assertThat(SideBySide.turn(round, part, 1)).isEqualTo(firstPair);
+                assertThat(SideBySide.turn(round, part, 3)).isEqualTo(secondPair);
+                assertThat(seen.add(firstPair) && seen.add(secondPair)).as("round %d, %s", round, part).isTrue();
+            }
+        }
+    }
+
+    @Test
     void theDecodeRateWhileAllDecodeCountsOnlyTheTimeAllOfThemDo() {
         long s = 1_000_000_000L;
         TimedChat a = new TimedChat("a", 0, new long[] {1 * s, 2 * s, 3 * s, 4 * s}, 10, 4);

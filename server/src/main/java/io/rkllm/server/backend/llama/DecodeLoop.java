@@ -48,6 +48,8 @@ final class DecodeLoop implements AutoCloseable {
     private final List<Runnable> afterStep = new ArrayList<>();
     /** Commands to run once the next step's batch is made, right before its decode (the loop's thread only). */
     private final List<Runnable> beforeDecode = new ArrayList<>();
+    /** Commands to run once the loop is idle and has made memory ready for the next save (the loop's thread only). */
+    private final List<Runnable> whenIdle = new ArrayList<>();
     /** {@link #runBeforeDecode}, made once: the step runs it before every decode. */
     private final Runnable beforeDecodeHooks = this::runBeforeDecode;
     private final Thread thread;
@@ -71,7 +73,7 @@ final class DecodeLoop implements AutoCloseable {
         this.context = context;
         this.slots = new SlotTable(chatSequences + 1);
         PromptTokenizer tokenizer = new PromptTokenizer(model);
-        this.keeper = new ConversationKeeper(id, context, slots, savedBytes);
+        this.keeper = new ConversationKeeper(id, context, slots, savedBytes, chatSequences);
         this.ends = new RunEnds(id, context, slots, chatSequences, tokenizer, keeper, runs);
         this.admissions = new Admissions(id, model, context, slots, chatSequences, sequenceContext, tokenizer, keeper,
                 runs);
@@ -191,16 +193,26 @@ final class DecodeLoop implements AutoCloseable {
     record Cells(int held, int cached) {
     }
 
-    /** States kept in memory, and how often they were kept and put back (tests, {@code /v1/models}). */
-    record SavedStates(int count, long bytes, long saves, long restores) {
+    /**
+     * States kept in memory, how often they were kept (how many of those into memory made ready while the loop was
+     * idle) and put back (tests).
+     */
+    record SavedStates(int count, long bytes, long saves, long readySaves, long restores) {
     }
 
     CompletableFuture<SavedStates> savedStates() {
         CompletableFuture<SavedStates> states = new CompletableFuture<>();
         commands.add(() -> states.complete(keeper.store()
-                .map(s -> new SavedStates(s.size(), s.bytes(), s.saves(), s.restores()))
-                .orElse(new SavedStates(0, 0, 0, 0))));
+                .map(s -> new SavedStates(s.size(), s.bytes(), s.saves(), s.readySaves(), s.restores()))
+                .orElse(new SavedStates(0, 0, 0, 0, 0))));
         return states;
+    }
+
+    /** The bytes made ready for the next save once the loop is next idle, with nothing queued to stop it (tests). */
+    CompletableFuture<Long> readyWhenIdle() {
+        CompletableFuture<Long> ready = new CompletableFuture<>();
+        commands.add(() -> whenIdle.add(() -> ready.complete(keeper.store().map(SavedPrompts::readyBytes).orElse(0L))));
+        return ready;
     }
 
     private void run() {
@@ -208,7 +220,16 @@ final class DecodeLoop implements AutoCloseable {
             step.open();
             while (!stopping) {
                 // requests a run's end put back in line are admitted without waiting for a command
-                Runnable command = runs.active.isEmpty() && runs.waiting.isEmpty() ? commands.take() : commands.poll();
+                Runnable command = commands.poll();
+                if (command == null && runs.active.isEmpty() && runs.waiting.isEmpty()) {
+                    keeper.prepare(() -> !commands.isEmpty()); // idle: memory for the next save, until one comes
+                    if (!whenIdle.isEmpty()) {
+                        List<Runnable> idle = List.copyOf(whenIdle);
+                        whenIdle.clear();
+                        idle.forEach(Runnable::run);
+                    }
+                    command = commands.take();
+                }
                 while (command != null) {
                     command.run();
                     command = commands.poll();

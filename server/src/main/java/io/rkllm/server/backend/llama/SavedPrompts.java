@@ -1,9 +1,10 @@
 package io.rkllm.server.backend.llama;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -12,9 +13,10 @@ import java.util.function.ToLongFunction;
  * model runs at once), its state is put back into a sequence instead of its prompt being read again, which on a
  * board's CPU takes seconds a thousand tokens.
  *
- * <p>Each state is held off the Java heap, in an arena of its own, freed when it is dropped: the least recently
- * used go first when a new one would not fit in the capacity. A state whose tokens begin another one's is not kept
- * twice: the longer one serves both. Owned by the decode loop's thread.
+ * <p>Each state is held off the Java heap, in a block of its own ({@link StateMemory}: blocks for the next saves are
+ * made ready while the model is idle, within the capacity), freed when it is dropped: the least recently used go
+ * first when a new one would not fit in the capacity. A state whose tokens begin another one's is not kept twice: the longer one serves both. Owned
+ * by the decode loop's thread.
  */
 final class SavedPrompts implements AutoCloseable {
     /** Conversations shorter than this are read again faster than a state is worth keeping. */
@@ -23,13 +25,13 @@ final class SavedPrompts implements AutoCloseable {
     /** One saved state: what its sequence held (its tokens and their text), and the cells' bytes. */
     static final class Entry {
         final PrefixCachePolicy.Held held;
-        final Arena arena;
+        final StateMemory.Block block;
         final MemorySegment state;
         long lastUsed;
 
-        Entry(PrefixCachePolicy.Held held, Arena arena, MemorySegment state, long lastUsed) {
+        Entry(PrefixCachePolicy.Held held, StateMemory.Block block, MemorySegment state, long lastUsed) {
             this.held = held;
-            this.arena = arena;
+            this.block = block;
             this.state = state;
             this.lastUsed = lastUsed;
         }
@@ -37,8 +39,10 @@ final class SavedPrompts implements AutoCloseable {
 
     private final long capacity;
     private final List<Entry> entries = new ArrayList<>();
+    private final StateMemory memory = new StateMemory();
     private long bytes;
     private long saves;
+    private long readySaves;
     private long restores;
 
     /** @param capacity the bytes the states may take together */
@@ -87,20 +91,26 @@ final class SavedPrompts implements AutoCloseable {
 
     /** The same, never dropping {@code spare} (the state about to be put back into the sequence saved now). */
     boolean save(PrefixCachePolicy.Held held, long size, ToLongFunction<MemorySegment> save, long now, Entry spare) {
-        if (size <= 0 || size + (spare == null ? 0 : spare.state.byteSize()) > capacity) {
+        if (size <= 0 || size + (spare == null ? 0 : spare.block.size()) > capacity) {
             return false;
         }
         int[] cells = java.util.Arrays.copyOf(held.tokens(), held.decoded());
+        List<StateMemory.Block> dropped = new ArrayList<>();
         // what it continues is kept in it: a conversation saved before its last turns
         entries.removeIf(e -> {
             boolean within = e != spare && e.held.decoded() <= cells.length
                     && PrefixCachePolicy.commonPrefix(e.held.tokens(), cells) >= e.held.decoded();
             if (within) {
-                free(e);
+                drop(e, dropped);
             }
             return within;
         });
-        while (bytes + size > capacity) {
+        // memory made ready counts in the capacity: saved into a ready block, the state adds nothing to it; saved
+        // into other memory, it takes the place of ready blocks first, then of the least recently used states
+        boolean ready = memory.readyFor(size);
+        long adding = ready ? 0 : size;
+        memory.trim(Math.max(0, capacity - bytes - adding));
+        while (bytes + memory.readyBytes() + adding > capacity) {
             Entry oldest = null;
             for (Entry e : entries) {
                 if (e != spare && (oldest == null || e.lastUsed < oldest.lastUsed)) {
@@ -108,35 +118,69 @@ final class SavedPrompts implements AutoCloseable {
                 }
             }
             if (oldest == null) {
+                dropped.forEach(StateMemory.Block::free);
                 return false; // only the spare left, and no room beside it
             }
             entries.remove(oldest);
-            free(oldest);
+            drop(oldest, dropped);
         }
-        Arena arena = Arena.ofShared();
+        Optional<StateMemory.Block> taken = memory.take(size, dropped);
+        if (taken.isEmpty()) {
+            return false;
+        }
+        StateMemory.Block block = taken.get();
         try {
-            MemorySegment state = arena.allocate(size, 64);
-            long written = save.applyAsLong(state);
+            long written = save.applyAsLong(block.memory().asSlice(0, size));
             if (written <= 0 || written > size) {
-                arena.close();
+                block.free();
                 return false;
             }
-            entries.add(new Entry(held, arena, state.asSlice(0, written), now));
-            bytes += written;
+            entries.add(new Entry(held, block, block.memory().asSlice(0, written), now));
+            bytes += block.size();
+            memory.trim(Math.max(0, capacity - bytes)); // a dropped state's block may be a little larger
             saves++;
+            readySaves += ready ? 1 : 0;
             return true;
         } catch (RuntimeException | Error e) {
-            arena.close();
+            block.free();
             throw e;
         }
     }
 
-    private void free(Entry e) {
-        bytes -= e.state.byteSize();
-        e.arena.close();
+    /**
+     * While the loop is idle: memory made ready for states of {@code sizes} bytes, the next ones to be saved first,
+     * as far as the capacity has room beside the states kept, until {@code interrupted} (a request came) says to stop.
+     */
+    void prepare(List<Long> sizes, BooleanSupplier interrupted) {
+        List<Long> room = new ArrayList<>();
+        long total = bytes;
+        for (long size : sizes) {
+            total += StateMemory.readySize(size);
+            if (size <= 0 || total > capacity) {
+                break;
+            }
+            room.add(size);
+        }
+        memory.prepare(room, interrupted);
     }
 
-    /** The bytes the states take now. */
+    /** The bytes made ready for the next saves. */
+    long readyBytes() {
+        return memory.readyBytes();
+    }
+
+    /** A state leaves: its block goes to {@code dropped}, for the save under way to take or free. */
+    private void drop(Entry e, List<StateMemory.Block> dropped) {
+        bytes -= e.block.size();
+        dropped.add(e.block);
+    }
+
+    private void free(Entry e) {
+        bytes -= e.block.size();
+        e.block.free();
+    }
+
+    /** The bytes the states take now (their blocks': a state saved into a ready block may leave some unused). */
     long bytes() {
         return bytes;
     }
@@ -149,6 +193,11 @@ final class SavedPrompts implements AutoCloseable {
         return saves;
     }
 
+    /** Saves written into memory made ready before (its pages touched while the loop was idle). */
+    long readySaves() {
+        return readySaves;
+    }
+
     long restores() {
         return restores;
     }
@@ -157,5 +206,6 @@ final class SavedPrompts implements AutoCloseable {
     public void close() {
         entries.forEach(this::free);
         entries.clear();
+        memory.close();
     }
 }

@@ -72,6 +72,51 @@ class SavedPromptsTest {
     }
 
     @Test
+    void theStateANewConversationWillKeepFirstIsGivenMemoryMadeReadyWhileTheModelIsIdle() throws Exception {
+        try (GgufModel model = load(64L << 20)) {
+            ask(model, LONG);
+            // the other sequence holds nothing: the next conversation takes it, nothing is to be kept
+            assertThat(model.loop().readyWhenIdle().get()).isZero();
+            ask(model, "Hi.");
+            // now the next one takes the long conversation's sequence: memory for its state is made ready
+            assertThat(model.loop().readyWhenIdle().get()).isPositive();
+            ask(model, "What time is it?");
+            DecodeLoop.SavedStates kept = model.loop().savedStates().get();
+            assertThat(kept.saves()).isEqualTo(1);
+            assertThat(kept.readySaves()).isEqualTo(1);
+            Answer again = ask(model, LONG);
+            assertThat(model.loop().savedStates().get().restores()).isEqualTo(1);
+            assertThat(again.end().reusedTokens()).isGreaterThan(40);
+        }
+    }
+
+    @Test
+    void memoryMadeReadyCountsInTheCapacityAndGivesWayToStatesSavedElsewhere() {
+        long mib = StateMemory.STRIDE;
+        try (SavedPrompts saved = new SavedPrompts(10 * mib)) {
+            assertThat(save(saved, held(1, 2, 3), (int) (3 * mib), 1, null)).isTrue();
+            // room for the first two of three beside the 3 MiB kept; each an eighth more, in whole strides
+            saved.prepare(List.of(2 * mib, 2 * mib, 2 * mib), () -> false);
+            assertThat(saved.readyBytes()).isEqualTo(6 * mib);
+            // a state of a ready block's size goes into it: nothing else moves
+            assertThat(save(saved, held(4, 5), (int) (2 * mib), 2, null)).isTrue();
+            assertThat(saved.bytes()).isEqualTo(6 * mib);
+            assertThat(saved.readyBytes()).isEqualTo(3 * mib);
+            // one of no ready block's size takes the ready block's place before a kept state's
+            assertThat(save(saved, held(6), (int) (3 * mib / 2), 3, null)).isTrue();
+            assertThat(saved.readyBytes()).isZero();
+            assertThat(saved.views()).extracting(h -> h.tokens()[0]).containsExactly(1, 4, 6);
+            // and then the least recently used state's, whose block it takes when it fits
+            long oldest = saved.get(0).state.address();
+            assertThat(save(saved, held(7), (int) (3 * mib - 100), 4, null)).isTrue();
+            assertThat(saved.views()).extracting(h -> h.tokens()[0]).containsExactly(4, 6, 7);
+            assertThat(saved.get(2).state.address()).isEqualTo(oldest);
+            assertThat(saved.bytes()).isEqualTo(3 * mib + 3 * mib / 2 + 3 * mib);
+            assertThat(saved.get(2).state.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 7);
+        }
+    }
+
+    @Test
     void withoutMemoryForThemTheConversationIsReadAgain() throws Exception {
         try (GgufModel model = load(0)) {
             Answer first = ask(model, LONG);
