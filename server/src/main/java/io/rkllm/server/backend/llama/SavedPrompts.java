@@ -107,9 +107,12 @@ final class SavedPrompts implements AutoCloseable {
         });
         // memory made ready counts in the capacity: saved into a ready block, the state adds nothing to it; saved
         // into other memory, it takes the place of ready blocks first, then of the least recently used states
-        boolean ready = memory.readyFor(size);
-        long adding = ready ? 0 : size;
-        memory.trim(Math.max(0, capacity - bytes - adding));
+        boolean intoReady = memory.hasFitting(size);
+        boolean touched = memory.readyFor(size);
+        long adding = intoReady ? 0 : size;
+        if (!intoReady) {
+            memory.trim(Math.max(0, capacity - bytes - size));
+        }
         while (bytes + memory.readyBytes() + adding > capacity) {
             Entry oldest = null;
             for (Entry e : entries) {
@@ -124,27 +127,28 @@ final class SavedPrompts implements AutoCloseable {
             entries.remove(oldest);
             drop(oldest, dropped);
         }
-        Optional<StateMemory.Block> taken = memory.take(size, dropped);
+        Optional<StateMemory.Block> taken = memory.take(size, dropped, capacity - bytes - memory.readyBytes());
         if (taken.isEmpty()) {
             return false;
         }
         StateMemory.Block block = taken.get();
+        long written;
         try {
-            long written = save.applyAsLong(block.memory().asSlice(0, size));
-            if (written <= 0 || written > size) {
-                block.free();
-                return false;
-            }
-            entries.add(new Entry(held, block, block.memory().asSlice(0, written), now));
-            bytes += block.size();
-            memory.trim(Math.max(0, capacity - bytes)); // a dropped state's block may be a little larger
-            saves++;
-            readySaves += ready ? 1 : 0;
-            return true;
+            written = save.applyAsLong(block.memory().asSlice(0, size));
         } catch (RuntimeException | Error e) {
             block.free();
             throw e;
         }
+        if (written <= 0 || written > size) {
+            block.free();
+            return false;
+        }
+        entries.add(new Entry(held, block, block.memory().asSlice(0, written), now));
+        bytes += block.size();
+        memory.trim(Math.max(0, capacity - bytes));
+        saves++;
+        readySaves += touched ? 1 : 0;
+        return true;
     }
 
     /**
@@ -152,16 +156,7 @@ final class SavedPrompts implements AutoCloseable {
      * as far as the capacity has room beside the states kept, until {@code interrupted} (a request came) says to stop.
      */
     void prepare(List<Long> sizes, BooleanSupplier interrupted) {
-        List<Long> room = new ArrayList<>();
-        long total = bytes;
-        for (long size : sizes) {
-            total += StateMemory.readySize(size);
-            if (size <= 0 || total > capacity) {
-                break;
-            }
-            room.add(size);
-        }
-        memory.prepare(room, interrupted);
+        memory.prepare(sizes, capacity - bytes, interrupted);
     }
 
     /** The bytes made ready for the next saves. */
@@ -193,7 +188,7 @@ final class SavedPrompts implements AutoCloseable {
         return saves;
     }
 
-    /** Saves written into memory made ready before (its pages touched while the loop was idle). */
+    /** Saves written into memory made ready before, all its pages touched while the loop was idle. */
     long readySaves() {
         return readySaves;
     }

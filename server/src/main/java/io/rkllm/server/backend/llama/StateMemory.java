@@ -29,6 +29,8 @@ import java.util.function.BooleanSupplier;
 final class StateMemory implements AutoCloseable {
     /** How much of a ready block is touched between two looks at whether a request came. */
     static final long STRIDE = 1L << 20;
+    /** What a ready block's size is rounded up to (and the slack a block may have beyond a state's size). */
+    static final long GRAIN = 64L << 10;
 
     /** A block: its memory, freed when its arena is closed. */
     record Block(Arena arena, MemorySegment memory) {
@@ -64,19 +66,24 @@ final class StateMemory implements AutoCloseable {
     }
 
     /**
-     * A block for a state of {@code size} bytes: a ready one that fits, else one of {@code dropped} (the blocks of
-     * states just dropped) that fits, else new memory; empty when the system has none. The dropped blocks it does
-     * not take are freed.
+     * A block for a state of {@code size} bytes: a ready one that fits (the one touched furthest first), else one of
+     * {@code dropped} (the blocks of states just dropped) that fits within {@code room} bytes, else new memory; empty
+     * when the system has none. The dropped blocks it does not take are freed.
      */
-    Optional<Block> take(long size, List<Block> dropped) {
-        Block taken = null;
-        for (int i = 0; i < ready.size() && taken == null; i++) {
-            if (fits(ready.get(i).block, size)) {
-                taken = ready.remove(i).block;
+    Optional<Block> take(long size, List<Block> dropped, long room) {
+        Ready best = null;
+        for (Ready r : ready) {
+            if (fits(r.block, size) && (best == null || r.touched > best.touched)) {
+                best = r;
             }
         }
+        Block taken = null;
+        if (best != null) {
+            ready.remove(best);
+            taken = best.block;
+        }
         for (Block b : dropped) {
-            if (taken == null && fits(b, size)) {
+            if (taken == null && fits(b, size) && b.size() <= room) {
                 taken = b;
             } else {
                 b.free();
@@ -85,33 +92,49 @@ final class StateMemory implements AutoCloseable {
         return taken != null ? Optional.of(taken) : allocate(size);
     }
 
-    /** Whether {@link #take} gives a ready block for a state of {@code size} bytes. */
-    boolean readyFor(long size) {
+    /** Whether {@link #take} gives a ready block for a state of {@code size} bytes, touched or not. */
+    boolean hasFitting(long size) {
         return ready.stream().anyMatch(r -> fits(r.block, size));
     }
 
+    /** Whether {@link #take} gives a block for a state of {@code size} bytes whose pages are all touched already. */
+    boolean readyFor(long size) {
+        return ready.stream().anyMatch(r -> fits(r.block, size) && r.touched == r.block.size());
+    }
+
     /**
-     * Makes blocks ready for states of {@code sizes} bytes, in order, touching their pages until {@code interrupted}
-     * says to stop (it goes on at the next call); ready blocks that fit none of them are freed.
+     * Makes blocks ready for states of {@code sizes} bytes, in order, as far as their blocks take {@code budget} bytes
+     * at most, touching their pages until {@code interrupted} says to stop (it goes on at the next call); ready blocks
+     * that fit none of them are freed.
      */
-    void prepare(List<Long> sizes, BooleanSupplier interrupted) {
+    void prepare(List<Long> sizes, long budget, BooleanSupplier interrupted) {
         List<Ready> unmatched = new ArrayList<>(ready);
         List<Ready> wanted = new ArrayList<>();
+        List<Long> missing = new ArrayList<>();
+        long total = 0;
         for (long size : sizes) {
             Ready match = unmatched.stream().filter(r -> fits(r.block, size)).findFirst().orElse(null);
+            long cost = match != null ? match.block.size() : readySize(size);
+            if (size <= 0 || total + cost > budget) {
+                continue;
+            }
+            total += cost;
             if (match != null) {
                 unmatched.remove(match);
                 wanted.add(match);
-                continue;
+            } else {
+                missing.add(size);
             }
+        }
+        unmatched.forEach(r -> r.block.free());
+        ready = wanted;
+        for (long size : missing) {
             Optional<Block> block = allocate(readySize(size));
             if (block.isEmpty()) {
                 break;
             }
-            wanted.add(new Ready(block.get()));
+            ready.add(new Ready(block.get()));
         }
-        unmatched.forEach(r -> r.block.free());
-        ready = wanted;
         for (Ready r : ready) {
             while (r.touched < r.block.size()) {
                 if (interrupted.getAsBoolean()) {
@@ -126,10 +149,10 @@ final class StateMemory implements AutoCloseable {
 
     /**
      * The size of the block made ready for a state of {@code size} bytes: an eighth more (a conversation that goes on
-     * in its sequence meanwhile still fits), in whole strides.
+     * in its sequence meanwhile still fits), in whole grains.
      */
     static long readySize(long size) {
-        return (size + size / 8 + STRIDE - 1) / STRIDE * STRIDE;
+        return (size + size / 8 + GRAIN - 1) / GRAIN * GRAIN;
     }
 
     /** Frees ready blocks, the last made first, until at most {@code keep} bytes are left in them. */
@@ -150,19 +173,29 @@ final class StateMemory implements AutoCloseable {
 
     /** Whether a state of {@code size} bytes goes into {@code block}: it holds it and wastes little of itself. */
     private static boolean fits(Block block, long size) {
-        return block.size() >= size && block.size() <= size + size / 4 + STRIDE;
+        return block.size() >= size && block.size() <= size + size / 4 + GRAIN;
     }
 
     private Optional<Block> allocate(long size) {
+        MemorySegment raw;
         try {
-            MemorySegment raw = (MemorySegment) malloc.invokeExact(size);
-            if (raw.equals(MemorySegment.NULL)) {
-                return Optional.empty();
-            }
-            Arena arena = Arena.ofConfined();
-            return Optional.of(new Block(arena, raw.reinterpret(size, arena, this::release)));
+            raw = (MemorySegment) malloc.invokeExact(size);
         } catch (Throwable t) {
             throw new IllegalStateException("malloc failed", t);
+        }
+        if (raw.equals(MemorySegment.NULL)) {
+            return Optional.empty();
+        }
+        Arena arena = null;
+        try {
+            arena = Arena.ofConfined();
+            return Optional.of(new Block(arena, raw.reinterpret(size, arena, this::release)));
+        } catch (RuntimeException | Error e) {
+            if (arena != null) {
+                arena.close();
+            }
+            release(raw); // the arena never held it
+            throw e;
         }
     }
 

@@ -93,17 +93,19 @@ class SavedPromptsTest {
     @Test
     void memoryMadeReadyCountsInTheCapacityAndGivesWayToStatesSavedElsewhere() {
         long mib = StateMemory.STRIDE;
-        try (SavedPrompts saved = new SavedPrompts(10 * mib)) {
+        long block = StateMemory.readySize(2 * mib); // 2.25 MiB
+        try (SavedPrompts saved = new SavedPrompts(3 * mib + 2 * block + mib / 2)) {
             assertThat(save(saved, held(1, 2, 3), (int) (3 * mib), 1, null)).isTrue();
-            // room for the first two of three beside the 3 MiB kept; each an eighth more, in whole strides
+            // room for the first two of three beside the 3 MiB kept
             saved.prepare(List.of(2 * mib, 2 * mib, 2 * mib), () -> false);
-            assertThat(saved.readyBytes()).isEqualTo(6 * mib);
+            assertThat(saved.readyBytes()).isEqualTo(2 * block);
             // a state of a ready block's size goes into it: nothing else moves
             assertThat(save(saved, held(4, 5), (int) (2 * mib), 2, null)).isTrue();
-            assertThat(saved.bytes()).isEqualTo(6 * mib);
-            assertThat(saved.readyBytes()).isEqualTo(3 * mib);
+            assertThat(saved.bytes()).isEqualTo(3 * mib + block);
+            assertThat(saved.readyBytes()).isEqualTo(block);
+            assertThat(saved.readySaves()).isEqualTo(1);
             // one of no ready block's size takes the ready block's place before a kept state's
-            assertThat(save(saved, held(6), (int) (3 * mib / 2), 3, null)).isTrue();
+            assertThat(save(saved, held(6), (int) mib, 3, null)).isTrue();
             assertThat(saved.readyBytes()).isZero();
             assertThat(saved.views()).extracting(h -> h.tokens()[0]).containsExactly(1, 4, 6);
             // and then the least recently used state's, whose block it takes when it fits
@@ -111,8 +113,9 @@ class SavedPromptsTest {
             assertThat(save(saved, held(7), (int) (3 * mib - 100), 4, null)).isTrue();
             assertThat(saved.views()).extracting(h -> h.tokens()[0]).containsExactly(4, 6, 7);
             assertThat(saved.get(2).state.address()).isEqualTo(oldest);
-            assertThat(saved.bytes()).isEqualTo(3 * mib + 3 * mib / 2 + 3 * mib);
+            assertThat(saved.bytes()).isEqualTo(block + mib + 3 * mib);
             assertThat(saved.get(2).state.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 7);
+            assertThat(saved.bytes() + saved.readyBytes()).isLessThanOrEqualTo(3 * mib + 2 * block + mib / 2);
         }
     }
 
