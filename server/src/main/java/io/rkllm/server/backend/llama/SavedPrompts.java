@@ -15,8 +15,8 @@ import java.util.function.ToLongFunction;
  *
  * <p>Each state is held off the Java heap, in a block of its own ({@link StateMemory}: blocks for the next saves are
  * made ready while the model is idle, within the capacity), freed when it is dropped: the least recently used go
- * first when a new one would not fit in the capacity. A state whose tokens begin another one's is not kept twice: the longer one serves both. Owned
- * by the decode loop's thread.
+ * first when a new one would not fit in the capacity. A state whose tokens begin another one's is not kept twice:
+ * the longer one serves both. Owned by the decode loop's thread.
  */
 final class SavedPrompts implements AutoCloseable {
     /** Conversations shorter than this are read again faster than a state is worth keeping. */
