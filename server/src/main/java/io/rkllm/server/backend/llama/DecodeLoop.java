@@ -223,11 +223,7 @@ final class DecodeLoop implements AutoCloseable {
                 Runnable command = commands.poll();
                 if (command == null && runs.active.isEmpty() && runs.waiting.isEmpty()) {
                     keeper.prepare(() -> !commands.isEmpty()); // idle: memory for the next save, until one comes
-                    if (!whenIdle.isEmpty()) {
-                        List<Runnable> idle = List.copyOf(whenIdle);
-                        whenIdle.clear();
-                        idle.forEach(Runnable::run);
-                    }
+                    runHooks(whenIdle);
                     command = commands.take();
                 }
                 while (command != null) {
@@ -242,11 +238,7 @@ final class DecodeLoop implements AutoCloseable {
                     ends.endCancelled();
                     if (!runs.active.isEmpty()) {
                         step.run(beforeDecodeHooks);
-                        if (!afterStep.isEmpty()) {
-                            List<Runnable> after = List.copyOf(afterStep);
-                            afterStep.clear();
-                            after.forEach(Runnable::run);
-                        }
+                        runHooks(afterStep);
                     }
                 } catch (RuntimeException e) {
                     // a bug, not the user's: the runs of this step end, the loop and the model go on
@@ -280,12 +272,17 @@ final class DecodeLoop implements AutoCloseable {
     }
 
     private void runBeforeDecode() {
-        if (beforeDecode.isEmpty()) {
+        runHooks(beforeDecode);
+    }
+
+    /** Runs and forgets the hooks queued (a hook may queue the next one: it runs next time). */
+    private static void runHooks(List<Runnable> hooks) {
+        if (hooks.isEmpty()) {
             return;
         }
-        List<Runnable> before = List.copyOf(beforeDecode);
-        beforeDecode.clear();
-        before.forEach(Runnable::run);
+        List<Runnable> now = List.copyOf(hooks);
+        hooks.clear();
+        now.forEach(Runnable::run);
     }
 
     /** After the loop: requests still queued as commands end too (other commands are dropped). */
