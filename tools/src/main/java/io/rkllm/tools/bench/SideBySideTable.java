@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 /**
  * {@link SideBySide}'s figures as a Markdown table: each row's median and range per server, and the median of the
- * ratios of samples taken together.
+ * rounds' ratios (each round's two pairs of samples taken together).
  */
 final class SideBySideTable {
     private SideBySideTable() {
@@ -35,11 +35,13 @@ final class SideBySideTable {
                 2, false);
         b.append("| the same answers every turn (one chat; four at once) | ").append(same(r.otherSamples()))
                 .append(" | ").append(same(r.ourSamples())).append(" | | |\n");
-        b.append('\n').append("Ratio: the median of ").append(r.ours().label()).append("'s samples over ")
-                .append(r.other().label()).append("'s taken together (each part ran on both in turns A B B A, compared"
-                        + " A's first with B's first and B's second with A's second); \"better\" says which way is"
-                        + " better for that row; in brackets, from four pairs on, the middle half of the pairs' ratios:"
-                        + " a row whose brackets hold 1.00 is within what this machine's drift moves a ratio.\n");
+        b.append('\n').append("Ratio: the median of the rounds' ratios of ").append(r.ours().label())
+                .append("'s samples over ").append(r.other().label()).append("'s (each part ran on both in turns"
+                        + " A B B A; a round's ratio is the geometric mean of B's first sample over A's first and B's"
+                        + " second over A's second, which cancels the turn that follows the other server's); \"better\" says"
+                        + " which way is better for that row; in brackets, from four rounds on, the middle half of the"
+                        + " rounds' ratios: a row whose brackets hold 1.00 is within what this machine's drift moves a"
+                        + " ratio.\n");
         return b.toString();
     }
 
@@ -48,12 +50,12 @@ final class SideBySideTable {
         List<Double> a = of.apply(r.otherSamples());
         List<Double> o = of.apply(r.ourSamples());
         b.append("| ").append(name).append(" | ").append(cell(a, decimals)).append(" | ").append(cell(o, decimals))
-                .append(" | ").append(ratioCell(pairedRatios(o, a))).append(" | ").append(higher ? "higher" : "lower")
+                .append(" | ").append(ratioCell(roundRatios(o, a))).append(" | ").append(higher ? "higher" : "lower")
                 .append(" |\n");
     }
 
     /**
-     * The median of the paired ratios, and from four pairs on the middle half of them (between the hinges: the
+     * The median of the rounds' ratios, and from four rounds on the middle half of them (between the hinges: the
      * medians of the lower and the upper half), which shows how far this machine's noise moves a ratio.
      */
     static String ratioCell(List<Double> ratios) {
@@ -72,13 +74,17 @@ final class SideBySideTable {
     }
 
     /**
-     * The ratios of samples taken together (each server's i-th sample of a part came seconds apart, in turns
-     * A B B A): a machine whose speed drifts between pairs moves no ratio; pairs with a sample missing are left out.
+     * One ratio a round: the geometric mean of its two pairs' ratios (A's first sample with B's first, B's second
+     * with A's second; each server's samples of a round are its i-th and i+1-th, taken seconds apart). A server's
+     * first turn after the other's is slower than its second here (the pairs' ratios fall in two clusters, one for
+     * each pair of the round), and A B B A puts that turn once on each side: a round's two pairs cancel it, where the
+     * median of all the pairs fell in the gap between the two clusters and moved with their edges. A machine whose
+     * speed drifts between rounds moves no ratio either; a round with a sample missing is left out.
      */
-    static List<Double> pairedRatios(List<Double> ours, List<Double> other) {
+    static List<Double> roundRatios(List<Double> ours, List<Double> other) {
         List<Double> ratios = new ArrayList<>();
-        for (int i = 0; i < Math.min(ours.size(), other.size()); i++) {
-            double r = ours.get(i) / other.get(i);
+        for (int i = 0; i + 1 < Math.min(ours.size(), other.size()); i += 2) {
+            double r = Math.sqrt(ours.get(i) / other.get(i) * (ours.get(i + 1) / other.get(i + 1)));
             if (!Double.isNaN(r) && !Double.isInfinite(r)) {
                 ratios.add(r);
             }

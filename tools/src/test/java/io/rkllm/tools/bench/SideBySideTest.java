@@ -89,12 +89,16 @@ class SideBySideTest {
         assertThat(SideBySideTable.cell(List.of(3.0, 1.0, 2.0, 10.0), 1)).isEqualTo("2.5 (1.0-10.0)");
         assertThat(SideBySideTable.cell(List.of(2.0), 2)).isEqualTo("2.00");
         assertThat(SideBySideTable.cell(List.of(Double.NaN), 2)).isEqualTo("-");
-        // samples compared in the pairs they were taken in: a drift between pairs moves no ratio
-        assertThat(SideBySideTable.median(SideBySideTable.pairedRatios(List.of(110.0, 55.0, 30.0),
-                List.of(100.0, 50.0, 40.0))))
-                .isCloseTo(1.1, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(SideBySideTable.pairedRatios(List.of(2.0, Double.NaN), List.of(1.0, 1.0))).containsExactly(2.0);
-        // from four pairs on, the middle half of the ratios beside their median (between the halves' medians)
+        // a round's ratio: the geometric mean of its two pairs' ratios (each server's samples i and i+1 are its
+        // round's), so that the turn after the other server's, once on each side, cancels; a drift between rounds
+        // moves no ratio
+        assertThat(SideBySideTable.roundRatios(List.of(110.0, 50.0, 60.0, 30.0), List.of(100.0, 55.0, 50.0, 30.0)))
+                .satisfiesExactly(r -> assertThat(r).isCloseTo(Math.sqrt(1.1 * 50.0 / 55.0),
+                                org.assertj.core.data.Offset.offset(1e-9)),
+                        r -> assertThat(r).isCloseTo(Math.sqrt(1.2), org.assertj.core.data.Offset.offset(1e-9)));
+        assertThat(SideBySideTable.roundRatios(List.of(2.0, 8.0, 2.0, Double.NaN, 1.0), List.of(1.0, 1.0, 1.0, 1.0, 1.0)))
+                .as("a round with a sample missing, and a round not complete, left out").containsExactly(4.0);
+        // from four rounds on, the middle half of the ratios beside their median (between the halves' medians)
         assertThat(SideBySideTable.ratioCell(List.of(1.1, 0.9, 1.0, 0.8, 1.0, 1.2))).isEqualTo("1.00x (0.90-1.10)");
         assertThat(SideBySideTable.ratioCell(List.of(1.1, 0.9, 1.0, 0.8, 1.0))).isEqualTo("1.00x (0.85-1.05)");
         assertThat(SideBySideTable.ratioCell(List.of(0.9, 1.0, 1.1))).isEqualTo("1.00x");
