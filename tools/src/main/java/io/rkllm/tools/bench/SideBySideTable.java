@@ -38,10 +38,10 @@ final class SideBySideTable {
         b.append('\n').append("Ratio: the median of the rounds' ratios of ").append(r.ours().label())
                 .append("'s samples over ").append(r.other().label()).append("'s (each part ran on both in turns"
                         + " A B B A; a round's ratio is the geometric mean of B's first sample over A's first and B's"
-                        + " second over A's second, which cancels the turn that follows the other server's); \"better\" says"
-                        + " which way is better for that row; in brackets, from four rounds on, the middle half of the"
-                        + " rounds' ratios: a row whose brackets hold 1.00 is within what this machine's drift moves a"
-                        + " ratio.\n");
+                        + " second over A's second, in which each server has a turn after the other's and a turn after"
+                        + " its own); \"better\" says which way is better for that row; in brackets, from four rounds"
+                        + " on, the middle half of the rounds' ratios: a row whose brackets hold 1.00 is within what"
+                        + " this machine's drift moves a ratio.\n");
         return b.toString();
     }
 
@@ -74,12 +74,13 @@ final class SideBySideTable {
     }
 
     /**
-     * One ratio a round: the geometric mean of its two pairs' ratios (A's first sample with B's first, B's second
-     * with A's second; each server's samples of a round are its i-th and i+1-th, taken seconds apart). A server's
-     * first turn after the other's is slower than its second here (the pairs' ratios fall in two clusters, one for
-     * each pair of the round), and A B B A puts that turn once on each side: a round's two pairs cancel it, where the
-     * median of all the pairs fell in the gap between the two clusters and moved with their edges. A machine whose
-     * speed drifts between rounds moves no ratio either; a round with a sample missing is left out.
+     * One ratio a round: the geometric mean of its two pairs' ratios (A's first sample with B's first, B's second with
+     * A's second; each server's samples of a round are its i-th and i+1-th, taken seconds apart). A sample depends on
+     * its place in A B B A (a turn right after the other server's, or after its own: here the medians of the rounds'
+     * first pairs and of their second pairs lay up to a tenth apart), and each server has one turn of each kind in a
+     * round: its two pairs together cancel the place, where the median of all the pairs fell in the gap between the two
+     * pairs' clusters and moved with their edges. A machine whose speed drifts between rounds moves no ratio either; a
+     * round with a sample missing is left out.
      */
     static List<Double> roundRatios(List<Double> ours, List<Double> other) {
         List<Double> ratios = new ArrayList<>();

@@ -90,13 +90,14 @@ class SideBySideTest {
         assertThat(SideBySideTable.cell(List.of(2.0), 2)).isEqualTo("2.00");
         assertThat(SideBySideTable.cell(List.of(Double.NaN), 2)).isEqualTo("-");
         // a round's ratio: the geometric mean of its two pairs' ratios (each server's samples i and i+1 are its
-        // round's), so that the turn after the other server's, once on each side, cancels; a drift between rounds
-        // moves no ratio
+        // round's), so that a sample's place in A B B A, each place once on each side, cancels; a drift between
+        // rounds moves no ratio
         assertThat(SideBySideTable.roundRatios(List.of(110.0, 50.0, 60.0, 30.0), List.of(100.0, 55.0, 50.0, 30.0)))
                 .satisfiesExactly(r -> assertThat(r).isCloseTo(Math.sqrt(1.1 * 50.0 / 55.0),
                                 org.assertj.core.data.Offset.offset(1e-9)),
                         r -> assertThat(r).isCloseTo(Math.sqrt(1.2), org.assertj.core.data.Offset.offset(1e-9)));
-        assertThat(SideBySideTable.roundRatios(List.of(2.0, 8.0, 2.0, Double.NaN, 1.0), List.of(1.0, 1.0, 1.0, 1.0, 1.0)))
+        assertThat(SideBySideTable.roundRatios(List.of(2.0, 8.0, 2.0, Double.NaN, 1.0),
+                List.of(1.0, 1.0, 1.0, 1.0, 1.0)))
                 .as("a round with a sample missing, and a round not complete, left out").containsExactly(4.0);
         // from four rounds on, the middle half of the ratios beside their median (between the halves' medians)
         assertThat(SideBySideTable.ratioCell(List.of(1.1, 0.9, 1.0, 0.8, 1.0, 1.2))).isEqualTo("1.00x (0.90-1.10)");
