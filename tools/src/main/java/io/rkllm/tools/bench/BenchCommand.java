@@ -229,6 +229,7 @@ public final class BenchCommand {
             throws IOException, InterruptedException {
         out.println("bench versus: " + them.label() + " at " + them.url() + " (model " + them.model() + ") and "
                 + what + " (model " + ours.model() + ")");
+        MachineLoad.measure(java.time.Duration.ofSeconds(1)).ifPresent(l -> out.println(MachineLoad.report(l.others())));
         SideBySide.Result result = new SideBySide(out).run(them, ours, plan);
         out.println();
         out.println(SideBySideTable.markdown("Greedy, at most " + plan.tokens() + " tokens an answer.", result));

@@ -38,6 +38,10 @@ class SideBySideTest {
 
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        if (java.nio.file.Files.isReadable(Path.of("/proc/stat"))) {
+            assertThat(text).containsPattern("\\nbefore the bench, with no request running: [0-9]+% of the machine's CPU"
+                    + " busy outside this process");
+        }
         assertThat(text.lines().filter(l -> l.startsWith("round 1, ")).map(l -> l.substring(0, l.indexOf(':'))))
                 .containsExactly("round 1, llama-server", "round 1, rkllm-server", "round 1, rkllm-server",
                         "round 1, llama-server");
