@@ -46,6 +46,14 @@ final class MachineLoad {
         }
     }
 
+    /**
+     * The load between two readings of {@code /proc/stat}'s {@code cpu} line, this process having used {@code ownCpu}
+     * nanoseconds of CPU in the {@code elapsed} nanoseconds between them, on {@code cores} cores.
+     */
+    static Load load(String before, String after, long ownCpu, long elapsed, int cores) {
+        return new Load(busyShare(before, after), elapsed <= 0 ? 0 : ownCpu / ((double) elapsed * cores));
+    }
+
     /** The machine's load over {@code window}; empty where there is no {@code /proc/stat} (not Linux). */
     static Optional<Load> measure(Duration window) throws InterruptedException {
         Path stat = Path.of("/proc/stat");
@@ -55,9 +63,8 @@ final class MachineLoad {
             String before = Files.readAllLines(stat).getFirst();
             Thread.sleep(window);
             String after = Files.readAllLines(stat).getFirst();
-            double own = self < 0 ? 0 : (CpuClock.process() - self)
-                    / ((System.nanoTime() - start) * (double) Runtime.getRuntime().availableProcessors());
-            return Optional.of(new Load(busyShare(before, after), own));
+            long ownCpu = self < 0 ? 0 : CpuClock.process() - self;
+            return Optional.of(load(before, after, ownCpu, System.nanoTime() - start, cores()));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -70,6 +77,16 @@ final class MachineLoad {
         return busy <= BUSY_WARNING ? line : line + ". WARNING: another process is at work (a server of an earlier run"
                 + " still alive? a build?): it takes its share from whichever server has its turn, and the ratios move;"
                 + " stop it and run the bench again";
+    }
+
+    /**
+     * The cores {@code /proc/stat} counts ({@code cpu0}, {@code cpu1}...): its first line's total is theirs, which in
+     * a container can be more than this process may use.
+     */
+    static int cores() throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/stat"))) {
+            return (int) Math.max(1, lines.filter(l -> l.matches("cpu[0-9]+\\s.*")).count());
+        }
     }
 
     private static long[] fields(String cpuLine) {

@@ -16,6 +16,12 @@ class MachineLoadTest {
         String after = "cpu  1040 10 515 9030 110 0 25 0 7 0"; // guest time, counted in user already
         assertThat(MachineLoad.busyShare(before, after)).isCloseTo(0.6, Offset.offset(1e-9));
         assertThat(MachineLoad.busyShare(before, before)).as("no time passed").isZero();
+        // on two cores over a second, this process used 0.4 s of CPU: a fifth of the machine, the others the rest
+        MachineLoad.Load load = MachineLoad.load(before, after, 400_000_000L, 1_000_000_000L, 2);
+        assertThat(load.own()).isCloseTo(0.2, Offset.offset(1e-9));
+        assertThat(load.others()).isCloseTo(0.4, Offset.offset(1e-9));
+        assertThat(MachineLoad.load(before, before, 400_000_000L, 1_000_000_000L, 2).others()).as("never below 0")
+                .isZero();
         // an older kernel's shorter line: user nice system idle
         assertThat(MachineLoad.busyShare("cpu 10 0 10 80", "cpu 20 0 10 90")).isCloseTo(0.5, Offset.offset(1e-9));
         assertThatThrownBy(() -> MachineLoad.busyShare("intr 1 2 3", after)).isInstanceOf(
@@ -31,10 +37,12 @@ class MachineLoadTest {
     }
 
     @Test
-    void anotherProcessAtWorkShowsAndThisOneDoesNot() throws Exception {
+    void anotherProcessAtWorkShowsAndThisOnesOwnIsCountedApart() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/stat")),
                 "no /proc/stat: the bench measures nothing there");
-        int cores = Runtime.getRuntime().availableProcessors();
+        int cores = MachineLoad.cores();
+        org.junit.jupiter.api.Assumptions.assumeTrue(cores <= 16 && cores == Runtime.getRuntime().availableProcessors(),
+                "a loop on each of /proc/stat's cores, all of them ours");
         java.util.List<Process> busy = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < cores; i++) {
@@ -57,7 +65,7 @@ class MachineLoadTest {
         });
         MachineLoad.Load load = MachineLoad.measure(Duration.ofMillis(500)).orElseThrow();
         spinner.join();
-        assertThat(load.own()).as("a thread of this process spinning").isGreaterThan(0.7 / cores);
-        assertThat(load.others()).isEqualTo(Math.max(0, load.all() - load.own()));
+        // how much of a core it got depends on what else runs: only that it is counted is sure
+        assertThat(load.own()).as("a thread of this process spinning").isGreaterThan(0);
     }
 }
