@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -62,9 +63,9 @@ final class MachineLoad {
             long start = System.nanoTime();
             String before = Files.readAllLines(stat).getFirst();
             Thread.sleep(window);
-            String after = Files.readAllLines(stat).getFirst();
+            List<String> after = Files.readAllLines(stat);
             long ownCpu = self < 0 ? 0 : CpuClock.process() - self;
-            return Optional.of(load(before, after, ownCpu, System.nanoTime() - start, cores()));
+            return Optional.of(load(before, after.getFirst(), ownCpu, System.nanoTime() - start, cores(after)));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -84,9 +85,11 @@ final class MachineLoad {
      * a container can be more than this process may use.
      */
     static int cores() throws IOException {
-        try (var lines = Files.lines(Path.of("/proc/stat"))) {
-            return (int) Math.max(1, lines.filter(l -> l.matches("cpu[0-9]+\\s.*")).count());
-        }
+        return cores(Files.readAllLines(Path.of("/proc/stat")));
+    }
+
+    private static int cores(List<String> stat) {
+        return (int) Math.max(1, stat.stream().filter(l -> l.matches("cpu[0-9]+\\s.*")).count());
     }
 
     private static long[] fields(String cpuLine) {
