@@ -5,6 +5,8 @@ import io.rkllm.server.domain.Failure;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.GenerationEvent;
+import io.rkllm.server.engine.contract.TokenLogprob;
+import io.rkllm.server.engine.contract.TokenSink;
 import io.rkllm.server.engine.contract.StopReason;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -92,9 +94,17 @@ public final class Generation extends Job<GenerationEvent> {
         }
         GenerationEvent.End end;
         try {
-            end = model.generate(prompt, maxTokens,
-                    (text, tokens) -> emit(new GenerationEvent.Text(text, tokens)),
-                    cancellation());
+            end = model.generate(prompt, maxTokens, new TokenSink() {
+                @Override
+                public void text(String text, int tokens) {
+                    emit(new GenerationEvent.Text(text, tokens));
+                }
+
+                @Override
+                public void logprob(TokenLogprob token) {
+                    emit(new GenerationEvent.Logprob(token));
+                }
+            }, cancellation());
         } catch (RuntimeException e) {
             // a backend broke its promise not to throw: the reader still learns that the run ended, and why
             LOG.error("model {}: the run failed", model, e);

@@ -14,6 +14,7 @@ import io.rkllm.server.pipeline.PreparedChat;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.io.IOException;
 import java.time.Duration;
@@ -49,7 +50,11 @@ public final class RunDriver {
         /** A heartbeat while nothing else is due: keeps proxies patient and reveals a gone client. */
         byte[] keepAlive();
 
-        List<byte[]> output(OutputEvent event);
+        /**
+         * An event of the answer, with the log probabilities of the tokens that made its step when the request asked
+         * for them (empty otherwise, and for an API that has no place for them).
+         */
+        List<byte[]> output(OutputEvent event, List<TokenProbability> logprobs);
 
         /** The end of a complete answer: finish reason, usage, terminator. */
         List<byte[]> finished(RunStep.Finished finished, Run run);
@@ -129,8 +134,11 @@ public final class RunDriver {
                         }
                     }
                     case RunStep.Output out -> {
-                        for (OutputEvent event : out.events()) {
-                            for (byte[] bytes : format.output(event)) {
+                        List<OutputEvent> events = out.events();
+                        for (int i = 0; i < events.size(); i++) {
+                            // the step's log probabilities go with its last event, as llama-server sends them
+                            List<TokenProbability> logprobs = i == events.size() - 1 ? out.logprobs() : List.of();
+                            for (byte[] bytes : format.output(events.get(i), logprobs)) {
                                 sink.send(bytes);
                             }
                         }
@@ -187,7 +195,7 @@ public final class RunDriver {
             switch (step) {
                 case RunStep.KeepAlive k -> {
                 }
-                case RunStep.Output out -> answer.add(out.events());
+                case RunStep.Output out -> answer.add(out);
                 case RunStep.Finished f -> {
                     finished(ctx, run, f);
                     f.check().ifPresent(check -> ctx.header(CHECK_HEADER, check));

@@ -61,7 +61,8 @@ final class ChatPrompts {
                 chat.request().toolsJson()), turns, task,
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
                         chat.model().contextLength(), chat.request().thinking().effort(),
-                        chat.request().thinking().templateArguments(), chat.scanner().syntax().markers()));
+                        chat.request().thinking().templateArguments(), chat.scanner().syntax().markers(),
+                        chat.request().output().logprobs()));
     }
 
     /** The conversation as prompt texts: the new messages alone, and the whole with earlier turns flattened. */

@@ -59,6 +59,7 @@ public final class ChatRun implements Run {
     private boolean watchdogFired;
     /** A task's output is held until the end, to check its JSON shape before anything is sent. */
     private final List<OutputEvent> heldTaskOutput = new ArrayList<>();
+    private final LogprobTrail logprobs = new LogprobTrail();
 
     /**
      * @param prompt the chat as the engine runs it
@@ -205,6 +206,11 @@ public final class ChatRun implements Run {
                 startedAt = System.nanoTime();
                 queueMillis = started.queueMillis();
             }
+            case GenerationEvent.Logprob token -> {
+                if (!scanner.stopped()) {
+                    logprobs.add(token.token());
+                }
+            }
             case GenerationEvent.Text text -> {
                 long now = System.nanoTime();
                 if (firstTokenAt == 0) {
@@ -221,6 +227,7 @@ public final class ChatRun implements Run {
                 }
                 if (scanner.stopped()) {
                     tokensAtStop = tokens;
+                    logprobs.dropStop(scanner.matchedStop());
                     cancel(CancelReason.STOP_STRING);
                 }
                 emit(out);
@@ -273,7 +280,7 @@ public final class ChatRun implements Run {
         if (holdsTaskOutput()) {
             heldTaskOutput.addAll(out);
         } else {
-            pending.add(new RunStep.Output(out));
+            pending.add(new RunStep.Output(out, logprobs.take()));
         }
     }
 

@@ -4,6 +4,7 @@ import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -30,6 +31,8 @@ final class CheckedRun implements Run {
     private volatile Run current;
     private StringBuilder content = new StringBuilder();
     private List<OutputEvent.ToolCall> calls = new ArrayList<>();
+    /** The log probabilities of the answer's tokens, released with the checked answer (the reasoning's too). */
+    private List<TokenProbability> logprobs = new ArrayList<>();
     private Usage firstUsage;
     private boolean retried;
     private boolean done;
@@ -95,6 +98,7 @@ final class CheckedRun implements Run {
                     return k;
                 }
                 case RunStep.Output out -> {
+                    logprobs.addAll(out.logprobs());
                     List<OutputEvent> shown = hold(out.events());
                     if (!shown.isEmpty()) {
                         return new RunStep.Output(shown);
@@ -137,10 +141,10 @@ final class CheckedRun implements Run {
             String check = (retried ? "retried" : verdict.repaired() ? "repaired" : "valid")
                     + (retried && verdict.repaired() ? "_repaired" : "");
             if (contract instanceof AnswerContract.Json) {
-                pending.add(new RunStep.Output(List.of(new OutputEvent.Content(verdict.json()))));
+                pending.add(new RunStep.Output(List.of(new OutputEvent.Content(verdict.json())), logprobs));
                 pending.add(new RunStep.Finished(finished.finishReason(), usage, Optional.of(check)));
             } else {
-                pending.add(new RunStep.Output(new ArrayList<OutputEvent>(calls)));
+                pending.add(new RunStep.Output(new ArrayList<OutputEvent>(calls), logprobs));
                 pending.add(new RunStep.Finished("tool_calls", usage, Optional.of(check)));
             }
             if (!check.equals("valid")) {
@@ -167,6 +171,7 @@ final class CheckedRun implements Run {
                 .map(c -> new ToolCallRecord(c.id(), c.name(), c.argumentsJson())).toList();
         content = new StringBuilder();
         calls = new ArrayList<>();
+        logprobs = new ArrayList<>();
         try {
             Run retry = retries.retry(chat, reply, replyCalls, contract.correction(verdict.problem()));
             current = retry;

@@ -2,13 +2,27 @@ package io.rkllm.server.pipeline;
 
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import java.util.List;
 import java.util.Optional;
 
 /** What the route writes next. */
 public sealed interface RunStep {
-    /** Classified output to send now. */
-    record Output(List<OutputEvent> events) implements RunStep {
+    /**
+     * Classified output to send now.
+     *
+     * @param logprobs the log probabilities of the tokens that made these events, when the request asked for them
+     *                 and the model's engine has them (llama.cpp); sent with the step's last event
+     */
+    record Output(List<OutputEvent> events, List<TokenProbability> logprobs) implements RunStep {
+        public Output {
+            events = List.copyOf(events);
+            logprobs = List.copyOf(logprobs);
+        }
+
+        public Output(List<OutputEvent> events) {
+            this(events, List.of());
+        }
     }
 
     /** Nothing happened for a keep-alive period: a heartbeat is due (and reveals a dead client). */

@@ -51,6 +51,14 @@ class ClientFieldsTest {
                             + "\"safety_identifier\":\"u1\",\"prediction\":null,\"stream_options\":null"));
             assertThat(fine.status()).as(fine.body()).isEqualTo(200);
             assertThat(fine.json().at("/choices/0/message/content").asText()).isEqualTo("ok");
+
+            // the NPU's runtime reports no token probabilities: asked for, they are null (docs/api.md says so);
+            // a GGUF model gives them (LlamaLogprobsTest)
+            TestServer.Reply npu = server.postForReply("/v1/chat/completions", chat("[[say:ok]]",
+                    "\"logprobs\":true,\"top_logprobs\":2"));
+            assertThat(npu.status()).as(npu.body()).isEqualTo(200);
+            assertThat(npu.json().at("/choices/0/logprobs").isNull()).isTrue();
+            refused(server, "/v1/chat/completions", chat("hi", "\"top_logprobs\":2"), "top_logprobs");
         }
     }
 

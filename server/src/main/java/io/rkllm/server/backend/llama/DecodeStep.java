@@ -7,6 +7,7 @@ import io.rkllm.llama.LlamaException;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.Sampler;
 import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenLogprob;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -208,6 +209,11 @@ final class DecodeStep implements AutoCloseable {
         }
         r.generated++;
         byte[] piece = tokenizer.piece(token, r.request.preserved().contains(token));
+        if (r.request.logprobs().isPresent()) {
+            r.request.logprob(TokenChances.of(context.logits(r.output), token, piece,
+                    Math.min(r.request.logprobs().getAsInt(), TokenLogprob.MAX_TOP),
+                    id -> tokenizer.piece(id, r.request.preserved().contains(id))));
+        }
         String text = r.utf8.add(piece);
         r.slot.held.sampled(token, text, r.utf8.whole(), piece.length == 0);
         if (!text.isEmpty()) {

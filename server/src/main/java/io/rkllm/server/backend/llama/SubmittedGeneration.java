@@ -3,8 +3,10 @@ package io.rkllm.server.backend.llama;
 import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.GenerationEvent;
+import io.rkllm.server.engine.contract.TokenLogprob;
 import io.rkllm.server.engine.contract.TokenSink;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -56,6 +58,16 @@ record SubmittedGeneration(ChatPrompt prompt, String text, boolean task, Samplin
         } else {
             events.add(new Event.Text(text, tokens));
         }
+    }
+
+    /** How many alternatives each token's log probability has beside it, when the request asks for them. */
+    OptionalInt logprobs() {
+        return prompt.settings().logprobs();
+    }
+
+    /** Sends a token's log probability to the reader, before its text (a generation without a sink has none). */
+    void logprob(TokenLogprob token) {
+        sink.ifPresent(s -> s.logprob(token));
     }
 
     /** Sends the generation's end back to the thread that asked. */

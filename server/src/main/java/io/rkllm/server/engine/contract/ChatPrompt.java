@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * One chat turn as the engine runs it, in no backend's terms: the conversation once, in the form its engine takes
@@ -132,19 +133,30 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      * @param templateArguments the client's own arguments for the model's chat template
      * @param markers the texts the model's dialect marks its reasoning and calls with: an engine writes them as text
      *                when the model samples them as special tokens (llama.cpp's preserved tokens)
+     * @param logprobs when the request asks for its tokens' log probabilities: how many of the likeliest tokens to
+     *                 give beside each (0 to {@link TokenLogprob#MAX_TOP}); a backend without them ignores it
      */
     public record Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
                            int reserveTokens, int contextLength, Optional<String> effort,
-                           Map<String, Object> templateArguments, List<String> markers) {
+                           Map<String, Object> templateArguments, List<String> markers, OptionalInt logprobs) {
         public Settings {
             Objects.requireNonNull(sampling, "sampling");
             Objects.requireNonNull(answerShape, "answerShape");
             Objects.requireNonNull(effort, "effort");
             templateArguments = Map.copyOf(templateArguments);
             markers = List.copyOf(markers);
+            Objects.requireNonNull(logprobs, "logprobs");
         }
 
-        /** No effort, no template arguments, no markers. */
+        /** No log probabilities. */
+        public Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
+                        int reserveTokens, int contextLength, Optional<String> effort,
+                        Map<String, Object> templateArguments, List<String> markers) {
+            this(thinking, sampling, answerShape, reserveTokens, contextLength, effort, templateArguments, markers,
+                    OptionalInt.empty());
+        }
+
+        /** No effort, no template arguments, no markers, no log probabilities. */
         public Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
                         int reserveTokens, int contextLength) {
             this(thinking, sampling, answerShape, reserveTokens, contextLength, Optional.empty(), Map.of(), List.of());

@@ -17,6 +17,10 @@ public sealed interface GenerationEvent {
     record Text(String text, int tokens) implements GenerationEvent {
     }
 
+    /** A generated token's log probability, before the text it adds (a run that asked for them). */
+    record Logprob(TokenLogprob token) implements GenerationEvent {
+    }
+
     /** How a generation ended: what a backend's run returns, and its reader's last event. */
     sealed interface End extends GenerationEvent permits Done, Failed {
     }

@@ -10,4 +10,12 @@ public interface TokenSink {
 
     /** Whole characters of output (never empty); {@code tokens} generated so far. */
     void text(String text, int tokens);
+
+    /**
+     * A generated token's log probability, before the text it adds; only for a run whose prompt asks for them
+     * ({@link ChatPrompt.Settings#logprobs()}), from a backend that has them (llama.cpp). The end-of-generation token
+     * is not one.
+     */
+    default void logprob(TokenLogprob token) {
+    }
 }

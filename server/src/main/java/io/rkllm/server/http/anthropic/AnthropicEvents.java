@@ -9,6 +9,7 @@ import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +71,7 @@ final class AnthropicEvents implements RunDriver.StreamFormat {
     }
 
     @Override
-    public List<byte[]> output(OutputEvent e) {
+    public List<byte[]> output(OutputEvent e, List<TokenProbability> logprobs) {
         String type = AnthropicJson.type(e, thinking);
         if (type == null) {
             return List.of();

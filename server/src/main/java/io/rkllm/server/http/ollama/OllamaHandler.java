@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.download.PullOrigin;
 import io.rkllm.server.models.ModelDescriptor;
@@ -20,6 +21,7 @@ import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -257,12 +259,18 @@ final class OllamaHandler {
         }
 
         @Override
-        public List<byte[]> output(OutputEvent event) {
-            if (event instanceof OutputEvent.CallDelta) {
-                return List.of(); // Ollama streams each call whole
-            }
+        public List<byte[]> output(OutputEvent event, List<TokenProbability> logprobs) {
             ObjectNode root = head();
-            add(part(root), event);
+            if (event instanceof OutputEvent.CallDelta) {
+                if (logprobs.isEmpty()) {
+                    return List.of(); // Ollama streams each call whole
+                }
+            } else {
+                add(part(root), event);
+            }
+            if (!logprobs.isEmpty()) {
+                root.set("logprobs", LogprobsJson.entries(logprobs, true));
+            }
             root.put("done", false);
             return List.of(line(root));
         }
@@ -287,6 +295,9 @@ final class OllamaHandler {
             }
             if (!answer.toolCalls().isEmpty()) {
                 part.set("tool_calls", toolCalls(answer.toolCalls()));
+            }
+            if (!answer.logprobs().isEmpty()) {
+                root.set("logprobs", LogprobsJson.entries(answer.logprobs(), true));
             }
             return mapper.writeValueAsBytes(done(root, answer.finishReason(), answer.usage(), run));
         }

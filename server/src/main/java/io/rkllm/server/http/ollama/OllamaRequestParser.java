@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.LogprobsFields;
 import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.api.Schemas;
@@ -108,7 +109,7 @@ public final class OllamaRequestParser {
         return new ChatRequest(model, messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false),
                 new ChatRequest.Output(numPredict(options), common.sampling(options), common.stop(options), format(f),
-                        think(f)),
+                        think(f), LogprobsFields.chat(f)),
                 new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),
                 CommonFields.conversationKey(f, chatIdHeader));
     }

@@ -5,13 +5,16 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,6 +40,8 @@ final class ChunkEncoder {
     private final Map<Integer, Integer> argumentsSent = new HashMap<>();
     private Framed contentChunk;
     private Framed reasoningChunk;
+    /** Where the next legacy chunk's tokens start in the answer's text. */
+    private int textOffset;
 
     ChunkEncoder(String id, long created, String model, boolean legacy) {
         this.id = id;
@@ -49,19 +54,25 @@ final class ChunkEncoder {
         return chunk(g -> {
             g.writeStringField("role", "assistant");
             g.writeStringField("content", "");
-        }, null);
+        }, null, List.of());
     }
 
-    byte[] content(String text) {
+    byte[] content(String text, List<TokenProbability> logprobs) {
+        if (!logprobs.isEmpty()) {
+            return chunk(g -> g.writeStringField("content", text), null, logprobs);
+        }
         if (contentChunk == null) {
-            contentChunk = Framed.of(chunk(g -> g.writeStringField("content", MARK), null));
+            contentChunk = Framed.of(chunk(g -> g.writeStringField("content", MARK), null, List.of()));
         }
         return contentChunk.with(text);
     }
 
-    byte[] reasoning(String text) {
+    byte[] reasoning(String text, List<TokenProbability> logprobs) {
+        if (!logprobs.isEmpty()) {
+            return chunk(g -> g.writeStringField("reasoning_content", text), null, logprobs);
+        }
         if (reasoningChunk == null) {
-            reasoningChunk = Framed.of(chunk(g -> g.writeStringField("reasoning_content", MARK), null));
+            reasoningChunk = Framed.of(chunk(g -> g.writeStringField("reasoning_content", MARK), null, List.of()));
         }
         return reasoningChunk.with(text);
     }
@@ -98,22 +109,25 @@ final class ChunkEncoder {
 
     /**
      * A tool call not streamed before: two deltas, the first with id, type and name, the second with the
-     * arguments. One streamed before ({@link #callDelta}): what is left of its arguments, if anything.
+     * arguments. One streamed before ({@link #callDelta}): what is left of its arguments, if anything (the
+     * {@code logprobs} in an empty piece then).
      */
-    byte[][] toolCall(OutputEvent.ToolCall call) {
+    byte[][] toolCall(OutputEvent.ToolCall call, List<TokenProbability> logprobs) {
         Integer sent = argumentsSent.remove(call.index());
         if (sent != null) {
             String rest = call.argumentsJson().substring(sent);
-            return rest.isEmpty() ? new byte[0][] : new byte[][] {arguments(call.index(), rest)};
+            return rest.isEmpty() && logprobs.isEmpty() ? new byte[0][]
+                    : new byte[][] {arguments(call.index(), rest, logprobs)};
         }
-        return new byte[][] {head(call.index(), call.id(), call.name()), arguments(call.index(), call.argumentsJson())};
+        return new byte[][] {head(call.index(), call.id(), call.name()),
+            arguments(call.index(), call.argumentsJson(), logprobs)};
     }
 
     /** A piece of a call under way, as OpenAI streams one: its head first, then pieces of its arguments. */
-    byte[][] callDelta(OutputEvent.CallDelta delta) {
+    byte[][] callDelta(OutputEvent.CallDelta delta, List<TokenProbability> logprobs) {
         Integer sent = argumentsSent.put(delta.index(), argumentsSent.getOrDefault(delta.index(), 0)
                 + delta.arguments().length());
-        byte[] piece = arguments(delta.index(), delta.arguments());
+        byte[] piece = arguments(delta.index(), delta.arguments(), logprobs);
         return sent == null ? new byte[][] {head(delta.index(), delta.id(), delta.name()), piece}
                 : new byte[][] {piece};
     }
@@ -131,10 +145,10 @@ final class ChunkEncoder {
             g.writeEndObject();
             g.writeEndObject();
             g.writeEndArray();
-        }, null);
+        }, null, List.of());
     }
 
-    private byte[] arguments(int index, String text) {
+    private byte[] arguments(int index, String text, List<TokenProbability> logprobs) {
         return chunk(g -> {
             g.writeArrayFieldStart("tool_calls");
             g.writeStartObject();
@@ -144,11 +158,11 @@ final class ChunkEncoder {
             g.writeEndObject();
             g.writeEndObject();
             g.writeEndArray();
-        }, null);
+        }, null, logprobs);
     }
 
     byte[] finish(String reason) {
-        return chunk(g -> { }, reason);
+        return chunk(g -> { }, reason, List.of());
     }
 
     byte[] usage(Usage usage) {
@@ -163,7 +177,7 @@ final class ChunkEncoder {
         });
     }
 
-    private byte[] chunk(Body delta, String finishReason) {
+    private byte[] chunk(Body delta, String finishReason, List<TokenProbability> logprobs) {
         return event(g -> {
             header(g);
             g.writeArrayFieldStart("choices");
@@ -172,22 +186,36 @@ final class ChunkEncoder {
             g.writeObjectFieldStart("delta");
             delta.write(g);
             g.writeEndObject();
-            g.writeNullField("logprobs");
+            if (logprobs.isEmpty()) {
+                g.writeNullField("logprobs");
+            } else {
+                g.writeFieldName("logprobs");
+                g.writeTree(LogprobsJson.chat(logprobs));
+            }
             writeFinishReason(g, finishReason);
             g.writeEndObject();
             g.writeEndArray();
         });
     }
 
-    /** A legacy {@code text_completion} chunk: plain text instead of a delta. */
-    byte[] text(String text, String finishReason) {
+    /**
+     * A legacy {@code text_completion} chunk: plain text instead of a delta, its tokens' log probabilities in the
+     * legacy columns (their offsets counted on from the chunks before).
+     */
+    byte[] text(String text, String finishReason, List<TokenProbability> logprobs) {
         return event(g -> {
             header(g);
             g.writeArrayFieldStart("choices");
             g.writeStartObject();
             g.writeNumberField("index", 0);
             g.writeStringField("text", text);
-            g.writeNullField("logprobs");
+            if (logprobs.isEmpty()) {
+                g.writeNullField("logprobs");
+            } else {
+                g.writeFieldName("logprobs");
+                g.writeTree(LogprobsJson.legacy(logprobs, textOffset));
+                textOffset += LogprobsJson.length(logprobs);
+            }
             writeFinishReason(g, finishReason);
             g.writeEndObject();
             g.writeEndArray();

@@ -12,6 +12,7 @@ import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ final class OpenAiHandler {
 
         byte[] opening(ChunkEncoder chunks);
 
-        List<byte[]> output(ChunkEncoder chunks, OutputEvent event);
+        List<byte[]> output(ChunkEncoder chunks, OutputEvent event, List<TokenProbability> logprobs);
 
         byte[] finish(ChunkEncoder chunks, String reason);
 
@@ -54,12 +55,12 @@ final class OpenAiHandler {
         }
 
         @Override
-        public List<byte[]> output(ChunkEncoder chunks, OutputEvent event) {
+        public List<byte[]> output(ChunkEncoder chunks, OutputEvent event, List<TokenProbability> logprobs) {
             return switch (event) {
-                case OutputEvent.Content c -> List.of(chunks.content(c.text()));
-                case OutputEvent.Reasoning r -> List.of(chunks.reasoning(r.text()));
-                case OutputEvent.ToolCall t -> Arrays.asList(chunks.toolCall(t));
-                case OutputEvent.CallDelta d -> Arrays.asList(chunks.callDelta(d));
+                case OutputEvent.Content c -> List.of(chunks.content(c.text(), logprobs));
+                case OutputEvent.Reasoning r -> List.of(chunks.reasoning(r.text(), logprobs));
+                case OutputEvent.ToolCall t -> Arrays.asList(chunks.toolCall(t, logprobs));
+                case OutputEvent.CallDelta d -> Arrays.asList(chunks.callDelta(d, logprobs));
             };
         }
 
@@ -83,17 +84,18 @@ final class OpenAiHandler {
 
         @Override
         public byte[] opening(ChunkEncoder chunks) {
-            return chunks.text("", null);
+            return chunks.text("", null, List.of());
         }
 
         @Override
-        public List<byte[]> output(ChunkEncoder chunks, OutputEvent event) {
-            return event instanceof OutputEvent.Content c ? List.of(chunks.text(c.text(), null)) : List.of();
+        public List<byte[]> output(ChunkEncoder chunks, OutputEvent event, List<TokenProbability> logprobs) {
+            return event instanceof OutputEvent.Content c ? List.of(chunks.text(c.text(), null, logprobs))
+                    : List.of();
         }
 
         @Override
         public byte[] finish(ChunkEncoder chunks, String reason) {
-            return chunks.text("", reason);
+            return chunks.text("", reason, List.of());
         }
 
         @Override
@@ -165,8 +167,8 @@ final class OpenAiHandler {
         }
 
         @Override
-        public List<byte[]> output(OutputEvent event) {
-            return style.output(chunks, event);
+        public List<byte[]> output(OutputEvent event, List<TokenProbability> logprobs) {
+            return style.output(chunks, event, logprobs);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.rkllm.server.http.openai;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
@@ -40,6 +41,9 @@ final class ResponseJson {
                 fn.put("arguments", t.argumentsJson());
             }
         }
+        if (!answer.logprobs().isEmpty()) {
+            choice.set("logprobs", LogprobsJson.chat(answer.logprobs()));
+        }
         return tail(mapper, root, choice, answer);
     }
 
@@ -49,6 +53,9 @@ final class ResponseJson {
         ObjectNode choice = root.putArray("choices").addObject();
         choice.put("index", 0);
         choice.put("text", answer.content());
+        if (!answer.logprobs().isEmpty()) {
+            choice.set("logprobs", LogprobsJson.legacy(answer.logprobs(), 0));
+        }
         return tail(mapper, root, choice, answer);
     }
 
@@ -63,7 +70,9 @@ final class ResponseJson {
     }
 
     private static ObjectNode tail(ObjectMapper mapper, ObjectNode root, ObjectNode choice, Answer answer) {
-        choice.putNull("logprobs");
+        if (!choice.has("logprobs")) {
+            choice.putNull("logprobs"); // none asked for, or none the model's engine has
+        }
         choice.put("finish_reason", answer.finishReason());
         root.set("usage", usage(mapper, answer.usage()));
         root.set("timings", timings(mapper, answer.usage()));

@@ -12,6 +12,7 @@ import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.Role;
@@ -174,7 +175,7 @@ final class ResponsesHandler {
         }
 
         @Override
-        public List<byte[]> output(OutputEvent e) {
+        public List<byte[]> output(OutputEvent e, List<TokenProbability> logprobs) {
             List<byte[]> out = new ArrayList<>();
             switch (e) {
                 case OutputEvent.Reasoning r -> {

@@ -24,9 +24,16 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
     /**
      * @param format the structure the answer's content must have, when the client asked for one
      * @param thinking what the request asks of thinking (on or off, an effort) and of the chat template
+     * @param logprobs when the answer's tokens' log probabilities are asked for: how many alternatives each
      */
     public record Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
-                         Optional<OutputFormat> format, Thinking thinking) {
+                         Optional<OutputFormat> format, Thinking thinking, OptionalInt logprobs) {
+
+        /** Without log probabilities. */
+        public Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
+                      Optional<OutputFormat> format, Thinking thinking) {
+            this(maxTokens, sampling, stop, format, thinking, OptionalInt.empty());
+        }
     }
 
     /**

@@ -1,0 +1,40 @@
+package io.rkllm.server.api;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * What a request asks of its tokens' log probabilities: how many of the likeliest tokens to give beside each, or
+ * nothing. OpenAI's chat and Ollama's APIs ask with {@code logprobs} (true or false) and {@code top_logprobs} (0 to
+ * 20), which without {@code logprobs} is refused as OpenAI and llama-server refuse it; the legacy completions API
+ * asks with {@code logprobs} as a count.
+ */
+public final class LogprobsFields {
+    /** Most alternatives a token may have beside it, as OpenAI and Ollama allow. */
+    static final int MAX_TOP = 20;
+
+    private LogprobsFields() {
+    }
+
+    /** OpenAI's chat and Ollama's {@code logprobs} and {@code top_logprobs}. */
+    public static OptionalInt chat(FieldReader f) {
+        boolean asked = f.bool("logprobs").orElse(false);
+        Optional<Integer> top = f.integer("top_logprobs");
+        if (top.isPresent() && !asked) {
+            throw ApiException.invalid("top_logprobs", "'top_logprobs' requires 'logprobs': true");
+        }
+        return asked ? OptionalInt.of(count("top_logprobs", top.orElse(0))) : OptionalInt.empty();
+    }
+
+    /** The legacy completions API's {@code logprobs}: how many alternatives, each token's own probability always. */
+    public static OptionalInt completion(FieldReader f) {
+        return f.integer("logprobs").map(n -> OptionalInt.of(count("logprobs", n))).orElse(OptionalInt.empty());
+    }
+
+    private static int count(String name, int n) {
+        if (n < 0 || n > MAX_TOP) {
+            throw ApiException.invalid(name, "'" + name + "' must be between 0 and " + MAX_TOP);
+        }
+        return n;
+    }
+}
