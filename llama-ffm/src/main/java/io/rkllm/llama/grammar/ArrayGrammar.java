@@ -11,7 +11,8 @@ import java.util.Map;
  * does not describe is left out). {@code contains} and {@code uniqueItems} cannot be expressed.
  */
 final class ArrayGrammar {
-    private static final int MAX_ITEMS = 10_000;
+    /** llama.cpp refuses a grammar that repeats an item more than this many times (its MAX_REPETITION_THRESHOLD). */
+    static final int MAX_ITEMS = 2_000;
 
     private final ValueRules converter;
     private final Rules rules;

@@ -4,8 +4,11 @@ import java.util.Map;
 
 /** Strings: a known {@code format}, a {@code pattern}, or characters from {@code minLength} to {@code maxLength}. */
 final class StringGrammar {
-    /** llama.cpp unrolls a bounded repetition into one rule per step: longer bounds are refused. */
-    static final int MAX_LENGTH = 10_000;
+    /**
+     * llama.cpp refuses a grammar that repeats an item more than this many times (its MAX_REPETITION_THRESHOLD: it
+     * unrolls a bounded repetition into one rule per step); longer bounds are not translated.
+     */
+    static final int MAX_LENGTH = ArrayGrammar.MAX_ITEMS;
     private static final String QUOTE = "\"\\\"\"";
 
     private final ValueRules converter;

@@ -43,6 +43,10 @@ class RefusalTest {
                 arguments("{\"type\": \"string\", \"format\": \"date\", \"minLength\": 3}", "minLength", ""),
                 arguments("{\"enum\": [\"a\", \"bb\"], \"maxLength\": 1}", "maxLength", ""),
                 arguments("{\"type\": \"string\", \"maxLength\": 100000}", "maxLength", ""),
+                // llama.cpp refuses more than 2,000 repetitions of one item
+                arguments("{\"type\": \"string\", \"minLength\": 3000}", "minLength", ""),
+                arguments("{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"minItems\": 2002}", "minItems",
+                        ""),
                 arguments("{\"type\": \"frobnicate\"}", "type", ""),
                 arguments("{\"type\": \"string\", \"minLength\": -1}", "minLength", ""),
                 arguments("{\"properties\": {\"a\": 5}}", "type", "/properties/a"));

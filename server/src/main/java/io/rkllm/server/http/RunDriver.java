@@ -7,6 +7,7 @@ import io.rkllm.server.api.ApiException;
 import io.rkllm.server.domain.CancelReason;
 import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
+import io.rkllm.server.logging.LogText;
 import io.rkllm.server.metrics.Metrics;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.ChatPipeline;
@@ -19,6 +20,8 @@ import io.rkllm.server.pipeline.request.ChatRequest;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every API (OpenAI, Ollama, Anthropic) does between parsing a request and encoding its answer:
@@ -29,6 +32,7 @@ import java.util.List;
  * and the metrics of a run.
  */
 public final class RunDriver {
+    private static final Logger LOG = LoggerFactory.getLogger(RunDriver.class);
     /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
     public static final Duration PROBE_EVERY = Duration.ofSeconds(1);
     /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
@@ -112,8 +116,9 @@ public final class RunDriver {
         // started first: the engine renders and admits the prompt while the headers and the opening are written
         // (about a millisecond of every first token); a client gone meanwhile cancels it below
         run.start();
+        StreamSink sink = null;
         try {
-            StreamSink sink = StreamSink.open(ctx.res(), format.contentType());
+            sink = StreamSink.open(ctx.res(), format.contentType());
             for (byte[] bytes : format.opening()) {
                 sink.send(bytes);
             }
@@ -171,6 +176,20 @@ public final class RunDriver {
         } catch (IOException clientGone) {
             run.cancel(CancelReason.CLIENT_GONE);
             AccessLog.disconnected(ctx);
+        } catch (RuntimeException e) {
+            if (sink == null) {
+                throw e; // nothing written yet: the route's 500 in its API's shape
+            }
+            // the server's own failure after the stream began: the client reads the stream's error event (the
+            // closing of the run cancels it), not a stream cut short that looks like a complete answer
+            LOG.error("request failed while streaming: {} {}", ctx.method(), LogText.escape(ctx.path()), e);
+            ApiException error = ApiException.internal("internal_error", "internal server error: " + e);
+            AccessLog.error(ctx, error);
+            try {
+                sink.send(format.failed(error));
+            } catch (IOException clientGone) {
+                AccessLog.disconnected(ctx);
+            }
         }
     }
 

@@ -44,12 +44,20 @@ final class SchemaCheck {
                 throw new IllegalArgumentException(String.join("; ", problems.stream().limit(3)
                         .map(Error::getMessage).toList()));
             }
+            Optional<String> references = SchemaReferences.problem(node);
+            if (references.isPresent()) {
+                throw new IllegalArgumentException(references.get());
+            }
             Schema schema = REGISTRY.getSchema(node);
             schema.validate(JSON.createObjectNode());
             return new SchemaCheck(schema);
         } catch (JacksonException | RuntimeException e) {
             throw new FailureException(Failure.InvalidRequest.of(param, "the JSON Schema cannot be used: "
                     + e.getMessage()));
+        } catch (StackOverflowError e) {
+            // what SchemaReferences does not foresee: the validator's own recursion, never the server's 500
+            throw new FailureException(Failure.InvalidRequest.of(param, "the JSON Schema cannot be used: it is"
+                    + " nested or refers to itself too deeply to be checked"));
         }
     }
 
@@ -64,7 +72,14 @@ final class SchemaCheck {
 
     /** The first few violations of {@code value}, as a sentence; empty when it is valid. */
     Optional<String> violations(JsonNode value) {
-        List<Error> errors = schema.validate(value);
+        List<Error> errors;
+        try {
+            errors = schema.validate(value);
+        } catch (RuntimeException | StackOverflowError e) {
+            // a part of the schema the answer reached and the check at the start did not (a reference the
+            // validator cannot follow): the answer cannot be shown to conform, which is what the client hears
+            return Optional.of("the schema could not be applied to it: " + e.getMessage());
+        }
         if (errors.isEmpty()) {
             return Optional.empty();
         }

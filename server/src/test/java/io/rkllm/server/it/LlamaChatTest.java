@@ -274,6 +274,21 @@ class LlamaChatTest {
     }
 
     @Test
+    void countsBeyondWhatLlamaCppRepeatsAreWrittenFreelyAndCheckedNotAServerError() throws Exception {
+        // llama.cpp refuses a grammar that repeats an item more than 2,000 times: the answer goes unconstrained
+        for (String schema : List.of("{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":2002}",
+                "{\"type\":\"string\",\"minLength\":3000}")) {
+            TestServer.Reply reply = server.post("/v1/chat/completions", chat(user("Numbers?"),
+                    "\"reasoning_effort\":\"none\",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":"
+                            + "{\"name\":\"x\",\"schema\":" + schema + "}}").replace("\"max_tokens\":12",
+                    "\"max_tokens\":4"));
+            // the random-weight model writes no such JSON unconstrained: checked, asked again, then a clear 422
+            assertThat(reply.status()).as(reply.body()).isEqualTo(422);
+            assertThat(reply.json().at("/error/code").asText()).isEqualTo("invalid_output");
+        }
+    }
+
+    @Test
     void aPromptLongerThanTheContextByTheModelsOwnCountIsTheClientsError() throws Exception {
         // CJK text: about one token per character by the pipeline's estimate, three by the tiny byte-level vocabulary
         String text = "\u6a21\u578b\u4e0a\u4e0b\u6587".repeat(200);

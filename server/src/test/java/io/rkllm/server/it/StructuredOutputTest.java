@@ -156,6 +156,39 @@ class StructuredOutputTest {
     }
 
     @Test
+    void aSchemaWhoseReferencesLoopOrLeadNowhereIsRefusedBeforeTheRunAndNeverA500() throws Exception {
+        try (TestServer server = server(Map.of())) {
+            for (String schema : List.of("{\"$ref\":\"#\"}", "{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":"
+                    + "{\"$ref\":\"#/$defs/a\"}},\"$ref\":\"#/$defs/a\"}", "{\"type\":\"object\",\"properties\":"
+                    + "{\"a\":{\"$ref\":\"#/$defs/missing\"}}}")) {
+                String format = "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\","
+                        + "\"schema\":" + schema + "}}";
+                for (String stream : List.of("false", "true")) {
+                    TestServer.Reply reply = server.postForReply("/v1/chat/completions", chat("[[json]] hi",
+                            format + ",\"stream\":" + stream));
+                    ChatCompletionsTest.assertError(reply, 400, null);
+                    assertThat(reply.json().at("/error/param").asText()).isEqualTo("response_format");
+                }
+                TestServer.Reply ollama = server.postForReply("/api/chat", "{\"model\":\"m\",\"stream\":false,"
+                        + "\"format\":" + schema + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+                assertThat(ollama.status()).as(ollama.body()).isEqualTo(400);
+            }
+            assertThat(server.runs("m")).isEmpty();
+
+            // a tool's parameters the check cannot follow: the forced call is taken as the runtime gave it
+            String broken = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                    + "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"$ref\":\"#/$defs/missing\"}}}}}],"
+                    + "\"tool_choice\":\"required\"";
+            for (String stream : List.of("false", "true")) {
+                TestServer.Reply call = server.postForReply("/v1/chat/completions", chat("[[json]] Hi.",
+                        broken + ",\"stream\":" + stream));
+                assertThat(call.status()).as(call.body()).isEqualTo(200);
+                assertThat(call.body()).contains("get_weather").doesNotContain("internal");
+            }
+        }
+    }
+
+    @Test
     void aRemoteReferenceInTheSchemaIsNeverFetched() throws Exception {
         try (TestServer server = server(Map.of())) {
             TestServer.Reply reply = server.postForReply("/v1/chat/completions", chat("[[json]] hi",

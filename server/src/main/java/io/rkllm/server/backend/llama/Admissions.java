@@ -175,8 +175,14 @@ final class Admissions {
     /** The run's sampler, with the prompt's last tokens seen by its penalties (a grammar's chain takes none). */
     private Sampler sampler(SubmittedGeneration request, int[] prompt) {
         boolean grammarNow = request.grammar().isPresent() && request.grammar().get().after().isEmpty();
-        Sampler sampler = model.newSampler(grammarNow
-                ? request.sampling().withGrammar(request.grammar().get().gbnf()) : request.sampling());
+        Sampler sampler;
+        if (grammarNow) {
+            Optional<Sampler> constrained = GrammarSampler.of(model, request.sampling(), request.grammar().get(), id);
+            grammarNow = constrained.isPresent();
+            sampler = constrained.orElseGet(() -> model.newSampler(request.sampling()));
+        } else {
+            sampler = model.newSampler(request.sampling());
+        }
         try {
             if (request.sampling().penalises() && !grammarNow) { // a grammar's chain takes only what it sampled
                 for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {

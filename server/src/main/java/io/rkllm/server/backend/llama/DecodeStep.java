@@ -222,8 +222,8 @@ final class DecodeStep implements AutoCloseable {
         }
         r.lastToken = token;
         r.generating = true;
-        if (r.grammarLater.isPresent() && reasoningEnded(r, text.length()) && !startGrammar(r)) {
-            return;
+        if (r.grammarLater.isPresent() && reasoningEnded(r, text.length())) {
+            startGrammar(r);
         }
         if (r.request.maxTokens() > 0 && r.generated >= r.request.maxTokens()
                 || r.position() + 1 >= sequenceContext) {
@@ -233,21 +233,17 @@ final class DecodeStep implements AutoCloseable {
 
     /**
      * The reasoning has ended: from the next token on, the answer follows its grammar. The chain starts over (its
-     * penalties forget the reasoning), as the grammar starts at the answer's beginning.
+     * penalties forget the reasoning), as the grammar starts at the answer's beginning. A grammar llama.cpp refuses
+     * leaves the answer free (the pipeline checks it).
      */
-    private boolean startGrammar(DecodingGeneration r) {
+    private void startGrammar(DecodingGeneration r) {
         AnswerGrammar grammar = r.grammarLater.orElseThrow();
         r.grammarLater = Optional.empty();
-        Sampler constrained;
-        try {
-            constrained = model.newSampler(r.request.sampling().withGrammar(grammar.gbnf()));
-        } catch (RuntimeException e) {
-            ends.fail(r, "the answer's grammar could not be set up: " + e.getMessage());
-            return false;
+        Optional<Sampler> constrained = GrammarSampler.of(model, r.request.sampling(), grammar, id);
+        if (constrained.isPresent()) {
+            r.sampler.close();
+            r.sampler = constrained.get();
         }
-        r.sampler.close();
-        r.sampler = constrained;
-        return true;
     }
 
     /** Whether the text just added to the answer completes the reasoning's closing tag. */
