@@ -33,8 +33,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class RunDriver {
     private static final Logger LOG = LoggerFactory.getLogger(RunDriver.class);
-    /** Longest time a request goes without checking that its client is still there (queued, prefilling). */
-    public static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    /**
+     * Longest time a request goes without checking that its client is still there (queued, prefilling): a quarter
+     * of a second, so that clients that hang up while queued (a stop button pressed on a busy board) give their
+     * places back before others are turned away, and an abandoned prefill stops; a probe is one non-blocking read.
+     */
+    public static final Duration PROBE_EVERY = Duration.ofMillis(250);
     /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
     static final long PROBE_GAP_NANOS = 50_000_000L;
     /** nginx's "client closed request", for the access log only: nobody receives it. */
