@@ -1,5 +1,7 @@
 package io.rkllm.server.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -24,6 +26,21 @@ public final class LogprobsFields {
             throw ApiException.invalid("top_logprobs", "'top_logprobs' requires 'logprobs': true");
         }
         return asked ? OptionalInt.of(count("top_logprobs", top.orElse(0))) : OptionalInt.empty();
+    }
+
+    /**
+     * The Responses API's: {@code include} naming {@code message.output_text.logprobs} asks for them,
+     * {@code top_logprobs} (0 to 20) says how many alternatives; {@code top_logprobs} alone asks for nothing, as at
+     * OpenAI.
+     */
+    public static OptionalInt responses(FieldReader f) {
+        Optional<Integer> top = f.integer("top_logprobs");
+        boolean asked = false;
+        for (JsonNode item : f.array("include").orElseGet(JsonNodeFactory.instance::arrayNode)) {
+            asked |= item.isTextual() && item.asText().equals("message.output_text.logprobs");
+        }
+        int n = count("top_logprobs", top.orElse(0));
+        return asked ? OptionalInt.of(n) : OptionalInt.empty();
     }
 
     /** The legacy completions API's {@code logprobs}: how many alternatives, each token's own probability always. */

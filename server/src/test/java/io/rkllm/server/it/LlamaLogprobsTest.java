@@ -186,6 +186,47 @@ class LlamaLogprobsTest {
     }
 
     @Test
+    void theResponsesApiGivesThemInItsOutputTextWhenIncludeAsks() throws Exception {
+        String body = "{\"model\":\"tiny\",\"temperature\":0,\"max_output_tokens\":8,\"input\":\"Which cores?\","
+                + "\"top_logprobs\":2";
+        JsonNode whole = LlamaChatTest.ok(server.post("/v1/responses", body
+                + ",\"include\":[\"message.output_text.logprobs\"]}"));
+        JsonNode text = whole.at("/output/0/content/0");
+        JsonNode list = text.get("logprobs");
+        assertThat(list.size()).isEqualTo(whole.at("/usage/output_tokens").asInt()).isPositive();
+        assertThat(list.get(0).get("top_logprobs").size()).isEqualTo(2);
+        assertThat(new String(bytes(list), UTF_8)).isEqualTo(text.get("text").asText());
+
+        TestServer.Reply streamed = server.post("/v1/responses", body
+                + ",\"include\":[\"message.output_text.logprobs\"],\"stream\":true}");
+        List<JsonNode> deltas = new ArrayList<>();
+        JsonNode done = null;
+        for (String line : streamed.body().split("\n")) {
+            if (line.startsWith("data: ")) {
+                JsonNode event = TestServer.JSON.readTree(line.substring(6));
+                if (event.get("type").asText().equals("response.output_text.delta")) {
+                    event.get("logprobs").forEach(deltas::add);
+                } else if (event.get("type").asText().equals("response.output_text.done")) {
+                    done = event.get("logprobs");
+                }
+            }
+        }
+        sameTokens(deltas, list);
+        assertThat(done).isNotNull();
+        sameTokens(toList(done), list);
+
+        // top_logprobs alone asks for nothing, as at OpenAI
+        JsonNode bare = LlamaChatTest.ok(server.post("/v1/responses", body + "}"));
+        assertThat(bare.at("/output/0/content/0/logprobs").isEmpty()).isTrue();
+    }
+
+    private static List<JsonNode> toList(JsonNode array) {
+        List<JsonNode> out = new ArrayList<>();
+        array.forEach(out::add);
+        return out;
+    }
+
+    @Test
     void askingForAlternativesWithoutLogprobsOrTooManyIsRefused() throws Exception {
         TestServer.Reply without = server.post("/v1/chat/completions", chat("\"top_logprobs\":2"));
         assertThat(without.status()).isEqualTo(400);

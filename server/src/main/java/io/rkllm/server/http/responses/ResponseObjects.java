@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -86,7 +89,7 @@ final class ResponseObjects {
             output.add(reasoning(id("rs"), answer.reasoning(), reasoningSummary, "completed"));
         }
         if (!answer.content().isEmpty() || answer.toolCalls().isEmpty()) {
-            output.add(message(id("msg"), answer.content(), status));
+            output.add(message(id("msg"), answer.content(), status, answer.logprobs()));
         }
         for (OutputEvent.ToolCall call : answer.toolCalls()) {
             output.add(functionCall(call, "completed", namespaces));
@@ -121,23 +124,32 @@ final class ResponseObjects {
     }
 
     ObjectNode message(String id, String text, String status) {
+        return message(id, text, status, List.of());
+    }
+
+    /** A message item; {@code logprobs}, its tokens' log probabilities when they were asked for, in its text part. */
+    ObjectNode message(String id, String text, String status, List<TokenProbability> logprobs) {
         ObjectNode item = mapper.createObjectNode();
         item.put("id", id);
         item.put("type", "message");
         item.put("status", status);
         ArrayNode content = item.putArray("content");
         if (!status.equals("in_progress")) {
-            content.add(outputText(text));
+            content.add(outputText(text, logprobs));
         }
         item.put("role", "assistant");
         return item;
     }
 
     ObjectNode outputText(String text) {
+        return outputText(text, List.of());
+    }
+
+    ObjectNode outputText(String text, List<TokenProbability> logprobs) {
         ObjectNode part = mapper.createObjectNode();
         part.put("type", "output_text");
         part.putArray("annotations");
-        part.putArray("logprobs");
+        part.set("logprobs", LogprobsJson.entries(logprobs, false));
         part.put("text", text);
         return part;
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.http.ConversationHeader;
+import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Run;
@@ -147,6 +148,9 @@ final class ResponsesHandler {
         private String openId;
         private final StringBuilder openText = new StringBuilder();
         private boolean messageOpened;
+        /** Tokens' log probabilities not sent yet (of reasoning, say), and those of the open message's text. */
+        private final List<TokenProbability> unsentLogprobs = new ArrayList<>();
+        private final List<TokenProbability> messageLogprobs = new ArrayList<>();
 
         Events(String id, long created, String model, ResponsesRequest parsed, List<ChatMessage> conversation) {
             this.id = id;
@@ -177,6 +181,7 @@ final class ResponsesHandler {
         @Override
         public List<byte[]> output(OutputEvent e, List<TokenProbability> logprobs) {
             List<byte[]> out = new ArrayList<>();
+            unsentLogprobs.addAll(logprobs); // the output text's to carry: what comes before it goes with it
             switch (e) {
                 case OutputEvent.Reasoning r -> {
                     open("reasoning", out);
@@ -191,7 +196,9 @@ final class ResponsesHandler {
                     openText.append(c.text());
                     content.append(c.text());
                     ObjectNode delta = part(event("response.output_text.delta")).put("delta", c.text());
-                    delta.putArray("logprobs");
+                    delta.set("logprobs", LogprobsJson.entries(unsentLogprobs, false));
+                    messageLogprobs.addAll(unsentLogprobs);
+                    unsentLogprobs.clear();
                     out.add(send(delta));
                 }
                 case OutputEvent.ToolCall call -> {
@@ -267,10 +274,12 @@ final class ResponsesHandler {
             ObjectNode item;
             if (openKind.equals("message")) {
                 ObjectNode done = part(event("response.output_text.done")).put("text", text);
-                done.putArray("logprobs");
+                done.set("logprobs", LogprobsJson.entries(messageLogprobs, false));
                 out.add(send(done));
-                out.add(send(part(event("response.content_part.done")).set("part", objects.outputText(text))));
-                item = objects.message(openId, text, status);
+                out.add(send(part(event("response.content_part.done")).set("part", objects.outputText(text,
+                        messageLogprobs))));
+                item = objects.message(openId, text, status, messageLogprobs);
+                messageLogprobs.clear();
             } else if (parsed.reasoningSummary()) {
                 out.add(send(part(event("response.reasoning_summary_text.done")).put("text", text)));
                 out.add(send(part(event("response.reasoning_summary_part.done"))

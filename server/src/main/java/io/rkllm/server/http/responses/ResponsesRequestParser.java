@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.LogprobsFields;
 import io.rkllm.server.api.ImageSources;
 import io.rkllm.server.api.RequestLimits;
 import io.rkllm.server.api.Schemas;
@@ -116,7 +117,8 @@ public final class ResponsesRequestParser {
         messages.addAll(input);
         ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages),
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
-                new ChatRequest.Output(maxTokens, common.sampling(f), List.of(), format, reasoning.asked()),
+                new ChatRequest.Output(maxTokens, common.sampling(f), List.of(), format, reasoning.asked(),
+                        LogprobsFields.responses(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
                         choice.orElse(ToolChoice.AUTO), parallel),
                 CommonFields.conversationKey(f, chatIdHeader));
