@@ -8,8 +8,8 @@ import java.util.OptionalInt;
 /**
  * What a request asks of its tokens' log probabilities: how many of the likeliest tokens to give beside each, or
  * nothing. OpenAI's chat and Ollama's APIs ask with {@code logprobs} (true or false) and {@code top_logprobs} (0 to
- * 20), which without {@code logprobs} is refused as OpenAI and llama-server refuse it; the legacy completions API
- * asks with {@code logprobs} as a count.
+ * 20), which without {@code logprobs} OpenAI and llama-server refuse and Ollama ignores; the legacy completions
+ * API asks with {@code logprobs} as a count, the Responses API with {@code include}.
  */
 public final class LogprobsFields {
     /** Most alternatives a token may have beside it, as OpenAI and Ollama allow. */
@@ -18,7 +18,7 @@ public final class LogprobsFields {
     private LogprobsFields() {
     }
 
-    /** OpenAI's chat and Ollama's {@code logprobs} and {@code top_logprobs}. */
+    /** OpenAI's chat {@code logprobs} and {@code top_logprobs}. */
     public static OptionalInt chat(FieldReader f) {
         boolean asked = f.bool("logprobs").orElse(false);
         Optional<Integer> top = f.integer("top_logprobs");
@@ -41,6 +41,16 @@ public final class LogprobsFields {
         }
         int n = count("top_logprobs", top.orElse(0));
         return asked ? OptionalInt.of(n) : OptionalInt.empty();
+    }
+
+    /**
+     * Ollama's {@code logprobs} and {@code top_logprobs}: as OpenAI's, but {@code top_logprobs} without
+     * {@code logprobs} asks for nothing, as Ollama takes it (it checks the range only).
+     */
+    public static OptionalInt ollama(FieldReader f) {
+        boolean asked = f.bool("logprobs").orElse(false);
+        int top = count("top_logprobs", f.integer("top_logprobs").orElse(0));
+        return asked ? OptionalInt.of(top) : OptionalInt.empty();
     }
 
     /** The legacy completions API's {@code logprobs}: how many alternatives, each token's own probability always. */

@@ -112,7 +112,7 @@ public final class RunDriver {
 
     /**
      * Commits the 200 and writes the run as {@code format} until it ends or the client goes away. A client
-     * that closes its connection is noticed within about a second (a non-blocking read), or a token while
+     * that closes its connection is noticed within {@link #PROBE_EVERY} (a non-blocking read), or a token while
      * tokens arrive, and its generation is cancelled.
      */
     public void stream(Context ctx, Run run, StreamFormat format) throws InterruptedException {
@@ -143,7 +143,9 @@ public final class RunDriver {
                         }
                     }
                     case RunStep.Output out -> {
-                        List<OutputEvent> events = out.events();
+                        // the last tokens' log probabilities alone (their text came to nothing): an empty text
+                        List<OutputEvent> events = out.events().isEmpty()
+                                ? List.of(new OutputEvent.Content("")) : out.events();
                         for (int i = 0; i < events.size(); i++) {
                             // the step's log probabilities go with its last event, as llama-server sends them
                             List<TokenProbability> logprobs = i == events.size() - 1 ? out.logprobs() : List.of();
@@ -191,8 +193,8 @@ public final class RunDriver {
             AccessLog.error(ctx, error);
             try {
                 sink.send(format.failed(error));
-            } catch (IOException clientGone) {
-                AccessLog.disconnected(ctx);
+            } catch (IOException | RuntimeException unsent) {
+                LOG.debug("the error event could not be sent: {}", unsent.toString());
             }
         }
     }

@@ -11,6 +11,7 @@ import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.OutputScanner;
+import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -238,6 +239,10 @@ public final class ChatRun implements Run {
                         d.stats().prefillTokens()));
                 if (!scanner.stopped()) {
                     emit(scanner.finish());
+                    List<TokenProbability> left = logprobs.take(); // of text that came to nothing (a closing tag)
+                    if (!left.isEmpty() && !holdsTaskOutput()) {
+                        pending.add(new RunStep.Output(List.of(), left));
+                    }
                 }
                 RunStep.Finished finished = finished(d);
                 if (holdsTaskOutput()) {

@@ -75,10 +75,12 @@ final class SchemaCheck {
         List<Error> errors;
         try {
             errors = schema.validate(value);
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException e) {
             // a part of the schema the answer reached and the check at the start did not (a reference the
             // validator cannot follow): the answer cannot be shown to conform, which is what the client hears
             return Optional.of("the schema could not be applied to it: " + e.getMessage());
+        } catch (StackOverflowError e) {
+            return Optional.of("the schema could not be applied to it: it refers to itself too deeply");
         }
         if (errors.isEmpty()) {
             return Optional.empty();

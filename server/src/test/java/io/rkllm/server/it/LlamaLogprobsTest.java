@@ -129,12 +129,22 @@ class LlamaLogprobsTest {
         assertThat(logprobs.get("token_logprobs").size()).isEqualTo(n);
         assertThat(logprobs.get("top_logprobs").size()).isEqualTo(n);
         assertThat(logprobs.get("top_logprobs").get(0).size()).isBetween(1, 2);
-        StringBuilder spelt = new StringBuilder();
+        // each whole token's text is in the answer where its offset says; a piece of a character is written as
+        // OpenAI writes it (bytes:\xe2) and its offset is its character's
+        String text = answer.at("/choices/0/text").asText();
+        int last = 0;
         for (int i = 0; i < n; i++) {
-            assertThat(logprobs.get("text_offset").get(i).asInt()).isEqualTo(spelt.length());
-            spelt.append(logprobs.get("tokens").get(i).asText());
+            int offset = logprobs.get("text_offset").get(i).asInt();
+            String token = logprobs.get("tokens").get(i).asText();
+            assertThat(offset).isGreaterThanOrEqualTo(last).isLessThanOrEqualTo(text.length());
+            if (token.startsWith("bytes:")) {
+                assertThat(token).matches("bytes:(\\\\x[0-9a-f]{2})+");
+            } else {
+                assertThat(text.substring(offset)).as(token).startsWith(token);
+            }
+            last = offset;
         }
-        assertThat(spelt.toString()).isEqualTo(answer.at("/choices/0/text").asText());
+        assertThat(logprobs.get("text_offset").get(0).asInt()).isZero();
     }
 
     @Test
@@ -239,6 +249,11 @@ class LlamaLogprobsTest {
                 + "[{\"role\":\"user\",\"content\":\"Hi\"}],\"logprobs\":true,\"top_logprobs\":-1}");
         assertThat(ollama.status()).isEqualTo(400);
         assertThat(ollama.json().get("error").asText()).contains("between 0 and 20");
+        // Ollama takes top_logprobs without logprobs as asking for nothing
+        JsonNode quiet = LlamaChatTest.ok(server.post("/api/chat", "{\"model\":\"tiny\",\"stream\":false,"
+                + "\"options\":{\"num_predict\":2},\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                + "\"top_logprobs\":2}"));
+        assertThat(quiet.has("logprobs")).isFalse();
     }
 
     /**

@@ -130,7 +130,7 @@ final class PlannerBench implements AutoCloseable {
         return new ChatRequest(MODEL, List.copyOf(messages),
                 new ChatRequest.Delivery(false, false, false),
                 new ChatRequest.Output(OptionalInt.empty(), SamplingOverrides.NONE, List.of(), Optional.empty(),
-                        io.rkllm.server.pipeline.request.Thinking.UNSAID),
+                        io.rkllm.server.pipeline.request.Thinking.UNSAID, OptionalInt.empty()),
                 new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),
                 conversationKey);
     }

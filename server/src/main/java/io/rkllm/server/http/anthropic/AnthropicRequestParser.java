@@ -89,7 +89,7 @@ public final class AnthropicRequestParser {
                 new ChatRequest.Delivery(generates && f.bool("stream").orElse(false), false, false),
                 new ChatRequest.Output(maxTokens, common.sampling(f),
                         generates ? common.stop(f, "stop_sequences") : List.of(), outputFormat(f),
-                        Thinking.of(Optional.of(thinking(f)))),
+                        Thinking.of(Optional.of(thinking(f))), OptionalInt.empty()), // Anthropic has no logprobs
                 new ChatRequest.ToolUse(choice.choice().isEmpty() ? Optional.empty()
                         : Tools.only(tools, choice.choice().get()), choice.choice().orElse(ToolChoice.AUTO),
                         choice.parallel()),

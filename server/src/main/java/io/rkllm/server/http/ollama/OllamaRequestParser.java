@@ -109,7 +109,7 @@ public final class OllamaRequestParser {
         return new ChatRequest(model, messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false),
                 new ChatRequest.Output(numPredict(options), common.sampling(options), common.stop(options), format(f),
-                        think(f), LogprobsFields.chat(f)),
+                        think(f), LogprobsFields.ollama(f)),
                 new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),
                 CommonFields.conversationKey(f, chatIdHeader));
     }

@@ -40,8 +40,8 @@ final class ChunkEncoder {
     private final Map<Integer, Integer> argumentsSent = new HashMap<>();
     private Framed contentChunk;
     private Framed reasoningChunk;
-    /** Where the next legacy chunk's tokens start in the answer's text. */
-    private int textOffset;
+    /** The bytes of the answer's tokens sent in legacy chunks so far: the next ones are spelt on from there. */
+    private final ByteArrayOutputStream legacyBytes = new ByteArrayOutputStream();
 
     ChunkEncoder(String id, long created, String model, boolean legacy) {
         this.id = id;
@@ -213,8 +213,7 @@ final class ChunkEncoder {
                 g.writeNullField("logprobs");
             } else {
                 g.writeFieldName("logprobs");
-                g.writeTree(LogprobsJson.legacy(logprobs, textOffset));
-                textOffset += LogprobsJson.length(logprobs);
+                g.writeTree(LogprobsJson.legacy(logprobs, legacyBytes));
             }
             writeFinishReason(g, finishReason);
             g.writeEndObject();

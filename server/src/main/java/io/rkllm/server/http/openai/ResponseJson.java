@@ -7,6 +7,7 @@ import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
+import java.io.ByteArrayOutputStream;
 
 /** The JSON bodies of non-streaming OpenAI responses, and the usage/timings objects of both modes. */
 final class ResponseJson {
@@ -54,7 +55,7 @@ final class ResponseJson {
         choice.put("index", 0);
         choice.put("text", answer.content());
         if (!answer.logprobs().isEmpty()) {
-            choice.set("logprobs", LogprobsJson.legacy(answer.logprobs(), 0));
+            choice.set("logprobs", LogprobsJson.legacy(answer.logprobs(), new ByteArrayOutputStream()));
         }
         return tail(mapper, root, choice, answer);
     }

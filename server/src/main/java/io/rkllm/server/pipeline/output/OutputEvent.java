@@ -5,7 +5,10 @@ import java.util.Objects;
 /** A piece of the model's answer, classified by {@link OutputScanner}. */
 public sealed interface OutputEvent {
 
-    /** Answer text for {@code delta.content}; never empty. */
+    /**
+     * Answer text for {@code delta.content}; never empty from the scanner (the route makes an empty one only to carry
+     * the log probabilities of tokens whose text came to nothing).
+     */
     record Content(String text) implements OutputEvent {
         public Content {
             Objects.requireNonNull(text, "text");

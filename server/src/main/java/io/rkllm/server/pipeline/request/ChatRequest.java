@@ -28,12 +28,6 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
      */
     public record Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
                          Optional<OutputFormat> format, Thinking thinking, OptionalInt logprobs) {
-
-        /** Without log probabilities. */
-        public Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
-                      Optional<OutputFormat> format, Thinking thinking) {
-            this(maxTokens, sampling, stop, format, thinking, OptionalInt.empty());
-        }
     }
 
     /**
@@ -96,7 +90,7 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
     /** The same request asking other things of thinking. */
     public ChatRequest withThinking(Thinking value) {
         return new ChatRequest(model, messages, delivery, new Output(output.maxTokens(), output.sampling(),
-                output.stop(), output.format(), value), tools, conversationKey);
+                output.stop(), output.format(), value, output.logprobs()), tools, conversationKey);
     }
 
     /** The same request with other tools (the same tools in another order). */

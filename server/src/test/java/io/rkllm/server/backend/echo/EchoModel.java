@@ -9,8 +9,10 @@ import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.StopReason;
+import io.rkllm.server.engine.contract.TokenLogprob;
 import io.rkllm.server.engine.contract.TokenSink;
 import io.rkllm.server.engine.contract.cache.CacheContents;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -46,7 +48,13 @@ final class EchoModel implements BackendModel {
                 return finished(StopReason.LENGTH, prompt, sent);
             }
             sent++;
-            sink.text(sent == 1 ? word : " " + word, sent);
+            String piece = sent == 1 ? word : " " + word;
+            if (prompt.settings().logprobs().isPresent()) {
+                // a made-up distribution: the n-th word had probability 1/(n+1)
+                byte[] bytes = piece.getBytes(StandardCharsets.UTF_8);
+                sink.logprob(new TokenLogprob(piece, bytes, -Math.log(sent + 1), List.of()));
+            }
+            sink.text(piece, sent);
         }
         return finished(StopReason.END, prompt, sent);
     }

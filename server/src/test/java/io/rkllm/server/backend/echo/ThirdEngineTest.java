@@ -173,6 +173,23 @@ class ThirdEngineTest {
     }
 
     @Test
+    void anEnginesLogprobsReachTheClientWholeAndStreamed() throws IOException {
+        // the engine gives each token's log probability through its sink (the echo's are made up: 1/(n+1))
+        String body = "{\"model\":\"echo-chat\",\"logprobs\":true,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"<think> mulling </think> said\"}]";
+        JsonNode whole = post("/v1/chat/completions", body + "}");
+        JsonNode content = whole.at("/choices/0/logprobs/content");
+        assertThat(content.findValuesAsText("token")).containsExactly("echo:", " <think>", " mulling", " </think>",
+                " said");
+        assertThat(content.get(4).get("logprob").asDouble()).isEqualTo(-Math.log(6));
+        List<String> streamed = new ArrayList<>();
+        for (JsonNode chunk : events(call("POST", "/v1/chat/completions", body + ",\"stream\":true}", 200))) {
+            chunk.at("/choices/0/logprobs").path("content").forEach(t -> streamed.add(t.get("token").asText()));
+        }
+        assertThat(streamed).isEqualTo(content.findValuesAsText("token"));
+    }
+
+    @Test
     void everyFamilysStreamCarriesTheEnginesAnswer() throws IOException {
         StringBuilder anthropic = new StringBuilder();
         String messages = call("POST", "/v1/messages", "{\"model\":\"echo-chat\",\"max_tokens\":50,\"stream\":true,"

@@ -74,6 +74,16 @@ class ChunkEncoderTest {
         assertThat(second.at("/choices/0/logprobs/text_offset").toString()).isEqualTo("[5]");
         // JSON has no -Infinity: a probability too small for a logarithm is written as OpenAI writes it
         assertThat(second.at("/choices/0/logprobs/token_logprobs/0").asDouble()).isEqualTo(-9999.0);
+        // a character split over tokens: each piece as OpenAI writes bytes, the offsets in the text's characters
+        JsonNode split = MAPPER.readTree(new String(encoder.text("€a", null, List.of(
+                bytes(new byte[] {(byte) 0xE2}), bytes(new byte[] {(byte) 0x82, (byte) 0xAC}), token("a", -0.2,
+                        List.of()))), UTF_8).substring(6)).at("/choices/0/logprobs");
+        assertThat(split.get("tokens").toString()).isEqualTo("[\"bytes:\\\\xe2\",\"bytes:\\\\x82\\\\xac\",\"a\"]");
+        assertThat(split.get("text_offset").toString()).isEqualTo("[11,11,12]");
+    }
+
+    private static TokenProbability bytes(byte[] piece) {
+        return new TokenProbability("\uFFFD", piece, -1.0, List.of());
     }
 
     private static TokenProbability token(String text, double logprob, List<TokenProbability> top) {
