@@ -144,8 +144,8 @@ public final class RunDriver {
                     }
                     case RunStep.Output out -> {
                         // the last tokens' log probabilities alone (their text came to nothing): an empty text
-                        List<OutputEvent> events = out.events().isEmpty()
-                                ? List.of(new OutputEvent.Content("")) : out.events();
+                        List<OutputEvent> events = !out.events().isEmpty() ? out.events()
+                                : out.logprobs().isEmpty() ? List.of() : List.of(new OutputEvent.Content(""));
                         for (int i = 0; i < events.size(); i++) {
                             // the step's log probabilities go with its last event, as llama-server sends them
                             List<TokenProbability> logprobs = i == events.size() - 1 ? out.logprobs() : List.of();
