@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.pipeline.output.TokenProbability;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -54,16 +53,16 @@ public final class LogprobsJson {
     /**
      * The legacy completions' {@code logprobs} object. A token that is not whole UTF-8 (a piece of a character) is
      * written as OpenAI writes it, {@code bytes:\xe2\x82}; {@code text_offset} is where each token's text starts in
-     * the answer, in characters: the whole characters of the bytes before it.
+     * the answer, in characters.
      *
-     * @param before the bytes of the answer's tokens in the chunks before these (they are spelt on from there)
+     * @param offsets the answer's offsets, counted on from the chunks before these
      */
-    public static ObjectNode legacy(List<TokenProbability> tokens, ByteArrayOutputStream before) {
+    public static ObjectNode legacy(List<TokenProbability> tokens, TextOffsets offsets) {
         ObjectNode logprobs = NODES.objectNode();
         ArrayNode texts = logprobs.putArray("tokens");
         ArrayNode values = logprobs.putArray("token_logprobs");
         ArrayNode tops = logprobs.putArray("top_logprobs");
-        ArrayNode offsets = logprobs.putArray("text_offset");
+        ArrayNode starts = logprobs.putArray("text_offset");
         for (TokenProbability t : tokens) {
             texts.add(legacyText(t.bytes()));
             values.add(value(t.logprob()));
@@ -71,8 +70,7 @@ public final class LogprobsJson {
             for (TokenProbability alternative : t.top()) {
                 top.put(legacyText(alternative.bytes()), value(alternative.logprob()));
             }
-            offsets.add(offset(before.toByteArray(), t.bytes()));
-            before.writeBytes(t.bytes());
+            starts.add(offsets.next(t.bytes()));
         }
         return logprobs;
     }
@@ -88,31 +86,6 @@ public final class LogprobsJson {
             }
             return s.toString();
         }
-    }
-
-    /**
-     * Where the text of a token with bytes {@code piece} starts, after {@code before}, in characters of the answer's
-     * text (decoded as the answer was: a character is whole once its bytes are, bytes that cannot make one are
-     * U+FFFD each): at the start of the character it continues, if it continues one.
-     */
-    static int offset(byte[] before, byte[] piece) {
-        int unfinished = unfinished(before);
-        boolean continues = unfinished > 0 && piece.length > 0 && (piece[0] & 0xC0) == 0x80;
-        return new String(before, 0, before.length - (continues ? unfinished : 0), StandardCharsets.UTF_8).length();
-    }
-
-    /** How many of the last bytes begin a character that more bytes may still finish. */
-    private static int unfinished(byte[] bytes) {
-        int n = bytes.length;
-        for (int back = 1; back <= Math.min(3, n); back++) {
-            int b = bytes[n - back] & 0xFF;
-            if ((b & 0xC0) == 0x80) {
-                continue;
-            }
-            int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-            return length > back ? back : 0;
-        }
-        return 0;
     }
 
     private static ObjectNode entry(ObjectNode entry, TokenProbability t) {

@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama;
 
+import io.rkllm.server.text.Utf8Prefix;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -23,7 +24,7 @@ final class Utf8Pieces {
         }
         pending.writeBytes(piece);
         byte[] bytes = pending.toByteArray();
-        int complete = completePrefix(bytes);
+        int complete = Utf8Prefix.complete(bytes);
         pending.reset();
         pending.write(bytes, complete, bytes.length - complete);
         return decode(bytes, complete);
@@ -48,21 +49,6 @@ final class Utf8Pieces {
         byte[] bytes = pending.toByteArray();
         pending.reset();
         return decode(bytes, bytes.length);
-    }
-
-    /** The length of the longest prefix that does not end inside a character that may still be completed. */
-    private static int completePrefix(byte[] bytes) {
-        int n = bytes.length;
-        // look back at most 3 bytes for the lead byte of the last character
-        for (int back = 1; back <= Math.min(3, n); back++) {
-            int b = bytes[n - back] & 0xFF;
-            if ((b & 0xC0) == 0x80) {
-                continue; // a continuation byte: its lead byte is further back
-            }
-            int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-            return length > back ? n - back : n;
-        }
-        return n;
     }
 
     private static String decode(byte[] bytes, int length) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.http.LogprobsJson;
+import io.rkllm.server.http.TextOffsets;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.TokenProbability;
@@ -40,8 +41,8 @@ final class ChunkEncoder {
     private final Map<Integer, Integer> argumentsSent = new HashMap<>();
     private Framed contentChunk;
     private Framed reasoningChunk;
-    /** The bytes of the answer's tokens sent in legacy chunks so far: the next ones are spelt on from there. */
-    private final ByteArrayOutputStream legacyBytes = new ByteArrayOutputStream();
+    /** Where the legacy chunks' tokens start in the answer: counted on from chunk to chunk. */
+    private final TextOffsets textOffsets = new TextOffsets();
 
     ChunkEncoder(String id, long created, String model, boolean legacy) {
         this.id = id;
@@ -213,7 +214,7 @@ final class ChunkEncoder {
                 g.writeNullField("logprobs");
             } else {
                 g.writeFieldName("logprobs");
-                g.writeTree(LogprobsJson.legacy(logprobs, legacyBytes));
+                g.writeTree(LogprobsJson.legacy(logprobs, textOffsets));
             }
             writeFinishReason(g, finishReason);
             g.writeEndObject();

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.http.LogprobsJson;
+import io.rkllm.server.http.TextOffsets;
 import io.rkllm.server.pipeline.Answer;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
-import java.io.ByteArrayOutputStream;
 
 /** The JSON bodies of non-streaming OpenAI responses, and the usage/timings objects of both modes. */
 final class ResponseJson {
@@ -55,7 +55,7 @@ final class ResponseJson {
         choice.put("index", 0);
         choice.put("text", answer.content());
         if (!answer.logprobs().isEmpty()) {
-            choice.set("logprobs", LogprobsJson.legacy(answer.logprobs(), new ByteArrayOutputStream()));
+            choice.set("logprobs", LogprobsJson.legacy(answer.logprobs(), new TextOffsets()));
         }
         return tail(mapper, root, choice, answer);
     }
