@@ -121,6 +121,7 @@ final class NativeLlama {
         required("llama_sampler_init_penalties", layouts.generation().penaltiesTakeVocabSize()
                 ? FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT)
                 : FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
+        required("llama_sampler_init_logit_bias", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
         required("llama_sampler_init_grammar", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         required("llama_sampler_sample", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         required("llama_sampler_accept", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));

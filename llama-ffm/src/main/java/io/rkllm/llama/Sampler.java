@@ -14,7 +14,8 @@ import java.lang.invoke.MethodHandle;
 import java.util.BitSet;
 
 /**
- * A llama.cpp sampler chain built from {@link SamplingParams}. Sampling also accepts the token into the chain's
+ * A llama.cpp sampler chain built from {@link SamplingParams}: the logit biases first, then the penalties, then
+ * greedy or the draw's samplers. Sampling also accepts the token into the chain's
  * history (for the repetition penalties and the grammar). One per sequence; used by the context's owner thread.
  *
  * <p>With a grammar, sampling is done here around llama.cpp's samplers, as llama.cpp's own common sampler does
@@ -32,6 +33,9 @@ public final class Sampler implements AutoCloseable {
     private static final long ARRAY_SIZE = Structs.offset(LlamaLayouts.TOKEN_DATA_ARRAY, "size");
     private static final long ARRAY_SELECTED = Structs.offset(LlamaLayouts.TOKEN_DATA_ARRAY, "selected");
     private static final long ARRAY_SORTED = Structs.offset(LlamaLayouts.TOKEN_DATA_ARRAY, "sorted");
+
+    /** {@code llama_logit_bias}: a token and a float. */
+    private static final int LOGIT_BIAS = Integer.BYTES + Float.BYTES;
 
     private final NativeLlama api;
     private final Vocabulary vocabulary;
@@ -84,6 +88,10 @@ public final class Sampler implements AutoCloseable {
                     sampler.candidates = sampler.arena.allocate(DATA * vocabulary.size(), 8);
                     sampler.array = sampler.arena.allocate(LlamaLayouts.TOKEN_DATA_ARRAY);
                 }
+                if (!params.logitBias().isEmpty()) {
+                    sampler.add((MemorySegment) api.call("llama_sampler_init_logit_bias", vocabulary.size(),
+                            params.logitBias().size(), biases(arena, vocabulary, params)));
+                }
                 if (params.penalises()) {
                     sampler.add(api.layouts().generation().penaltiesTakeVocabSize()
                             ? (MemorySegment) api.call("llama_sampler_init_penalties", vocabulary.size(),
@@ -113,6 +121,19 @@ public final class Sampler implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /** The biases as {@code llama_logit_bias} structs (llama.cpp copies them). */
+    private static MemorySegment biases(Arena arena, Vocabulary vocabulary, SamplingParams params) {
+        MemorySegment biases = arena.allocate((long) LOGIT_BIAS * params.logitBias().size(), Integer.BYTES);
+        long at = 0;
+        for (LogitBias b : params.logitBias()) {
+            vocabulary.checkToken(b.token());
+            biases.set(JAVA_INT, at, b.token());
+            biases.set(JAVA_FLOAT, at + Integer.BYTES, b.bias());
+            at += LOGIT_BIAS;
+        }
+        return biases;
     }
 
     /** Adds a sampler to the chain, which owns it from then on. */

@@ -1,5 +1,6 @@
 package io.rkllm.llama;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -10,21 +11,52 @@ import java.util.Optional;
  * @param topK           0 disables
  * @param topP           1 disables
  * @param minP           0 disables
- * @param repeatPenalty  1 disables; with {@code frequencyPenalty} and {@code presencePenalty} (0 disable) over the
- *                       last {@code penaltyLastN} tokens
+ * @param penalties      the repetition penalties
  * @param seed           the draw's seed (its low 32 bits); 0xFFFFFFFF asks llama.cpp for a random one
  * @param grammar        a GBNF grammar (root rule {@code root}) the output must follow
+ * @param logitBias      numbers added to tokens' logits before anything else samples (llama.cpp's common sampler
+ *                       puts them first too)
  */
-public record SamplingParams(float temperature, int topK, float topP, float minP, float repeatPenalty,
-                             float frequencyPenalty, float presencePenalty, int penaltyLastN, long seed,
-                             Optional<String> grammar) {
+public record SamplingParams(float temperature, int topK, float topP, float minP, Penalties penalties, long seed,
+                             Optional<String> grammar, List<LogitBias> logitBias) {
+
+    /**
+     * The repetition penalties over the last {@code lastN} tokens.
+     *
+     * @param repeat    1 disables
+     * @param frequency 0 disables
+     * @param presence  0 disables
+     */
+    public record Penalties(float repeat, float frequency, float presence, int lastN) {
+        public static final Penalties NONE = new Penalties(1f, 0f, 0f, 64);
+    }
+
+    public SamplingParams {
+        logitBias = List.copyOf(logitBias);
+    }
 
     public static SamplingParams greedy() {
-        return new SamplingParams(0f, 0, 1f, 0f, 1f, 0f, 0f, 64, 0, Optional.empty());
+        return new SamplingParams(0f, 0, 1f, 0f, Penalties.NONE, 0, Optional.empty(), List.of());
     }
 
     public static SamplingParams random(float temperature, long seed) {
-        return new SamplingParams(temperature, 40, 0.95f, 0.05f, 1f, 0f, 0f, 64, seed, Optional.empty());
+        return new SamplingParams(temperature, 40, 0.95f, 0.05f, Penalties.NONE, seed, Optional.empty(), List.of());
+    }
+
+    public float repeatPenalty() {
+        return penalties.repeat();
+    }
+
+    public float frequencyPenalty() {
+        return penalties.frequency();
+    }
+
+    public float presencePenalty() {
+        return penalties.presence();
+    }
+
+    public int penaltyLastN() {
+        return penalties.lastN();
     }
 
     public boolean isGreedy() {
@@ -32,15 +64,19 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
     }
 
     public boolean penalises() {
-        return repeatPenalty != 1f || frequencyPenalty != 0f || presencePenalty != 0f;
+        return penalties.repeat() != 1f || penalties.frequency() != 0f || penalties.presence() != 0f;
     }
 
     public SamplingParams withPenalties(float repeat, float frequency, float presence, int lastN) {
-        return new SamplingParams(temperature, topK, topP, minP, repeat, frequency, presence, lastN, seed, grammar);
+        return new SamplingParams(temperature, topK, topP, minP, new Penalties(repeat, frequency, presence, lastN), seed,
+                grammar, logitBias);
     }
 
     public SamplingParams withGrammar(String value) {
-        return new SamplingParams(temperature, topK, topP, minP, repeatPenalty, frequencyPenalty, presencePenalty,
-                penaltyLastN, seed, Optional.of(value));
+        return new SamplingParams(temperature, topK, topP, minP, penalties, seed, Optional.of(value), logitBias);
+    }
+
+    public SamplingParams withLogitBias(List<LogitBias> value) {
+        return new SamplingParams(temperature, topK, topP, minP, penalties, seed, grammar, value);
     }
 }

@@ -1,7 +1,9 @@
 package io.rkllm.llama;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Greedy generation with the real library: deterministic, and the same whether sampled natively or by argmax. */
@@ -26,6 +28,30 @@ class GenerationTest extends WithChatModel {
             float[] logits = context.logits(index);
             assertThat(logits).hasSize(model.vocabularySize());
             assertThat(sampler.sample(context, index)).isEqualTo(Greedy.argmax(logits));
+        }
+    }
+
+    @Test
+    void logitBiasesAreAddedBeforeTheChainPicks() {
+        try (LlamaContext context = model.newContext(ContextParams.generation(256, 1, 1));
+             Batch batch = new Batch(256, 1)) {
+            int index = Greedy.prefill(context, batch, 0, model.tokenize(PROMPT, true, true), 0);
+            float[] logits = context.logits(index);
+            int best = Greedy.argmax(logits);
+            int other = best == 0 ? 1 : 0;
+            // just enough to pass the best logit, and a ban of the best: both pick another token
+            float raise = logits[best] - logits[other] + 0.01f;
+            try (Sampler raised = model.newSampler(SamplingParams.greedy()
+                    .withLogitBias(List.of(new LogitBias(other, raise))));
+                 Sampler banned = model.newSampler(SamplingParams.greedy()
+                         .withLogitBias(List.of(new LogitBias(best, Float.NEGATIVE_INFINITY))))) {
+                assertThat(raised.sample(context, index)).isEqualTo(other);
+                logits[best] = Float.NEGATIVE_INFINITY;
+                assertThat(banned.sample(context, index)).isEqualTo(Greedy.argmax(logits));
+            }
+            assertThatThrownBy(() -> model.newSampler(SamplingParams.greedy()
+                    .withLogitBias(List.of(new LogitBias(model.vocabularySize(), 1f)))))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 

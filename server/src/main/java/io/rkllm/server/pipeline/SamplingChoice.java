@@ -1,7 +1,9 @@
 package io.rkllm.server.pipeline;
 
 import io.rkllm.server.engine.contract.Sampling;
+import io.rkllm.server.engine.contract.TokenBias;
 import io.rkllm.server.models.SamplingDefaults;
+import io.rkllm.server.pipeline.request.LogitBiasEntry;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 
 /** A run's sampling: the request's values, else the model's (sidecar, family), else the runtime's defaults. */
@@ -18,6 +20,12 @@ final class SamplingChoice {
                 request.frequencyPenalty().orElse(model.frequencyPenalty().orElse(runtime.frequencyPenalty())),
                 request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())),
                 request.minP().orElse(runtime.minP()),
-                request.seed().isPresent() ? request.seed() : runtime.seed());
+                request.seed().isPresent() ? request.seed() : runtime.seed(),
+                request.logitBias().stream().map(SamplingChoice::bias).toList());
+    }
+
+    /** A request's entry as the engine takes it ({@code false}, a ban, came as negative infinity). */
+    private static TokenBias bias(LogitBiasEntry entry) {
+        return new TokenBias(entry.token(), entry.token().isPresent() ? "" : entry.text(), (float) entry.bias());
     }
 }

@@ -72,4 +72,28 @@ class SamplingTest {
             assertThat(defaults.get("top_k").asInt()).isNotEqualTo(7);
         }
     }
+
+    @Test
+    void logitBiasIsRefusedWhereTheRuntimeCannotApplyIt() throws Exception {
+        for (Abi abi : new Abi[] {Abi.V1_2, Abi.V1_3}) {
+            try (TestServer server = TestServer.in(dir.resolve(abi.name())).abi(abi).model("m", Map.of()).start()) {
+                for (boolean stream : new boolean[] {false, true}) {
+                    int runs = server.runs("m").size();
+                    TestServer.Reply reply = server.postForReply("/v1/chat/completions",
+                            chat("\"logit_bias\":{\"42\":-100}", stream));
+                    assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+                    assertThat(reply.json().at("/error/param").asText()).isEqualTo("logit_bias");
+                    assertThat(reply.json().at("/error/message").asText()).contains("RKLLM runtime")
+                            .contains("GGUF");
+                    assertThat(server.runs("m")).as("nothing ran").hasSize(runs);
+                }
+                // an empty one asks for nothing, as OpenAI's clients may send it
+                assertThat(server.postForReply("/v1/chat/completions", chat("\"logit_bias\":{}", false)).status())
+                        .isEqualTo(200);
+                TestServer.Reply legacy = server.postForReply("/v1/completions",
+                        "{\"model\":\"m\",\"prompt\":\"[[say:ok]]\",\"logit_bias\":{\"7\":5}}");
+                assertThat(legacy.status()).isEqualTo(400);
+            }
+        }
+    }
 }

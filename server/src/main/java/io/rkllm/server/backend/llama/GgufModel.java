@@ -9,6 +9,7 @@ import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
 import io.rkllm.llama.Pooling;
+import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.template.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
@@ -209,9 +210,14 @@ final class GgufModel implements BackendModel {
             LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
             return GenerationEvent.failed(e.getMessage());
         }
-        SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(),
-                LlamaSampling.of(prompt.settings().sampling().orElse(defaults)), grammar(prompt), maxTokens,
-                markers.tokens(prompt.settings().markers()), sink);
+        SamplingParams sampling;
+        try {
+            sampling = LlamaSampling.of(prompt.settings().sampling().orElse(defaults), loop.model());
+        } catch (TokenBiases.Refused e) {
+            return GenerationEvent.invalid("logit_bias", e.getMessage());
+        }
+        SubmittedGeneration request = new SubmittedGeneration(prompt, rendered, prompt.task().isPresent(), sampling,
+                grammar(prompt), maxTokens, markers.tokens(prompt.settings().markers()), sink);
         // bound before it is queued: a cancel that comes as soon as the loop has the request is one it sees
         try (Cancellation.Binding bound = cancellation.onCancel(() -> loop.cancel(request))) {
             loop.submit(request);

@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama;
 
+import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.SamplingParams;
 import io.rkllm.server.engine.contract.Sampling;
 import java.util.Optional;
@@ -14,12 +15,17 @@ final class LlamaSampling {
     private LlamaSampling() {
     }
 
-    /** A run's sampler settings; greedy when the temperature is 0 (or less). */
-    static SamplingParams of(Sampling s) {
+    /**
+     * A run's sampler settings; greedy when the temperature is 0 (or less).
+     *
+     * @throws TokenBiases.Refused for a logit bias of a token the model does not have
+     */
+    static SamplingParams of(Sampling s, LlamaModel model) {
         return new SamplingParams((float) s.temperature(), Math.max(0, s.topK()), (float) clamp(s.topP(), 0, 1),
-                (float) clamp(s.minP(), 0, 1), (float) (s.repeatPenalty() <= 0 ? 1 : s.repeatPenalty()),
-                (float) s.frequencyPenalty(), (float) s.presencePenalty(), PENALTY_LAST_N,
-                s.seed().orElse(RANDOM_SEED) & 0xFFFFFFFFL, Optional.empty());
+                (float) clamp(s.minP(), 0, 1), new SamplingParams.Penalties(
+                        (float) (s.repeatPenalty() <= 0 ? 1 : s.repeatPenalty()), (float) s.frequencyPenalty(),
+                        (float) s.presencePenalty(), PENALTY_LAST_N),
+                s.seed().orElse(RANDOM_SEED) & 0xFFFFFFFFL, Optional.empty(), TokenBiases.of(s.logitBias(), model));
     }
 
     private static double clamp(double value, double min, double max) {

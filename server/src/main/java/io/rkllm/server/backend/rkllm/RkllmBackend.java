@@ -68,7 +68,7 @@ public final class RkllmBackend implements Backend {
         this.eosGuard = AutoSetting.on(settings.eosGuard(), abi13);
         // runtime 1.3.0 crashes the process when an init runs out of memory (rknn-llm#522)
         this.info = new RuntimeInfo(NAME, runtime.abi().label(), runtime.abi().perRunSampling(),
-                NativeTypes.sampling(runtime.defaultParams().sampling()), abi13, false,
+                NativeTypes.sampling(runtime.defaultParams().sampling()), abi13, false, false,
                 runtime.identity().version(), ChatPrompt.Form.TEXTS);
         this.policy = new RkllmCachePolicy(settings.cache());
         this.thinking = new ThinkingControl(settings.thinkingFlag(), runtime.abi().label());

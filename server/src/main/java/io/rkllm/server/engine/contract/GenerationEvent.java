@@ -57,6 +57,11 @@ public sealed interface GenerationEvent {
         return new Failed(Failure.InvalidRequest.of("messages", message));
     }
 
+    /** A setting of the request, {@code param}, that the model cannot take: the client's to change. */
+    static Failed invalid(String param, String message) {
+        return new Failed(Failure.InvalidRequest.of(param, message));
+    }
+
     /** The prompt, counted by the model's own tokenizer, does not fit the context (the pipeline's count is an estimate). */
     static Failed tooLong(int promptTokens, int contextTokens, String message) {
         return new Failed(new Failure.ContextTooLong(promptTokens, contextTokens, message));

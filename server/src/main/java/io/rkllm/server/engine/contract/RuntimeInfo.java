@@ -7,26 +7,29 @@ import java.util.Optional;
  * What the pipeline may know of a backend's runtime: its name, its ABI's label, whether sampling can change per run,
  * the sampling values it uses when nothing else is set, whether a load that runs out of memory takes the whole
  * process down (then {@code models.memory_check: auto} checks before every load), whether it takes min-p and a
- * seed (llama.cpp does, RKLLM does not), its release when it was identified (which model files a pull picks for
- * it), and the form of the conversation it takes.
+ * seed (llama.cpp does, RKLLM does not), whether it takes logit biases (the same), its release when it was
+ * identified (which model files a pull picks for it), and the form of the conversation it takes.
  *
  * @param name the runtime as a user knows it, in messages ("RKLLM runtime")
  * @param promptForm what the pipeline writes a conversation as for it: messages to render in a chat template, or
  *                   texts to send as turns
  */
 public record RuntimeInfo(String name, String abi, boolean perRunSampling, Sampling defaultSampling,
-                          boolean loadFailureIsFatal, boolean takesMinPAndSeed, Optional<String> release,
-                          ChatPrompt.Form promptForm) {
+                          boolean loadFailureIsFatal, boolean takesMinPAndSeed, boolean takesLogitBias,
+                          Optional<String> release, ChatPrompt.Form promptForm) {
 
     public RuntimeInfo {
         Objects.requireNonNull(release, "release");
         Objects.requireNonNull(promptForm, "promptForm");
     }
 
-    /** A runtime whose release is not known. */
+    /**
+     * A runtime whose release is not known; one that takes min-p and a seed takes logit biases too (llama.cpp's
+     * sampler chain has all three, RKLLM's runtime none).
+     */
     public RuntimeInfo(String name, String abi, boolean perRunSampling, Sampling defaultSampling,
                        boolean loadFailureIsFatal, boolean takesMinPAndSeed, ChatPrompt.Form promptForm) {
-        this(name, abi, perRunSampling, defaultSampling, loadFailureIsFatal, takesMinPAndSeed, Optional.empty(),
-                promptForm);
+        this(name, abi, perRunSampling, defaultSampling, loadFailureIsFatal, takesMinPAndSeed, takesMinPAndSeed,
+                Optional.empty(), promptForm);
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.LogitBiasField;
 import io.rkllm.server.api.LogprobsFields;
 import io.rkllm.server.api.Schemas;
 import io.rkllm.server.api.Tools;
@@ -47,7 +48,7 @@ public final class ChatRequestParser {
         Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(common.model(f), messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), false),
-                new ChatRequest.Output(common.maxTokens(f), common.sampling(f), common.stop(f), format, thinking(f),
+                new ChatRequest.Output(common.maxTokens(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)), common.stop(f), format, thinking(f),
                         LogprobsFields.chat(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
                         choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true)),
@@ -88,7 +89,7 @@ public final class ChatRequestParser {
         });
         return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)),
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), true),
-                new ChatRequest.Output(common.maxTokens(f), common.sampling(f), common.stop(f), responseFormat(f),
+                new ChatRequest.Output(common.maxTokens(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)), common.stop(f), responseFormat(f),
                         Thinking.off(), LogprobsFields.completion(f)),
                 new ChatRequest.ToolUse(Optional.empty(), ToolChoice.AUTO, true),
                 CommonFields.conversationKey(f, Optional.empty()));
