@@ -120,6 +120,13 @@ public final class ChatPipeline {
                     + " (plus room for the answer), even with earlier turns left out. Shorten the message or use a"
                     + " model with a longer context."));
         }
+        if (fit.trim().count() > 0 && request.delivery().keepWhole()) {
+            int estimate = contextFit.estimate(model, format, conversation, request.toolsJson());
+            throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
+                    + " length is " + context + " tokens, but the conversation needs about " + estimate + " tokens"
+                    + " (plus room for the answer), and the request asks that none of it be left out (truncation"
+                    + " disabled). Shorten it, allow truncation, or use a model with a longer context."));
+        }
         if (fit.trim().count() > 0) {
             notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", fit.trim().note()));
         }

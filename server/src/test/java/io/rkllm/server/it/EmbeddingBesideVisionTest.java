@@ -67,6 +67,7 @@ class EmbeddingBesideVisionTest {
         // each embedding run takes 800 ms on the NPU
         embedding.putAll(Map.of("time_scale", "1", "init_ms", "0", "run_overhead_ms", "800", "prefill_tps", "100000",
                 "trace", trace.toString()));
+        embedding.put("trace_run_start", "1");
         Map<String, String> encoder = new LinkedHashMap<>(VisionTest.ENCODER);
         encoder.put("trace", trace.toString());
         Map<String, String> language = new LinkedHashMap<>(VisionTest.LANGUAGE_MODEL);
@@ -83,9 +84,10 @@ class EmbeddingBesideVisionTest {
                     throw new UncheckedIOException(e);
                 }
             });
-            // the first run ended: the second is on the NPU for the next 800 ms
-            Poll.until("the first embedding run", Duration.ofSeconds(30),
-                    () -> calls(trace).stream().filter("e:run"::equals).count(), n -> n >= 1);
+            // the second run has begun: it is on the NPU for the next 800 ms (waiting for the first run's end
+            // instead left a gap before the second, in which a busy machine let the encoder go first)
+            Poll.until("the second embedding run", Duration.ofSeconds(30),
+                    () -> calls(trace).stream().filter("e:run_start"::equals).count(), n -> n >= 2);
             TestServer.Reply reply = server.postForReply("/v1/chat/completions", PICTURE);
             assertThat(reply.status()).as(reply.body()).isEqualTo(200);
             assertThat(embedded.get().status()).isEqualTo(200);

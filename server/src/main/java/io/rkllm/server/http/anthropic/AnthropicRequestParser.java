@@ -63,6 +63,7 @@ public final class AnthropicRequestParser {
         if (generates && maxTokens.isEmpty()) {
             throw ApiException.invalid("max_tokens", "'max_tokens' is required");
         }
+        UnavailableBetas.refuse(f);
         Optional<String> tools = tools(f);
         ChoiceAndParallel choice = toolChoice(f, tools);
         List<ChatMessage> messages = new ArrayList<>();

@@ -91,6 +91,7 @@ public final class OllamaRequestParser {
             return new OllamaRequest(model, Optional.empty(), unload(f));
         }
         List<ChatImage> pictures = images(root, "images", common.images().intake());
+        refuseWhatChangesThePrompt(f);
         if (!f.string("suffix").orElse("").isEmpty()) {
             throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
                     + " served here");
@@ -102,12 +103,33 @@ public final class OllamaRequestParser {
                 chatIdHeader)), false);
     }
 
+    /**
+     * {@code raw}, {@code template} and {@code context} ask Ollama to read the prompt otherwise than through the model's
+     * template with no history: the answer to the same prompt read through the template would not be the one asked
+     * for, so they are refused rather than ignored (false, empty and an empty list ask for nothing).
+     */
+    private static void refuseWhatChangesThePrompt(FieldReader f) {
+        if (f.bool("raw").orElse(false)) {
+            throw ApiException.invalid("raw", "'raw' prompts are not supported: the server writes every prompt"
+                    + " through the model's chat template (send the text as a message without 'raw')");
+        }
+        if (!f.string("template").orElse("").isEmpty()) {
+            throw ApiException.invalid("template", "'template' is not supported: the server uses the model's own"
+                    + " chat template (a model.yaml beside the model can set another)");
+        }
+        if (f.array("context").map(a -> !a.isEmpty()).orElse(false)) {
+            throw ApiException.invalid("context", "'context' (token ids of an earlier answer) is not supported: send"
+                    + " the conversation to /api/chat as messages; the KV cache keeps it without the ids");
+        }
+    }
+
     private ChatRequest request(FieldReader f, String model, List<ChatMessage> messages, Optional<String> tools,
                                 Optional<String> chatIdHeader) {
         FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
                 .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages,
-                new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false),
+                new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false,
+                        !f.bool("truncate").orElse(true)),
                 new ChatRequest.Output(numPredict(options), common.sampling(options), common.stop(options), format(f),
                         think(f), LogprobsFields.ollama(f)),
                 new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),

@@ -121,8 +121,12 @@ public final class ChatRequestParser {
                 case "low", "medium", "high" -> {
                     return new Thinking(on.or(() -> Optional.of(true)), Optional.of(e), kwargs);
                 }
+                case "xhigh", "max" -> {
+                    // above high: the most a template takes (gpt-oss's high)
+                    return new Thinking(on.or(() -> Optional.of(true)), Optional.of("high"), kwargs);
+                }
                 default -> throw ApiException.invalid("reasoning_effort",
-                        "'reasoning_effort' must be one of none, minimal, low, medium, high");
+                        "'reasoning_effort' must be one of none, minimal, low, medium, high, xhigh, max");
             }
         }
         Optional<JsonNode> think = f.raw("think");

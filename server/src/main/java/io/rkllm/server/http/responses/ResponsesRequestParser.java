@@ -116,7 +116,7 @@ public final class ResponsesRequestParser {
         instructions.ifPresent(text -> messages.add(ChatMessage.of(Role.SYSTEM, text)));
         messages.addAll(input);
         ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages),
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false, !truncates(f)),
                 new ChatRequest.Output(maxTokens, common.sampling(f), List.of(), format, reasoning.asked(),
                         LogprobsFields.responses(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
@@ -294,10 +294,10 @@ public final class ResponsesRequestParser {
 
     /** {@code reasoning}: the effort turns thinking on or off; a summary asked for changes where reasoning goes. */
     private record ReasoningRequest(Optional<Boolean> thinking, Optional<String> effort, Optional<String> summary) {
-        /** On or off, and the effort a template may take (xhigh is the highest there is: high). */
+        /** On or off, and the effort a template may take (xhigh and max are the highest there is: high). */
         Thinking asked() {
             Optional<String> level = thinking.orElse(false) ? effort.map(e -> e.toLowerCase(Locale.ROOT))
-                    .map(e -> e.equals("xhigh") ? "high" : e) : Optional.empty();
+                    .map(e -> e.equals("xhigh") || e.equals("max") ? "high" : e) : Optional.empty();
             return new Thinking(thinking, level, Map.of());
         }
     }
@@ -314,9 +314,9 @@ public final class ResponsesRequestParser {
         Optional<String> effort = r.string("effort");
         Optional<Boolean> thinking = effort.map(e -> switch (e.toLowerCase(Locale.ROOT)) {
             case "none", "minimal" -> false;
-            case "low", "medium", "high", "xhigh" -> true;
+            case "low", "medium", "high", "xhigh", "max" -> true;
             default -> throw ApiException.invalid("reasoning.effort",
-                    "'reasoning.effort' must be one of none, minimal, low, medium, high, xhigh");
+                    "'reasoning.effort' must be one of none, minimal, low, medium, high, xhigh, max");
         });
         Optional<String> summary = r.string("summary").or(() -> r.string("generate_summary"));
         return new ReasoningRequest(thinking, effort, summary);
@@ -357,10 +357,23 @@ public final class ResponsesRequestParser {
                 JsonNodeFactory.instance.objectNode().put("type", "text")));
         echo.set("tool_choice", f.raw("tool_choice").orElse(JsonNodeFactory.instance.textNode("auto")));
         echo.set("tools", tools);
-        // the conversation is always fitted to the context, whatever the client asked (X-RKLLM-Context-Trimmed)
-        echo.put("truncation", "auto");
+        // the conversation is fitted to the context unless the client says "disabled" (X-RKLLM-Context-Trimmed);
+        // OpenAI's default is "disabled", but a client that says nothing gets the fit, as on every other route
+        echo.put("truncation", truncates(f) ? "auto" : "disabled");
         putOrNull(echo, "user", f.raw("user").filter(JsonNode::isTextual).map(JsonNode::asText));
         return echo;
+    }
+
+    /**
+     * {@code truncation}: {@code auto} or absent lets the oldest exchanges be left out to fit the context,
+     * {@code disabled} asks for a 400 instead; anything else is refused.
+     */
+    private static boolean truncates(FieldReader f) {
+        Optional<String> value = f.string("truncation");
+        if (value.isPresent() && !value.get().equals("auto") && !value.get().equals("disabled")) {
+            throw ApiException.invalid("truncation", "'truncation' must be \"auto\" or \"disabled\"");
+        }
+        return !value.orElse("auto").equals("disabled");
     }
 
     private static void putOrNull(ObjectNode node, String name, Optional<String> value) {
