@@ -78,6 +78,16 @@ public final class FieldReader {
         });
     }
 
+    /** An object field; any other type is the client's mistake, not a value to ignore. */
+    public Optional<ObjectNode> object(String name) {
+        return raw(name).map(v -> {
+            if (!v.isObject()) {
+                throw wrongType(name, "an object");
+            }
+            return (ObjectNode) v;
+        });
+    }
+
     private static ApiException wrongType(String name, String expected) {
         return ApiException.invalid(name, "'" + name + "' must be " + expected);
     }

@@ -21,6 +21,8 @@ public final class LogitBiasField {
     /** More entries than any use of it needs (a ban list), few enough to check and copy at once. */
     static final int MAX_ENTRIES = 1024;
     static final double MAX_BIAS = 100;
+    /** A text stands for a word or a phrase; a longer one is a mistake, and each is tokenized before the run. */
+    static final int MAX_TEXT = 256;
     private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
 
     private LogitBiasField() {
@@ -73,6 +75,9 @@ public final class LogitBiasField {
         }
         if (key.isEmpty()) {
             throw ApiException.invalid(NAME, "'logit_bias' keys must be token ids (or texts), not empty");
+        }
+        if (key.length() > MAX_TEXT) {
+            throw ApiException.invalid(NAME, "a 'logit_bias' text may hold at most " + MAX_TEXT + " characters");
         }
         return new LogitBiasEntry(OptionalInt.empty(), key, bias);
     }

@@ -169,6 +169,12 @@ public final class HttpServer implements AutoCloseable {
                 errors.write(ctx, ApiException.unavailable("interrupted", "the server is shutting down", 5));
             });
             c.routes.exception(Exception.class, (e, ctx) -> {
+                Optional<ApiException> unreadable = UnreadableBody.of(e);
+                if (unreadable.isPresent()) {
+                    LOG.debug("unreadable body: {} {}: {}", ctx.method(), LogText.escape(ctx.path()), e.toString());
+                    errors.write(ctx, unreadable.get());
+                    return;
+                }
                 LOG.error("request failed: {} {}", ctx.method(), LogText.escape(ctx.path()), e);
                 errors.write(ctx, ApiException.internal("internal_error", "internal server error: " + e));
             });

@@ -143,4 +143,23 @@ class FieldsThatChangeTheAnswerTest {
         assertThat(wrong.status()).isEqualTo(400);
         assertThat(wrong.json().at("/error/message").asText()).contains("xhigh, max");
     }
+
+    @Test
+    void objectFieldsOfAnotherTypeAreRefusedNotDropped() throws Exception {
+        String message = "\"messages\":[{\"role\":\"user\",\"content\":\"[[say:ok]]\"}]";
+        for (String[] call : new String[][] {
+                {"/api/chat", "{\"model\":\"m\",\"stream\":false,\"options\":\"x\"," + message + "}", "options"},
+                {"/api/generate", "{\"model\":\"m\",\"stream\":false,\"options\":[1],\"prompt\":\"hi\"}",
+                        "options"},
+                {"/v1/chat/completions", "{\"model\":\"m\",\"chat_template_kwargs\":\"x\"," + message + "}",
+                        "chat_template_kwargs"},
+                {"/v1/chat/completions", "{\"model\":\"m\",\"stream\":true,\"stream_options\":5," + message + "}",
+                        "stream_options"},
+                {"/v1/messages", "{\"model\":\"m\",\"max_tokens\":8,\"metadata\":\"x\"," + message + "}",
+                        "metadata"}}) {
+            TestServer.Reply reply = post(call[0], call[1]);
+            assertThat(reply.status()).as(call[1] + ": " + reply.body()).isEqualTo(400);
+            assertThat(reply.body()).as(call[1]).contains("'" + call[2] + "' must be an object");
+        }
+    }
 }

@@ -127,11 +127,34 @@ class LlamaLogitBiasTest {
     @Test
     void malformedBiasesAreRefusedNamingTheField() throws Exception {
         for (String bias : List.of("5", "\"a\"", "{\"" + a + "\":101}", "{\"" + a + "\":\"100\"}",
-                "{\"" + a + "\":true}", "{\"-1\":5}", "{\"\":5}", "[[1]]", "[[1,2,3]]", "[{\"1\":2}]")) {
+                "{\"" + a + "\":true}", "{\"-1\":5}", "{\"\":5}", "{\"" + "x".repeat(257) + "\":5}", "[[1]]",
+                "[[1,2,3]]", "[{\"1\":2}]")) {
             TestServer.Reply reply = server.post("/v1/chat/completions", chat(bias));
             assertThat(reply.status()).as(bias + ": " + reply.body()).isEqualTo(400);
             assertThat(reply.json().at("/error/param").asText()).as(bias).isEqualTo("logit_bias");
         }
+    }
+
+    @Test
+    void biasesThatLeaveNothingToWriteAreTheClientsError() throws Exception {
+        // every token banned
+        StringBuilder all = new StringBuilder("{");
+        int size = TinyLlama.vocabulary(TinyLlama.Options.chat()).size();
+        for (int id = 0; id < size; id++) {
+            all.append(id == 0 ? "" : ",").append('"').append(id).append("\":false");
+        }
+        TestServer.Reply banned = server.post("/v1/chat/completions", chat(all + "}"));
+        assertThat(banned.status()).as(banned.body()).isEqualTo(400);
+        assertThat(banned.json().at("/error/param").asText()).isEqualTo("logit_bias");
+        assertThat(banned.json().at("/error/message").asText()).contains("every token");
+        // a JSON answer whose first character is banned: the format and the biases contradict each other
+        TestServer.Reply contradiction = server.post("/v1/chat/completions",
+                chat("{\"{\":false},\"response_format\":{\"type\":\"json_object\"}"));
+        assertThat(contradiction.status()).as(contradiction.body()).isEqualTo(400);
+        assertThat(contradiction.json().at("/error/param").asText()).isEqualTo("logit_bias");
+        assertThat(contradiction.json().at("/error/message").asText()).contains("contradict")
+                .doesNotContain("retry");
+        assertThat(answer("{\"" + a + "\":100}")).isEqualTo("aaaaaa");
     }
 
     @Test

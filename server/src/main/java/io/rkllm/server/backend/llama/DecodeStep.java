@@ -6,6 +6,7 @@ import io.rkllm.llama.LlamaContext;
 import io.rkllm.llama.LlamaException;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.llama.Sampler;
+import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.StopReason;
 import io.rkllm.server.engine.contract.TokenLogprob;
 import java.util.ArrayList;
@@ -196,6 +197,14 @@ final class DecodeStep implements AutoCloseable {
             token = r.sampler.sample(context, r.output);
         } catch (LlamaException e) {
             // a grammar that leaves no token: the answer so far is not what was asked for, and cannot become it
+            if (!r.request.sampling().logitBias().isEmpty()) {
+                // the request's own biases took out what the format needs: the client's to change, every retry
+                // would meet it again
+                ends.fail(r, GenerationEvent.invalid("logit_bias", "the answer's format and 'logit_bias' contradict"
+                        + " each other: with the tokens it bans (or outweighs), no token the format allows is left"
+                        + " to write (" + e.getMessage() + ")"));
+                return;
+            }
             ends.fail(r, "the model could not go on under the answer's grammar: " + e.getMessage());
             return;
         }

@@ -109,8 +109,13 @@ final class RunEnds {
     }
 
     void fail(DecodingGeneration r, String message) {
+        fail(r, GenerationEvent.failed(message));
+    }
+
+    /** Ends a run with {@code failure}: one the client caused ({@link GenerationEvent#invalid}) or the server's. */
+    void fail(DecodingGeneration r, GenerationEvent.Failed failure) {
         release(r, null);
-        r.request.end(GenerationEvent.failed(message));
+        r.request.end(failure);
     }
 
     /**

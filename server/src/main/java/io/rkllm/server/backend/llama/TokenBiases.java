@@ -4,6 +4,7 @@ import io.rkllm.llama.LogitBias;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.server.engine.contract.TokenBias;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -38,6 +39,21 @@ final class TokenBiases {
                 out.add(new LogitBias(token, b.bias()));
             }
         }
+        refuseBanningAll(out, vocabulary);
         return out;
+    }
+
+    /** A ban of every token leaves nothing to sample: llama.cpp would pick one of them anyway. */
+    private static void refuseBanningAll(List<LogitBias> biases, int vocabulary) {
+        BitSet banned = new BitSet(vocabulary);
+        for (LogitBias b : biases) {
+            if (b.bias() == Float.NEGATIVE_INFINITY) {
+                banned.set(b.token());
+            }
+        }
+        if (banned.cardinality() == vocabulary) {
+            throw new Refused("'logit_bias' bans every token of this model's vocabulary: nothing would be left to"
+                    + " write");
+        }
     }
 }

@@ -125,8 +125,7 @@ public final class OllamaRequestParser {
 
     private ChatRequest request(FieldReader f, String model, List<ChatMessage> messages, Optional<String> tools,
                                 Optional<String> chatIdHeader) {
-        FieldReader options = new FieldReader(f.raw("options").filter(JsonNode::isObject)
-                .map(o -> (ObjectNode) o).orElseGet(JsonNodeFactory.instance::objectNode));
+        FieldReader options = new FieldReader(f.object("options").orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false,
                         !f.bool("truncate").orElse(true)),

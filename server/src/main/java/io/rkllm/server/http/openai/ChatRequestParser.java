@@ -96,8 +96,8 @@ public final class ChatRequestParser {
     }
 
     private boolean includeUsage(FieldReader f) {
-        return f.raw("stream_options").filter(JsonNode::isObject)
-                .map(o -> new FieldReader((ObjectNode) o).bool("include_usage").orElse(false)).orElse(false);
+        return f.object("stream_options").map(o -> new FieldReader(o).bool("include_usage").orElse(false))
+                .orElse(false);
     }
 
     /**
@@ -107,8 +107,7 @@ public final class ChatRequestParser {
      * it), else Ollama's {@code think}.
      */
     private Thinking thinking(FieldReader f) {
-        Map<String, Object> kwargs = f.raw("chat_template_kwargs").filter(JsonNode::isObject)
-                .map(TemplateArguments::of).orElse(Map.of());
+        Map<String, Object> kwargs = f.object("chat_template_kwargs").map(TemplateArguments::of).orElse(Map.of());
         Optional<Boolean> on = kwargs.get("enable_thinking") instanceof Boolean b ? Optional.of(b) : Optional.empty();
         Optional<String> effort = f.string("reasoning_effort")
                 .or(() -> kwargs.get("reasoning_effort") instanceof String s ? Optional.of(s) : Optional.empty());
