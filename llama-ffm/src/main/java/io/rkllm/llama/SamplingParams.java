@@ -68,8 +68,8 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
     }
 
     public SamplingParams withPenalties(float repeat, float frequency, float presence, int lastN) {
-        return new SamplingParams(temperature, topK, topP, minP, new Penalties(repeat, frequency, presence, lastN), seed,
-                grammar, logitBias);
+        return new SamplingParams(temperature, topK, topP, minP, new Penalties(repeat, frequency, presence, lastN),
+                seed, grammar, logitBias);
     }
 
     public SamplingParams withGrammar(String value) {

@@ -1,7 +1,6 @@
 package io.rkllm.server.http;
 
 import io.rkllm.server.api.ApiException;
-import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.io.EofException;
@@ -29,6 +28,6 @@ final class UnreadableBody {
     }
 
     private static ApiException bad(String message) {
-        return new ApiException(400, "invalid_request_error", "bad_request", null, message, Map.of(), null);
+        return ApiException.invalidCode("bad_request", null, message);
     }
 }

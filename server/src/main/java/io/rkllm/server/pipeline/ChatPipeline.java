@@ -137,17 +137,17 @@ public final class ChatPipeline {
                     + ": the context holds about " + room + " more tokens after the prompt)"));
         }
         Optional<Sampling> sampling = Optional.empty();
-        boolean perRun = models.runtime(model).perRunSampling();
-        if (!request.sampling().logitBias().isEmpty() && !(perRun && models.runtime(model).takesLogitBias())) {
+        RuntimeInfo runtime = models.runtime(model);
+        boolean perRun = runtime.perRunSampling();
+        if (!request.sampling().logitBias().isEmpty() && !(perRun && runtime.takesLogitBias())) {
             // a bias changes what the answer must be: left out, the answer would not be the one asked for
             throw new FailureException(Failure.InvalidRequest.of("logit_bias", "'logit_bias' cannot be applied to"
-                    + " the model '" + model.id() + "': the " + models.runtime(model).name() + " has no token biases"
+                    + " the model '" + model.id() + "': the " + runtime.name() + " has no token biases"
                     + " (a GGUF model takes them)"));
         }
         if (perRun) {
             sampling = Optional.of(SamplingChoice.of(models.loadOf(model).sampling(),
                     model.samplingFor(thinking.enabled()), request.sampling()));
-            RuntimeInfo runtime = models.runtime(model);
             if (!runtime.takesMinPAndSeed()
                     && (request.sampling().seed().isPresent() || request.sampling().minP().isPresent())) {
                 notes.add(new PreparedChat.Header("X-RKLLM-Sampling",

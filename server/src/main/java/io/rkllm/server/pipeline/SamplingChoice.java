@@ -26,6 +26,6 @@ final class SamplingChoice {
 
     /** A request's entry as the engine takes it ({@code false}, a ban, came as negative infinity). */
     private static TokenBias bias(LogitBiasEntry entry) {
-        return new TokenBias(entry.token(), entry.token().isPresent() ? "" : entry.text(), (float) entry.bias());
+        return new TokenBias(entry.token(), entry.text(), (float) entry.bias());
     }
 }

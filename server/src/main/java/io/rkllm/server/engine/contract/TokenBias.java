@@ -19,12 +19,4 @@ public record TokenBias(OptionalInt token, String text, float bias) {
             throw new IllegalArgumentException("a token or a text, one of them");
         }
     }
-
-    public static TokenBias ofToken(int token, float bias) {
-        return new TokenBias(OptionalInt.of(token), "", bias);
-    }
-
-    public static TokenBias ofText(String text, float bias) {
-        return new TokenBias(OptionalInt.empty(), text, bias);
-    }
 }

@@ -381,7 +381,8 @@ public final class AnthropicRequestParser {
     }
 
     private static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {
-        Optional<String> user = f.object("metadata").map(n -> n.path("user_id")).filter(JsonNode::isTextual).map(JsonNode::asText)
+        Optional<String> user = f.object("metadata").map(n -> n.path("user_id")).filter(JsonNode::isTextual)
+                .map(JsonNode::asText)
                 .filter(s -> !s.isBlank());
         if (chatIdHeader.isEmpty() && user.isPresent()) {
             return Optional.of("user:" + user.get());

@@ -104,9 +104,9 @@ public final class OllamaRequestParser {
     }
 
     /**
-     * {@code raw}, {@code template} and {@code context} ask Ollama to read the prompt otherwise than through the model's
-     * template with no history: the answer to the same prompt read through the template would not be the one asked
-     * for, so they are refused rather than ignored (false, empty and an empty list ask for nothing).
+     * {@code raw}, {@code template} and {@code context} ask Ollama to read the prompt otherwise than through the
+     * model's template with no history: the answer to the same prompt read through the template would not be the one
+     * asked for, so they are refused rather than ignored (false, empty and an empty list ask for nothing).
      */
     private static void refuseWhatChangesThePrompt(FieldReader f) {
         if (f.bool("raw").orElse(false)) {

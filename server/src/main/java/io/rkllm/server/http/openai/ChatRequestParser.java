@@ -15,6 +15,7 @@ import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,7 +49,7 @@ public final class ChatRequestParser {
         Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(common.model(f), messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), false),
-                new ChatRequest.Output(common.maxTokens(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)), common.stop(f), format, thinking(f),
+                new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), format, thinking(f),
                         LogprobsFields.chat(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
                         choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true)),
@@ -89,10 +90,15 @@ public final class ChatRequestParser {
         });
         return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)),
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), true),
-                new ChatRequest.Output(common.maxTokens(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)), common.stop(f), responseFormat(f),
+                new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), responseFormat(f),
                         Thinking.off(), LogprobsFields.completion(f)),
                 new ChatRequest.ToolUse(Optional.empty(), ToolChoice.AUTO, true),
                 CommonFields.conversationKey(f, Optional.empty()));
+    }
+
+    /** The sampling fields every API shares, and the logit biases OpenAI's chat and completions have. */
+    private SamplingOverrides sampling(FieldReader f) {
+        return common.sampling(f).withLogitBias(LogitBiasField.of(f));
     }
 
     private boolean includeUsage(FieldReader f) {

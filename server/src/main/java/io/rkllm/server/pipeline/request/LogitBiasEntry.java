@@ -11,5 +11,8 @@ public record LogitBiasEntry(OptionalInt token, String text, double bias) {
     public LogitBiasEntry {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(text, "text");
+        if (token.isPresent() == !text.isEmpty()) {
+            throw new IllegalArgumentException("a token or a text, one of them");
+        }
     }
 }
