@@ -71,6 +71,9 @@ final class NativeLlama {
         required("llama_vocab_eos", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         required("llama_vocab_eot", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         optional("llama_vocab_sep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        optional("llama_vocab_fim_pre", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        optional("llama_vocab_fim_suf", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        optional("llama_vocab_fim_mid", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         required("llama_vocab_is_eog", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
         required("llama_vocab_is_control", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
         required("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));

@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * A loaded model's vocabulary ({@code llama_vocab}): text to tokens and back, each token's piece, the special tokens.
@@ -187,6 +188,25 @@ public final class Vocabulary {
     /** The separator token (BERT's {@code [SEP]}, which rerankers read between a query and a document), or -1. */
     public int sep() {
         return api.has("llama_vocab_sep") ? (int) api.call("llama_vocab_sep", segment()) : -1;
+    }
+
+    /**
+     * The fill-in-the-middle tokens, prefix, suffix and middle (Qwen2.5-Coder's {@code <|fim_prefix|>}, CodeLlama's
+     * {@code <PRE>}...), as llama.cpp finds them in the metadata or among the tokens' texts; empty when the model lacks
+     * one of them (or the library predates them).
+     */
+    public Optional<FimTokens> fillInTheMiddle() {
+        if (!api.has("llama_vocab_fim_pre")) {
+            return Optional.empty();
+        }
+        FimTokens tokens = new FimTokens((int) api.call("llama_vocab_fim_pre", segment()),
+                (int) api.call("llama_vocab_fim_suf", segment()), (int) api.call("llama_vocab_fim_mid", segment()));
+        return tokens.prefix() >= 0 && tokens.suffix() >= 0 && tokens.middle() >= 0 ? Optional.of(tokens)
+                : Optional.empty();
+    }
+
+    /** The tokens a fill-in-the-middle prompt is made of: prefix, the text before; suffix, after; middle, the gap. */
+    public record FimTokens(int prefix, int suffix, int middle) {
     }
 
     /** The end-of-turn token, or -1. */

@@ -70,6 +70,9 @@ public final class ChatPipeline {
         ModelDescriptor model = models.forRequest(task.isPresent() && !config.tasks().model().isBlank()
                 ? config.tasks().model() : request.model());
         List<PreparedChat.Header> notes = new ArrayList<>();
+        RuntimeInfo runtime = models.runtime(model);
+        request = RawPromptCheck.apply(request, model, runtime, notes);
+        boolean raw = request.raw().isPresent();
         int context = model.contextLength();
         int requested = request.maxTokens().orElse(model.sampling().maxTokens().orElse(
                 config.generation().defaultMaxTokens()));
@@ -80,7 +83,7 @@ public final class ChatPipeline {
         // server's own reserve (agents ask for 32000 tokens whatever the model); the answer gets what is left
         int reserved = config.generation().reservedOutputTokens();
         int reserve = Math.min(requested > 0 ? Math.min(requested, reserved) : reserved, context / 2);
-        boolean plain = task.isPresent() || request.legacyCompletion();
+        boolean plain = task.isPresent() || request.legacyCompletion() || raw;
         Dialect dialect = dialects.of(model);
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())
                 : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());
@@ -98,19 +101,23 @@ public final class ChatPipeline {
             thinking = new ThinkingDecision(thinking.enabled() && !rag.thinkingOff(), Optional.empty());
             notes.add(new PreparedChat.Header("X-RKLLM-RAG", rag.summary()));
         }
-        Conversation conversation = ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
+        // a raw prompt is the client's text to the byte: no system prompt, no switch taken out of it
+        Conversation conversation = raw ? new Conversation("", List.of(), request.messages())
+                : ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
         VisionStep.Result pictures = vision.apply(model, conversation, task.isPresent());
         conversation = pictures.conversation();
         notes.addAll(pictures.notes());
         Optional<AnswerContract> contract = task.isPresent() ? Optional.empty() : AnswerContract.of(request);
-        if (contract.isPresent()) {
+        // a raw prompt stays the client's text where a grammar holds the answer to its format; a runtime without one
+        // learns the format only from the prompt
+        if (contract.isPresent() && (!raw || runtime.promptForm() != ChatPrompt.Form.MESSAGES)) {
             conversation = conversation.withGuidance(contract.get().guidance());
         }
         if (request.toolsJson().isPresent() && !model.capabilities().tools()) {
             throw new FailureException(Failure.InvalidRequest.of("tools", "the model '" + model.id()
                     + "' does not support tool calling (set capabilities.tools in its model.yaml if it does)"));
         }
-        Optional<PromptFormat> format = PromptFormat.of(model);
+        Optional<PromptFormat> format = raw ? Optional.empty() : PromptFormat.of(model);
         ContextFit.Fit fit = contextFit.fit(model, format, conversation, request.toolsJson(), reserve,
                 task.isPresent() ? CacheContents.NOTHING : caches.held(model), pictures.input().tokensPerImage());
         if (!fit.leavesRoomForAnswer(context)) {
@@ -137,7 +144,6 @@ public final class ChatPipeline {
                     + ": the context holds about " + room + " more tokens after the prompt)"));
         }
         Optional<Sampling> sampling = Optional.empty();
-        RuntimeInfo runtime = models.runtime(model);
         boolean perRun = runtime.perRunSampling();
         if (!request.sampling().logitBias().isEmpty() && !(perRun && runtime.takesLogitBias())) {
             // a bias changes what the answer must be: left out, the answer would not be the one asked for
@@ -159,7 +165,9 @@ public final class ChatPipeline {
         }
         // a request without stop strings gets the model's (an Ollama model's parameters)
         List<String> stop = request.stop().isEmpty() ? model.sampling().stop() : request.stop();
-        ScannerOptions scanner = ScannerOptions.forAnswer(stop).inSyntax(dialect.syntax())
+        // what a raw prompt's answer holds is the client's to read: no reasoning or call of a dialect taken out
+        ScannerOptions scanner = raw ? new ScannerOptions(stop, false, false, false)
+                : ScannerOptions.forAnswer(stop).inSyntax(dialect.syntax())
                 .startingInsideThink(dialects.promptOpensReasoning(model, dialect, new TemplateSwitches(
                         thinking.enabled(), request.thinking().effort(), request.thinking().templateArguments())));
         if (request.toolsJson().isPresent()) {
@@ -234,6 +242,12 @@ public final class ChatPipeline {
      * {@code correction} as a new turn, which the cache policy sends on top of the cached conversation.
      */
     Run retry(PreparedChat first, String reply, List<ToolCallRecord> replyCalls, String correction) {
+        if (first.request().raw().isPresent()) {
+            // a correction is a chat turn, which a raw prompt has no place for
+            throw new FailureException(new Failure.InvalidOutput("the model did not produce a valid answer for the"
+                    + " request's format (a raw prompt is not asked a second time): write the format into the"
+                    + " prompt, allow more tokens, or use the chat API"));
+        }
         List<ChatMessage> messages = new ArrayList<>(first.request().messages());
         messages.add(new ChatMessage(Role.ASSISTANT, reply, replyCalls, Optional.empty()));
         messages.add(ChatMessage.of(Role.USER, correction));

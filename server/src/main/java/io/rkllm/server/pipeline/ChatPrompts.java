@@ -57,8 +57,10 @@ final class ChatPrompts {
                     String key = MessageKeys.generated(generated, chat.scanner());
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
                 });
-        return new ChatPrompt(id, identity, new ChatPrompt.Setup(system, template, systemInText,
-                chat.request().toolsJson()), turns, task,
+        ChatPrompt.Setup setup = chat.request().raw()
+                .map(raw -> ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(raw.prefix(), raw.suffix())))
+                .orElseGet(() -> new ChatPrompt.Setup(system, template, systemInText, chat.request().toolsJson()));
+        return new ChatPrompt(id, identity, setup, turns, task,
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
                         chat.model().contextLength(), chat.request().thinking().effort(),
                         chat.request().thinking().templateArguments(), chat.scanner().syntax().markers(),

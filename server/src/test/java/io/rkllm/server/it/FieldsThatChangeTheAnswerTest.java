@@ -96,7 +96,7 @@ class FieldsThatChangeTheAnswerTest {
 
     @Test
     void ollamaRefusesPromptsReadOtherwiseThanThroughTheTemplate() throws Exception {
-        for (String field : List.of("\"raw\":true", "\"template\":\"{{ .Prompt }}\"", "\"context\":[1,2,3]")) {
+        for (String field : List.of("\"template\":\"{{ .Prompt }}\"", "\"context\":[1,2,3]")) {
             TestServer.Reply reply = post("/api/generate", "{\"model\":\"m\",\"stream\":false,\"prompt\":"
                     + "\"[[say:ok]]\"," + field + "}");
             assertThat(reply.status()).as(field + ": " + reply.body()).isEqualTo(400);

@@ -81,14 +81,16 @@ final class GgufModel implements BackendModel {
                 Pooling pooling = ranks(model) ? Pooling.RANK : Pooling.NONE;
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
                         settings.threads(), pooling));
-                return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1,
+                return new GgufModel(load.id(), new PromptText(Optional.empty(), "", Optional.empty()), defaults, null, model, context, 1,
                         new MarkerTokens(model));
             }
             int sequences = settings.parallel();
             boolean ownCaches = ownCaches(load, settings);
             LlamaContext context = model.newContext(settings.chatContext(load.contextLength(),
                     ownCaches));
-            PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model));
+            PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model),
+                    model.vocabulary().fillInTheMiddle().map(t -> new PromptText.FimTexts(piece(model, t.prefix()),
+                            piece(model, t.suffix()), piece(model, t.middle()))));
             LOG.info("model {}: llama.cpp context of {} cells {} {} conversations at once (and one for background"
                             + " tasks), each of up to {} tokens, {} threads, {}; {}", load.id(), context.contextLength(),
                     ownCaches ? "in a KV cache each for" : "shared by", sequences, load.contextLength(),
@@ -206,6 +208,8 @@ final class GgufModel implements BackendModel {
             rendered = text.render(prompt);
         } catch (JinjaChatTemplate.RefusedConversation e) {
             return GenerationEvent.refused(e.getMessage());
+        } catch (PromptText.NoFillInTheMiddle e) {
+            return GenerationEvent.invalid("suffix", e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("model {}: rendering the prompt failed: {}", id, e.getMessage());
             return GenerationEvent.failed(e.getMessage());

@@ -22,11 +22,32 @@ final class PromptText {
 
     private final Optional<JinjaChatTemplate> jinja;
     private final FamilyTurns family;
+    private final Optional<FimTexts> fim;
 
-    /** @param endOfTurn the text of the token the model ends an answer with, for the family template */
-    PromptText(Optional<JinjaChatTemplate> jinja, String endOfTurn) {
+    /**
+     * @param endOfTurn the text of the token the model ends an answer with, for the family template
+     * @param fim the texts of the model's fill-in-the-middle tokens, when its vocabulary has them
+     */
+    PromptText(Optional<JinjaChatTemplate> jinja, String endOfTurn, Optional<FimTexts> fim) {
         this.jinja = jinja;
         this.family = new FamilyTurns(endOfTurn);
+        this.fim = fim;
+    }
+
+    /** A model without fill-in-the-middle tokens. */
+    PromptText(Optional<JinjaChatTemplate> jinja, String endOfTurn) {
+        this(jinja, endOfTurn, Optional.empty());
+    }
+
+    /** The texts of a model's fill-in-the-middle tokens, which the tokenizer reads back as those tokens. */
+    record FimTexts(String prefix, String suffix, String middle) {
+    }
+
+    /** A suffix for a model without fill-in-the-middle tokens. */
+    static final class NoFillInTheMiddle extends RuntimeException {
+        NoFillInTheMiddle(String message) {
+            super(message);
+        }
     }
 
     /** Whether prompts go through the model's own template. */
@@ -34,8 +55,12 @@ final class PromptText {
         return jinja.isPresent();
     }
 
+    /** @throws NoFillInTheMiddle a raw prompt's suffix, for a model without the tokens to place it with */
     String render(ChatPrompt prompt) {
         ChatPrompt.Setup setup = prompt.setup();
+        if (setup.raw().isPresent()) {
+            return raw(prompt.model(), setup.raw().get());
+        }
         if (prompt.task().isPresent()) {
             String text = prompt.task().get().text();
             if (jinja.isPresent()) {
@@ -50,6 +75,20 @@ final class PromptText {
         }
         boolean systemBeforeFirstTurn = setup.template().isPresent() && setup.systemInText();
         return family.render(template(setup), systemBeforeFirstTurn ? setup.systemPrompt() : "", prompt.messages());
+    }
+
+    /**
+     * A raw prompt as it is; with a suffix in llama-server's {@code /infill} order (prefix, suffix, middle: the order
+     * Qwen2.5-Coder, CodeLlama and StarCoder were trained on), the answer being the middle.
+     */
+    private String raw(String model, ChatPrompt.Raw raw) {
+        if (raw.suffix().isEmpty()) {
+            return raw.prefix();
+        }
+        FimTexts tokens = fim.orElseThrow(() -> new NoFillInTheMiddle("the model '" + model + "' cannot fill in"
+                + " the middle: its vocabulary has no fill-in-the-middle tokens (a code model's, such as"
+                + " Qwen2.5-Coder's <|fim_prefix|>, <|fim_suffix|> and <|fim_middle|>)"));
+        return tokens.prefix() + raw.prefix() + tokens.suffix() + raw.suffix().get() + tokens.middle();
     }
 
     /** The family's template the pipeline chose, else ChatML with the system prompt in its system block. */

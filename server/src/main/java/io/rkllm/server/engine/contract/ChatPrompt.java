@@ -98,13 +98,38 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      * @param systemInText the template has no place for a system prompt: it goes before the first turn's text (in
      *                     {@link Texts#whole()} it is already there)
      * @param tools the tools as a JSON array, for native tool calling
+     * @param raw the prompt is this text as it is, no chat template around it (the template is then
+     *            {@link PromptTemplate#NONE}, for a runtime that wraps every prompt in one)
      */
     public record Setup(String systemPrompt, Optional<PromptTemplate> template, boolean systemInText,
-                        Optional<String> tools) {
+                        Optional<String> tools, Optional<Raw> raw) {
         public Setup {
             Objects.requireNonNull(systemPrompt, "systemPrompt");
             Objects.requireNonNull(template, "template");
             Objects.requireNonNull(tools, "tools");
+            Objects.requireNonNull(raw, "raw");
+        }
+
+        /** A chat's: the conversation in a chat template. */
+        public Setup(String systemPrompt, Optional<PromptTemplate> template, boolean systemInText,
+                     Optional<String> tools) {
+            this(systemPrompt, template, systemInText, tools, Optional.empty());
+        }
+
+        /** A raw prompt's: nothing around it. */
+        public static Setup forRaw(Raw prompt) {
+            return new Setup("", Optional.of(PromptTemplate.NONE), false, Optional.empty(), Optional.of(prompt));
+        }
+    }
+
+    /**
+     * A prompt read as the client wrote it; with a suffix, the model fills in the middle (an engine places the
+     * model's fill-in-the-middle tokens around the two, or refuses).
+     */
+    public record Raw(String prefix, Optional<String> suffix) {
+        public Raw {
+            Objects.requireNonNull(prefix, "prefix");
+            Objects.requireNonNull(suffix, "suffix");
         }
     }
 

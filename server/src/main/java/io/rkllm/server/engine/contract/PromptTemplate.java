@@ -7,6 +7,9 @@ import java.util.Objects;
  * template for any backend that takes one): the system block, and the text before and after the user's turn.
  */
 public record PromptTemplate(String systemPrompt, String promptPrefix, String promptPostfix) {
+    /** Nothing around the prompt: the text is read as it is. */
+    public static final PromptTemplate NONE = new PromptTemplate("", "", "");
+
     public PromptTemplate {
         Objects.requireNonNull(systemPrompt, "systemPrompt");
         Objects.requireNonNull(promptPrefix, "promptPrefix");

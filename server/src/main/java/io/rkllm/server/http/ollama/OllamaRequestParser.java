@@ -15,6 +15,7 @@ import io.rkllm.server.pipeline.request.ChatImage;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.RawPrompt;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
@@ -92,9 +93,17 @@ public final class OllamaRequestParser {
         }
         List<ChatImage> pictures = images(root, "images", common.images().intake());
         refuseWhatChangesThePrompt(f);
-        if (!f.string("suffix").orElse("").isEmpty()) {
-            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
-                    + " served here");
+        Optional<String> suffix = f.string("suffix").filter(s -> !s.isEmpty());
+        if (f.bool("raw").orElse(false) || suffix.isPresent()) {
+            // as Ollama: no template (a suffix is read through the model's fill-in-the-middle tokens), no system
+            if (!pictures.isEmpty()) {
+                throw ApiException.invalid("images", "'images' cannot go with a raw prompt or a 'suffix': a picture"
+                        + " takes its place in the chat template");
+            }
+            ChatRequest chat = request(f, model, List.of(ChatMessage.of(Role.USER, prompt)), Optional.empty(),
+                    chatIdHeader);
+            return new OllamaRequest(model, Optional.of(ChatRequest.forRawPrompt(model, new RawPrompt(prompt, suffix),
+                    chat.delivery(), chat.output(), chat.conversationKey())), false);
         }
         List<ChatMessage> messages = new ArrayList<>();
         f.string("system").filter(s -> !s.isEmpty()).ifPresent(s -> messages.add(ChatMessage.of(Role.SYSTEM, s)));
@@ -104,15 +113,11 @@ public final class OllamaRequestParser {
     }
 
     /**
-     * {@code raw}, {@code template} and {@code context} ask Ollama to read the prompt otherwise than through the
-     * model's template with no history: the answer to the same prompt read through the template would not be the one
-     * asked for, so they are refused rather than ignored (false, empty and an empty list ask for nothing).
+     * {@code template} and {@code context} ask Ollama to read the prompt otherwise than through the model's template
+     * with no history: the answer to the same prompt read through the template would not be the one asked for, so they
+     * are refused rather than ignored (empty and an empty list ask for nothing).
      */
     private static void refuseWhatChangesThePrompt(FieldReader f) {
-        if (f.bool("raw").orElse(false)) {
-            throw ApiException.invalid("raw", "'raw' prompts are not supported: the server writes every prompt"
-                    + " through the model's chat template (send the text as a message without 'raw')");
-        }
         if (!f.string("template").orElse("").isEmpty()) {
             throw ApiException.invalid("template", "'template' is not supported: the server uses the model's own"
                     + " chat template (a model.yaml beside the model can set another)");

@@ -12,6 +12,7 @@ import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.RawPrompt;
 import io.rkllm.server.pipeline.request.Thinking;
 import io.rkllm.server.pipeline.request.ToolChoice;
 import io.rkllm.server.pipeline.request.Role;
@@ -76,10 +77,6 @@ public final class ChatRequestParser {
         if (prompt.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
-        if (!f.string("suffix").orElse("").isEmpty()) {
-            throw ApiException.invalid("suffix", "'suffix' (fill in the middle) is not supported by the models"
-                    + " served here");
-        }
         if (f.bool("echo").orElse(false)) {
             throw ApiException.invalid("echo", "'echo' is not supported: the answer does not repeat the prompt");
         }
@@ -88,11 +85,12 @@ public final class ChatRequestParser {
                 throw ApiException.invalid("best_of", "only best_of=1 is supported");
             }
         });
-        return new ChatRequest(common.model(f), List.of(ChatMessage.of(Role.USER, prompt)),
+        // the prompt is the text the model reads, as on OpenAI and llama-server: no chat template around it
+        RawPrompt raw = new RawPrompt(prompt, f.string("suffix").filter(s -> !s.isEmpty()));
+        return ChatRequest.forRawPrompt(common.model(f), raw,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), true),
                 new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), responseFormat(f),
                         Thinking.off(), LogprobsFields.completion(f)),
-                new ChatRequest.ToolUse(Optional.empty(), ToolChoice.AUTO, true),
                 CommonFields.conversationKey(f, Optional.empty()));
     }
 

@@ -11,9 +11,24 @@ import java.util.OptionalInt;
  * @param output what the answer is made with: its limits, sampling, stop strings, structure and thinking
  * @param tools the tools offered and whether the answer must call one
  * @param conversationKey a client-provided conversation identity (chat id header, user, prompt_cache_key)
+ * @param raw the prompt as the model reads it, without the chat template ({@code messages} holds its prefix as one
+ *            user message, for the estimates that count messages)
  */
 public record ChatRequest(String model, List<ChatMessage> messages, Delivery delivery, Output output, ToolUse tools,
-                          Optional<String> conversationKey) {
+                          Optional<String> conversationKey, Optional<RawPrompt> raw) {
+
+    /** A chat: the messages through the model's chat template. */
+    public ChatRequest(String model, List<ChatMessage> messages, Delivery delivery, Output output, ToolUse tools,
+                       Optional<String> conversationKey) {
+        this(model, messages, delivery, output, tools, conversationKey, Optional.empty());
+    }
+
+    /** A raw prompt: {@code prompt.prefix()} as the one user message. */
+    public static ChatRequest forRawPrompt(String model, RawPrompt prompt, Delivery delivery, Output output,
+                                  Optional<String> conversationKey) {
+        return new ChatRequest(model, List.of(ChatMessage.of(Role.USER, prompt.prefix())), delivery, output,
+                new ToolUse(Optional.empty(), ToolChoice.AUTO, true), conversationKey, Optional.of(prompt));
+    }
 
     /**
      * @param legacyCompletion a /v1/completions request: {@code messages} holds the prompt as one user message
@@ -90,18 +105,23 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
 
     /** The same request with other messages (a retry that adds turns to the conversation). */
     public ChatRequest withMessages(List<ChatMessage> value) {
-        return new ChatRequest(model, List.copyOf(value), delivery, output, tools, conversationKey);
+        return new ChatRequest(model, List.copyOf(value), delivery, output, tools, conversationKey, raw);
     }
 
     /** The same request asking other things of thinking. */
     public ChatRequest withThinking(Thinking value) {
         return new ChatRequest(model, messages, delivery, new Output(output.maxTokens(), output.sampling(),
-                output.stop(), output.format(), value, output.logprobs()), tools, conversationKey);
+                output.stop(), output.format(), value, output.logprobs()), tools, conversationKey, raw);
     }
 
     /** The same request with other tools (the same tools in another order). */
     public ChatRequest withTools(Optional<String> value) {
         return new ChatRequest(model, messages, delivery, output, new ToolUse(value, tools.toolChoice(),
-                tools.parallelToolCalls()), conversationKey);
+                tools.parallelToolCalls()), conversationKey, raw);
+    }
+
+    /** The same request through the model's chat template: for a model that cannot read a prompt as it is. */
+    public ChatRequest templated() {
+        return new ChatRequest(model, messages, delivery, output, tools, conversationKey);
     }
 }

@@ -1,0 +1,20 @@
+package io.rkllm.server.pipeline.request;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A prompt the model reads as the client wrote it, without the chat template or a system prompt (OpenAI's and
+ * llama-server's {@code /v1/completions}, Ollama's {@code raw: true}): the text a code editor's autocomplete or an
+ * evaluation harness builds itself. With a suffix, the model fills in the middle between the two (its
+ * fill-in-the-middle tokens around them, as llama-server's {@code /infill} and Ollama's {@code suffix} place them).
+ *
+ * @param prefix the text the answer continues (the whole prompt without a suffix)
+ * @param suffix the text after the gap, for fill in the middle
+ */
+public record RawPrompt(String prefix, Optional<String> suffix) {
+    public RawPrompt {
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(suffix, "suffix");
+    }
+}
