@@ -8,6 +8,7 @@ import io.rkllm.server.engine.Priority;
 import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.contract.cache.CacheContents;
 import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.ReasoningBudget;
 import io.rkllm.server.engine.contract.RuntimeInfo;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
@@ -145,7 +146,7 @@ public final class ChatPipeline {
         }
         Optional<Sampling> sampling = Optional.empty();
         boolean perRun = runtime.perRunSampling();
-        if (!request.sampling().logitBias().isEmpty() && !(perRun && runtime.takesLogitBias())) {
+        if (!request.sampling().logitBias().isEmpty() && !(perRun && runtime.steersEachToken())) {
             // a bias changes what the answer must be: left out, the answer would not be the one asked for
             throw new FailureException(Failure.InvalidRequest.of("logit_bias", "'logit_bias' cannot be applied to"
                     + " the model '" + model.id() + "': the " + runtime.name() + " has no token biases"
@@ -173,10 +174,12 @@ public final class ChatPipeline {
         if (request.toolsJson().isPresent()) {
             scanner = scanner.withToolCalls(OfferedTools.of(request.toolsJson().get()));
         }
+        Optional<ReasoningBudget> budget = ReasoningBudgets.of(request.thinking().budget(), thinking.enabled(), scanner,
+                runtime, notes);
         return new PreparedChat(request, model,
                 new PreparedChat.Input(format, conversation, fit.promptEstimate(), fit.trim(), pictures.input()),
-                new PreparedChat.Plan(thinking.enabled(), maxTokens, reserve, sampling, scanner, contract), task,
-                List.copyOf(notes));
+                new PreparedChat.Plan(thinking.enabled(), maxTokens, reserve, sampling, scanner, contract, budget),
+                task, List.copyOf(notes));
     }
 
     /**

@@ -64,7 +64,7 @@ final class ChatPrompts {
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),
                         chat.model().contextLength(), chat.request().thinking().effort(),
                         chat.request().thinking().templateArguments(), chat.scanner().syntax().markers(),
-                        chat.request().output().logprobs()));
+                        chat.request().output().logprobs(), chat.plan().reasoningBudget()));
     }
 
     /** The conversation as prompt texts: the new messages alone, and the whole with earlier turns flattened. */

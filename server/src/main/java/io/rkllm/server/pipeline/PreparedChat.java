@@ -1,6 +1,7 @@
 package io.rkllm.server.pipeline;
 
 import io.rkllm.server.engine.contract.cache.Trim;
+import io.rkllm.server.engine.contract.ReasoningBudget;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.models.ModelDescriptor;
 import io.rkllm.server.pipeline.output.ScannerOptions;
@@ -40,9 +41,11 @@ public record PreparedChat(ChatRequest request, ModelDescriptor model, Input inp
      * @param reserveTokens room kept for the answer when deciding what fits
      * @param sampling this request's sampling when the runtime takes it per run (1.3)
      * @param contract what the answer must be (JSON, a tool call) beyond free text, if anything
+     * @param reasoningBudget how far the reasoning may go, for an engine that can end it
      */
     public record Plan(boolean thinking, int maxTokens, int reserveTokens, Optional<Sampling> sampling,
-                       ScannerOptions scanner, Optional<AnswerContract> contract) {
+                       ScannerOptions scanner, Optional<AnswerContract> contract,
+                       Optional<ReasoningBudget> reasoningBudget) {
     }
 
     public Optional<PromptFormat> format() {

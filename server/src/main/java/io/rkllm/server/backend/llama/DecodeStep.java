@@ -192,9 +192,16 @@ final class DecodeStep implements AutoCloseable {
     }
 
     private void sample(DecodingGeneration r) {
-        int token;
+        int forced = r.reasoningLimit.isEmpty() ? -1
+                : r.reasoningLimit.get().forced(text -> model.tokenize(text, false, true));
+        int token = forced;
         try {
-            token = r.sampler.sample(context, r.output);
+            if (forced >= 0) {
+                // the budget's closing words, in the chain's history as if sampled (its penalties see them)
+                r.sampler.accept(token);
+            } else {
+                token = r.sampler.sample(context, r.output);
+            }
         } catch (LlamaException e) {
             // a grammar that leaves no token: the answer so far is not what was asked for, and cannot become it
             if (!r.request.sampling().logitBias().isEmpty()) {
@@ -211,7 +218,8 @@ final class DecodeStep implements AutoCloseable {
         if (r.firstToken == 0) {
             r.firstToken = System.nanoTime();
         }
-        if (model.isEndOfGeneration(token)) {
+        // a marker the budget writes may be an end token of the model's (gpt-oss's <|end|>): it ends the reasoning only
+        if (forced < 0 && model.isEndOfGeneration(token)) {
             r.endToken = token;
             ends.finish(r, StopReason.END);
             return;
@@ -228,6 +236,9 @@ final class DecodeStep implements AutoCloseable {
         if (!text.isEmpty()) {
             r.answer.append(text);
             r.request.text(text, r.generated);
+        }
+        if (r.reasoningLimit.isPresent()) {
+            r.reasoningLimit.get().wrote(r.answer, text.length());
         }
         r.lastToken = token;
         r.generating = true;

@@ -14,6 +14,8 @@ final class DecodingGeneration {
     Sampler sampler;
     /** A grammar that starts after the reasoning's end, until it does. */
     Optional<AnswerGrammar> grammarLater;
+    /** The reasoning's budget, when the request has one. */
+    final Optional<ReasoningLimit> reasoningLimit;
     final Utf8Pieces utf8 = new Utf8Pieces();
     final StringBuilder answer = new StringBuilder();
     final long admitted = System.nanoTime();
@@ -37,6 +39,7 @@ final class DecodingGeneration {
         this.prefilled = keep;
         this.sampler = sampler;
         this.grammarLater = request.grammar().filter(g -> g.after().isPresent());
+        this.reasoningLimit = request.prompt().settings().reasoningBudget().map(ReasoningLimit::new);
     }
 
     /** The position of the next token to decode: what the sequence holds. */

@@ -160,10 +160,12 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      *                when the model samples them as special tokens (llama.cpp's preserved tokens)
      * @param logprobs when the request asks for its tokens' log probabilities: how many of the likeliest tokens to
      *                 give beside each (0 to {@link TokenLogprob#MAX_TOP}); a backend without them ignores it
+     * @param reasoningBudget how far the reasoning may go, for an engine that picks each token itself
      */
     public record Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
                            int reserveTokens, int contextLength, Optional<String> effort,
-                           Map<String, Object> templateArguments, List<String> markers, OptionalInt logprobs) {
+                           Map<String, Object> templateArguments, List<String> markers, OptionalInt logprobs,
+                           Optional<ReasoningBudget> reasoningBudget) {
         public Settings {
             Objects.requireNonNull(sampling, "sampling");
             Objects.requireNonNull(answerShape, "answerShape");
@@ -171,6 +173,15 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
             templateArguments = Map.copyOf(templateArguments);
             markers = List.copyOf(markers);
             Objects.requireNonNull(logprobs, "logprobs");
+            Objects.requireNonNull(reasoningBudget, "reasoningBudget");
+        }
+
+        /** No reasoning budget. */
+        public Settings(boolean thinking, Optional<Sampling> sampling, Optional<AnswerShape> answerShape,
+                        int reserveTokens, int contextLength, Optional<String> effort,
+                        Map<String, Object> templateArguments, List<String> markers, OptionalInt logprobs) {
+            this(thinking, sampling, answerShape, reserveTokens, contextLength, effort, templateArguments, markers,
+                    logprobs, Optional.empty());
         }
 
         /** No log probabilities. */

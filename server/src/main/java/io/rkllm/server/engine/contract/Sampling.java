@@ -10,7 +10,7 @@ import java.util.OptionalLong;
  * @param minP  min-p, 0 for none (llama.cpp only: {@link RuntimeInfo#takesMinPAndSeed()})
  * @param seed  the draw's seed, empty for a random one (llama.cpp only)
  * @param logitBias what to add to tokens' logits before sampling (llama.cpp only:
- *                  {@link RuntimeInfo#takesLogitBias()})
+ *                  {@link RuntimeInfo#steersEachToken()})
  */
 public record Sampling(int topK, double topP, double temperature, double repeatPenalty, double frequencyPenalty,
                        double presencePenalty, double minP, OptionalLong seed, List<TokenBias> logitBias) {

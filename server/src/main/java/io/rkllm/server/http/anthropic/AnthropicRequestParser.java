@@ -90,7 +90,7 @@ public final class AnthropicRequestParser {
                 new ChatRequest.Delivery(generates && f.bool("stream").orElse(false), false, false),
                 new ChatRequest.Output(maxTokens, common.sampling(f),
                         generates ? common.stop(f, "stop_sequences") : List.of(), outputFormat(f),
-                        Thinking.of(Optional.of(thinking(f))), OptionalInt.empty()), // Anthropic has no logprobs
+                        AnthropicThinking.of(f), OptionalInt.empty()), // Anthropic has no logprobs
                 new ChatRequest.ToolUse(choice.choice().isEmpty() ? Optional.empty()
                         : Tools.only(tools, choice.choice().get()), choice.choice().orElse(ToolChoice.AUTO),
                         choice.parallel()),
@@ -361,23 +361,6 @@ public final class AnthropicRequestParser {
             throw ApiException.invalid(param, "'" + param + "' must be {\"type\": \"json_schema\", \"schema\": {...}}");
         }
         return Optional.of(Schemas.bare(format.get().path("schema"), param + ".schema"));
-    }
-
-    /** {@code thinking: {"type": "enabled", ...}} turns thinking on; absent or disabled leaves it off. */
-    private static boolean thinking(FieldReader f) {
-        Optional<JsonNode> thinking = f.raw("thinking");
-        if (thinking.isEmpty()) {
-            return false;
-        }
-        if (!thinking.get().isObject()) {
-            throw ApiException.invalid("thinking", "'thinking' must be an object with a 'type'");
-        }
-        String type = thinking.get().path("type").asText("");
-        return switch (type) {
-            case "enabled", "adaptive", "between_tools" -> true;
-            case "disabled" -> false;
-            default -> throw ApiException.invalid("thinking.type", "'thinking.type' must be enabled or disabled");
-        };
     }
 
     private static Optional<String> conversationKey(FieldReader f, Optional<String> chatIdHeader) {

@@ -7,6 +7,7 @@ import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
 import io.rkllm.server.api.LogitBiasField;
 import io.rkllm.server.api.LogprobsFields;
+import io.rkllm.server.api.ThinkingBudgetField;
 import io.rkllm.server.api.Schemas;
 import io.rkllm.server.api.Tools;
 import io.rkllm.server.pipeline.request.ChatMessage;
@@ -50,8 +51,8 @@ public final class ChatRequestParser {
         Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(common.model(f), messages,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), false),
-                new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), format, thinking(f),
-                        LogprobsFields.chat(f)),
+                new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), format,
+                        thinking(f).withBudget(ThinkingBudgetField.of(f)), LogprobsFields.chat(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
                         choice.orElse(ToolChoice.AUTO), f.bool("parallel_tool_calls").orElse(true)),
                 CommonFields.conversationKey(f, chatIdHeader));

@@ -12,8 +12,10 @@ import java.util.Optional;
  * @param effort how hard to think ({@code low}, {@code medium}, {@code high}), for templates that take it (gpt-oss)
  * @param templateArguments the client's own arguments for the chat template ({@code chat_template_kwargs}), plain
  *                          values, lists and maps
+ * @param budget the most tokens the reasoning may take, when the request sets it
  */
-public record Thinking(Optional<Boolean> on, Optional<String> effort, Map<String, Object> templateArguments) {
+public record Thinking(Optional<Boolean> on, Optional<String> effort, Map<String, Object> templateArguments,
+                       Optional<ThinkingBudget> budget) {
     /** Nothing asked. */
     public static final Thinking UNSAID = new Thinking(Optional.empty(), Optional.empty(), Map.of());
 
@@ -21,6 +23,17 @@ public record Thinking(Optional<Boolean> on, Optional<String> effort, Map<String
         Objects.requireNonNull(on, "on");
         Objects.requireNonNull(effort, "effort");
         templateArguments = Map.copyOf(templateArguments);
+        Objects.requireNonNull(budget, "budget");
+    }
+
+    /** No budget. */
+    public Thinking(Optional<Boolean> on, Optional<String> effort, Map<String, Object> templateArguments) {
+        this(on, effort, templateArguments, Optional.empty());
+    }
+
+    /** The same with a budget (or none). */
+    public Thinking withBudget(Optional<ThinkingBudget> value) {
+        return new Thinking(on, effort, templateArguments, value);
     }
 
     /** On or off, nothing more. */
@@ -30,7 +43,7 @@ public record Thinking(Optional<Boolean> on, Optional<String> effort, Map<String
 
     /** The same with an effort (kept when one was asked). */
     public Thinking withEffort(String value) {
-        return new Thinking(on, effort.or(() -> Optional.of(value)), templateArguments);
+        return new Thinking(on, effort.or(() -> Optional.of(value)), templateArguments, budget);
     }
 
     /** Thinking off. */

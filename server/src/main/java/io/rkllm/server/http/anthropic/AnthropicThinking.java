@@ -1,0 +1,41 @@
+package io.rkllm.server.http.anthropic;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.pipeline.request.Thinking;
+import io.rkllm.server.pipeline.request.ThinkingBudget;
+import java.util.Optional;
+
+/**
+ * Anthropic's {@code thinking}: {@code {"type": "enabled", "budget_tokens": N}} turns thinking on with at most N
+ * tokens of it; {@code adaptive} and {@code between_tools} turn it on; absent or {@code disabled} leaves it off, as on
+ * Anthropic's API.
+ */
+final class AnthropicThinking {
+    private AnthropicThinking() {
+    }
+
+    static Thinking of(FieldReader f) {
+        Optional<JsonNode> thinking = f.raw("thinking");
+        if (thinking.isEmpty()) {
+            return Thinking.of(Optional.of(false));
+        }
+        if (!thinking.get().isObject()) {
+            throw ApiException.invalid("thinking", "'thinking' must be an object with a 'type'");
+        }
+        String type = thinking.get().path("type").asText("");
+        boolean on = switch (type) {
+            case "enabled", "adaptive", "between_tools" -> true;
+            case "disabled" -> false;
+            default -> throw ApiException.invalid("thinking.type", "'thinking.type' must be enabled or disabled");
+        };
+        Optional<Integer> budget = new FieldReader((ObjectNode) thinking.get()).integer("budget_tokens");
+        if (budget.isPresent() && budget.get() < 0) {
+            throw ApiException.invalid("thinking.budget_tokens", "'thinking.budget_tokens' must not be negative");
+        }
+        return Thinking.of(Optional.of(on)).withBudget(on ? budget.map(n -> new ThinkingBudget(n, ""))
+                : Optional.empty());
+    }
+}
