@@ -62,7 +62,7 @@ public final class CommonFields {
         try {
             node = mapper.readTree(body);
         } catch (JacksonException e) {
-            throw ApiException.invalid(null, "the request body is not valid JSON: " + e.getOriginalMessage());
+            throw ApiException.invalid(null, "the request body is not valid JSON: " + JsonProblem.describe(e));
         } catch (IOException e) {
             throw ApiException.invalid(null, "the request body could not be read");
         }
