@@ -3,6 +3,7 @@ package io.rkllm.server.app;
 import io.rkllm.server.http.ApiFamily;
 import io.rkllm.server.http.HttpServices;
 import io.rkllm.server.http.anthropic.AnthropicFamily;
+import io.rkllm.server.http.llamacpp.LlamaCppFamily;
 import io.rkllm.server.http.ollama.OllamaFamily;
 import io.rkllm.server.http.openai.OpenAiFamily;
 import io.rkllm.server.http.responses.ResponsesFamily;
@@ -15,6 +16,6 @@ final class ApiFamilies {
 
     static List<ApiFamily> all(HttpServices services) {
         return List.of(new OpenAiFamily(services), new ResponsesFamily(services), new AnthropicFamily(services),
-                new OllamaFamily(services));
+                new OllamaFamily(services), new LlamaCppFamily(services));
     }
 }

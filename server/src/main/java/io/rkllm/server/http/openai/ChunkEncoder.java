@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.http.TextOffsets;
+import io.rkllm.server.http.TimingsJson;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.TokenProbability;
@@ -174,7 +175,7 @@ final class ChunkEncoder {
             g.writeFieldName("usage");
             g.writeTree(ResponseJson.usage(MAPPER, usage));
             g.writeFieldName("timings");
-            g.writeTree(ResponseJson.timings(MAPPER, usage));
+            g.writeTree(TimingsJson.of(MAPPER, usage));
         });
     }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.http.LogprobsJson;
 import io.rkllm.server.http.TextOffsets;
 import io.rkllm.server.pipeline.Answer;
+import io.rkllm.server.http.TimingsJson;
 import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 
@@ -76,7 +77,7 @@ final class ResponseJson {
         }
         choice.put("finish_reason", answer.finishReason());
         root.set("usage", usage(mapper, answer.usage()));
-        root.set("timings", timings(mapper, answer.usage()));
+        root.set("timings", TimingsJson.of(mapper, answer.usage()));
         return root;
     }
 
@@ -88,26 +89,5 @@ final class ResponseJson {
         u.putObject("prompt_tokens_details").put("cached_tokens", usage.cachedTokens());
         u.putObject("completion_tokens_details").put("reasoning_tokens", usage.reasoningTokens());
         return u;
-    }
-
-    /** llama-server's timings: prompt_n is what this run prefilled, cache_n what it reused. */
-    static ObjectNode timings(ObjectMapper mapper, Usage usage) {
-        ObjectNode t = mapper.createObjectNode();
-        t.put("prompt_n", usage.prefilledTokens());
-        t.put("prompt_ms", round(usage.prefillMs()));
-        t.put("prompt_per_second", perSecond(usage.prefilledTokens(), usage.prefillMs()));
-        t.put("predicted_n", usage.completionTokens());
-        t.put("predicted_ms", round(usage.generateMs()));
-        t.put("predicted_per_second", perSecond(usage.completionTokens(), usage.generateMs()));
-        t.put("cache_n", usage.cachedTokens());
-        return t;
-    }
-
-    private static double round(double ms) {
-        return Math.round(ms * 1000.0) / 1000.0;
-    }
-
-    private static double perSecond(int tokens, double ms) {
-        return ms <= 0 ? 0 : Math.round(tokens / (ms / 1000.0) * 100.0) / 100.0;
     }
 }

@@ -1,0 +1,95 @@
+package io.rkllm.server.http.llamacpp;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.http.Context;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.http.ErrorShape;
+import io.rkllm.server.http.RunDriver;
+import io.rkllm.server.http.Sse;
+import io.rkllm.server.pipeline.Run;
+import io.rkllm.server.pipeline.RunStep;
+import io.rkllm.server.pipeline.output.OutputEvent;
+import io.rkllm.server.pipeline.output.TokenProbability;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * POST /completion and /infill: one JSON object, or a stream of {@code data:} objects whose last one has
+ * {@code stop: true} (no {@code [DONE]}: llama-server's own stream has none).
+ */
+final class NativeCompletionHandler {
+    private final RunDriver driver;
+    private final NativeCompletionParser parser;
+    private final ObjectMapper mapper;
+    private final ErrorShape errors;
+
+    NativeCompletionHandler(RunDriver driver, NativeCompletionParser parser, ObjectMapper mapper, ErrorShape errors) {
+        this.driver = driver;
+        this.parser = parser;
+        this.mapper = mapper;
+        this.errors = errors;
+    }
+
+    void completion(Context ctx) throws Exception {
+        respond(ctx, parser.completion(ctx.bodyAsBytes()));
+    }
+
+    void infill(Context ctx) throws Exception {
+        respond(ctx, parser.infill(ctx.bodyAsBytes()));
+    }
+
+    private void respond(Context ctx, ChatRequest request) throws Exception {
+        driver.run(ctx, request, run -> {
+            String model = run.modelId();
+            if (request.stream()) {
+                driver.stream(ctx, run, new Pieces(model));
+            } else {
+                driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json")
+                        .result(mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, model, answer.content(),
+                                answer.finishReason(), answer.matchedStop(), answer.usage()))));
+            }
+        });
+    }
+
+    /** The stream: a piece per text, the last object at the end. */
+    private final class Pieces implements RunDriver.StreamFormat {
+        private final String model;
+
+        Pieces(String model) {
+            this.model = model;
+        }
+
+        @Override
+        public String contentType() {
+            return "text/event-stream";
+        }
+
+        @Override
+        public List<byte[]> opening() {
+            return List.of();
+        }
+
+        @Override
+        public byte[] keepAlive() {
+            return Sse.KEEP_ALIVE;
+        }
+
+        @Override
+        public List<byte[]> output(OutputEvent event, List<TokenProbability> logprobs) {
+            return event instanceof OutputEvent.Content c && !c.text().isEmpty()
+                    ? List.of(Sse.data(mapper, NativeCompletionJson.piece(mapper, c.text()))) : List.of();
+        }
+
+        @Override
+        public List<byte[]> finished(RunStep.Finished f, Run run) {
+            return List.of(Sse.data(mapper, NativeCompletionJson.last(mapper, model, "", f.finishReason(),
+                    Optional.empty(), f.usage())));
+        }
+
+        @Override
+        public byte[] failed(ApiException error) {
+            return Sse.data(mapper, errors.body(error));
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.rkllm.server.http.llamacpp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.rkllm.server.api.ApiException;
+import io.rkllm.server.api.CommonFields;
+import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.Schemas;
+import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.OutputFormat;
+import io.rkllm.server.pipeline.request.RawPrompt;
+import io.rkllm.server.pipeline.request.Thinking;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * llama-server's own {@code /completion} and {@code /infill} bodies: a raw prompt (or a prefix and a suffix to fill in
+ * between), {@code n_predict}, the sampling fields, {@code stop}, {@code stream}, {@code json_schema}. What its clients
+ * send besides that and this server does anyway or leaves to the model is accepted ({@code cache_prompt}: prompts
+ * are always cached; {@code samplers}, {@code n_indent}, {@code t_max_*}: see docs/api.md); what would change the
+ * answer and cannot be done is refused.
+ */
+final class NativeCompletionParser {
+    private final CommonFields common;
+
+    NativeCompletionParser(CommonFields common) {
+        this.common = common;
+    }
+
+    /** {@code /completion}: the prompt as the model reads it. */
+    ChatRequest completion(byte[] body) {
+        FieldReader f = new FieldReader(common.object(body));
+        String prompt = prompt(f);
+        if (prompt.isEmpty()) {
+            throw ApiException.invalid("prompt", "'prompt' must not be empty");
+        }
+        return request(f, new RawPrompt(prompt, Optional.empty()));
+    }
+
+    /**
+     * {@code /infill}: {@code input_prefix} and {@code prompt} (which llama-server puts after the prefix) before the
+     * gap, {@code input_suffix} after it. {@code input_extra}'s chunks are checked and left out, as llama-server
+     * leaves out what does not fit.
+     */
+    ChatRequest infill(byte[] body) {
+        FieldReader f = new FieldReader(common.object(body));
+        String prefix = f.string("input_prefix").orElse("") + f.string("prompt").orElse("");
+        String suffix = f.string("input_suffix").orElse("");
+        if (prefix.isEmpty() && suffix.isEmpty()) {
+            throw ApiException.invalid("input_prefix", "'input_prefix' or 'input_suffix' must hold text to fill in"
+                    + " between");
+        }
+        f.array("input_extra").ifPresent(NativeCompletionParser::checkExtra);
+        return request(f, new RawPrompt(prefix, Optional.of(suffix)));
+    }
+
+    private static String prompt(FieldReader f) {
+        JsonNode node = f.raw("prompt").orElseThrow(() -> ApiException.invalid("prompt", "'prompt' is required"));
+        if (node.isTextual()) {
+            return node.asText();
+        }
+        if (node.isArray() && node.size() == 1 && node.get(0).isTextual()) {
+            return node.get(0).asText();
+        }
+        throw ApiException.invalid("prompt", "'prompt' must be a string (token ids and several prompts at once are"
+                + " not supported here)");
+    }
+
+    private static void checkExtra(ArrayNode extra) {
+        for (JsonNode chunk : extra) {
+            if (!chunk.isObject() || !chunk.path("text").isTextual() && !chunk.path("text").isMissingNode()) {
+                throw ApiException.invalid("input_extra", "'input_extra' must be an array of {\"filename\","
+                        + " \"text\"} objects");
+            }
+        }
+    }
+
+    private ChatRequest request(FieldReader f, RawPrompt raw) {
+        if (f.integer("n_probs").orElse(0) > 0) {
+            throw ApiException.invalid("n_probs", "'n_probs' is not supported on /completion: /v1/completions gives"
+                    + " the tokens' probabilities ('logprobs')");
+        }
+        if (!f.string("grammar").orElse("").isEmpty()) {
+            throw ApiException.invalid("grammar", "'grammar' (GBNF) is not supported: send a 'json_schema'");
+        }
+        if (f.raw("prompt").map(JsonNode::isObject).orElse(false) || f.raw("multimodal_data").isPresent()) {
+            throw ApiException.invalid("multimodal_data", "pictures are not supported on /completion: send them to"
+                    + " /v1/chat/completions");
+        }
+        Optional<OutputFormat> format = f.raw("json_schema").map(s -> Schemas.bare(s, "json_schema"));
+        return ChatRequest.forRawPrompt(common.model(f), raw,
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Output(nPredict(f), common.sampling(f), common.stop(f), format, Thinking.off(),
+                        OptionalInt.empty()),
+                CommonFields.conversationKey(f, Optional.empty()));
+    }
+
+    /** {@code n_predict} (llama-server's; -1 is no limit), else {@code max_tokens}. */
+    private OptionalInt nPredict(FieldReader f) {
+        Optional<Integer> value = f.integer("n_predict");
+        if (value.isEmpty()) {
+            return common.maxTokens(f, "max_tokens");
+        }
+        return value.get() < 0 ? OptionalInt.empty() : common.maxTokens(f, "n_predict");
+    }
+}

@@ -1,0 +1,127 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rkllm.llama.gguf.TinyLlama;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * llama-server's own {@code /completion} and {@code /infill}, which its editor plugins and older clients speak: the
+ * same raw prompt and fill in the middle as {@code /v1/completions}, in llama-server's objects (its stream's last
+ * object has {@code stop: true}, and there is no {@code [DONE]}).
+ */
+class LlamaServerNativeApiTest {
+    private static final String PROMPT = "The board has";
+
+    @TempDir
+    static Path dir;
+    static LlamaTestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = LlamaTestServer.in(dir).model("tiny", TinyLlama.Options.chat())
+                .model("coder", TinyLlama.Options.chat().withControls(List.of("<|fim_prefix|>", "<|fim_suffix|>",
+                        "<|fim_middle|>")))
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    private static JsonNode openAi(String model, String prompt, String more) throws Exception {
+        return LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"" + model + "\",\"temperature\":0,"
+                + "\"max_tokens\":8,\"prompt\":" + TestServer.JSON.valueToTree(prompt) + more + "}"));
+    }
+
+    @Test
+    void completionIsTheRawPromptsAnswerInLlamaServersObject() throws Exception {
+        JsonNode openai = openAi("tiny", PROMPT, "");
+        JsonNode answer = LlamaChatTest.ok(server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,"
+                + "\"n_predict\":8,\"cache_prompt\":true,\"prompt\":\"" + PROMPT + "\"}"));
+        assertThat(answer.get("content").asText()).isEqualTo(openai.at("/choices/0/text").asText());
+        assertThat(answer.get("stop").asBoolean()).isTrue();
+        assertThat(answer.get("stop_type").asText()).isEqualTo("limit");
+        assertThat(answer.get("model").asText()).isEqualTo("tiny");
+        assertThat(answer.get("tokens_predicted").asInt()).isEqualTo(8);
+        assertThat(answer.get("tokens_evaluated").asInt()).isEqualTo(openai.at("/usage/prompt_tokens").asInt());
+        assertThat(answer.at("/timings/predicted_n").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void aStreamIsPiecesAndALastObjectWithoutDone() throws Exception {
+        String whole = openAi("tiny", PROMPT, "").at("/choices/0/text").asText();
+        TestServer.Reply reply = server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,\"n_predict\":8,"
+                + "\"stream\":true,\"prompt\":\"" + PROMPT + "\"}");
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(reply.body()).doesNotContain("[DONE]");
+        List<JsonNode> events = new ArrayList<>();
+        for (String line : reply.body().split("\n")) {
+            if (line.startsWith("data: ")) {
+                events.add(TestServer.JSON.readTree(line.substring(6)));
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        events.forEach(e -> text.append(e.get("content").asText()));
+        assertThat(text.toString()).isEqualTo(whole);
+        assertThat(events.subList(0, events.size() - 1)).allMatch(e -> !e.get("stop").asBoolean());
+        JsonNode last = events.getLast();
+        assertThat(last.get("stop").asBoolean()).isTrue();
+        assertThat(last.get("stop_type").asText()).isEqualTo("limit");
+        assertThat(last.get("tokens_predicted").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void aStopStringEndsItAndIsNamed() throws Exception {
+        String whole = openAi("tiny", PROMPT, "").at("/choices/0/text").asText();
+        String word = whole.substring(2, 4);
+        JsonNode answer = LlamaChatTest.ok(server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,"
+                + "\"n_predict\":8,\"stop\":[" + TestServer.JSON.valueToTree(word) + "],\"prompt\":\"" + PROMPT
+                + "\"}"));
+        assertThat(whole).startsWith(answer.get("content").asText() + word);
+        assertThat(answer.get("stop_type").asText()).isEqualTo("word");
+        assertThat(answer.get("stopping_word").asText()).isEqualTo(word);
+    }
+
+    @Test
+    void infillFillsInTheMiddleAsTheSuffixDoes() throws Exception {
+        String prefix = "def add(a, b):\n    return ";
+        String suffix = "\n\nprint(add(1, 2))\n";
+        String expected = openAi("coder", prefix, ",\"suffix\":" + TestServer.JSON.valueToTree(suffix))
+                .at("/choices/0/text").asText();
+        // the prompt goes after the prefix; the extra context's chunks are left out
+        JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"coder\",\"temperature\":0,"
+                + "\"n_predict\":8,\"input_prefix\":" + TestServer.JSON.valueToTree(prefix.substring(0, 10))
+                + ",\"prompt\":" + TestServer.JSON.valueToTree(prefix.substring(10)) + ",\"input_suffix\":"
+                + TestServer.JSON.valueToTree(suffix) + ",\"input_extra\":[{\"filename\":\"util.py\","
+                + "\"text\":\"def sub(a, b):\\n    return a - b\\n\"}]}"));
+        assertThat(answer.get("content").asText()).isEqualTo(expected);
+
+        TestServer.Reply noTokens = server.post("/infill", "{\"model\":\"tiny\",\"input_prefix\":\"def f(\","
+                + "\"input_suffix\":\")\"}");
+        assertThat(noTokens.status()).isEqualTo(400);
+        assertThat(noTokens.json().at("/error/param").asText()).isEqualTo("suffix");
+    }
+
+    @Test
+    void whatCannotBeDoneIsRefused() throws Exception {
+        for (String body : List.of("{\"model\":\"tiny\",\"prompt\":[12,34]}",
+                "{\"model\":\"tiny\",\"prompt\":\"hi\",\"n_probs\":3}",
+                "{\"model\":\"tiny\",\"prompt\":\"hi\",\"grammar\":\"root ::= \\\"a\\\"\"}",
+                "{\"model\":\"tiny\",\"prompt\":\"\"}",
+                "{\"model\":\"tiny\",\"input_extra\":\"x\",\"input_prefix\":\"a\"}")) {
+            String path = body.contains("input_prefix") ? "/infill" : "/completion";
+            TestServer.Reply reply = server.post(path, body);
+            assertThat(reply.status()).as(body).isEqualTo(400);
+            assertThat(reply.json().at("/error/type").asText()).as(body).isEqualTo("invalid_request_error");
+        }
+    }
+}
