@@ -17,6 +17,7 @@ import io.rkllm.server.pipeline.output.ScannerOptions;
 import io.rkllm.server.pipeline.output.dialect.Dialect;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.RawPrompt;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
@@ -72,8 +73,10 @@ public final class ChatPipeline {
                 ? config.tasks().model() : request.model());
         List<PreparedChat.Header> notes = new ArrayList<>();
         RuntimeInfo runtime = models.runtime(model);
+        // a raw prompt a model reads through its template after all is still read as the client's text alone
+        Optional<RawPrompt> asked = request.raw();
+        boolean raw = asked.isPresent();
         request = RawPromptCheck.apply(request, model, runtime, notes);
-        boolean raw = request.raw().isPresent();
         int context = model.contextLength();
         int requested = request.maxTokens().orElse(model.sampling().maxTokens().orElse(
                 config.generation().defaultMaxTokens()));
@@ -102,8 +105,10 @@ public final class ChatPipeline {
             thinking = new ThinkingDecision(thinking.enabled() && !rag.thinkingOff(), Optional.empty());
             notes.add(new PreparedChat.Header("X-RKLLM-RAG", rag.summary()));
         }
-        // a raw prompt is the client's text to the byte: no system prompt, no switch taken out of it
-        Conversation conversation = raw ? new Conversation("", List.of(), request.messages())
+        // a raw prompt is the client's text to the byte: no system prompt, no switch taken out of it; its suffix
+        // is counted with it (an engine that reads the text of a raw prompt reads none: RawPromptCheck)
+        Conversation conversation = raw ? new Conversation("", List.of(), List.of(ChatMessage.of(Role.USER,
+                asked.get().prefix() + asked.get().suffix().orElse(""))))
                 : ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
         VisionStep.Result pictures = vision.apply(model, conversation, task.isPresent());
         conversation = pictures.conversation();
@@ -245,12 +250,6 @@ public final class ChatPipeline {
      * {@code correction} as a new turn, which the cache policy sends on top of the cached conversation.
      */
     Run retry(PreparedChat first, String reply, List<ToolCallRecord> replyCalls, String correction) {
-        if (first.request().raw().isPresent()) {
-            // a correction is a chat turn, which a raw prompt has no place for
-            throw new FailureException(new Failure.InvalidOutput("the model did not produce a valid answer for the"
-                    + " request's format (a raw prompt is not asked a second time): write the format into the"
-                    + " prompt, allow more tokens, or use the chat API"));
-        }
         List<ChatMessage> messages = new ArrayList<>(first.request().messages());
         messages.add(new ChatMessage(Role.ASSISTANT, reply, replyCalls, Optional.empty()));
         messages.add(ChatMessage.of(Role.USER, correction));
@@ -273,6 +272,7 @@ public final class ChatPipeline {
             try {
                 // the prompt first: nothing can fail between taking a place and handing it to the run
                 ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
+                checkFillInTheMiddle(chat, loaded, prompt);
                 Reservation place = loaded.worker().reserve(priority);
                 return new ChatRun(chat, place, prompt, estimator, config.timeouts(),
                         config.queue().waitTimeout());
@@ -282,6 +282,21 @@ public final class ChatPipeline {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * A suffix the loaded model has no fill-in-the-middle tokens for is refused now, before a stream has begun: the
+     * engine renders the prompt (nothing is run) and says so.
+     */
+    private void checkFillInTheMiddle(PreparedChat chat, LoadedModel loaded, ChatPrompt prompt) {
+        if (chat.request().raw().flatMap(RawPrompt::suffix).isEmpty()) {
+            return;
+        }
+        try {
+            loaded.worker().promptText(prompt, config.queue().waitTimeout());
+        } catch (IllegalArgumentException e) {
+            throw new FailureException(Failure.InvalidRequest.of("suffix", e.getMessage()));
         }
     }
 

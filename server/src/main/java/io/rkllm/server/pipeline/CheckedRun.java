@@ -162,6 +162,14 @@ final class CheckedRun implements Run {
                     + " Simplify the schema, allow more tokens, or use a larger model.")));
             return;
         }
+        if (chat.request().raw().isPresent()) {
+            // a correction is a chat turn, which a raw prompt has no place for
+            done = true;
+            pending.add(new RunStep.Failed(new Failure.InvalidOutput("the model did not produce a valid answer"
+                    + " for the request's " + name() + ": " + verdict.problem() + " (a raw prompt is not asked a"
+                    + " second time). Write the format into the prompt, allow more tokens, or use the chat API.")));
+            return;
+        }
         LOG.info("model {}: the answer did not meet the request's {} ({}); asking once more", chat.model().id(),
                 name(), verdict.problem());
         retried = true;

@@ -21,7 +21,12 @@ final class ReasoningBudgets {
 
     static Optional<ReasoningBudget> of(Optional<ThinkingBudget> asked, boolean thinking, ScannerOptions scanner,
                                         RuntimeInfo runtime, List<PreparedChat.Header> notes) {
-        if (asked.isEmpty() || !thinking || !scanner.parseThink() || scanner.syntax().reasoning().isEmpty()) {
+        if (asked.isEmpty() || !thinking || !scanner.parseThink()) {
+            return Optional.empty();
+        }
+        if (scanner.syntax().reasoning().isEmpty()) {
+            notes.add(new PreparedChat.Header(HEADER, "ignored: the model's dialect writes its reasoning in a"
+                    + " channel of its own (gpt-oss's), with no closing marker the server could write"));
             return Optional.empty();
         }
         if (!runtime.steersEachToken()) {
@@ -29,8 +34,11 @@ final class ReasoningBudgets {
                     + " itself and cannot end the reasoning early (a GGUF model can)"));
             return Optional.empty();
         }
-        Syntax.Block block = scanner.syntax().reasoning().getFirst();
+        Syntax syntax = scanner.syntax();
+        Syntax.Block block = syntax.reasoning().getFirst();
+        List<String> calls = syntax.callsEndReasoning() ? syntax.tools().stream().map(Syntax.ToolBlock::open)
+                .filter(open -> !open.isBlank()).toList() : List.of();
         return Optional.of(new ReasoningBudget(asked.get().tokens(), block.open(), block.close(),
-                scanner.startInsideThink(), asked.get().message()));
+                scanner.startInsideThink(), asked.get().message(), calls));
     }
 }

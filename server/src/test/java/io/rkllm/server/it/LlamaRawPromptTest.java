@@ -71,11 +71,16 @@ class LlamaRawPromptTest {
         String templated = LlamaChatTest.ok(server.post("/apply-template", "{\"model\":\"tiny\",\"messages\":[{\"role\":"
                 + "\"user\",\"content\":\"hello from Ollama\"}]}")).get("prompt").asText();
         JsonNode ollama = LlamaChatTest.ok(server.post("/api/generate", "{\"model\":\"tiny\",\"raw\":true,"
-                + "\"stream\":false,\"system\":\"not read: a raw prompt has no template to put it in\","
+                + "\"stream\":false,"
                 + "\"options\":{\"temperature\":0,\"num_predict\":8},\"prompt\":" + TestServer.JSON.valueToTree(templated)
                 + "}"));
         JsonNode raw = completion("tiny", templated, "");
         assertThat(ollama.get("response").asText()).isEqualTo(raw.at("/choices/0/text").asText());
+        // as in Ollama, a system prompt has no place in a raw prompt
+        TestServer.Reply system = server.post("/api/generate", "{\"model\":\"tiny\",\"raw\":true,\"stream\":false,"
+                + "\"system\":\"Be brief.\",\"prompt\":\"hello\"}");
+        assertThat(system.status()).isEqualTo(400);
+        assertThat(system.json().get("error").asText()).contains("'system'");
         // Ollama's count is of the tokens read anew; at most the whole text's
         assertThat(ollama.get("prompt_eval_count").asInt()).isBetween(1, promptTokens(raw));
     }
@@ -111,8 +116,25 @@ class LlamaRawPromptTest {
                 + "\"prompt\":\"def add(\",\"suffix\":\")\\n\"}");
         assertThat(ollama.status()).as(ollama.body()).isEqualTo(400);
         assertThat(ollama.json().get("error").asText()).contains("fill-in-the-middle tokens");
+        // refused before a stream begins (Ollama streams by default)
+        TestServer.Reply streamed = server.post("/v1/completions", "{\"model\":\"tiny\",\"stream\":true,"
+                + "\"prompt\":\"def add(\",\"suffix\":\")\\n\"}");
+        assertThat(streamed.status()).as(streamed.body()).isEqualTo(400);
+        assertThat(streamed.json().at("/error/param").asText()).isEqualTo("suffix");
+        TestServer.Reply ollamaStream = server.post("/api/generate", "{\"model\":\"tiny\",\"prompt\":\"def add(\","
+                + "\"suffix\":\")\\n\"}");
+        assertThat(ollamaStream.status()).as(ollamaStream.body()).isEqualTo(400);
         // the model answers the next request
         assertThat(completion("tiny", "def add(", "").at("/choices/0/finish_reason").asText()).isEqualTo("length");
+    }
+
+    @Test
+    void aSuffixCountsInWhatTheContextMustHold() throws Exception {
+        String suffix = "print(add(1, 2))\n".repeat(600);
+        TestServer.Reply reply = server.post("/v1/completions", "{\"model\":\"coder\",\"stream\":true,"
+                + "\"prompt\":\"def add(\",\"suffix\":" + TestServer.JSON.valueToTree(suffix) + "}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+        assertThat(reply.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
     }
 
     @Test

@@ -71,6 +71,45 @@ class RkllmRawPromptTest {
     }
 
     @Test
+    void aChatWithToolsAfterARawPromptHasTheTemplateBack() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("t", Map.of())
+                .sidecar("t", "family: qwen2.5\ncapabilities: {tools: true}\n").start()) {
+            assertThat(server.postForReply("/v1/completions", "{\"model\":\"t\",\"prompt\":\"[[say:upon]] Once\"}")
+                    .status()).isEqualTo(200);
+            TestServer.Reply chat = server.postForReply("/v1/chat/completions", "{\"model\":\"t\",\"messages\":[{"
+                    + "\"role\":\"user\",\"content\":\"[[say:ok]] Hi\"}]," + StructuredOutputTest.TOOLS + "}");
+            assertThat(chat.status()).as(chat.body()).isEqualTo(200);
+            assertThat(server.runs("t").getLast().get("prefilled_text").asText())
+                    .contains("<|im_start|>user\n[[say:ok]] Hi<|im_end|>");
+        }
+    }
+
+    @Test
+    void aRawPromptIsReadOnAnEmptyCacheAndNotKeptAsAConversation() throws Exception {
+        // a system block of the model's own, which a chat leaves in the cache
+        try (TestServer server = TestServer.in(dir).model("s", Map.of()).sidecar("s", "family: qwen2.5\n"
+                + "chat_template:\n  system_prompt: \"<|im_start|>system\\nHOUSE RULES<|im_end|>\\n\"\n"
+                + "  prompt_prefix: \"<|im_start|>user\\n\"\n"
+                + "  prompt_postfix: \"<|im_end|>\\n<|im_start|>assistant\\n\"\n").start()) {
+            String hi = "{\"model\":\"s\",\"messages\":[{\"role\":\"user\",\"content\":\"[[say:ok]] Hi\"}]}";
+            assertThat(server.postForReply("/v1/chat/completions", hi).status()).isEqualTo(200);
+            TestServer.Reply raw = server.postForReply("/v1/completions", "{\"model\":\"s\",\"prompt\":\"[[say:upon]]"
+                    + " Once\"}");
+            assertThat(raw.json().at("/usage/prompt_tokens_details/cached_tokens").asInt()).isZero();
+            JsonNode run = server.runs("s").getLast();
+            assertThat(run.get("cache_before").asInt()).isZero();
+            assertThat(run.get("prefilled_text").asText()).isEqualTo("[[say:upon]] Once");
+            // a chat that sends the raw prompt and its answer back is read whole, through the template
+            TestServer.Reply chat = server.postForReply("/v1/chat/completions", "{\"model\":\"s\",\"messages\":["
+                    + "{\"role\":\"user\",\"content\":\"[[say:upon]] Once\"},{\"role\":\"assistant\",\"content\":"
+                    + "\"upon\"},{\"role\":\"user\",\"content\":\"[[say:ok]] More\"}]}");
+            assertThat(chat.status()).as(chat.body()).isEqualTo(200);
+            assertThat(server.runs("s").getLast().get("prefilled_text").asText())
+                    .startsWith("<|im_start|>system\nHOUSE RULES").contains("<|im_start|>user\n");
+        }
+    }
+
+    @Test
     void aSuffixIsRefused() throws Exception {
         try (TestServer server = server()) {
             TestServer.Reply openai = server.postForReply("/v1/completions", "{\"model\":\"q\",\"prompt\":\"def f(\","

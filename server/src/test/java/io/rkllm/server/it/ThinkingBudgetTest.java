@@ -68,6 +68,19 @@ class ThinkingBudgetTest {
     }
 
     @Test
+    void theBudgetIsExactlyThatManyTokensOfReasoning() throws Exception {
+        for (int budget : new int[] {1, 4, 6}) {
+            // the reasoning of an answer cut at that many tokens, and of one whose budget is that many
+            JsonNode cutShort = LlamaChatTest.ok(server.post("/v1/chat/completions", "{\"model\":\"thinker\","
+                    + "\"temperature\":0,\"max_tokens\":" + budget + ",\"messages\":[{\"role\":\"user\",\"content\":"
+                    + "\"Which cores does the board have?\"}]}")).at("/choices/0/message");
+            JsonNode budgeted = message(",\"reasoning_budget_tokens\":" + budget);
+            assertThat(budgeted.get("reasoning_content").asText().stripTrailing()).as("budget " + budget)
+                    .isEqualTo(cutShort.get("reasoning_content").asText().stripTrailing());
+        }
+    }
+
+    @Test
     void aBudgetOfNoneClosesTheReasoningAtOnceAfterTheMessage() throws Exception {
         JsonNode none = message(",\"reasoning_budget_tokens\":0");
         assertThat(none.path("reasoning_content").asText("")).isBlank();
@@ -116,6 +129,17 @@ class ThinkingBudgetTest {
                     + "\"role\":\"user\",\"content\":\"Why?\"}],\"reasoning_effort\":\"none\","
                     + "\"reasoning_budget_tokens\":16}");
             assertThat(off.header("X-RKLLM-Thinking-Budget")).isNull();
+        }
+    }
+
+    @Test
+    void aDialectWithoutAClosingMarkerSaysTheBudgetWasNotApplied(@TempDir Path simDir) throws Exception {
+        try (TestServer sim = TestServer.in(simDir).model("oss", Map.of("thinking", "1"))
+                .sidecar("oss", "capabilities: {thinking: true}\nfamily: gpt-oss\n").start()) {
+            TestServer.Reply reply = sim.postForReply("/v1/chat/completions", "{\"model\":\"oss\",\"messages\":[{"
+                    + "\"role\":\"user\",\"content\":\"[[say:ok]] Why?\"}],\"reasoning_budget_tokens\":16}");
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            assertThat(reply.header("X-RKLLM-Thinking-Budget")).startsWith("ignored: the model's dialect");
         }
     }
 }

@@ -193,7 +193,7 @@ final class DecodeStep implements AutoCloseable {
 
     private void sample(DecodingGeneration r) {
         int forced = r.reasoningLimit.isEmpty() ? -1
-                : r.reasoningLimit.get().forced(text -> model.tokenize(text, false, true));
+                : r.reasoningLimit.get().forced((text, special) -> model.tokenize(text, false, special));
         int token = forced;
         try {
             if (forced >= 0) {
@@ -218,7 +218,7 @@ final class DecodeStep implements AutoCloseable {
         if (r.firstToken == 0) {
             r.firstToken = System.nanoTime();
         }
-        // a marker the budget writes may be an end token of the model's (gpt-oss's <|end|>): it ends the reasoning only
+        // a marker the budget writes may be one of the model's end tokens: it ends the reasoning, not the answer
         if (forced < 0 && model.isEndOfGeneration(token)) {
             r.endToken = token;
             ends.finish(r, StopReason.END);

@@ -43,8 +43,8 @@ final class PromptText {
     record FimTexts(String prefix, String suffix, String middle) {
     }
 
-    /** A suffix for a model without fill-in-the-middle tokens. */
-    static final class NoFillInTheMiddle extends RuntimeException {
+    /** A suffix for a model without fill-in-the-middle tokens (an argument the model cannot take). */
+    static final class NoFillInTheMiddle extends IllegalArgumentException {
         NoFillInTheMiddle(String message) {
             super(message);
         }

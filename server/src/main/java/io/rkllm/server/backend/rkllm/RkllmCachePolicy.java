@@ -130,7 +130,9 @@ public final class RkllmCachePolicy {
             return new Decision(index, setup, new Action.Beside(prompt.task().get().roomNeeded()));
         }
         SetupCalls setup = setup(slot, prompt);
-        if (!settings.cacheEnabled()) {
+        if (!settings.cacheEnabled() || prompt.setup().raw().isPresent()) {
+            // a raw prompt is read on an empty cache (no system block a chat left) and not kept as a conversation:
+            // a chat that sends its text back must not be appended to it, read without the chat template
             return new Decision(index, setup.calls(), new Action.Uncached());
         }
         Optional<CachedConversation> held = slot.conversation();
@@ -163,9 +165,17 @@ public final class RkllmCachePolicy {
     private static SetupCalls setup(SlotView slot, ChatPrompt prompt) {
         Optional<String> tools = prompt.setup().tools();
         if (tools.isPresent()) {
-            return tools.equals(slot.tools()) ? new SetupCalls(List.of(), false)
-                    : new SetupCalls(List.of(new Setup.Tools(prompt.setup().systemPrompt(), tools.get(),
-                    TOOL_RESPONSE_TAG)), true);
+            List<Setup> calls = new ArrayList<>();
+            if (slot.template().filter(PromptTemplate.NONE::equals).isPresent()
+                    && prompt.setup().template().isPresent()) {
+                // a raw prompt emptied the runtime's template, which the tools do not put back
+                calls.add(new Setup.Template(prompt.setup().template().get()));
+            }
+            boolean changed = !tools.equals(slot.tools());
+            if (changed) {
+                calls.add(new Setup.Tools(prompt.setup().systemPrompt(), tools.get(), TOOL_RESPONSE_TAG));
+            }
+            return new SetupCalls(calls, changed);
         }
         List<Setup> calls = new ArrayList<>();
         boolean hadTools = slot.tools().isPresent();

@@ -1,5 +1,6 @@
 package io.rkllm.server.engine.contract;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -12,9 +13,12 @@ import java.util.Objects;
  * @param open the marker the reasoning starts after
  * @param close the marker that ends it
  * @param opened the prompt already opened the reasoning (its template's generation prompt ends with the marker)
- * @param message text written into the reasoning before it is closed; empty for none
+ * @param message text written into the reasoning before it is closed (as text: no special token); empty for none
+ * @param alsoEndedBy markers that end the reasoning without its closing marker (the tool calls of a dialect whose
+ *                    calls end it): nothing is counted or written after them
  */
-public record ReasoningBudget(int tokens, String open, String close, boolean opened, String message) {
+public record ReasoningBudget(int tokens, String open, String close, boolean opened, String message,
+                              List<String> alsoEndedBy) {
     public ReasoningBudget {
         if (tokens < 0) {
             throw new IllegalArgumentException("a reasoning budget of " + tokens + " tokens");
@@ -22,5 +26,6 @@ public record ReasoningBudget(int tokens, String open, String close, boolean ope
         Objects.requireNonNull(open, "open");
         Objects.requireNonNull(close, "close");
         Objects.requireNonNull(message, "message");
+        alsoEndedBy = List.copyOf(alsoEndedBy);
     }
 }

@@ -1,7 +1,6 @@
 package io.rkllm.server.http.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.FieldReader;
 import io.rkllm.server.pipeline.request.Thinking;
@@ -31,9 +30,14 @@ final class AnthropicThinking {
             case "disabled" -> false;
             default -> throw ApiException.invalid("thinking.type", "'thinking.type' must be enabled or disabled");
         };
-        Optional<Integer> budget = new FieldReader((ObjectNode) thinking.get()).integer("budget_tokens");
-        if (budget.isPresent() && budget.get() < 0) {
-            throw ApiException.invalid("thinking.budget_tokens", "'thinking.budget_tokens' must not be negative");
+        JsonNode tokens = thinking.get().path("budget_tokens");
+        Optional<Integer> budget = Optional.empty();
+        if (!tokens.isMissingNode() && !tokens.isNull()) {
+            if (!tokens.canConvertToExactIntegral() || !tokens.canConvertToInt() || tokens.asInt() < 0) {
+                throw ApiException.invalid("thinking.budget_tokens", "'thinking.budget_tokens' must be a number of"
+                        + " tokens (an integer, 0 or more)");
+            }
+            budget = Optional.of(tokens.asInt());
         }
         return Thinking.of(Optional.of(on)).withBudget(on ? budget.map(n -> new ThinkingBudget(n, ""))
                 : Optional.empty());

@@ -100,6 +100,10 @@ public final class OllamaRequestParser {
                 throw ApiException.invalid("images", "'images' cannot go with a raw prompt or a 'suffix': a picture"
                         + " takes its place in the chat template");
             }
+            if (f.bool("raw").orElse(false) && !f.string("system").orElse("").isEmpty()) {
+                throw ApiException.invalid("system", "'system' cannot go with 'raw': a raw prompt has no template"
+                        + " to put it in (write it into the prompt)");
+            }
             ChatRequest chat = request(f, model, List.of(ChatMessage.of(Role.USER, prompt)), Optional.empty(),
                     chatIdHeader);
             return new OllamaRequest(model, Optional.of(ChatRequest.forRawPrompt(model, new RawPrompt(prompt, suffix),
