@@ -68,12 +68,11 @@ class LlamaRawPromptTest {
 
     @Test
     void ollamaRawIsTheSame() throws Exception {
-        String templated = LlamaChatTest.ok(server.post("/apply-template", "{\"model\":\"tiny\",\"messages\":[{\"role\":"
-                + "\"user\",\"content\":\"hello from Ollama\"}]}")).get("prompt").asText();
+        String templated = LlamaChatTest.ok(server.post("/apply-template", "{\"model\":\"tiny\",\"messages\":[{"
+                + "\"role\":\"user\",\"content\":\"hello from Ollama\"}]}")).get("prompt").asText();
         JsonNode ollama = LlamaChatTest.ok(server.post("/api/generate", "{\"model\":\"tiny\",\"raw\":true,"
-                + "\"stream\":false,"
-                + "\"options\":{\"temperature\":0,\"num_predict\":8},\"prompt\":" + TestServer.JSON.valueToTree(templated)
-                + "}"));
+                + "\"stream\":false,\"options\":{\"temperature\":0,\"num_predict\":8},\"prompt\":"
+                + TestServer.JSON.valueToTree(templated) + "}"));
         JsonNode raw = completion("tiny", templated, "");
         assertThat(ollama.get("response").asText()).isEqualTo(raw.at("/choices/0/text").asText());
         // as in Ollama, a system prompt has no place in a raw prompt
@@ -100,8 +99,10 @@ class LlamaRawPromptTest {
         for (String raw : List.of("true", "false")) {
             JsonNode ollama = LlamaChatTest.ok(server.post("/api/generate", "{\"model\":\"coder\",\"stream\":false,"
                     + "\"raw\":" + raw + ",\"options\":{\"temperature\":0,\"num_predict\":8},\"prompt\":"
-                    + TestServer.JSON.valueToTree(prefix) + ",\"suffix\":" + TestServer.JSON.valueToTree(suffix) + "}"));
-            assertThat(ollama.get("response").asText()).as("raw " + raw).isEqualTo(infill.at("/choices/0/text").asText());
+                    + TestServer.JSON.valueToTree(prefix) + ",\"suffix\":" + TestServer.JSON.valueToTree(suffix)
+                    + "}"));
+            assertThat(ollama.get("response").asText()).as("raw " + raw)
+                    .isEqualTo(infill.at("/choices/0/text").asText());
         }
     }
 

@@ -81,7 +81,7 @@ final class GgufModel implements BackendModel {
                 Pooling pooling = ranks(model) ? Pooling.RANK : Pooling.NONE;
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
                         settings.threads(), pooling));
-                return new GgufModel(load.id(), new PromptText(Optional.empty(), "", Optional.empty()), defaults, null, model, context, 1,
+                return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1,
                         new MarkerTokens(model));
             }
             int sequences = settings.parallel();

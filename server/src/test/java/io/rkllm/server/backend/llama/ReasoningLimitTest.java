@@ -41,7 +41,8 @@ class ReasoningLimitTest {
 
     @Test
     void theCountStartsAfterTheOpeningMarkerAndTheMessageComesBeforeTheClose() {
-        ReasoningLimit limit = new ReasoningLimit(new ReasoningBudget(2, "<think>", "</think>", false, "Done.", List.of()));
+        ReasoningLimit limit = new ReasoningLimit(new ReasoningBudget(2, "<think>", "</think>", false, "Done.",
+                List.of()));
         assertThat(run(limit, tokens("<think>", "x", "y", "z", "w"))).isEqualTo("<think>xyDone.</think>zw");
         // a marker split over tokens counts once whole
         ReasoningLimit split = new ReasoningLimit(new ReasoningBudget(1, "<think>", "</think>", false, "", List.of()));
