@@ -54,6 +54,30 @@ class LlamaServerNativeApiTest {
         assertThat(answer.get("tokens_predicted").asInt()).isEqualTo(8);
         assertThat(answer.get("tokens_evaluated").asInt()).isEqualTo(openai.at("/usage/prompt_tokens").asInt());
         assertThat(answer.at("/timings/predicted_n").asInt()).isEqualTo(8);
+        assertThat(answer.at("/generation_settings/n_ctx").asInt()).isEqualTo(2048);
+        assertThat(answer.at("/generation_settings/n_predict").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void llamaVscodesRequestsAreAnswered() throws Exception {
+        // between completions it sends the files it watches with nothing to write: answered at once, empty
+        JsonNode prepared = LlamaChatTest.ok(server.post("/infill", "{\"id_slot\":0,\"input_prefix\":\"\","
+                + "\"input_suffix\":\"\",\"input_extra\":[{\"filename\":\"a.py\",\"text\":\"x = 1\\n\"}],"
+                + "\"prompt\":\"\",\"n_predict\":0,\"samplers\":[],\"cache_prompt\":true,\"t_max_prompt_ms\":500,"
+                + "\"t_max_predict_ms\":1}"));
+        assertThat(prepared.get("content").asText()).isEmpty();
+        assertThat(prepared.get("stop").asBoolean()).isTrue();
+        assertThat(prepared.get("tokens_predicted").asInt()).isZero();
+        // a completion as it asks for one (its status line reads generation_settings.n_ctx)
+        JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"id_slot\":0,\"input_prefix\":"
+                + "\"def add(a, b):\\n\",\"input_suffix\":\"\\n\",\"input_extra\":[],\"prompt\":\"    return \","
+                + "\"n_predict\":8,\"n_cmpl\":3,\"top_k\":40,\"top_p\":0.99,\"stream\":false,"
+                + "\"samplers\":[\"top_k\",\"top_p\",\"infill\"],\"cache_prompt\":true,\"n_indent\":4,"
+                + "\"t_max_prompt_ms\":500,\"t_max_predict_ms\":1000,\"model\":\"coder\"}"));
+        assertThat(answer.get("content").isTextual()).isTrue();
+        assertThat(answer.at("/generation_settings/n_ctx").asInt()).isEqualTo(2048);
+        assertThat(answer.get("tokens_cached").isInt()).isTrue();
+        assertThat(answer.at("/timings/prompt_n").isInt()).isTrue();
     }
 
     @Test

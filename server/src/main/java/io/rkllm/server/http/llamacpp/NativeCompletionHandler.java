@@ -8,6 +8,7 @@ import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
+import io.rkllm.server.pipeline.Usage;
 import io.rkllm.server.pipeline.output.OutputEvent;
 import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ChatRequest;
@@ -39,25 +40,33 @@ final class NativeCompletionHandler {
         respond(ctx, parser.infill(ctx.bodyAsBytes()));
     }
 
-    private void respond(Context ctx, ChatRequest request) throws Exception {
+    private void respond(Context ctx, NativeCompletionParser.Parsed parsed) throws Exception {
+        if (parsed.run().isEmpty()) {
+            ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(NativeCompletionJson.last(
+                    mapper, new NativeCompletionJson.Settings(parsed.model(), 0, 0), "", "length", Optional.empty(),
+                    Usage.NONE)));
+            return;
+        }
+        ChatRequest request = parsed.run().get();
         driver.run(ctx, request, run -> {
-            String model = run.modelId();
+            NativeCompletionJson.Settings settings = new NativeCompletionJson.Settings(run.modelId(),
+                    run.chat().model().contextLength(), run.chat().maxTokens());
             if (request.stream()) {
-                driver.stream(ctx, run, new Pieces(model));
+                driver.stream(ctx, run, new Pieces(settings));
             } else {
                 driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json")
-                        .result(mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, model, answer.content(),
-                                answer.finishReason(), answer.matchedStop(), answer.usage()))));
+                        .result(mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, settings,
+                                answer.content(), answer.finishReason(), answer.matchedStop(), answer.usage()))));
             }
         });
     }
 
     /** The stream: a piece per text, the last object at the end. */
     private final class Pieces implements RunDriver.StreamFormat {
-        private final String model;
+        private final NativeCompletionJson.Settings settings;
 
-        Pieces(String model) {
-            this.model = model;
+        Pieces(NativeCompletionJson.Settings settings) {
+            this.settings = settings;
         }
 
         @Override
@@ -83,7 +92,7 @@ final class NativeCompletionHandler {
 
         @Override
         public List<byte[]> finished(RunStep.Finished f, Run run) {
-            return List.of(Sse.data(mapper, NativeCompletionJson.last(mapper, model, "", f.finishReason(),
+            return List.of(Sse.data(mapper, NativeCompletionJson.last(mapper, settings, "", f.finishReason(),
                     Optional.empty(), f.usage())));
         }
 

@@ -22,16 +22,25 @@ final class NativeCompletionJson {
     }
 
     /**
+     * What the answer was made with, as llama-server's {@code generation_settings} tells it (llama.vscode's status
+     * line reads {@code n_ctx} from it).
+     *
+     * @param maxTokens the answer's limit, 0 for none
+     */
+    record Settings(String model, int contextLength, int maxTokens) {
+    }
+
+    /**
      * @param content the whole answer, or "" at a stream's end
      * @param finishReason OpenAI's: {@code stop} (an end token or a stop string), {@code length}
      * @param matchedStop the stop string that ended it, when it is known
      */
-    static ObjectNode last(ObjectMapper mapper, String model, String content, String finishReason,
+    static ObjectNode last(ObjectMapper mapper, Settings settings, String content, String finishReason,
                            Optional<String> matchedStop, Usage usage) {
         ObjectNode last = mapper.createObjectNode();
         last.put("content", content);
         last.put("stop", true);
-        last.put("model", model);
+        last.put("model", settings.model());
         last.put("tokens_predicted", usage.completionTokens());
         last.put("tokens_evaluated", usage.promptTokens());
         last.put("tokens_cached", usage.cachedTokens());
@@ -39,6 +48,10 @@ final class NativeCompletionJson {
         last.put("stop_type", finishReason.equals("length") ? "limit" : matchedStop.isPresent() ? "word" : "eos");
         last.put("stopping_word", matchedStop.orElse(""));
         last.set("timings", TimingsJson.of(mapper, usage));
+        ObjectNode generation = last.putObject("generation_settings");
+        generation.put("n_ctx", settings.contextLength());
+        generation.put("n_predict", settings.maxTokens() > 0 ? settings.maxTokens() : -1);
+        generation.put("model", settings.model());
         return last;
     }
 }

@@ -27,14 +27,27 @@ final class NativeCompletionParser {
         this.common = common;
     }
 
+    /**
+     * A request to run, or none: {@code n_predict: 0} asks llama-server to read the prompt into its cache and write
+     * nothing (llama.vscode sends the files it watches so, between completions); with no token asked for, the
+     * answer is empty at once.
+     *
+     * @param model the model asked for, as the answer names it
+     */
+    record Parsed(Optional<ChatRequest> run, String model) {
+    }
+
     /** {@code /completion}: the prompt as the model reads it. */
-    ChatRequest completion(byte[] body) {
+    Parsed completion(byte[] body) {
         FieldReader f = new FieldReader(common.object(body));
         String prompt = prompt(f);
+        if (nothingToWrite(f)) {
+            return new Parsed(Optional.empty(), common.model(f));
+        }
         if (prompt.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
-        return request(f, new RawPrompt(prompt, Optional.empty()));
+        return new Parsed(Optional.of(request(f, new RawPrompt(prompt, Optional.empty()))), common.model(f));
     }
 
     /**
@@ -42,16 +55,23 @@ final class NativeCompletionParser {
      * gap, {@code input_suffix} after it. {@code input_extra}'s chunks are checked and left out, as llama-server
      * leaves out what does not fit.
      */
-    ChatRequest infill(byte[] body) {
+    Parsed infill(byte[] body) {
         FieldReader f = new FieldReader(common.object(body));
         String prefix = f.string("input_prefix").orElse("") + f.string("prompt").orElse("");
         String suffix = f.string("input_suffix").orElse("");
+        f.array("input_extra").ifPresent(NativeCompletionParser::checkExtra);
+        if (nothingToWrite(f)) {
+            return new Parsed(Optional.empty(), common.model(f));
+        }
         if (prefix.isEmpty() && suffix.isEmpty()) {
             throw ApiException.invalid("input_prefix", "'input_prefix' or 'input_suffix' must hold text to fill in"
                     + " between");
         }
-        f.array("input_extra").ifPresent(NativeCompletionParser::checkExtra);
-        return request(f, new RawPrompt(prefix, Optional.of(suffix)));
+        return new Parsed(Optional.of(request(f, new RawPrompt(prefix, Optional.of(suffix)))), common.model(f));
+    }
+
+    private static boolean nothingToWrite(FieldReader f) {
+        return f.integer("n_predict").orElse(-1) == 0;
     }
 
     private static String prompt(FieldReader f) {
