@@ -74,6 +74,8 @@ final class NativeLlama {
         optional("llama_vocab_fim_pre", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         optional("llama_vocab_fim_suf", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         optional("llama_vocab_fim_mid", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        optional("llama_vocab_fim_rep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        optional("llama_vocab_fim_sep", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         required("llama_vocab_is_eog", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
         required("llama_vocab_is_control", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_INT));
         required("llama_vocab_get_add_bos", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));

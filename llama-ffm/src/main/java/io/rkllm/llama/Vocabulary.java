@@ -200,13 +200,21 @@ public final class Vocabulary {
             return Optional.empty();
         }
         FimTokens tokens = new FimTokens((int) api.call("llama_vocab_fim_pre", segment()),
-                (int) api.call("llama_vocab_fim_suf", segment()), (int) api.call("llama_vocab_fim_mid", segment()));
+                (int) api.call("llama_vocab_fim_suf", segment()), (int) api.call("llama_vocab_fim_mid", segment()),
+                optionalToken("llama_vocab_fim_rep"), optionalToken("llama_vocab_fim_sep"));
         return tokens.prefix() >= 0 && tokens.suffix() >= 0 && tokens.middle() >= 0 ? Optional.of(tokens)
                 : Optional.empty();
     }
 
-    /** The tokens a fill-in-the-middle prompt is made of: prefix, the text before; suffix, after; middle, the gap. */
-    public record FimTokens(int prefix, int suffix, int middle) {
+    private int optionalToken(String function) {
+        return api.has(function) ? (int) api.call(function, segment()) : -1;
+    }
+
+    /**
+     * The tokens a fill-in-the-middle prompt is made of: prefix, the text before; suffix, after; middle, the gap;
+     * and, for a model trained on whole repositories (Qwen2.5-Coder), the repository's name and a file's start, or -1.
+     */
+    public record FimTokens(int prefix, int suffix, int middle, int repository, int fileSeparator) {
     }
 
     /** The end-of-turn token, or -1. */

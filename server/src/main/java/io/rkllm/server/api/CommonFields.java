@@ -58,6 +58,11 @@ public final class CommonFields {
         if (body.length == 0) {
             throw ApiException.invalid(null, "the request body is empty: send a JSON object");
         }
+        int malformed = Utf8Check.firstMalformed(body);
+        if (malformed >= 0) {
+            throw ApiException.invalid(null, "the request body is not valid UTF-8 (byte " + malformed + " starts no"
+                    + " character): send JSON in UTF-8");
+        }
         JsonNode node;
         try {
             node = mapper.readTree(body);

@@ -11,14 +11,17 @@ import java.util.regex.Pattern;
 final class JsonProblem {
     /** "enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow", "from `StreamReadConstraints.get...()`". */
     private static final Pattern JAVA_HINTS = Pattern.compile(
-            "\\s*[:;,]?\\s*(?:enable|from) `[^`]*`(?: to allow)?|\\s*\\(for \\w+ starting at \\[Source:[^\\]]*\\]\\)"
-                    + "|\\s*at \\[Source:[^\\]]*\\]");
+            "\\s*[:;,]?\\s*(?:enable|from) `[^`]*`(?: to allow)?"
+                    + "|\\s*\\(not recognized as one since Feature '[^']*' not enabled for parser\\)");
+    /** "at [Source: REDACTED (...); line: 1, column: 6]": where, without the source's Java description. */
+    private static final Pattern SOURCE = Pattern.compile("\\[Source:[^\\]]*?line: (\\d+), column: (\\d+)\\]");
 
     private JsonProblem() {
     }
 
     static String describe(JacksonException e) {
-        String message = JAVA_HINTS.matcher(String.valueOf(e.getOriginalMessage())).replaceAll("").strip();
+        String message = JAVA_HINTS.matcher(String.valueOf(e.getOriginalMessage())).replaceAll("");
+        message = SOURCE.matcher(message).replaceAll("line $1, column $2").strip();
         JsonLocation at = e.getLocation();
         return at == null || at.getLineNr() < 1 ? message
                 : message + " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";

@@ -41,6 +41,10 @@ sealed interface AnswerContract {
         /** The JSON to answer with, or why there is none. */
         Verdict check(String content) {
             Optional<JsonInText.Found> found = JsonInText.find(content);
+            if (found.isEmpty() && schema.isPresent()) {
+                // a schema of a number, a string, an enum of them...: the whole answer is the value
+                found = JsonInText.scalar(content);
+            }
             if (found.isEmpty()) {
                 return Verdict.failed(content.isBlank() ? "it was empty" : "it held no JSON");
             }

@@ -37,6 +37,8 @@ import java.util.Optional;
  * place in its queue, returning the run the route starts when it is ready to write.
  */
 public final class ChatPipeline {
+    /** Tokens kept beside a raw prompt cut to fit: a BOS token and the fill-in-the-middle markers. */
+    private static final int RAW_MARGIN = 16;
     private final ModelService models;
     private final TokenEstimator estimator;
     private final ServerConfig config;
@@ -87,6 +89,22 @@ public final class ChatPipeline {
         // server's own reserve (agents ask for 32000 tokens whatever the model); the answer gets what is left
         int reserved = config.generation().reservedOutputTokens();
         int reserve = Math.min(requested > 0 ? Math.min(requested, reserved) : reserved, context / 2);
+        if (raw) {
+            // an editor's prefix and suffix cut to the room they have (what the answer needs and a margin kept, and
+            // the estimate's own margin, which the fit below applies)
+            int room = (int) ((context - Math.max(reserve, ContextFit.MIN_OUTPUT_TOKENS) - RAW_MARGIN)
+                    / ContextFit.ESTIMATE_MARGIN);
+            Optional<RawPrompt> cut = InfillFit.cut(asked.get(), room, text -> estimator.estimate(model.id(), text));
+            if (cut.isPresent()) {
+                notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", "the prefix's first "
+                        + (asked.get().prefix().length() - cut.get().prefix().length()) + " and the suffix's last "
+                        + (asked.get().suffix().orElse("").length() - cut.get().suffix().orElse("").length())
+                        + " characters left out to fit the context (by an estimate of their tokens; the model's"
+                        + " tokenizer may leave out more)"));
+                asked = cut;
+                request = request.raw().isPresent() ? request.withRaw(cut.get()) : request;
+            }
+        }
         boolean plain = task.isPresent() || request.legacyCompletion() || raw;
         Dialect dialect = dialects.of(model);
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())

@@ -26,7 +26,7 @@ final class ReasoningBudgets {
         }
         if (scanner.syntax().reasoning().isEmpty()) {
             notes.add(new PreparedChat.Header(HEADER, "ignored: the model's dialect writes its reasoning in a"
-                    + " channel of its own (gpt-oss's), with no closing marker the server could write"));
+                    + " channel of its own (as gpt-oss's), with no closing marker the server could write"));
             return Optional.empty();
         }
         if (!runtime.steersEachToken()) {

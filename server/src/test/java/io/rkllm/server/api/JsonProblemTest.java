@@ -20,9 +20,23 @@ class JsonProblemTest {
                 .endsWith("(line 1, column 8)");
         assertThat(problem("{\"a\":".repeat(70) + "1" + "}".repeat(70)))
                 .startsWith("Document nesting depth (65) exceeds the maximum allowed (64)");
-        for (String body : new String[] {"{\"a\": NaN}", "{\"a\": [}", "{\"a\":".repeat(70), "{'a': 1}", "{\"a\" 1}"}) {
+        assertThat(problem("{\"a\": [1, 2}")).contains("Array starting at line 1, column 7");
+        for (String body : new String[] {"{\"a\": NaN}", "{\"a\": [}", "{\"a\":".repeat(70), "{'a': 1}", "{\"a\" 1}",
+                "{\"a\":1 /* c */}", "{\"a\": \"x", "{\"a\": 1,}", "{\"a\": +1}", "{\"a\": 01}", "{\"a\": [1, 2}"}) {
             assertThat(problem(body)).as(body).doesNotContain("`").doesNotContain("Source").doesNotContain("Feature")
-                    .doesNotContain("Constraints");
+                    .doesNotContain("Constraints").doesNotContain("parser");
         }
+    }
+
+    @Test
+    void bytesThatAreNotUtf8AreFoundWhereTheyStart() {
+        assertThat(Utf8Check.firstMalformed("{\"a\": \"é ✓ 😀\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isEqualTo(-1);
+        assertThat(Utf8Check.firstMalformed(new byte[] {'{', (byte) 0xff, '}'})).isEqualTo(1);
+        // a cut sequence, an overlong slash, a surrogate, beyond U+10FFFF
+        assertThat(Utf8Check.firstMalformed(new byte[] {'a', (byte) 0xe2, (byte) 0x82})).isEqualTo(1);
+        assertThat(Utf8Check.firstMalformed(new byte[] {(byte) 0xc0, (byte) 0xaf})).isZero();
+        assertThat(Utf8Check.firstMalformed(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80})).isZero();
+        assertThat(Utf8Check.firstMalformed(new byte[] {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80})).isZero();
     }
 }

@@ -29,6 +29,8 @@ class LlamaServerNativeApiTest {
         server = LlamaTestServer.in(dir).model("tiny", TinyLlama.Options.chat())
                 .model("coder", TinyLlama.Options.chat().withControls(List.of("<|fim_prefix|>", "<|fim_suffix|>",
                         "<|fim_middle|>")))
+                .model("repo", TinyLlama.Options.chat().withControls(List.of("<|fim_prefix|>", "<|fim_suffix|>",
+                        "<|fim_middle|>", "<|repo_name|>", "<|file_sep|>")))
                 .start();
     }
 
@@ -136,11 +138,64 @@ class LlamaServerNativeApiTest {
     }
 
     @Test
+    void aModelTrainedOnRepositoriesGetsLlamaServersHeader() throws Exception {
+        String byHand = openAi("repo", "<|repo_name|>myproject\n<|file_sep|>filename\n<|fim_prefix|>def f(<|fim_suffix|>"
+                + ")\n<|fim_middle|>", "").at("/choices/0/text").asText();
+        JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
+                + "\"n_predict\":8,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\"}"));
+        assertThat(answer.get("content").asText()).isEqualTo(byHand);
+    }
+
+    @Test
+    void anEditorsWholeFileIsCutToTheContextAsLlamaServerCutsIt() throws Exception {
+        StringBuilder file = new StringBuilder();
+        for (int i = 0; i < 900; i++) {
+            file.append("value_").append(i).append(" = compute(").append(i).append(")\n");
+        }
+        TestServer.Reply reply = server.post("/infill", "{\"model\":\"coder\",\"temperature\":0,\"n_predict\":8,"
+                + "\"input_prefix\":" + TestServer.JSON.valueToTree(file.toString()) + ",\"input_suffix\":"
+                + TestServer.JSON.valueToTree(file.toString()) + "}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.header("X-RKLLM-Context-Trimmed")).startsWith("the prefix's first ");
+        assertThat(reply.json().get("tokens_evaluated").asInt()).isLessThan(2048);
+        assertThat(reply.json().get("tokens_predicted").asInt()).isEqualTo(8);
+        // /v1/completions reads its prompt whole, or refuses it
+        TestServer.Reply whole = server.post("/v1/completions", "{\"model\":\"coder\",\"max_tokens\":8,\"prompt\":"
+                + TestServer.JSON.valueToTree(file.toString()) + ",\"suffix\":\")\"}");
+        assertThat(whole.status()).isEqualTo(400);
+    }
+
+    @Test
+    void aStreamNamesTheStopStringAndBiasesApply() throws Exception {
+        String whole = openAi("tiny", PROMPT, "").at("/choices/0/text").asText();
+        String word = whole.substring(2, 4);
+        TestServer.Reply reply = server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,\"n_predict\":8,"
+                + "\"stream\":true,\"stop\":[" + TestServer.JSON.valueToTree(word) + "],\"prompt\":\"" + PROMPT + "\"}");
+        String[] lines = reply.body().strip().split("\n");
+        JsonNode last = TestServer.JSON.readTree(lines[lines.length - 1].substring(6));
+        assertThat(last.get("stop_type").asText()).isEqualTo("word");
+        assertThat(last.get("stopping_word").asText()).isEqualTo(word);
+        // llama-server's array form of logit_bias: a token made every token of the answer
+        JsonNode biased = LlamaChatTest.ok(server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,"
+                + "\"n_predict\":4,\"logit_bias\":[[\"b\",100]],\"prompt\":\"" + PROMPT + "\"}"));
+        assertThat(biased.get("content").asText()).isEqualTo("bbbb");
+    }
+
+    @Test
+    void aSchemaOfOneNumberGetsOne() throws Exception {
+        JsonNode answer = LlamaChatTest.ok(server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,"
+                + "\"n_predict\":24,\"json_schema\":{\"type\":\"integer\"},\"prompt\":\"" + PROMPT + "\"}"));
+        assertThat(TestServer.JSON.readTree(answer.get("content").asText()).isIntegralNumber())
+                .as(answer.get("content").asText()).isTrue();
+    }
+
+    @Test
     void whatCannotBeDoneIsRefused() throws Exception {
         for (String body : List.of("{\"model\":\"tiny\",\"prompt\":[12,34]}",
                 "{\"model\":\"tiny\",\"prompt\":\"hi\",\"n_probs\":3}",
                 "{\"model\":\"tiny\",\"prompt\":\"hi\",\"grammar\":\"root ::= \\\"a\\\"\"}",
                 "{\"model\":\"tiny\",\"prompt\":\"\"}",
+                "{\"model\":\"tiny\",\"prompt\":\"hi\",\"ignore_eos\":true}",
                 "{\"model\":\"tiny\",\"input_extra\":\"x\",\"input_prefix\":\"a\"}")) {
             String path = body.contains("input_prefix") ? "/infill" : "/completion";
             TestServer.Reply reply = server.post(path, body);

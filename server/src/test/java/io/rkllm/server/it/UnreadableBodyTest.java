@@ -20,12 +20,12 @@ class UnreadableBodyTest {
     @TempDir
     Path dir;
 
-    /** Writes {@code request} as it is, half-closes, and reads the whole answer. */
+    /** Writes {@code request} as it is (each character one byte), half-closes, and reads the whole answer. */
     private static String exchange(int port, String request) throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.US_ASCII));
+            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
             socket.shutdownOutput();
             InputStream in = socket.getInputStream();
@@ -53,6 +53,24 @@ class UnreadableBodyTest {
             assertThat(log.warnings()).as("nothing logged as the server's failure").isEmpty();
             assertThat(server.postForReply("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
                     + "\"content\":\"[[say:ok]]\"}]}").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void bytesThatAreNotUtf8AndTextAfterTheBodyAre400s() throws Exception {
+        try (TestServer server = TestServer.in(dir).model("m", Map.of()).start()) {
+            String chat = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"[[say:ok]] X\"}]}";
+            byte[] bytes = chat.getBytes(StandardCharsets.UTF_8);
+            int x = chat.indexOf('X');
+            bytes[x] = (byte) 0xff;
+            String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n";
+            String reply = exchange(server.port(), request + new String(bytes, StandardCharsets.ISO_8859_1));
+            assertThat(reply).startsWith("HTTP/1.1 400").contains("not valid UTF-8 (byte " + x + " ");
+            TestServer.Reply trailing = server.postForReply("/v1/chat/completions", chat + " trailing");
+            assertThat(trailing.status()).isEqualTo(400);
+            assertThat(trailing.json().at("/error/message").asText()).contains("not valid JSON");
+            assertThat(server.postForReply("/v1/chat/completions", chat + "\n").status()).isEqualTo(200);
         }
     }
 }

@@ -39,8 +39,13 @@ final class PromptText {
         this(jinja, endOfTurn, Optional.empty());
     }
 
-    /** The texts of a model's fill-in-the-middle tokens, which the tokenizer reads back as those tokens. */
-    record FimTexts(String prefix, String suffix, String middle) {
+    /**
+     * The texts of a model's fill-in-the-middle tokens, which the tokenizer reads back as those tokens.
+     *
+     * @param before what comes before the prefix: for a model trained on whole repositories, llama-server's
+     *               repository and file header ({@code <|repo_name|>myproject\n<|file_sep|>filename\n}), else ""
+     */
+    record FimTexts(String before, String prefix, String suffix, String middle) {
     }
 
     /** A suffix for a model without fill-in-the-middle tokens (an argument the model cannot take). */
@@ -88,7 +93,8 @@ final class PromptText {
         FimTexts tokens = fim.orElseThrow(() -> new NoFillInTheMiddle("the model '" + model + "' cannot fill in"
                 + " the middle: its vocabulary has no fill-in-the-middle tokens (a code model's, such as"
                 + " Qwen2.5-Coder's <|fim_prefix|>, <|fim_suffix|> and <|fim_middle|>)"));
-        return tokens.prefix() + raw.prefix() + tokens.suffix() + raw.suffix().get() + tokens.middle();
+        return tokens.before() + tokens.prefix() + raw.prefix() + tokens.suffix() + raw.suffix().get()
+                + tokens.middle();
     }
 
     /** The family's template the pipeline chose, else ChatML with the system prompt in its system block. */

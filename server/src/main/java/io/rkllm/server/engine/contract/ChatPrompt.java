@@ -125,11 +125,19 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
     /**
      * A prompt read as the client wrote it; with a suffix, the model fills in the middle (an engine places the
      * model's fill-in-the-middle tokens around the two, or refuses).
+     *
+     * @param cutToFit the prefix's start and the suffix's end may be left out to fit the context (an editor's file
+     *                 around the cursor), as llama-server's {@code /infill} cuts them by their tokens
      */
-    public record Raw(String prefix, Optional<String> suffix) {
+    public record Raw(String prefix, Optional<String> suffix, boolean cutToFit) {
         public Raw {
             Objects.requireNonNull(prefix, "prefix");
             Objects.requireNonNull(suffix, "suffix");
+        }
+
+        /** Read whole. */
+        public Raw(String prefix, Optional<String> suffix) {
+            this(prefix, suffix, false);
         }
     }
 

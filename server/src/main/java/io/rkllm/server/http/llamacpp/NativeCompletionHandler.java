@@ -93,7 +93,7 @@ final class NativeCompletionHandler {
         @Override
         public List<byte[]> finished(RunStep.Finished f, Run run) {
             return List.of(Sse.data(mapper, NativeCompletionJson.last(mapper, settings, "", f.finishReason(),
-                    Optional.empty(), f.usage())));
+                    run.matchedStop(), f.usage())));
         }
 
         @Override

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
+import io.rkllm.server.api.LogitBiasField;
 import io.rkllm.server.api.Schemas;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.OutputFormat;
@@ -52,8 +53,8 @@ final class NativeCompletionParser {
 
     /**
      * {@code /infill}: {@code input_prefix} and {@code prompt} (which llama-server puts after the prefix) before the
-     * gap, {@code input_suffix} after it. {@code input_extra}'s chunks are checked and left out, as llama-server
-     * leaves out what does not fit.
+     * gap, {@code input_suffix} after it, cut to the context as llama-server cuts them. {@code input_extra}'s chunks
+     * are checked and left out, as llama-server leaves out what does not fit.
      */
     Parsed infill(byte[] body) {
         FieldReader f = new FieldReader(common.object(body));
@@ -67,7 +68,8 @@ final class NativeCompletionParser {
             throw ApiException.invalid("input_prefix", "'input_prefix' or 'input_suffix' must hold text to fill in"
                     + " between");
         }
-        return new Parsed(Optional.of(request(f, new RawPrompt(prefix, Optional.of(suffix)))), common.model(f));
+        return new Parsed(Optional.of(request(f, new RawPrompt(prefix, Optional.of(suffix), true))),
+                common.model(f));
     }
 
     private static boolean nothingToWrite(FieldReader f) {
@@ -103,14 +105,19 @@ final class NativeCompletionParser {
         if (!f.string("grammar").orElse("").isEmpty()) {
             throw ApiException.invalid("grammar", "'grammar' (GBNF) is not supported: send a 'json_schema'");
         }
-        if (f.raw("prompt").map(JsonNode::isObject).orElse(false) || f.raw("multimodal_data").isPresent()) {
-            throw ApiException.invalid("multimodal_data", "pictures are not supported on /completion: send them to"
+        if (f.raw("multimodal_data").isPresent()) {
+            throw ApiException.invalid("multimodal_data", "pictures are not supported here: send them to"
                     + " /v1/chat/completions");
+        }
+        if (f.bool("ignore_eos").orElse(false)) {
+            throw ApiException.invalid("ignore_eos", "'ignore_eos' is not supported: the answer ends at the model's"
+                    + " end token (set n_predict to bound it)");
         }
         Optional<OutputFormat> format = f.raw("json_schema").map(s -> Schemas.bare(s, "json_schema"));
         return ChatRequest.forRawPrompt(common.model(f), raw,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
-                new ChatRequest.Output(nPredict(f), common.sampling(f), common.stop(f), format, Thinking.off(),
+                new ChatRequest.Output(nPredict(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)),
+                        common.stop(f), format, Thinking.off(),
                         OptionalInt.empty()),
                 CommonFields.conversationKey(f, Optional.empty()));
     }

@@ -53,6 +53,25 @@ public final class JsonInText {
         return parse(mended).map(node -> new Found(node, mended, true));
     }
 
+    /**
+     * The whole text (out of a code fence) as one JSON value that is not an object or an array: a number, a string,
+     * true, false or null, which a schema of such a type asks for; empty otherwise.
+     */
+    public static Optional<Found> scalar(String text) {
+        String body = text.strip();
+        Matcher fence = FENCE.matcher(body);
+        if (fence.find()) {
+            body = fence.group(1).strip();
+        }
+        try {
+            JsonNode node = STRICT.readTree(body);
+            return node == null || node.isMissingNode() || node.isContainerNode() ? Optional.empty()
+                    : Optional.of(new Found(node, body, false));
+        } catch (JacksonException e) {
+            return Optional.empty();
+        }
+    }
+
     private static int firstOpening(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -120,6 +120,11 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
                 tools.parallelToolCalls()), conversationKey, raw);
     }
 
+    /** The same request with another raw prompt (one cut to fit the context). */
+    public ChatRequest withRaw(RawPrompt value) {
+        return new ChatRequest(model, messages, delivery, output, tools, conversationKey, Optional.of(value));
+    }
+
     /** The same request through the model's chat template: for a model that cannot read a prompt as it is. */
     public ChatRequest templated() {
         return new ChatRequest(model, messages, delivery, output, tools, conversationKey);

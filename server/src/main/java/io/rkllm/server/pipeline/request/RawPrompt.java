@@ -11,10 +11,17 @@ import java.util.Optional;
  *
  * @param prefix the text the answer continues (the whole prompt without a suffix)
  * @param suffix the text after the gap, for fill in the middle
+ * @param cutToFit the prefix's start and the suffix's end may be left out to fit the context, as llama-server's
+ *                 {@code /infill} cuts them (an editor sends the whole file around the cursor)
  */
-public record RawPrompt(String prefix, Optional<String> suffix) {
+public record RawPrompt(String prefix, Optional<String> suffix, boolean cutToFit) {
     public RawPrompt {
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(suffix, "suffix");
+    }
+
+    /** Read whole, or refused when it does not fit. */
+    public RawPrompt(String prefix, Optional<String> suffix) {
+        this(prefix, suffix, false);
     }
 }

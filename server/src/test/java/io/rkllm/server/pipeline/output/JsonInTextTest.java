@@ -29,4 +29,14 @@ class JsonInTextTest {
                 .isEqualTo("{\"a\": \",}\", \"b\": [1 ]}");
         assertThat(found("{\"a\": [1,],}")).isEqualTo("{\"a\": [1]}");
     }
+
+    @Test
+    void aWholeAnswerThatIsOneScalarIsThatValue() {
+        assertThat(JsonInText.scalar(" 42\n").orElseThrow().value().asInt()).isEqualTo(42);
+        assertThat(JsonInText.scalar("```json\n\"yes\"\n```").orElseThrow().value().asText()).isEqualTo("yes");
+        assertThat(JsonInText.scalar("true").orElseThrow().value().asBoolean()).isTrue();
+        assertThat(JsonInText.scalar("42 is the answer")).isEmpty();
+        assertThat(JsonInText.scalar("{\"a\": 1}")).as("a container is find's").isEmpty();
+        assertThat(JsonInText.scalar("yes")).isEmpty();
+    }
 }

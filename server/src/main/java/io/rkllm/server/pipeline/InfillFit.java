@@ -1,0 +1,55 @@
+package io.rkllm.server.pipeline;
+
+import io.rkllm.server.pipeline.request.RawPrompt;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
+
+/**
+ * A fill-in-the-middle prompt cut to the room it has, as llama-server's {@code /infill} cuts it: the text nearest
+ * the gap is kept (the prefix's end, the suffix's start), the suffix taking at most a quarter of the room. An editor
+ * sends the file around the cursor, which a board's context seldom holds whole.
+ */
+final class InfillFit {
+    private InfillFit() {
+    }
+
+    /**
+     * The prompt cut to {@code room} tokens by {@code estimate}, or empty when it fits as it is.
+     *
+     * @param room the tokens the prefix and the suffix may take together
+     */
+    static Optional<RawPrompt> cut(RawPrompt raw, int room, ToIntFunction<String> estimate) {
+        String prefix = raw.prefix();
+        String suffix = raw.suffix().orElse("");
+        if (!raw.cutToFit() || estimate.applyAsInt(prefix + suffix) <= room) {
+            return Optional.empty();
+        }
+        String keptSuffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, room / 4)), estimate);
+        prefix = tail(prefix, Math.max(0, room - estimate.applyAsInt(keptSuffix)), estimate);
+        return Optional.of(new RawPrompt(prefix, raw.suffix().map(s -> keptSuffix), true));
+    }
+
+    /** The longest start of {@code text} estimated at no more than {@code tokens}. */
+    private static String head(String text, int tokens, ToIntFunction<String> estimate) {
+        int keep = text.length();
+        while (keep > 0 && estimate.applyAsInt(text.substring(0, keep)) > tokens) {
+            keep = shrink(keep, tokens, estimate.applyAsInt(text.substring(0, keep)));
+        }
+        return text.substring(0, keep);
+    }
+
+    /** The longest end of {@code text} estimated at no more than {@code tokens}. */
+    private static String tail(String text, int tokens, ToIntFunction<String> estimate) {
+        int keep = text.length();
+        while (keep > 0 && estimate.applyAsInt(text.substring(text.length() - keep)) > tokens) {
+            keep = shrink(keep, tokens, estimate.applyAsInt(text.substring(text.length() - keep)));
+        }
+        return text.substring(text.length() - keep);
+    }
+
+    /** A shorter length, in proportion to the estimate's excess (a tenth less at least, so that it ends). */
+    private static int shrink(int keep, int tokens, int estimated) {
+        int proportional = (int) ((long) keep * tokens / Math.max(1, estimated));
+        return Math.max(0, Math.min(proportional, keep - Math.max(1, keep / 10)));
+    }
+}
