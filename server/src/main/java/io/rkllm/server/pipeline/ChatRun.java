@@ -45,6 +45,9 @@ public final class ChatRun implements Run {
     private long arrivedNanos = System.nanoTime();
     private long loadNanos;
     private final OutputScanner scanner;
+    private final EditorStopWatch editorStops;
+    /** An editor's stop ended the answer: what came after is dropped, and it ends as if at its limit. */
+    private boolean stoppedForEditor;
     private final Deque<RunStep> pending = new ArrayDeque<>();
     private final long submittedAt = System.nanoTime();
     private long startedAt;
@@ -76,6 +79,7 @@ public final class ChatRun implements Run {
         this.queueTimeout = queueTimeout;
         this.wording = new FailureWording(timeouts, queueTimeout);
         this.scanner = new OutputScanner(chat.scanner());
+        this.editorStops = new EditorStopWatch(chat.request().output().editorStops());
     }
 
     private boolean holdsTaskOutput() {
@@ -208,7 +212,7 @@ public final class ChatRun implements Run {
                 queueMillis = started.queueMillis();
             }
             case GenerationEvent.Logprob token -> {
-                if (!scanner.stopped()) {
+                if (!scanner.stopped() && !stoppedForEditor) {
                     logprobs.add(token.token());
                 }
             }
@@ -219,10 +223,18 @@ public final class ChatRun implements Run {
                 }
                 lastTokenAt = now;
                 tokens = text.tokens();
-                if (scanner.stopped()) {
+                if (scanner.stopped() || stoppedForEditor) {
                     return;
                 }
                 List<OutputEvent> out = scanner.feed(text.text());
+                Optional<List<OutputEvent>> cut = scanner.stopped() ? Optional.empty()
+                        : editorStops.check(out, now - firstTokenAt);
+                if (cut.isPresent()) {
+                    out = cut.get();
+                    stoppedForEditor = true;
+                    tokensAtStop = tokens;
+                    cancel(CancelReason.STOP_STRING);
+                }
                 if (out.stream().anyMatch(e -> e instanceof OutputEvent.Reasoning)) {
                     reasoningTokens = tokens;
                 }
@@ -237,7 +249,7 @@ public final class ChatRun implements Run {
                 // the runtime's exact count of a known text: the next estimates get closer
                 d.prefilledText().ifPresent(text -> estimator.calibrate(chat.model().id(), text,
                         d.stats().prefillTokens()));
-                if (!scanner.stopped()) {
+                if (!scanner.stopped() && !stoppedForEditor) {
                     emit(scanner.finish());
                     List<TokenProbability> left = logprobs.take(); // of text that came to nothing (a closing tag)
                     if (!left.isEmpty() && !holdsTaskOutput()) {
@@ -316,6 +328,8 @@ public final class ChatRun implements Run {
         String reason;
         if (scanner.stopped()) {
             reason = "stop";
+        } else if (stoppedForEditor) {
+            reason = "length"; // llama-server's stop type "limit"
         } else if (done.reason() == StopReason.LENGTH && scanner.callCut()) {
             reason = "length"; // a call cut by the limit: not one to run
         } else if (scanner.toolCallCount() > 0) {

@@ -182,6 +182,22 @@ class LlamaServerNativeApiTest {
     }
 
     @Test
+    void anEditorsTimeLimitEndsTheAnswerAtANewLine() throws Exception {
+        // every token a new line: once a millisecond of writing has passed, the next one ends the answer
+        String body = "{\"model\":\"tiny\",\"temperature\":0,\"n_predict\":64,\"logit_bias\":[[\"\\n\",100]],"
+                + "\"prompt\":\"" + PROMPT + "\"";
+        JsonNode unlimited = LlamaChatTest.ok(server.post("/completion", body + "}"));
+        assertThat(unlimited.get("tokens_predicted").asInt()).isEqualTo(64);
+        JsonNode limited = LlamaChatTest.ok(server.post("/completion", body + ",\"t_max_predict_ms\":1}"));
+        assertThat(limited.get("stop_type").asText()).isEqualTo("limit");
+        assertThat(limited.get("tokens_predicted").asInt()).isLessThan(64);
+        assertThat(limited.get("content").asText()).isEqualTo("\n".repeat(limited.get("tokens_predicted").asInt()));
+        TestServer.Reply negative = server.post("/completion", body + ",\"n_indent\":-1}");
+        assertThat(negative.status()).isEqualTo(400);
+        assertThat(negative.json().at("/error/param").asText()).isEqualTo("n_indent");
+    }
+
+    @Test
     void aSchemaOfOneNumberGetsOne() throws Exception {
         JsonNode answer = LlamaChatTest.ok(server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,"
                 + "\"n_predict\":24,\"json_schema\":{\"type\":\"integer\"},\"prompt\":\"" + PROMPT + "\"}"));

@@ -8,9 +8,11 @@ import io.rkllm.server.api.FieldReader;
 import io.rkllm.server.api.LogitBiasField;
 import io.rkllm.server.api.Schemas;
 import io.rkllm.server.pipeline.request.ChatRequest;
+import io.rkllm.server.pipeline.request.EditorStops;
 import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.RawPrompt;
 import io.rkllm.server.pipeline.request.Thinking;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -18,8 +20,8 @@ import java.util.OptionalInt;
  * llama-server's own {@code /completion} and {@code /infill} bodies: a raw prompt (or a prefix and a suffix to fill in
  * between), {@code n_predict}, the sampling fields, {@code stop}, {@code stream}, {@code json_schema}. What its clients
  * send besides that and this server does anyway or leaves to the model is accepted ({@code cache_prompt}: prompts
- * are always cached; {@code samplers}, {@code n_indent}, {@code t_max_*}: see docs/api.md); what would change the
- * answer and cannot be done is refused.
+ * are cached anyway; {@code samplers}: see docs/api.md); {@code n_indent} and {@code t_max_predict_ms} end an
+ * editor's completion as llama-server ends it; what would change the answer and cannot be done is refused.
  */
 final class NativeCompletionParser {
     private final CommonFields common;
@@ -117,9 +119,19 @@ final class NativeCompletionParser {
         return ChatRequest.forRawPrompt(common.model(f), raw,
                 new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
                 new ChatRequest.Output(nPredict(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)),
-                        common.stop(f), format, Thinking.off(),
-                        OptionalInt.empty()),
+                        common.stop(f), format, Thinking.off(), OptionalInt.empty(), editorStops(f)),
                 CommonFields.conversationKey(f, Optional.empty()));
+    }
+
+    /** llama-server's {@code n_indent} and {@code t_max_predict_ms} (0, the default, for none). */
+    private static EditorStops editorStops(FieldReader f) {
+        int indent = f.integer("n_indent").orElse(0);
+        int millis = f.integer("t_max_predict_ms").orElse(0);
+        if (indent < 0 || millis < 0) {
+            throw ApiException.invalid(indent < 0 ? "n_indent" : "t_max_predict_ms", "'" + (indent < 0 ? "n_indent"
+                    : "t_max_predict_ms") + "' must not be negative");
+        }
+        return new EditorStops(indent, Duration.ofMillis(millis));
     }
 
     /** {@code n_predict} (llama-server's; -1 is no limit), else {@code max_tokens}. */

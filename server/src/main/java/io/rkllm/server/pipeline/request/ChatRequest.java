@@ -48,7 +48,13 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
      * @param logprobs when the answer's tokens' log probabilities are asked for: how many alternatives each
      */
     public record Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
-                         Optional<OutputFormat> format, Thinking thinking, OptionalInt logprobs) {
+                         Optional<OutputFormat> format, Thinking thinking, OptionalInt logprobs,
+                         EditorStops editorStops) {
+        /** An answer that ends at its limit, its end token or a stop string. */
+        public Output(OptionalInt maxTokens, SamplingOverrides sampling, List<String> stop,
+                      Optional<OutputFormat> format, Thinking thinking, OptionalInt logprobs) {
+            this(maxTokens, sampling, stop, format, thinking, logprobs, EditorStops.NONE);
+        }
     }
 
     /**
@@ -111,7 +117,8 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
     /** The same request asking other things of thinking. */
     public ChatRequest withThinking(Thinking value) {
         return new ChatRequest(model, messages, delivery, new Output(output.maxTokens(), output.sampling(),
-                output.stop(), output.format(), value, output.logprobs()), tools, conversationKey, raw);
+                output.stop(), output.format(), value, output.logprobs(), output.editorStops()), tools,
+                conversationKey, raw);
     }
 
     /** The same request with other tools (the same tools in another order). */
