@@ -139,8 +139,8 @@ class LlamaServerNativeApiTest {
 
     @Test
     void aModelTrainedOnRepositoriesGetsLlamaServersHeader() throws Exception {
-        String byHand = openAi("repo", "<|repo_name|>myproject\n<|file_sep|>filename\n<|fim_prefix|>def f(<|fim_suffix|>"
-                + ")\n<|fim_middle|>", "").at("/choices/0/text").asText();
+        String byHand = openAi("repo", "<|repo_name|>myproject\n<|file_sep|>filename\n<|fim_prefix|>def f("
+                + "<|fim_suffix|>)\n<|fim_middle|>", "").at("/choices/0/text").asText();
         JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
                 + "\"n_predict\":8,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\"}"));
         assertThat(answer.get("content").asText()).isEqualTo(byHand);
@@ -170,7 +170,8 @@ class LlamaServerNativeApiTest {
         String whole = openAi("tiny", PROMPT, "").at("/choices/0/text").asText();
         String word = whole.substring(2, 4);
         TestServer.Reply reply = server.post("/completion", "{\"model\":\"tiny\",\"temperature\":0,\"n_predict\":8,"
-                + "\"stream\":true,\"stop\":[" + TestServer.JSON.valueToTree(word) + "],\"prompt\":\"" + PROMPT + "\"}");
+                + "\"stream\":true,\"stop\":[" + TestServer.JSON.valueToTree(word) + "],\"prompt\":\"" + PROMPT
+                + "\"}");
         String[] lines = reply.body().strip().split("\n");
         JsonNode last = TestServer.JSON.readTree(lines[lines.length - 1].substring(6));
         assertThat(last.get("stop_type").asText()).isEqualTo("word");
