@@ -35,7 +35,8 @@ final class InfillFit {
         while (keep > 0 && estimate.applyAsInt(text.substring(0, keep)) > tokens) {
             keep = shrink(keep, tokens, estimate.applyAsInt(text.substring(0, keep)));
         }
-        return text.substring(0, keep);
+        // not between the two halves of a character outside the BMP (an emoji)
+        return text.substring(0, keep > 0 && Character.isHighSurrogate(text.charAt(keep - 1)) ? keep - 1 : keep);
     }
 
     /** The longest end of {@code text} estimated at no more than {@code tokens}. */
@@ -44,7 +45,8 @@ final class InfillFit {
         while (keep > 0 && estimate.applyAsInt(text.substring(text.length() - keep)) > tokens) {
             keep = shrink(keep, tokens, estimate.applyAsInt(text.substring(text.length() - keep)));
         }
-        return text.substring(text.length() - keep);
+        int from = text.length() - keep;
+        return text.substring(from < text.length() && Character.isLowSurrogate(text.charAt(from)) ? from + 1 : from);
     }
 
     /** A shorter length, in proportion to the estimate's excess (a tenth less at least, so that it ends). */

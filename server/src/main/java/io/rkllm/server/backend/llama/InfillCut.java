@@ -31,11 +31,25 @@ final class InfillCut {
         }
         int suffixKeep = Math.min(suffix.length, Math.max(0, room / 4));
         int prefixKeep = Math.min(prefix.length, Math.max(0, room - suffixKeep));
-        String keptPrefix = model.detokenize(Arrays.copyOfRange(prefix, prefix.length - prefixKeep, prefix.length),
-                false);
-        String keptSuffix = model.detokenize(Arrays.copyOf(suffix, suffixKeep), false);
+        // a cut between the bytes of one character leaves half of it, which is no text: left out too
+        String keptPrefix = strip(model.detokenize(Arrays.copyOfRange(prefix, prefix.length - prefixKeep,
+                prefix.length), false));
+        String keptSuffix = strip(model.detokenize(Arrays.copyOf(suffix, suffixKeep), false));
         ChatPrompt.Setup setup = ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(keptPrefix, Optional.of(keptSuffix),
                 true));
         return new ChatPrompt(prompt.model(), prompt.identity(), setup, prompt.turns(), prompt.task(), settings);
+    }
+
+    /** Without the replacement characters a cut character's bytes became at either end. */
+    private static String strip(String text) {
+        int from = 0;
+        int to = text.length();
+        while (from < to && text.charAt(from) == '\uFFFD') {
+            from++;
+        }
+        while (to > from && text.charAt(to - 1) == '\uFFFD') {
+            to--;
+        }
+        return text.substring(from, to);
     }
 }
