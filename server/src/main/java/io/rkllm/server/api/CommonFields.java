@@ -1,6 +1,7 @@
 package io.rkllm.server.api;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -65,7 +66,7 @@ public final class CommonFields {
         }
         JsonNode node;
         try {
-            node = mapper.readTree(body);
+            node = mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
         } catch (JacksonException e) {
             throw ApiException.invalid(null, "the request body is not valid JSON: " + JsonProblem.describe(e));
         } catch (IOException e) {

@@ -2,7 +2,6 @@ package io.rkllm.server.api;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** The one JSON mapper configuration of the wire layer. */
@@ -15,8 +14,8 @@ public final class Json {
      * not canonicalised: interning them costs a body of a thousand long keys (a {@code logit_bias} of texts, say)
      * seconds of CPU, where reading them as plain strings takes a tenth of it, and request bodies share few names
      * worth keeping across requests. Without canonicalisation Jackson reads bytes through a decoder that replaces a
-     * malformed sequence, so the body's UTF-8 is checked before ({@link CommonFields#object}); text after the
-     * value is refused (a body cut and joined wrong is not read as half of itself).
+     * malformed sequence, so the body's UTF-8 is checked before ({@link CommonFields#object}), which also refuses
+     * text after the value (a body cut and joined wrong is not read as half of itself).
      */
     public static ObjectMapper mapper() {
         JsonFactory factory = JsonFactory.builder()
@@ -27,6 +26,6 @@ public final class Json {
                         .build())
                 .configure(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES, false)
                 .build();
-        return new ObjectMapper(factory).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        return new ObjectMapper(factory);
     }
 }

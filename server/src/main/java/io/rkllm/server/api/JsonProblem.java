@@ -12,7 +12,8 @@ final class JsonProblem {
     /** "enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow", "from `StreamReadConstraints.get...()`". */
     private static final Pattern JAVA_HINTS = Pattern.compile(
             "\\s*[:;,]?\\s*(?:enable|from) `[^`]*`(?: to allow)?"
-                    + "|\\s*\\(not recognized as one since Feature '[^']*' not enabled for parser\\)");
+                    + "|\\s*\\(not recognized as one since Feature '[^']*' not enabled for parser\\)"
+                    + "|\\s*\\(bound as `[^`]*`\\)|:?\\s*not allowed as per `[^`]*`");
     /** "at [Source: REDACTED (...); line: 1, column: 6]": where, without the source's Java description. */
     private static final Pattern SOURCE = Pattern.compile("\\[Source:[^\\]]*?line: (\\d+), column: (\\d+)\\]");
 

@@ -48,7 +48,9 @@ public final class LogitBiasField {
                     throw ApiException.invalid(NAME, "each item of a 'logit_bias' array must be a pair [token id or"
                             + " text, bias]");
                 }
-                entries.add(entry(pair.get(0).asText(), pair.get(1)));
+                // llama-server's pairs: a number is a token id, a string always a text ("42" is the text 42)
+                entries.add(pair.get(0).isTextual() ? text(pair.get(0).asText(), pair.get(1))
+                        : entry(pair.get(0).asText(), pair.get(1)));
                 limit(entries);
             }
         } else {
@@ -59,20 +61,25 @@ public final class LogitBiasField {
     }
 
     private static LogitBiasEntry entry(String key, JsonNode value) {
-        double bias = bias(key, value);
-        if (INTEGER.matcher(key).matches()) {
-            int token;
-            try {
-                token = Integer.parseInt(key);
-            } catch (NumberFormatException e) {
-                token = -1;
-            }
-            if (token < 0) {
-                throw ApiException.invalid(NAME, "'logit_bias' key " + key + " is not a token id: ids go from 0 to the"
-                        + " model's vocabulary size less one");
-            }
-            return new LogitBiasEntry(OptionalInt.of(token), "", bias);
+        if (!INTEGER.matcher(key).matches()) {
+            return text(key, value);
         }
+        double bias = bias(key, value);
+        int token;
+        try {
+            token = Integer.parseInt(key);
+        } catch (NumberFormatException e) {
+            token = -1;
+        }
+        if (token < 0) {
+            throw ApiException.invalid(NAME, "'logit_bias' key " + key + " is not a token id: ids go from 0 to the"
+                    + " model's vocabulary size less one");
+        }
+        return new LogitBiasEntry(OptionalInt.of(token), "", bias);
+    }
+
+    private static LogitBiasEntry text(String key, JsonNode value) {
+        double bias = bias(key, value);
         if (key.isEmpty()) {
             throw ApiException.invalid(NAME, "'logit_bias' keys must be token ids (or texts), not empty");
         }

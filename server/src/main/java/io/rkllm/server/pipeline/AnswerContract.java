@@ -40,10 +40,11 @@ sealed interface AnswerContract {
 
         /** The JSON to answer with, or why there is none. */
         Verdict check(String content) {
-            Optional<JsonInText.Found> found = JsonInText.find(content);
-            if (found.isEmpty() && schema.isPresent()) {
-                // a schema of a number, a string, an enum of them...: the whole answer is the value
-                found = JsonInText.scalar(content);
+            // a schema of a number, a string, an enum of them...: the whole answer is the value (a string that holds
+            // brackets is not the array inside it)
+            Optional<JsonInText.Found> found = schema.isPresent() ? JsonInText.scalar(content) : Optional.empty();
+            if (found.isEmpty()) {
+                found = JsonInText.find(content);
             }
             if (found.isEmpty()) {
                 return Verdict.failed(content.isBlank() ? "it was empty" : "it held no JSON");

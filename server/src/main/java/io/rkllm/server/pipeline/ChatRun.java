@@ -346,7 +346,7 @@ public final class ChatRun implements Run {
             reason = "stop";
         }
         Optional<String> incomplete = reason.equals("length") && done.reason() == StopReason.END
-                ? Optional.of(IncompleteAnswer.NOTE) : Optional.empty();
+                && !stoppedForEditor ? Optional.of(IncompleteAnswer.NOTE) : Optional.empty();
         GenerationStats perf = done.stats();
         int completion;
         if (tokensAtStop >= 0) {

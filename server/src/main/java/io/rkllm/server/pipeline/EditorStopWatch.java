@@ -39,17 +39,21 @@ final class EditorStopWatch {
             String text = content.text();
             for (int i = 0; i < text.length(); i++) {
                 char c = text.charAt(i);
-                if (c == '\n') {
-                    newLine = true;
-                    lineStart = stops.indent() > 0;
-                    lineIndent = 0;
-                } else if (lineStart && (c == ' ' || c == '\t')) {
+                if (lineStart && (c == ' ' || c == '\t')) {
                     lineIndent++;
-                } else if (lineStart) {
+                    continue;
+                }
+                if (lineStart) {
+                    // as llama-server: whatever follows the indentation decides, a blank line's new line too
                     lineStart = false;
                     if (lineIndent < stops.indent()) {
                         return Optional.of(cut(events, e, i));
                     }
+                }
+                if (c == '\n') {
+                    newLine = true;
+                    lineStart = stops.indent() > 0;
+                    lineIndent = 0;
                 }
             }
         }

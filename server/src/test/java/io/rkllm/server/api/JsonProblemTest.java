@@ -21,6 +21,11 @@ class JsonProblemTest {
         assertThat(problem("{\"a\":".repeat(70) + "1" + "}".repeat(70)))
                 .startsWith("Document nesting depth (65) exceeds the maximum allowed (64)");
         assertThat(problem("{\"a\": [1, 2}")).contains("Array starting at line 1, column 7");
+        JacksonException trailing = catchThrowableOfType(JacksonException.class, () -> Json.mapper().reader()
+                .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .readTree("{\"a\": 1} \"x\""));
+        assertThat(JsonProblem.describe(trailing)).startsWith("Trailing token").doesNotContain("`")
+                .doesNotContain("bound");
         for (String body : new String[] {"{\"a\": NaN}", "{\"a\": [}", "{\"a\":".repeat(70), "{'a': 1}", "{\"a\" 1}",
                 "{\"a\":1 /* c */}", "{\"a\": \"x", "{\"a\": 1,}", "{\"a\": +1}", "{\"a\": 01}", "{\"a\": [1, 2}"}) {
             assertThat(problem(body)).as(body).doesNotContain("`").doesNotContain("Source").doesNotContain("Feature")
@@ -30,7 +35,8 @@ class JsonProblemTest {
 
     @Test
     void bytesThatAreNotUtf8AreFoundWhereTheyStart() {
-        assertThat(Utf8Check.firstMalformed("{\"a\": \"é ✓ 😀\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+        byte[] valid = "{\"a\": \"é ✓ 😀 \uFFFF \uDBFF\uDFFF\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Utf8Check.firstMalformed(valid))
                 .isEqualTo(-1);
         assertThat(Utf8Check.firstMalformed(new byte[] {'{', (byte) 0xff, '}'})).isEqualTo(1);
         // a cut sequence, an overlong slash, a surrogate, beyond U+10FFFF

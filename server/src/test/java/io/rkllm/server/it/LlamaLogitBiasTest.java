@@ -66,6 +66,8 @@ class LlamaLogitBiasTest {
         assertThat(answer("[[" + a + ",100]]")).isEqualTo("aaaaaa");
         assertThat(answer("{\"a\":100}")).isEqualTo("aaaaaa");
         assertThat(answer("[[\"b\",100]]")).isEqualTo("bbbbbb");
+        // in a pair a string is a text, digits too (llama-server's): "7" is the text 7, not token 7
+        assertThat(answer("[[\"7\",100]]")).isEqualTo("777777");
         // the legacy completions take it too
         JsonNode legacy = LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"tiny\",\"temperature\":0,"
                 + "\"max_tokens\":4,\"prompt\":\"Which cores?\",\"logit_bias\":{\"" + b + "\":100}}"));

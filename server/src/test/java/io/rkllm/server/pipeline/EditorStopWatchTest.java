@@ -41,6 +41,16 @@ class EditorStopWatchTest {
     }
 
     @Test
+    void aBlankLineEndsItAsLlamaServerEndsIt() {
+        EditorStopWatch watch = new EditorStopWatch(new EditorStops(4, Duration.ZERO));
+        assertThat(watch.check(token("    x = 1"), 0)).isEmpty();
+        assertThat(watch.check(token("\n"), 0)).isEmpty();
+        assertThat(watch.check(token("\n    y"), 0).map(EditorStopWatchTest::text)).contains("");
+        EditorStopWatch crlf = new EditorStopWatch(new EditorStops(4, Duration.ZERO));
+        assertThat(crlf.check(token("    x = 1\r\n\r\n"), 0).map(EditorStopWatchTest::text)).contains("    x = 1\r\n");
+    }
+
+    @Test
     void aNewLineAfterTheTimeEndsTheAnswerAfterItsToken() {
         EditorStopWatch watch = new EditorStopWatch(new EditorStops(0, Duration.ofMillis(100)));
         assertThat(watch.check(token("a\nb"), 50 * MS)).as("in time").isEmpty();

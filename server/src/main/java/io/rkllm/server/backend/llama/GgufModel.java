@@ -178,13 +178,12 @@ final class GgufModel implements BackendModel {
     }
 
     /**
-     * What llama-server's {@code /infill} writes before the prefix for a model trained on whole repositories (both
-     * tokens known): a repository and a file, with no other file's chunks; else nothing.
+     * What llama-server's {@code /infill} writes before the prefix for a model trained on whole repositories: a
+     * repository (its token known) and a file (its separator known), with no other file's chunks; else nothing.
      */
     private static String repository(LlamaModel model, Vocabulary.FimTokens tokens) {
-        return tokens.repository() < 0 || tokens.fileSeparator() < 0 ? ""
-                : piece(model, tokens.repository()) + "myproject\n" + piece(model, tokens.fileSeparator())
-                        + "filename\n";
+        return (tokens.repository() < 0 ? "" : piece(model, tokens.repository()) + "myproject\n")
+                + (tokens.fileSeparator() < 0 ? "" : piece(model, tokens.fileSeparator()) + "filename\n");
     }
 
     /** The text of the token the model ends an answer with: its end of turn, else its end of text. */

@@ -1,0 +1,61 @@
+package io.rkllm.server.backend.llama;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rkllm.llama.LlamaModel;
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.engine.contract.cache.Trim;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An editor's file cut by its tokens with the tiny model's tokenizer: the ends nearest the gap kept as they were
+ * written (no space cleaned, no character halved), the two within the room.
+ */
+class InfillCutTest {
+    private static final int CONTEXT = 512;
+
+    @TempDir
+    static Path dir;
+    static GgufModel model;
+
+    @BeforeAll
+    static void load() throws Exception {
+        model = TinyGgufModel.load(dir, CONTEXT, 1);
+    }
+
+    @AfterAll
+    static void close() {
+        model.close();
+    }
+
+    private static ChatPrompt infill(String prefix, String suffix) {
+        return new ChatPrompt("tiny", new ChatPrompt.Identity("k", List.of(), Trim.NONE, List.of("u"), Optional::of),
+                ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(prefix, Optional.of(suffix), true)),
+                new ChatPrompt.Messages(List.of(ChatPrompt.Message.of("user", prefix + suffix))), Optional.empty(),
+                new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 16, CONTEXT));
+    }
+
+    @Test
+    void theEndsNearestTheGapAreKeptAsWritten() {
+        LlamaModel llama = model.loop().model();
+        String prefix = "let s = 'a ' + b ; é .then(r => r.json())\n".repeat(60);
+        String suffix = "\n    .done() ? 1 : 0 ;\n".repeat(60);
+        ChatPrompt.Raw cut = InfillCut.fit(infill(prefix, suffix), llama).setup().raw().orElseThrow();
+        assertThat(prefix).endsWith(cut.prefix());
+        assertThat(suffix).startsWith(cut.suffix().orElseThrow());
+        assertThat(cut.prefix()).isNotEmpty().isNotEqualTo(prefix);
+        int tokens = llama.tokenize(cut.prefix(), false, false).length
+                + llama.tokenize(cut.suffix().orElseThrow(), false, false).length;
+        assertThat(tokens).isLessThanOrEqualTo(CONTEXT - 16);
+        assertThat(llama.tokenize(cut.suffix().orElseThrow(), false, false).length).isLessThanOrEqualTo(CONTEXT / 4);
+        // a prompt that fits is not touched
+        ChatPrompt small = infill("def f(", ")\n");
+        assertThat(InfillCut.fit(small, llama)).isSameAs(small);
+    }
+}
