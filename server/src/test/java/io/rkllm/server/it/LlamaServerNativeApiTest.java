@@ -207,6 +207,21 @@ class LlamaServerNativeApiTest {
     }
 
     @Test
+    void propsTellTheModelsContext() throws Exception {
+        for (String path : List.of("/props?model=coder", "/v1/props?model=coder")) {
+            TestServer.Reply reply = server.get(path);
+            assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+            JsonNode props = reply.json();
+            assertThat(props.at("/default_generation_settings/n_ctx").asInt()).isEqualTo(2048);
+            assertThat(props.get("model_alias").asText()).isEqualTo("coder");
+            assertThat(props.get("model_path").asText()).isEqualTo("coder.gguf");
+            assertThat(props.get("chat_template").asText()).isEqualTo(TinyLlama.CHAT_TEMPLATE);
+            assertThat(props.at("/modalities/vision").asBoolean()).isFalse();
+        }
+        assertThat(server.get("/props?model=nothing").status()).isEqualTo(404);
+    }
+
+    @Test
     void whatCannotBeDoneIsRefused() throws Exception {
         for (String body : List.of("{\"model\":\"tiny\",\"prompt\":[12,34]}",
                 "{\"model\":\"tiny\",\"prompt\":\"hi\",\"n_probs\":3}",

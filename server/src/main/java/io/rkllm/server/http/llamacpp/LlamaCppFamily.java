@@ -8,8 +8,8 @@ import io.rkllm.server.http.Route;
 import java.util.List;
 
 /**
- * llama-server's own completion routes, which its editors' plugins and older clients speak: {@code /completion} (a
- * raw prompt) and {@code /infill} (fill in the middle). Its errors are OpenAI's shape, as llama-server's are.
+ * llama-server's own routes, which its editors' plugins and older clients speak: {@code /completion} (a raw prompt),
+ * {@code /infill} (fill in the middle) and {@code /props} (the model's context and defaults). Its errors are OpenAI's shape, as llama-server's are.
  */
 public final class LlamaCppFamily implements ApiFamily {
     private final List<Route> routes;
@@ -19,7 +19,9 @@ public final class LlamaCppFamily implements ApiFamily {
         errors = new OpenAiErrorShape(s.mapper());
         var handler = new NativeCompletionHandler(s.driver(), new NativeCompletionParser(s.fields()), s.mapper(),
                 errors);
-        routes = List.of(Route.post("/completion", handler::completion), Route.post("/infill", handler::infill));
+        var props = new PropsHandler(s.models(), s.mapper());
+        routes = List.of(Route.post("/completion", handler::completion), Route.post("/infill", handler::infill),
+                Route.get("/props", props::get), Route.get("/v1/props", props::get));
     }
 
     @Override
@@ -29,7 +31,8 @@ public final class LlamaCppFamily implements ApiFamily {
 
     @Override
     public boolean owns(String path) {
-        return path.equals("/completion") || path.equals("/infill");
+        return path.equals("/completion") || path.equals("/infill") || path.equals("/props")
+                || path.equals("/v1/props");
     }
 
     @Override
