@@ -39,6 +39,8 @@ public final class RunDriver {
      * places back before others are turned away, and an abandoned prefill stops; a probe is one non-blocking read.
      */
     public static final Duration PROBE_EVERY = Duration.ofMillis(250);
+    /** How long a stream's headers wait for the run's first step, so that an early refusal is a 4xx. */
+    static final Duration HOLD_HEADERS = Duration.ofMillis(250);
     /** Shortest time between two checks (a non-blocking read) while tokens arrive. */
     static final long PROBE_GAP_NANOS = 50_000_000L;
     /** nginx's "client closed request", for the access log only: nobody receives it. */
@@ -122,15 +124,27 @@ public final class RunDriver {
         run.start();
         StreamSink sink = null;
         try {
+            // the engine refuses what only it can judge (a prompt its tokenizer finds too long, a token the
+            // vocabulary lacks) as soon as it reads the request: waited for a moment, such a refusal is the 4xx
+            // the route answers in its API's shape, not a 200 whose stream holds an error (the server's own
+            // failures stay the stream's error event, as before)
+            RunStep first = run.next(HOLD_HEADERS);
+            if (first instanceof RunStep.Failed failed && !client.gone(first)
+                    && FailureStatus.of(failed.failure()).status() < 500) {
+                failedCheck(run, failed.failure());
+                throw FailureStatus.of(failed.failure());
+            }
             sink = StreamSink.open(ctx.res(), format.contentType());
             for (byte[] bytes : format.opening()) {
                 sink.send(bytes);
             }
             long lastSent = System.nanoTime();
+            RunStep held = first;
             while (true) {
                 long sinceSent = System.nanoTime() - lastSent;
-                RunStep step = run.next(Duration.ofNanos(Math.clamp(keepAlive.toNanos() - sinceSent,
-                        1_000_000L, PROBE_EVERY.toNanos())));
+                RunStep step = held != null ? held : run.next(Duration.ofNanos(Math.clamp(
+                        keepAlive.toNanos() - sinceSent, 1_000_000L, PROBE_EVERY.toNanos())));
+                held = null;
                 if (client.gone(step)) {
                     throw new IOException("the client closed the connection");
                 }

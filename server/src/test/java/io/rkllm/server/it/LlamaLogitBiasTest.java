@@ -116,12 +116,12 @@ class LlamaLogitBiasTest {
         JsonNode error = reply.json().get("error");
         assertThat(error.get("param").asText()).isEqualTo("logit_bias");
         assertThat(error.get("message").asText()).contains("token " + size).contains("0 to " + (size - 1));
-        // a stream has begun when the model reads the bias (as when its own tokenizer finds a prompt too long):
-        // the error comes as the stream's error event, in the same shape
+        // a stream's headers wait for the model to read the bias: the same 400, not a 200 with an error event
         TestServer.Reply streamed = server.post("/v1/chat/completions",
                 chat("{\"" + size + "\":5},\"stream\":true"));
-        assertThat(streamed.body()).contains("\"param\":\"logit_bias\"").contains("token " + size)
-                .doesNotContain("[DONE]");
+        assertThat(streamed.status()).isEqualTo(400);
+        assertThat(streamed.json().at("/error/param").asText()).isEqualTo("logit_bias");
+        assertThat(streamed.body()).contains("token " + size).doesNotContain("data:");
         // the model serves the next request as before
         assertThat(answer("{\"" + a + "\":100}")).isEqualTo("aaaaaa");
     }

@@ -207,6 +207,18 @@ class LlamaServerNativeApiTest {
     }
 
     @Test
+    void aPromptOnlyTheTokenizerFindsTooLongIsA400OnAStreamToo() throws Exception {
+        // dense code: the server's estimate lets it through, the model's tokenizer counts more than the context
+        String code = "x1=f(y2);".repeat(600);
+        TestServer.Reply reply = server.post("/completion", "{\"model\":\"tiny\",\"n_predict\":8,\"stream\":true,"
+                + "\"prompt\":\"" + code + "\"}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+        assertThat(reply.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
+        assertThat(reply.json().at("/error/message").asText()).as("the engine's count, not the estimate")
+                .contains("tokens long");
+    }
+
+    @Test
     void propsTellTheModelsContext() throws Exception {
         for (String path : List.of("/props?model=coder", "/v1/props?model=coder")) {
             TestServer.Reply reply = server.get(path);
