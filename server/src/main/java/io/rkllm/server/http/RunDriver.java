@@ -129,10 +129,12 @@ public final class RunDriver {
             // the route answers in its API's shape, not a 200 whose stream holds an error (the server's own
             // failures stay the stream's error event, as before)
             RunStep first = run.next(HOLD_HEADERS);
-            if (first instanceof RunStep.Failed failed && !client.gone(first)
-                    && FailureStatus.of(failed.failure()).status() < 500) {
-                failedCheck(run, failed.failure());
-                throw FailureStatus.of(failed.failure());
+            if (first instanceof RunStep.Failed failed && !client.gone(first)) {
+                ApiException refusal = FailureStatus.of(failed.failure());
+                if (refusal.status() < 500) {
+                    failedCheck(run, failed.failure());
+                    throw refusal;
+                }
             }
             sink = StreamSink.open(ctx.res(), format.contentType());
             for (byte[] bytes : format.opening()) {

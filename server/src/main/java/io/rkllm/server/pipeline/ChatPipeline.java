@@ -105,7 +105,8 @@ public final class ChatPipeline {
                 request = request.raw().isPresent() ? request.withRaw(cut.get()) : request;
             }
         }
-        boolean plain = task.isPresent() || request.legacyCompletion() || raw;
+        // a raw prompt (every legacy completion's) has no thinking, no RAG, no dialect read out of its answer
+        boolean plain = task.isPresent() || raw;
         Dialect dialect = dialects.of(model);
         ThinkingDecision thinking = plain ? new ThinkingDecision(false, Optional.empty())
                 : ThinkingDecision.decide(model, request, config.generation().thinkingDefault());

@@ -128,7 +128,7 @@ final class PlannerBench implements AutoCloseable {
 
     static ChatRequest request(Optional<String> conversationKey, Optional<String> tools, List<ChatMessage> messages) {
         return new ChatRequest(MODEL, List.copyOf(messages),
-                new ChatRequest.Delivery(false, false, false),
+                new ChatRequest.Delivery(false, false),
                 new ChatRequest.Output(OptionalInt.empty(), SamplingOverrides.NONE, List.of(), Optional.empty(),
                         io.rkllm.server.pipeline.request.Thinking.UNSAID, OptionalInt.empty()),
                 new ChatRequest.ToolUse(tools, ToolChoice.AUTO, true),

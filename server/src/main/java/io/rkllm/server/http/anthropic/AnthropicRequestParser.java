@@ -87,7 +87,7 @@ public final class AnthropicRequestParser {
             messages.addAll(message(array.get(i), "messages[" + i + "]", intake));
         }
         return new ChatRequest(common.model(f), List.copyOf(messages),
-                new ChatRequest.Delivery(generates && f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Delivery(generates && f.bool("stream").orElse(false), false),
                 new ChatRequest.Output(maxTokens, common.sampling(f),
                         generates ? common.stop(f, "stop_sequences") : List.of(), outputFormat(f),
                         AnthropicThinking.of(f), OptionalInt.empty()), // Anthropic has no logprobs

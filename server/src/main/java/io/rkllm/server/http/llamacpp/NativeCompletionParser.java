@@ -117,7 +117,7 @@ final class NativeCompletionParser {
         }
         Optional<OutputFormat> format = f.raw("json_schema").map(s -> Schemas.bare(s, "json_schema"));
         return ChatRequest.forRawPrompt(common.model(f), raw,
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), false),
                 new ChatRequest.Output(nPredict(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)),
                         common.stop(f), format, Thinking.off(), OptionalInt.empty(), editorStops(f)),
                 CommonFields.conversationKey(f, Optional.empty()));

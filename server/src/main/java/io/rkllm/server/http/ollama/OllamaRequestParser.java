@@ -136,7 +136,7 @@ public final class OllamaRequestParser {
                                 Optional<String> chatIdHeader) {
         FieldReader options = new FieldReader(f.object("options").orElseGet(JsonNodeFactory.instance::objectNode));
         return new ChatRequest(model, messages,
-                new ChatRequest.Delivery(f.bool("stream").orElse(true), false, false,
+                new ChatRequest.Delivery(f.bool("stream").orElse(true), false,
                         !f.bool("truncate").orElse(true)),
                 new ChatRequest.Output(numPredict(options), common.sampling(options), common.stop(options), format(f),
                         think(f), LogprobsFields.ollama(f)),

@@ -50,7 +50,7 @@ public final class ChatRequestParser {
         Optional<String> tools = common.tools(f);
         Optional<ToolChoice> choice = toolChoice(f, tools);
         return new ChatRequest(common.model(f), messages,
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), false),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f)),
                 new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), format,
                         thinking(f).withBudget(ThinkingBudgetField.of(f)), LogprobsFields.chat(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),
@@ -89,7 +89,7 @@ public final class ChatRequestParser {
         // the prompt is the text the model reads, as on OpenAI and llama-server: no chat template around it
         RawPrompt raw = new RawPrompt(prompt, f.string("suffix").filter(s -> !s.isEmpty()));
         return ChatRequest.forRawPrompt(common.model(f), raw,
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f), true),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), includeUsage(f)),
                 new ChatRequest.Output(common.maxTokens(f), sampling(f), common.stop(f), responseFormat(f),
                         Thinking.off(), LogprobsFields.completion(f)),
                 CommonFields.conversationKey(f, Optional.empty()));

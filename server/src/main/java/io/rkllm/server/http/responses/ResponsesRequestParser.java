@@ -116,7 +116,7 @@ public final class ResponsesRequestParser {
         instructions.ifPresent(text -> messages.add(ChatMessage.of(Role.SYSTEM, text)));
         messages.addAll(input);
         ChatRequest base = new ChatRequest(common.model(f), List.copyOf(messages),
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, false, !truncates(f)),
+                new ChatRequest.Delivery(f.bool("stream").orElse(false), false, !truncates(f)),
                 new ChatRequest.Output(maxTokens, common.sampling(f), List.of(), format, reasoning.asked(),
                         LogprobsFields.responses(f)),
                 new ChatRequest.ToolUse(choice.isEmpty() ? Optional.empty() : Tools.only(tools, choice.get()),

@@ -31,14 +31,14 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
     }
 
     /**
-     * @param legacyCompletion a /v1/completions request: {@code messages} holds the prompt as one user message
      * @param keepWhole the client asked that no message be left out to fit the context (the Responses API's
      *                  {@code truncation: "disabled"}, Ollama's {@code truncate: false}): a conversation too long is
      *                  refused instead of trimmed from its oldest exchanges
      */
-    public record Delivery(boolean stream, boolean includeUsage, boolean legacyCompletion, boolean keepWhole) {
-        public Delivery(boolean stream, boolean includeUsage, boolean legacyCompletion) {
-            this(stream, includeUsage, legacyCompletion, false);
+    public record Delivery(boolean stream, boolean includeUsage, boolean keepWhole) {
+        /** Fitted to the context as needed. */
+        public Delivery(boolean stream, boolean includeUsage) {
+            this(stream, includeUsage, false);
         }
     }
 
@@ -71,10 +71,6 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
 
     public boolean includeUsage() {
         return delivery.includeUsage();
-    }
-
-    public boolean legacyCompletion() {
-        return delivery.legacyCompletion();
     }
 
     public OptionalInt maxTokens() {

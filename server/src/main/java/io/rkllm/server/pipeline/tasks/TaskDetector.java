@@ -21,7 +21,7 @@ public final class TaskDetector {
 
     public Optional<TaskKind> detect(ChatRequest request) {
         List<ChatMessage> messages = request.messages().stream().filter(m -> m.role() != Role.SYSTEM).toList();
-        if (messages.size() != 1 || messages.getFirst().role() != Role.USER || request.legacyCompletion()
+        if (messages.size() != 1 || messages.getFirst().role() != Role.USER
                 || request.raw().isPresent()) {
             return Optional.empty();
         }

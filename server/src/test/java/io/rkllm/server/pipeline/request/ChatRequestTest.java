@@ -12,7 +12,7 @@ class ChatRequestTest {
     @Test
     void rewritingTheThinkingKeepsTheAskForLogprobs() {
         ChatRequest request = new ChatRequest("m", List.of(ChatMessage.of(Role.USER, "hi")),
-                new ChatRequest.Delivery(true, false, false),
+                new ChatRequest.Delivery(true, false),
                 new ChatRequest.Output(OptionalInt.of(5), SamplingOverrides.NONE, List.of("x"), Optional.empty(),
                         Thinking.UNSAID, OptionalInt.of(3)),
                 new ChatRequest.ToolUse(Optional.empty(), ToolChoice.AUTO, true), Optional.empty());
