@@ -7,6 +7,7 @@ import io.rkllm.server.engine.contract.cache.CacheContents;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.EncoderInfo;
+import io.rkllm.server.engine.contract.ModelTokenizer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -96,6 +97,23 @@ public final class ModelWorker implements AutoCloseable {
      * @throws FailureException {@link Failure.LoadFailed} when the load failed or took longer than {@code wait}
      */
     public Optional<String> promptText(ChatPrompt prompt, Duration wait) {
+        awaitLoad(wait);
+        BackendModel loadedModel = model;
+        return loadedModel == null ? Optional.empty() : loadedModel.promptText(prompt);
+    }
+
+    /**
+     * The model's own tokenizer once it has loaded, asked from the caller's thread; empty for a runtime without one.
+     *
+     * @throws FailureException {@link Failure.LoadFailed} when the load failed or took longer than {@code wait}
+     */
+    public Optional<ModelTokenizer> tokenizer(Duration wait) {
+        awaitLoad(wait);
+        BackendModel loadedModel = model;
+        return loadedModel == null ? Optional.empty() : loadedModel.tokenizer();
+    }
+
+    private void awaitLoad(Duration wait) {
         try {
             loaded.get(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -105,8 +123,6 @@ public final class ModelWorker implements AutoCloseable {
             throw new FailureException(new Failure.LoadFailed(name, e instanceof TimeoutException
                     ? "still loading after " + wait.toSeconds() + " s" : String.valueOf(e.getCause().getMessage())));
         }
-        BackendModel loadedModel = model;
-        return loadedModel == null ? Optional.empty() : loadedModel.promptText(prompt);
     }
 
     /** Slots loaded so far. */

@@ -172,6 +172,18 @@ class DialectApisTest {
 
     @ParameterizedTest
     @MethodSource("models")
+    void tokenizeIsForModelsWhoseTokenizerTheServerCanAsk(String model, boolean thinks) throws Exception {
+        // the RKLLM runtime tokenizes inside: said without loading the model
+        TestServer.Reply reply = server.postForReply("/tokenize", "{\"model\":\"" + model
+                + "\",\"content\":\"Hi\"}");
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.json().at("/error/message").asText()).isEqualTo("The model '" + model + "' runs on RKLLM"
+                + " runtime, which reads its prompts with a tokenizer of its own the server cannot ask: GGUF models'"
+                + " tokenizers are served");
+    }
+
+    @ParameterizedTest
+    @MethodSource("models")
     void responsesApiCallsTheTool(String model, boolean thinks) throws Exception {
         TestServer.Reply reply = server.postForReply("/v1/responses", "{\"model\":\"" + model + "\",\"tools\":"
                 + "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" + TOOL_SCHEMA + "}],"

@@ -21,6 +21,7 @@ import io.rkllm.server.engine.contract.GenerationEvent;
 import io.rkllm.server.engine.contract.GenerationStats;
 import io.rkllm.server.engine.contract.LoadContext;
 import io.rkllm.server.engine.contract.ModelLoad;
+import io.rkllm.server.engine.contract.ModelTokenizer;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.engine.contract.Sampling;
 import io.rkllm.server.engine.contract.TokenSink;
@@ -52,11 +53,13 @@ final class GgufModel implements BackendModel {
     private final LlamaContext embeddingContext;
     private final int parallel;
     private final MarkerTokens markers;
+    private final SharedTokenizer tokenizer;
     private Optional<PromptTemplate> framing = Optional.empty();
 
     private GgufModel(String id, PromptText text, Sampling defaults, DecodeLoop loop, LlamaModel embeddingModel,
-                      LlamaContext embeddingContext, int parallel, MarkerTokens markers) {
+                      LlamaContext embeddingContext, int parallel, MarkerTokens markers, LlamaModel model) {
         this.id = id;
+        this.tokenizer = new SharedTokenizer(id, model);
         this.text = text;
         this.defaults = defaults;
         this.loop = loop;
@@ -83,7 +86,7 @@ final class GgufModel implements BackendModel {
                 LlamaContext context = model.newContext(ContextParams.embedding(load.contextLength(), 1,
                         settings.threads(), pooling));
                 return new GgufModel(load.id(), new PromptText(Optional.empty(), ""), defaults, null, model, context, 1,
-                        new MarkerTokens(model));
+                        new MarkerTokens(model), model);
             }
             int sequences = settings.parallel();
             boolean ownCaches = ownCaches(load, settings);
@@ -102,7 +105,7 @@ final class GgufModel implements BackendModel {
             return new GgufModel(load.id(), text, defaults,
                     new DecodeLoop(load.id(), model, context, sequences, load.contextLength(),
                             settings.savedPromptBytes()), null, null,
-                    sequences, new MarkerTokens(model));
+                    sequences, new MarkerTokens(model), model);
         } catch (RuntimeException | Error e) {
             model.close();
             throw e;
@@ -200,6 +203,11 @@ final class GgufModel implements BackendModel {
     @Override
     public Optional<String> promptText(ChatPrompt prompt) {
         return loop == null ? Optional.empty() : Optional.of(text.render(prompt));
+    }
+
+    @Override
+    public Optional<ModelTokenizer> tokenizer() {
+        return Optional.of(tokenizer);
     }
 
     /** How many generations it runs at once: its sequences, each a conversation of the one batched decode. */
@@ -368,6 +376,7 @@ final class GgufModel implements BackendModel {
 
     @Override
     public void close() {
+        tokenizer.close();
         if (loop != null) {
             loop.close();
         }

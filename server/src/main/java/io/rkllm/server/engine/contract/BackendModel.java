@@ -72,6 +72,14 @@ public interface BackendModel extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The model's own tokenizer, when its engine lends it: asked from any thread while the model runs, until
+     * {@link #close()}, which waits for the calls under way. Empty for a runtime without one to ask (RKLLM).
+     */
+    default Optional<ModelTokenizer> tokenizer() {
+        return Optional.empty();
+    }
+
     /** Slots (KV caches) loaded so far; after each job, on the thread that ran it. */
     int loadedSlots();
 

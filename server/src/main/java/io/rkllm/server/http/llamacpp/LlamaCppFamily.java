@@ -5,11 +5,13 @@ import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.HttpServices;
 import io.rkllm.server.http.OpenAiErrorShape;
 import io.rkllm.server.http.Route;
+import io.rkllm.server.pipeline.ModelTokens;
 import java.util.List;
 
 /**
  * llama-server's own routes, which its editors' plugins and older clients speak: {@code /completion} (a raw prompt),
- * {@code /infill} (fill in the middle) and {@code /props} (the model's context and defaults). Its errors are OpenAI's shape, as llama-server's are.
+ * {@code /infill} (fill in the middle), {@code /props} (the model's context and defaults), {@code /tokenize} and
+ * {@code /detokenize} (the model's own tokenizer). Its errors are OpenAI's shape, as llama-server's are.
  */
 public final class LlamaCppFamily implements ApiFamily {
     private final List<Route> routes;
@@ -20,8 +22,11 @@ public final class LlamaCppFamily implements ApiFamily {
         var handler = new NativeCompletionHandler(s.driver(), new NativeCompletionParser(s.fields()), s.mapper(),
                 errors);
         var props = new PropsHandler(s.models(), s.mapper());
+        var tokens = new TokenizeHandler(new ModelTokens(s.models(), s.config().queue().waitTimeout()), s.fields(),
+                s.mapper());
         routes = List.of(Route.post("/completion", handler::completion), Route.post("/infill", handler::infill),
-                Route.get("/props", props::get), Route.get("/v1/props", props::get));
+                Route.get("/props", props::get), Route.get("/v1/props", props::get),
+                Route.post("/tokenize", tokens::tokenize), Route.post("/detokenize", tokens::detokenize));
     }
 
     @Override
@@ -31,8 +36,10 @@ public final class LlamaCppFamily implements ApiFamily {
 
     @Override
     public boolean owns(String path) {
-        return path.equals("/completion") || path.equals("/infill") || path.equals("/props")
-                || path.equals("/v1/props");
+        return switch (path) {
+            case "/completion", "/infill", "/props", "/v1/props", "/tokenize", "/detokenize" -> true;
+            default -> false;
+        };
     }
 
     @Override

@@ -1,0 +1,156 @@
+package io.rkllm.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rkllm.llama.gguf.TinyLlama;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * llama-server's {@code /tokenize} and {@code /detokenize} with a GGUF model's own tokenizer (the tiny models'
+ * byte-level one: a character outside ASCII is several tokens, each piece a part of it), which editors and
+ * SillyTavern count tokens with: the counts the completion routes report, texts and ids back and forth, its options.
+ */
+class LlamaTokenizeTest {
+    private static final String TEXT = "Hé, the board's NPU 🙂 runs it.";
+
+    @TempDir
+    static Path dir;
+    static LlamaTestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = LlamaTestServer.in(dir).model("tiny", TinyLlama.Options.chat())
+                .model("coder", TinyLlama.Options.chat().withControls(List.of("<|fim_prefix|>", "<|fim_suffix|>",
+                        "<|fim_middle|>")))
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    private static List<Integer> tokens(String body) throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        LlamaChatTest.ok(server.post("/tokenize", body)).get("tokens").forEach(t -> ids.add(t.intValue()));
+        return ids;
+    }
+
+    private static String text(String json) {
+        return TestServer.JSON.valueToTree(json).toString();
+    }
+
+    @Test
+    void aTextsTokensAreTheOnesTheCompletionReads() throws Exception {
+        List<Integer> ids = tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + ",\"add_special\":true}");
+        JsonNode answer = LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"tiny\",\"max_tokens\":1,"
+                + "\"prompt\":" + text(TEXT) + "}"));
+        assertThat(ids).hasSize(answer.at("/usage/prompt_tokens").asInt());
+        // and back: the same text
+        JsonNode back = LlamaChatTest.ok(server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":" + ids + "}"));
+        assertThat(back.get("content").asText()).isEqualTo(TEXT);
+        assertThat(back.size()).isEqualTo(1);
+    }
+
+    @Test
+    void piecesAreTextsWhenWholeAndBytesWhenPartOfACharacter() throws Exception {
+        JsonNode answer = LlamaChatTest.ok(server.post("/tokenize", "{\"model\":\"tiny\",\"content\":\"Hé ok\","
+                + "\"with_pieces\":true}"));
+        // "é" is two bytes, 0xC3 0xA9: two tokens whose pieces are no text alone
+        assertThat(answer.get("tokens").toString()).isEqualTo("[{\"id\":72,\"piece\":\"H\"},{\"id\":195,\"piece\":"
+                + "[195]},{\"id\":169,\"piece\":[169]},{\"id\":261,\"piece\":\" o\"},{\"id\":107,\"piece\":\"k\"}]");
+        ByteArrayOutputStream joined = new ByteArrayOutputStream();
+        JsonNode all = LlamaChatTest.ok(server.post("/tokenize", "{\"model\":\"tiny\",\"content\":" + text(TEXT)
+                + ",\"with_pieces\":true}")).get("tokens");
+        for (JsonNode token : all) {
+            JsonNode piece = token.get("piece");
+            if (piece.isTextual()) {
+                joined.writeBytes(piece.asText().getBytes(StandardCharsets.UTF_8));
+            } else {
+                piece.forEach(b -> joined.write(b.intValue()));
+            }
+        }
+        assertThat(joined.toString(StandardCharsets.UTF_8)).isEqualTo(TEXT);
+        assertThat(all).hasSize(tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + "}").size());
+    }
+
+    @Test
+    void specialTokensTextsAreThoseTokensUnlessAskedNotTo() throws Exception {
+        List<Integer> parsed = tokens("{\"model\":\"coder\",\"content\":\"a<|fim_prefix|>b\"}");
+        List<Integer> plain = tokens("{\"model\":\"coder\",\"content\":\"a<|fim_prefix|>b\",\"parse_special\":false}");
+        assertThat(parsed).hasSize(3);
+        assertThat(plain.size()).isGreaterThan(3);
+        // both read back as the text: a special token's piece is its text
+        for (List<Integer> ids : List.of(parsed, plain)) {
+            assertThat(LlamaChatTest.ok(server.post("/detokenize", "{\"model\":\"coder\",\"tokens\":" + ids + "}"))
+                    .get("content").asText()).isEqualTo("a<|fim_prefix|>b");
+        }
+    }
+
+    @Test
+    void aMixedContentKeepsItsTokenIds() throws Exception {
+        List<Integer> ab = tokens("{\"model\":\"tiny\",\"content\":\"ab\"}");
+        List<Integer> cd = tokens("{\"model\":\"tiny\",\"content\":\"cd\"}");
+        List<Integer> expected = new ArrayList<>(ab);
+        expected.add(5);
+        expected.addAll(cd);
+        assertThat(tokens("{\"model\":\"tiny\",\"content\":[\"ab\",5,\"cd\"]}")).isEqualTo(expected);
+    }
+
+    @Test
+    void nothingToReadIsNothing() throws Exception {
+        assertThat(server.post("/tokenize", "{\"model\":\"tiny\"}").body()).isEqualTo("{\"tokens\":[]}");
+        assertThat(server.post("/tokenize", "{\"model\":\"tiny\",\"content\":\"\"}").body())
+                .isEqualTo("{\"tokens\":[]}");
+        assertThat(server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":[]}").body())
+                .isEqualTo("{\"content\":\"\"}");
+    }
+
+    @Test
+    void mistakesAreClearFourHundreds() throws Exception {
+        TestServer.Reply outside = server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":[72,400]}");
+        assertThat(outside.status()).isEqualTo(400);
+        assertThat(outside.json().at("/error/param").asText()).isEqualTo("tokens");
+        assertThat(outside.json().at("/error/message").asText()).isEqualTo("token 400 is not in the model's"
+                + " vocabulary, whose ids run from 0 to 347");
+        TestServer.Reply negative = server.post("/tokenize", "{\"model\":\"tiny\",\"content\":[\"a\",-1]}");
+        assertThat(negative.status()).isEqualTo(400);
+        assertThat(negative.json().at("/error/param").asText()).isEqualTo("content");
+        TestServer.Reply shape = server.post("/tokenize", "{\"model\":\"tiny\",\"content\":{\"text\":\"a\"}}");
+        assertThat(shape.status()).isEqualTo(400);
+        assertThat(shape.json().at("/error/message").asText()).contains("must be a text, or an array");
+        assertThat(server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":[\"a\"]}").status()).isEqualTo(400);
+        TestServer.Reply unknown = server.post("/tokenize", "{\"model\":\"nope\",\"content\":\"a\"}");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.json().at("/error/message").asText()).contains("nope");
+    }
+
+    @Test
+    void itAnswersBesideAGeneration() throws Exception {
+        List<Integer> alone = tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + "}");
+        try (Response stream = server.open("/v1/completions", "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":"
+                + "200,\"prompt\":\"Once\"}");
+             BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body().byteStream(),
+                     StandardCharsets.UTF_8))) {
+            String line;
+            do {
+                line = lines.readLine();
+            } while (line != null && !line.contains("\"text\""));
+            assertThat(line).as("the stream's first piece").isNotNull();
+            // the generation is under way: the tokenizer is asked beside it, nothing queued behind it
+            assertThat(tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + "}")).isEqualTo(alone);
+        }
+    }
+}
