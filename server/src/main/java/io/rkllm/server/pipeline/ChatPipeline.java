@@ -96,11 +96,13 @@ public final class ChatPipeline {
                     / ContextFit.ESTIMATE_MARGIN);
             Optional<RawPrompt> cut = InfillFit.cut(asked.get(), room, text -> estimator.estimate(model.id(), text));
             if (cut.isPresent()) {
+                int files = asked.get().extra().size() - cut.get().extra().size();
                 notes.add(new PreparedChat.Header("X-RKLLM-Context-Trimmed", "the prefix's first "
                         + (asked.get().prefix().length() - cut.get().prefix().length()) + " and the suffix's last "
                         + (asked.get().suffix().orElse("").length() - cut.get().suffix().orElse("").length())
-                        + " characters left out to fit the context (by an estimate of their tokens; the model's"
-                        + " tokenizer may leave out more)"));
+                        + " characters" + (files > 0 ? " and the first " + files + " of the other files' chunks" : "")
+                        + " left out to fit the context (by an estimate of their tokens; the model's tokenizer may"
+                        + " leave out more)"));
                 asked = cut;
                 request = request.raw().isPresent() ? request.withRaw(cut.get()) : request;
             }
@@ -127,7 +129,7 @@ public final class ChatPipeline {
         // a raw prompt is the client's text to the byte: no system prompt, no switch taken out of it; its suffix
         // is counted with it (an engine that reads the text of a raw prompt reads none: RawPromptCheck)
         Conversation conversation = raw ? new Conversation("", List.of(), List.of(ChatMessage.of(Role.USER,
-                asked.get().prefix() + asked.get().suffix().orElse(""))))
+                asked.get().extraText() + asked.get().prefix() + asked.get().suffix().orElse(""))))
                 : ConversationBuilder.of(model, rag.messages(), thinking, rag.question());
         VisionStep.Result pictures = vision.apply(model, conversation, task.isPresent());
         conversation = pictures.conversation();

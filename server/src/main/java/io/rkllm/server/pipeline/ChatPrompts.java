@@ -58,7 +58,8 @@ final class ChatPrompts {
                     return IncompleteAnswer.isReasoningOnly(key, generated) ? Optional.empty() : Optional.of(key);
                 });
         ChatPrompt.Setup setup = chat.request().raw()
-                .map(raw -> ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(raw.prefix(), raw.suffix(), raw.cutToFit())))
+                .map(raw -> ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(raw.prefix(), raw.suffix(), raw.cutToFit(),
+                        raw.extra().stream().map(f -> new ChatPrompt.File(f.filename(), f.text())).toList())))
                 .orElseGet(() -> new ChatPrompt.Setup(system, template, systemInText, chat.request().toolsJson()));
         return new ChatPrompt(id, identity, setup, turns, task,
                 new ChatPrompt.Settings(chat.thinking(), chat.sampling(), answerShape(chat), chat.reserveTokens(),

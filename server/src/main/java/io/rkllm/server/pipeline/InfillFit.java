@@ -1,13 +1,18 @@
 package io.rkllm.server.pipeline;
 
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.pipeline.request.FileChunk;
 import io.rkllm.server.pipeline.request.RawPrompt;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.ToIntFunction;
 
 /**
  * A fill-in-the-middle prompt cut to the room it has, as llama-server's {@code /infill} cuts it: the text nearest
  * the gap is kept (the prefix's end, the suffix's start), the suffix taking at most a quarter of the room. An editor
- * sends the file around the cursor, which a board's context seldom holds whole.
+ * sends the file around the cursor, which a board's context seldom holds whole. Other files' chunks take what the
+ * file leaves (the file at most {@link ChatPrompt.Raw#FILE_ROOM} tokens then, as llama-server bounds it by its
+ * batch), the first chunks left out first.
  */
 final class InfillFit {
     private InfillFit() {
@@ -16,17 +21,30 @@ final class InfillFit {
     /**
      * The prompt cut to {@code room} tokens by {@code estimate}, or empty when it fits as it is.
      *
-     * @param room the tokens the prefix and the suffix may take together
+     * @param room the tokens the prefix, the suffix and the other files' chunks may take together
      */
     static Optional<RawPrompt> cut(RawPrompt raw, int room, ToIntFunction<String> estimate) {
-        String prefix = raw.prefix();
-        String suffix = raw.suffix().orElse("");
-        if (!raw.cutToFit() || estimate.applyAsInt(prefix + suffix) <= room) {
+        if (!raw.cutToFit()) {
             return Optional.empty();
         }
-        String keptSuffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, room / 4)), estimate);
-        prefix = tail(prefix, Math.max(0, room - estimate.applyAsInt(keptSuffix)), estimate);
-        return Optional.of(new RawPrompt(prefix, raw.suffix().map(s -> keptSuffix), true));
+        String prefix = raw.prefix();
+        String suffix = raw.suffix().orElse("");
+        int fileRoom = raw.extra().isEmpty() ? room : Math.min(room, ChatPrompt.Raw.FILE_ROOM);
+        if (estimate.applyAsInt(prefix + suffix) > fileRoom) {
+            suffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, fileRoom / 4)), estimate);
+            prefix = tail(prefix, Math.max(0, fileRoom - estimate.applyAsInt(suffix)), estimate);
+        }
+        int left = room - estimate.applyAsInt(prefix + suffix);
+        List<FileChunk> extra = raw.extra();
+        while (!extra.isEmpty() && estimate.applyAsInt(RawPrompt.textOf(extra)) > left) {
+            extra = extra.subList(1, extra.size());
+        }
+        if (prefix.equals(raw.prefix()) && suffix.equals(raw.suffix().orElse(""))
+                && extra.size() == raw.extra().size()) {
+            return Optional.empty();
+        }
+        String keptSuffix = suffix;
+        return Optional.of(new RawPrompt(prefix, raw.suffix().map(s -> keptSuffix), true, extra));
     }
 
     /** The longest start of {@code text} estimated at no more than {@code tokens}. */

@@ -20,6 +20,11 @@ public record Usage(int promptTokens, int completionTokens, int cachedTokens, in
         return new Usage(0, 0, 0, 0, 0, 0, queueMillis, -1, 0);
     }
 
+    /** The prompt's part alone: a warm-up's, whose one generated token is not the answer. */
+    public Usage promptOnly() {
+        return new Usage(promptTokens, 0, cachedTokens, prefilledTokens, prefillMs, 0, queueMillis, -1, 0);
+    }
+
     public int totalTokens() {
         return promptTokens + completionTokens;
     }

@@ -62,8 +62,9 @@ class LlamaServerNativeApiTest {
 
     @Test
     void llamaVscodesRequestsAreAnswered() throws Exception {
-        // between completions it sends the files it watches with nothing to write: answered at once, empty
-        JsonNode prepared = LlamaChatTest.ok(server.post("/infill", "{\"id_slot\":0,\"input_prefix\":\"\","
+        // between completions it sends the files it watches with nothing to write: read, nothing written
+        JsonNode prepared = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"coder\",\"id_slot\":0,"
+                + "\"input_prefix\":\"\","
                 + "\"input_suffix\":\"\",\"input_extra\":[{\"filename\":\"a.py\",\"text\":\"x = 1\\n\"}],"
                 + "\"prompt\":\"\",\"n_predict\":0,\"samplers\":[],\"cache_prompt\":true,\"t_max_prompt_ms\":500,"
                 + "\"t_max_predict_ms\":1}"));
@@ -121,15 +122,19 @@ class LlamaServerNativeApiTest {
     void infillFillsInTheMiddleAsTheSuffixDoes() throws Exception {
         String prefix = "def add(a, b):\n    return ";
         String suffix = "\n\nprint(add(1, 2))\n";
-        String expected = openAi("coder", prefix, ",\"suffix\":" + TestServer.JSON.valueToTree(suffix))
-                .at("/choices/0/text").asText();
-        // the prompt goes after the prefix; the extra context's chunks are left out
+        String extra = "def sub(a, b):\n    return a - b\n";
+        // the prompt goes after the prefix; another file's chunk before them, after llama-server's snippet line
+        String expected = openAi("coder", "\n\n--- snippet ---\n\n" + extra + "<|fim_prefix|>" + prefix
+                + "<|fim_suffix|>" + suffix + "<|fim_middle|>", "").at("/choices/0/text").asText();
         JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"coder\",\"temperature\":0,"
                 + "\"n_predict\":8,\"input_prefix\":" + TestServer.JSON.valueToTree(prefix.substring(0, 10))
                 + ",\"prompt\":" + TestServer.JSON.valueToTree(prefix.substring(10)) + ",\"input_suffix\":"
                 + TestServer.JSON.valueToTree(suffix) + ",\"input_extra\":[{\"filename\":\"util.py\","
                 + "\"text\":\"def sub(a, b):\\n    return a - b\\n\"}]}"));
         assertThat(answer.get("content").asText()).isEqualTo(expected);
+        assertThat(answer.get("content").asText()).as("without the chunk the answer is the suffix's")
+                .isNotEqualTo(openAi("coder", prefix, ",\"suffix\":" + TestServer.JSON.valueToTree(suffix))
+                        .at("/choices/0/text").asText());
 
         TestServer.Reply noTokens = server.post("/infill", "{\"model\":\"tiny\",\"input_prefix\":\"def f(\","
                 + "\"input_suffix\":\")\"}");
@@ -144,6 +149,35 @@ class LlamaServerNativeApiTest {
         JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
                 + "\"n_predict\":8,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\"}"));
         assertThat(answer.get("content").asText()).isEqualTo(byHand);
+        // other files: each after the file separator and its name, before the file completed
+        String withFiles = openAi("repo", "<|repo_name|>myproject\n<|file_sep|>util.py\nx = 1\n<|file_sep|>tmp\n"
+                + "y = 2\n<|file_sep|>filename\n<|fim_prefix|>def f(<|fim_suffix|>)\n<|fim_middle|>", "")
+                .at("/choices/0/text").asText();
+        JsonNode files = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
+                + "\"n_predict\":8,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\",\"input_extra\":["
+                + "{\"filename\":\"util.py\",\"text\":\"x = 1\\n\"},{\"text\":\"y = 2\\n\"}]}"));
+        assertThat(files.get("content").asText()).isEqualTo(withFiles);
+    }
+
+    @Test
+    void aWarmUpReadsTheFilesForTheCompletionsAfterIt() throws Exception {
+        StringBuilder chunk = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            chunk.append("helper_").append(i).append(" = ").append(i).append("\n");
+        }
+        String extra = ",\"input_extra\":[{\"filename\":\"helpers.py\",\"text\":"
+                + TestServer.JSON.valueToTree(chunk.toString()) + "}]";
+        // llama.vscode's: nothing to write, the files to read (no prefix or suffix)
+        JsonNode warm = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"n_predict\":0,"
+                + "\"input_prefix\":\"\",\"input_suffix\":\"\",\"prompt\":\"\"" + extra + "}"));
+        assertThat(warm.get("content").asText()).isEmpty();
+        assertThat(warm.get("tokens_predicted").asInt()).isZero();
+        int read = warm.get("tokens_evaluated").asInt();
+        assertThat(read).isGreaterThan(chunk.length() / 4);
+        // the completion after it finds the files read: all but the markers after them
+        JsonNode completion = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
+                + "\"n_predict\":4,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\"" + extra + "}"));
+        assertThat(completion.get("tokens_cached").asInt()).isGreaterThan(read - 8);
     }
 
     @Test

@@ -2,7 +2,10 @@ package io.rkllm.server.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rkllm.server.engine.contract.ChatPrompt;
+import io.rkllm.server.pipeline.request.FileChunk;
 import io.rkllm.server.pipeline.request.RawPrompt;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
@@ -22,6 +25,28 @@ class InfillFitTest {
         assertThat(cut.prefix()).isEqualTo("456789");
         // a prompt that is not to be cut is left to the context's check
         assertThat(InfillFit.cut(new RawPrompt("0123456789", Optional.of("abcdefghij")), 8, CHARS)).isEmpty();
+    }
+
+    @Test
+    void otherFilesTakeWhatTheFileLeavesTheFirstLeftOutFirst() {
+        List<FileChunk> files = List.of(new FileChunk("a", "1111"), new FileChunk("b", "2222"),
+                new FileChunk("c", "3333"));
+        // each chunk is 6 "tokens" (name, new line, text): 8 of the file and two chunks fit 20
+        RawPrompt prompt = new RawPrompt("0123", Optional.of("abcd"), true, files);
+        assertThat(InfillFit.cut(prompt, 26, CHARS)).isEmpty();
+        RawPrompt cut = InfillFit.cut(prompt, 20, CHARS).orElseThrow();
+        assertThat(cut.extra()).extracting(FileChunk::filename).containsExactly("b", "c");
+        assertThat(cut.prefix()).isEqualTo("0123");
+        assertThat(cut.suffix()).contains("abcd");
+        assertThat(InfillFit.cut(prompt, 8, CHARS).orElseThrow().extra()).isEmpty();
+        // with other files, the file keeps at most FILE_ROOM, the rest going to them
+        String file = "x".repeat(3000);
+        RawPrompt big = InfillFit.cut(new RawPrompt(file, Optional.of(file), true, files), 4000, CHARS).orElseThrow();
+        assertThat(big.prefix().length() + big.suffix().orElseThrow().length()).isEqualTo(ChatPrompt.Raw.FILE_ROOM);
+        assertThat(big.extra()).hasSize(3);
+        // without them, the whole room
+        RawPrompt alone = InfillFit.cut(new RawPrompt(file, Optional.of(file), true), 4000, CHARS).orElseThrow();
+        assertThat(alone.prefix().length() + alone.suffix().orElseThrow().length()).isEqualTo(4000);
     }
 
     @Test

@@ -10,7 +10,6 @@ import io.rkllm.llama.LlamaRuntime;
 import io.rkllm.llama.ModelParams;
 import io.rkllm.llama.Pooling;
 import io.rkllm.llama.SamplingParams;
-import io.rkllm.llama.Vocabulary;
 import io.rkllm.server.template.JinjaChatTemplate;
 import io.rkllm.server.engine.contract.BackendModel;
 import io.rkllm.server.engine.contract.Cancellation;
@@ -93,8 +92,7 @@ final class GgufModel implements BackendModel {
             LlamaContext context = model.newContext(settings.chatContext(load.contextLength(),
                     ownCaches));
             PromptText text = new PromptText(template(load.id(), model, load.chatTemplate()), endOfTurn(model),
-                    model.vocabulary().fillInTheMiddle().map(t -> new PromptText.FimTexts(repository(model, t),
-                            piece(model, t.prefix()), piece(model, t.suffix()), piece(model, t.middle()))));
+                    model.vocabulary().fillInTheMiddle().map(t -> PromptText.FimTexts.of(t, id -> piece(model, id))));
             LOG.info("model {}: llama.cpp context of {} cells {} {} conversations at once (and one for background"
                             + " tasks), each of up to {} tokens, {} threads, {}; {}", load.id(), context.contextLength(),
                     ownCaches ? "in a KV cache each for" : "shared by", sequences, load.contextLength(),
@@ -178,15 +176,6 @@ final class GgufModel implements BackendModel {
                     id, String.join("; ", problems));
         }
         return template;
-    }
-
-    /**
-     * What llama-server's {@code /infill} writes before the prefix for a model trained on whole repositories: a
-     * repository (its token known) and a file (its separator known), with no other file's chunks; else nothing.
-     */
-    private static String repository(LlamaModel model, Vocabulary.FimTokens tokens) {
-        return (tokens.repository() < 0 ? "" : piece(model, tokens.repository()) + "myproject\n")
-                + (tokens.fileSeparator() < 0 ? "" : piece(model, tokens.fileSeparator()) + "filename\n");
     }
 
     /** The text of the token the model ends an answer with: its end of turn, else its end of text. */

@@ -3,44 +3,73 @@ package io.rkllm.server.backend.llama;
 import io.rkllm.llama.LlamaModel;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * A fill-in-the-middle prompt cut by its tokens to the room the sequence has, as llama-server's {@code /infill} cuts
  * it: the suffix keeps at most a quarter of the room from its start, the prefix the rest from its end, so the text
- * nearest the gap stays. The pipeline cut it already by its estimate of the tokens; this is exact (to a
- * character's edge).
+ * nearest the gap stays; other files' chunks take what the file leaves (the file at most
+ * {@link ChatPrompt.Raw#FILE_ROOM} tokens then), whole, the first ones left out first. The pipeline cut it already
+ * by its estimate of the tokens; this is exact (to a character's edge).
  */
 final class InfillCut {
     /** Tokens kept beside the two texts: a BOS token, the markers, a repository's header. */
     private static final int MARKERS = 24;
+    /** Tokens kept beside each other file's chunk: its separator (a token, or llama-server's snippet line). */
+    private static final int CHUNK_MARKERS = 8;
 
     private InfillCut() {
     }
 
     static ChatPrompt fit(ChatPrompt prompt, LlamaModel model) {
-        Optional<ChatPrompt.Raw> raw = prompt.setup().raw();
-        if (raw.isEmpty() || !raw.get().cutToFit() || raw.get().suffix().isEmpty()) {
+        Optional<ChatPrompt.Raw> asked = prompt.setup().raw();
+        if (asked.isEmpty() || !asked.get().cutToFit() || asked.get().suffix().isEmpty()) {
             return prompt;
         }
+        ChatPrompt.Raw raw = asked.get();
         ChatPrompt.Settings settings = prompt.settings();
         int room = settings.contextLength() - Math.max(settings.reserveTokens(), 16) - MARKERS;
-        int[] prefix = model.tokenize(raw.get().prefix(), false, false);
-        int[] suffix = model.tokenize(raw.get().suffix().get(), false, false);
-        if (prefix.length + suffix.length <= room) {
+        int fileRoom = raw.extra().isEmpty() ? room : Math.min(room, ChatPrompt.Raw.FILE_ROOM);
+        int[] prefix = model.tokenize(raw.prefix(), false, false);
+        int[] suffix = model.tokenize(raw.suffix().get(), false, false);
+        String keptPrefix = raw.prefix();
+        String keptSuffix = raw.suffix().get();
+        int used = prefix.length + suffix.length;
+        if (used > fileRoom) {
+            int suffixKeep = Math.min(suffix.length, Math.max(0, fileRoom / 4));
+            int prefixKeep = Math.min(prefix.length, Math.max(0, fileRoom - suffixKeep));
+            // the texts themselves are cut where their tokens are (not written again from the tokens: a tokenizer's
+            // cleaning of spaces would change the code), a side with nothing to leave out kept as it is
+            keptPrefix = prefixKeep == prefix.length ? keptPrefix
+                    : tail(keptPrefix, bytes(model, prefix, 0, prefix.length - prefixKeep));
+            keptSuffix = suffixKeep == suffix.length ? keptSuffix
+                    : head(keptSuffix, bytes(model, suffix, 0, suffixKeep));
+            used = prefixKeep + suffixKeep;
+        }
+        int from = firstKept(raw.extra(), room - used, model);
+        if (used == prefix.length + suffix.length && from == 0) {
             return prompt;
         }
-        int suffixKeep = Math.min(suffix.length, Math.max(0, room / 4));
-        int prefixKeep = Math.min(prefix.length, Math.max(0, room - suffixKeep));
-        // the texts themselves are cut where their tokens are (not written again from the tokens: a tokenizer's
-        // cleaning of spaces would change the code), a side with nothing to leave out kept as it is
-        String keptPrefix = prefixKeep == prefix.length ? raw.get().prefix()
-                : tail(raw.get().prefix(), bytes(model, prefix, 0, prefix.length - prefixKeep));
-        String keptSuffix = suffixKeep == suffix.length ? raw.get().suffix().get()
-                : head(raw.get().suffix().get(), bytes(model, suffix, 0, suffixKeep));
-        ChatPrompt.Setup setup = ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(keptPrefix, Optional.of(keptSuffix),
-                true));
+        ChatPrompt.Setup setup = ChatPrompt.Setup.forRaw(raw.cut(keptPrefix, keptSuffix,
+                raw.extra().subList(from, raw.extra().size())));
         return new ChatPrompt(prompt.model(), prompt.identity(), setup, prompt.turns(), prompt.task(), settings);
+    }
+
+    /** The first of {@code files} kept when the first ones are left out until the rest fit in {@code room}. */
+    private static int firstKept(List<ChatPrompt.File> files, int room, LlamaModel model) {
+        int[] sizes = new int[files.size()];
+        int total = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            ChatPrompt.File file = files.get(i);
+            sizes[i] = model.tokenize(file.name() + "\n" + file.text(), false, false).length + CHUNK_MARKERS;
+            total += sizes[i];
+        }
+        int from = 0;
+        while (from < sizes.length && total > room) {
+            total -= sizes[from++];
+        }
+        return from;
     }
 
     /** How many bytes tokens {@code from} to {@code to} (exclusive) spell. */

@@ -1,5 +1,6 @@
 package io.rkllm.server.backend.llama;
 
+import io.rkllm.llama.Vocabulary;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.PromptTemplate;
 import io.rkllm.server.template.JinjaChatTemplate;
@@ -8,6 +9,7 @@ import io.rkllm.server.template.TemplateSwitches;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntFunction;
 
 /**
  * The text a GGUF model reads for a prompt: the conversation rendered by the model's own chat template (its GGUF's
@@ -19,6 +21,8 @@ final class PromptText {
     private static final String CHATML_SYSTEM = "<|im_start|>system\n";
     private static final String CHATML_USER = "<|im_start|>user\n";
     private static final String CHATML_ASSISTANT = "<|im_end|>\n<|im_start|>assistant\n";
+    /** What llama-server writes before another file's chunk for a model without a file separator. */
+    static final String SNIPPET = "\n\n--- snippet ---\n\n";
 
     private final Optional<JinjaChatTemplate> jinja;
     private final FamilyTurns family;
@@ -42,10 +46,17 @@ final class PromptText {
     /**
      * The texts of a model's fill-in-the-middle tokens, which the tokenizer reads back as those tokens.
      *
-     * @param before what comes before the prefix: for a model trained on whole repositories, llama-server's
-     *               repository and file header ({@code <|repo_name|>myproject\n<|file_sep|>filename\n}), else ""
+     * @param repository for a model trained on whole repositories, llama-server's repository header
+     *                   ({@code <|repo_name|>myproject\n}), else ""
+     * @param fileSeparator the text of the token before each file's name ({@code <|file_sep|>}), else ""
      */
-    record FimTexts(String before, String prefix, String suffix, String middle) {
+    record FimTexts(String repository, String fileSeparator, String prefix, String suffix, String middle) {
+        /** The texts of {@code tokens}, each token's piece given by {@code piece}. */
+        static FimTexts of(Vocabulary.FimTokens tokens, IntFunction<String> piece) {
+            return new FimTexts(tokens.repository() < 0 ? "" : piece.apply(tokens.repository()) + "myproject\n",
+                    tokens.fileSeparator() < 0 ? "" : piece.apply(tokens.fileSeparator()), piece.apply(tokens.prefix()),
+                    piece.apply(tokens.suffix()), piece.apply(tokens.middle()));
+        }
     }
 
     /** A suffix for a model without fill-in-the-middle tokens (an argument the model cannot take). */
@@ -84,7 +95,9 @@ final class PromptText {
 
     /**
      * A raw prompt as it is; with a suffix in llama-server's {@code /infill} order (prefix, suffix, middle: the order
-     * Qwen2.5-Coder, CodeLlama and StarCoder were trained on), the answer being the middle.
+     * Qwen2.5-Coder, CodeLlama and StarCoder were trained on), the answer being the middle, after the other files'
+     * chunks as llama-server writes them: each after the file separator and its name for a model trained on
+     * repositories, else after a snippet line.
      */
     private String raw(String model, ChatPrompt.Raw raw) {
         if (raw.suffix().isEmpty()) {
@@ -93,8 +106,16 @@ final class PromptText {
         FimTexts tokens = fim.orElseThrow(() -> new NoFillInTheMiddle("the model '" + model + "' cannot fill in"
                 + " the middle: its vocabulary has no fill-in-the-middle tokens (a code model's, such as"
                 + " Qwen2.5-Coder's <|fim_prefix|>, <|fim_suffix|> and <|fim_middle|>)"));
-        return tokens.before() + tokens.prefix() + raw.prefix() + tokens.suffix() + raw.suffix().get()
-                + tokens.middle();
+        StringBuilder text = new StringBuilder(tokens.repository());
+        boolean files = !tokens.fileSeparator().isEmpty();
+        for (ChatPrompt.File file : raw.extra()) {
+            text.append(files ? tokens.fileSeparator() + file.name() + "\n" : SNIPPET).append(file.text());
+        }
+        if (files) {
+            text.append(tokens.fileSeparator()).append("filename\n");
+        }
+        return text.append(tokens.prefix()).append(raw.prefix()).append(tokens.suffix()).append(raw.suffix().get())
+                .append(tokens.middle()).toString();
     }
 
     /** The family's template the pipeline chose, else ChatML with the system prompt in its system block. */

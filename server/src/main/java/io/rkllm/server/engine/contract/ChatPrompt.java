@@ -128,16 +128,43 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      *
      * @param cutToFit the prefix's start and the suffix's end may be left out to fit the context (an editor's file
      *                 around the cursor), as llama-server's {@code /infill} cuts them by their tokens
+     * @param extra chunks of other files the model reads before the prefix (with a suffix only), the first of them
+     *              left out first to fit the context
      */
-    public record Raw(String prefix, Optional<String> suffix, boolean cutToFit) {
+    public record Raw(String prefix, Optional<String> suffix, boolean cutToFit, List<File> extra) {
+        /**
+         * The most tokens the prefix and the suffix keep together when other files' chunks come with them: what
+         * llama-server bounds them by (its default batch), the rest of the room left to the chunks.
+         */
+        public static final int FILE_ROOM = 2048;
+
         public Raw {
             Objects.requireNonNull(prefix, "prefix");
             Objects.requireNonNull(suffix, "suffix");
+            extra = List.copyOf(extra);
+        }
+
+        /** Without other files. */
+        public Raw(String prefix, Optional<String> suffix, boolean cutToFit) {
+            this(prefix, suffix, cutToFit, List.of());
         }
 
         /** Read whole. */
         public Raw(String prefix, Optional<String> suffix) {
             this(prefix, suffix, false);
+        }
+
+        /** The same with these prefix, suffix and other files (cut to fit). */
+        public Raw cut(String keptPrefix, String keptSuffix, List<File> keptExtra) {
+            return new Raw(keptPrefix, suffix.map(s -> keptSuffix), cutToFit, keptExtra);
+        }
+    }
+
+    /** A chunk of another file, read before the prefix of a fill-in-the-middle prompt. */
+    public record File(String name, String text) {
+        public File {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(text, "text");
         }
     }
 

@@ -50,7 +50,14 @@ final class NativeCompletionHandler {
         ChatRequest request = parsed.run().get();
         driver.run(ctx, request, run -> {
             NativeCompletionJson.Settings settings = new NativeCompletionJson.Settings(run.modelId(),
-                    run.chat().model().contextLength(), run.chat().maxTokens());
+                    run.chat().model().contextLength(), parsed.warmUp() ? 0 : run.chat().maxTokens());
+            if (parsed.warmUp()) {
+                // the prompt is read into the model's cache; the one token it took to get there is not the answer
+                driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json").result(
+                        mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, settings, "", "length",
+                                Optional.empty(), answer.usage().promptOnly()))));
+                return;
+            }
             if (request.stream()) {
                 driver.stream(ctx, run, new Pieces(settings));
             } else {

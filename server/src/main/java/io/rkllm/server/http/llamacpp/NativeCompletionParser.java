@@ -9,10 +9,13 @@ import io.rkllm.server.api.LogitBiasField;
 import io.rkllm.server.api.Schemas;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.EditorStops;
+import io.rkllm.server.pipeline.request.FileChunk;
 import io.rkllm.server.pipeline.request.OutputFormat;
 import io.rkllm.server.pipeline.request.RawPrompt;
 import io.rkllm.server.pipeline.request.Thinking;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -31,50 +34,55 @@ final class NativeCompletionParser {
     }
 
     /**
-     * A request to run, or none: {@code n_predict: 0} asks llama-server to read the prompt into its cache and write
-     * nothing (llama.vscode sends the files it watches so, between completions); with no token asked for, the
-     * answer is empty at once.
+     * A request to run, or none. {@code n_predict: 0} asks llama-server to read the prompt into its cache and write
+     * nothing (llama.vscode sends the files it watches so, between completions, for the completions after it to find
+     * them read): a warm-up, a run of one token whose answer is not given; with nothing to read, none.
      *
      * @param model the model asked for, as the answer names it
      */
-    record Parsed(Optional<ChatRequest> run, String model) {
+    record Parsed(Optional<ChatRequest> run, String model, boolean warmUp) {
     }
 
     /** {@code /completion}: the prompt as the model reads it. */
     Parsed completion(byte[] body) {
         FieldReader f = new FieldReader(common.object(body));
         String prompt = prompt(f);
-        if (nothingToWrite(f)) {
-            return new Parsed(Optional.empty(), common.model(f));
-        }
-        if (prompt.isEmpty()) {
+        if (prompt.isEmpty() && !warmUp(f)) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
-        return new Parsed(Optional.of(request(f, new RawPrompt(prompt, Optional.empty()))), common.model(f));
+        return parsed(f, prompt.isEmpty() ? Optional.empty() : Optional.of(new RawPrompt(prompt, Optional.empty())));
     }
 
     /**
      * {@code /infill}: {@code input_prefix} and {@code prompt} (which llama-server puts after the prefix) before the
-     * gap, {@code input_suffix} after it, cut to the context as llama-server cuts them. {@code input_extra}'s chunks
-     * are checked and left out, as llama-server leaves out what does not fit.
+     * gap, {@code input_suffix} after it, cut to the context as llama-server cuts them, after {@code input_extra}'s
+     * chunks of other files (the first ones left out first when they do not all fit).
      */
     Parsed infill(byte[] body) {
         FieldReader f = new FieldReader(common.object(body));
         String prefix = f.string("input_prefix").orElse("") + f.string("prompt").orElse("");
         String suffix = f.string("input_suffix").orElse("");
-        f.array("input_extra").ifPresent(NativeCompletionParser::checkExtra);
-        if (nothingToWrite(f)) {
-            return new Parsed(Optional.empty(), common.model(f));
-        }
-        if (prefix.isEmpty() && suffix.isEmpty()) {
+        List<FileChunk> extra = f.array("input_extra").map(NativeCompletionParser::extra).orElse(List.of());
+        if (prefix.isEmpty() && suffix.isEmpty() && extra.isEmpty()) {
+            if (warmUp(f)) {
+                return parsed(f, Optional.empty());
+            }
             throw ApiException.invalid("input_prefix", "'input_prefix' or 'input_suffix' must hold text to fill in"
                     + " between");
         }
-        return new Parsed(Optional.of(request(f, new RawPrompt(prefix, Optional.of(suffix), true))),
-                common.model(f));
+        return parsed(f, Optional.of(new RawPrompt(prefix, Optional.of(suffix), true, extra)));
     }
 
-    private static boolean nothingToWrite(FieldReader f) {
+    /** The request for {@code raw}: a warm-up, or none when there is nothing to read. */
+    private Parsed parsed(FieldReader f, Optional<RawPrompt> raw) {
+        if (!warmUp(f)) {
+            return new Parsed(raw.map(r -> request(f, r, nPredict(f), f.bool("stream").orElse(false))),
+                    common.model(f), false);
+        }
+        return new Parsed(raw.map(r -> request(f, r, OptionalInt.of(1), false)), common.model(f), true);
+    }
+
+    private static boolean warmUp(FieldReader f) {
         return f.integer("n_predict").orElse(-1) == 0;
     }
 
@@ -90,16 +98,27 @@ final class NativeCompletionParser {
                 + " not supported here)");
     }
 
-    private static void checkExtra(ArrayNode extra) {
+    /** {@code input_extra}: {@code {"filename", "text"}} objects; a file without a name is "tmp", as llama-server's. */
+    private static List<FileChunk> extra(ArrayNode extra) {
+        List<FileChunk> chunks = new ArrayList<>();
         for (JsonNode chunk : extra) {
-            if (!chunk.isObject() || !chunk.path("text").isTextual() && !chunk.path("text").isMissingNode()) {
+            if (!chunk.isObject() || !isText(chunk.path("text")) || !isText(chunk.path("filename"))) {
                 throw ApiException.invalid("input_extra", "'input_extra' must be an array of {\"filename\","
                         + " \"text\"} objects");
             }
+            String text = chunk.path("text").asText("");
+            if (!text.isEmpty()) {
+                chunks.add(new FileChunk(chunk.path("filename").asText("tmp"), text));
+            }
         }
+        return chunks;
     }
 
-    private ChatRequest request(FieldReader f, RawPrompt raw) {
+    private static boolean isText(JsonNode node) {
+        return node.isTextual() || node.isMissingNode();
+    }
+
+    private ChatRequest request(FieldReader f, RawPrompt raw, OptionalInt maxTokens, boolean stream) {
         if (f.integer("n_probs").orElse(0) > 0) {
             throw ApiException.invalid("n_probs", "'n_probs' is not supported on /completion: /v1/completions gives"
                     + " the tokens' probabilities ('logprobs')");
@@ -117,8 +136,8 @@ final class NativeCompletionParser {
         }
         Optional<OutputFormat> format = f.raw("json_schema").map(s -> Schemas.bare(s, "json_schema"));
         return ChatRequest.forRawPrompt(common.model(f), raw,
-                new ChatRequest.Delivery(f.bool("stream").orElse(false), false),
-                new ChatRequest.Output(nPredict(f), common.sampling(f).withLogitBias(LogitBiasField.of(f)),
+                new ChatRequest.Delivery(stream, false),
+                new ChatRequest.Output(maxTokens, common.sampling(f).withLogitBias(LogitBiasField.of(f)),
                         common.stop(f), format, Thinking.off(), OptionalInt.empty(), editorStops(f)),
                 CommonFields.conversationKey(f, Optional.empty()));
     }

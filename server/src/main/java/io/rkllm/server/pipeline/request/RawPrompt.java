@@ -1,5 +1,6 @@
 package io.rkllm.server.pipeline.request;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,15 +14,35 @@ import java.util.Optional;
  * @param suffix the text after the gap, for fill in the middle
  * @param cutToFit the prefix's start and the suffix's end may be left out to fit the context, as llama-server's
  *                 {@code /infill} cuts them (an editor sends the whole file around the cursor)
+ * @param extra other files' chunks the model reads first, with a suffix only; the first of them may be left out to
+ *              fit the context
  */
-public record RawPrompt(String prefix, Optional<String> suffix, boolean cutToFit) {
+public record RawPrompt(String prefix, Optional<String> suffix, boolean cutToFit, List<FileChunk> extra) {
     public RawPrompt {
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(suffix, "suffix");
+        extra = List.copyOf(extra);
+    }
+
+    /** Without other files' chunks. */
+    public RawPrompt(String prefix, Optional<String> suffix, boolean cutToFit) {
+        this(prefix, suffix, cutToFit, List.of());
     }
 
     /** Read whole, or refused when it does not fit. */
     public RawPrompt(String prefix, Optional<String> suffix) {
         this(prefix, suffix, false);
+    }
+
+    /** The other files' chunks as one text, for estimates: each file's name and text. */
+    public String extraText() {
+        return textOf(extra);
+    }
+
+    /** Chunks as one text, for estimates: each file's name and text. */
+    public static String textOf(List<FileChunk> chunks) {
+        StringBuilder text = new StringBuilder();
+        chunks.forEach(c -> text.append(c.filename()).append('\n').append(c.text()));
+        return text.toString();
     }
 }

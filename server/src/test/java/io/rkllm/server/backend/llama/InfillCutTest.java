@@ -35,8 +35,12 @@ class InfillCutTest {
     }
 
     private static ChatPrompt infill(String prefix, String suffix) {
+        return infill(prefix, suffix, List.of());
+    }
+
+    private static ChatPrompt infill(String prefix, String suffix, List<ChatPrompt.File> files) {
         return new ChatPrompt("tiny", new ChatPrompt.Identity("k", List.of(), Trim.NONE, List.of("u"), Optional::of),
-                ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(prefix, Optional.of(suffix), true)),
+                ChatPrompt.Setup.forRaw(new ChatPrompt.Raw(prefix, Optional.of(suffix), true, files)),
                 new ChatPrompt.Messages(List.of(ChatPrompt.Message.of("user", prefix + suffix))), Optional.empty(),
                 new ChatPrompt.Settings(false, Optional.empty(), Optional.empty(), 16, CONTEXT));
     }
@@ -57,5 +61,29 @@ class InfillCutTest {
         // a prompt that fits is not touched
         ChatPrompt small = infill("def f(", ")\n");
         assertThat(InfillCut.fit(small, llama)).isSameAs(small);
+    }
+
+    @Test
+    void otherFilesTakeWhatTheFileLeavesWholeTheFirstLeftOutFirst() {
+        LlamaModel llama = model.loop().model();
+        List<ChatPrompt.File> files = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            files.add(new ChatPrompt.File("file_" + i + ".py", ("v" + i + " = load(" + i + ")\n").repeat(8)));
+        }
+        ChatPrompt.Raw cut = InfillCut.fit(infill("def f(", ")\n", files), llama).setup().raw().orElseThrow();
+        assertThat(cut.prefix()).isEqualTo("def f(");
+        assertThat(cut.suffix()).contains(")\n");
+        assertThat(cut.extra()).isNotEmpty().isEqualTo(files.subList(files.size() - cut.extra().size(), files.size()));
+        int tokens = 0;
+        for (ChatPrompt.File file : cut.extra()) {
+            tokens += llama.tokenize(file.name() + "\n" + file.text(), false, false).length + 8;
+        }
+        assertThat(tokens).isLessThanOrEqualTo(CONTEXT - 16 - 24);
+        ChatPrompt.File dropped = files.get(files.size() - cut.extra().size() - 1);
+        assertThat(tokens + llama.tokenize(dropped.name() + "\n" + dropped.text(), false, false).length + 8)
+                .as("one more would not fit").isGreaterThan(CONTEXT - 16 - 24);
+        // a file that fills the room leaves none to them
+        String big = "let s = 'a ' + b ;\n".repeat(200);
+        assertThat(InfillCut.fit(infill(big, big, files), llama).setup().raw().orElseThrow().extra()).isEmpty();
     }
 }
