@@ -26,13 +26,14 @@ final class Utf8Accumulator {
         return out.flip().toString();
     }
 
-    /** Ends the run: an incomplete trailing sequence becomes U+FFFD rather than vanishing. */
+    /**
+     * Ends the run: what is left is the start of a character the run ended inside (its token limit reached between
+     * the character's bytes; bytes that could never be valid came out as U+FFFD already), which is dropped, as Ollama
+     * drops it, rather than given as a U+FFFD no model wrote.
+     */
     String finish() {
-        CharBuffer out = CharBuffer.allocate(pending.remaining() + 2);
-        decoder.decode(pending, out, true);
-        decoder.flush(out);
         pending = ByteBuffer.allocate(0);
         decoder.reset();
-        return out.flip().toString();
+        return "";
     }
 }

@@ -32,10 +32,13 @@ class Utf8AccumulatorTest {
     }
 
     @Test
-    void aTruncatedCharacterAtTheEndBecomesAReplacementCharacter() {
+    void aCharacterTheRunEndedInsideIsDroppedAndBadBytesAreReplaced() {
         byte[] cjk = "日".getBytes(StandardCharsets.UTF_8);
         Utf8Accumulator utf8 = new Utf8Accumulator();
         assertThat(utf8.feed(new byte[] {'a', cjk[0], cjk[1]})).isEqualTo("a");
-        assertThat(utf8.finish()).isEqualTo("\uFFFD");
+        assertThat(utf8.finish()).isEmpty();
+        // a byte that can start no character is no unfinished one: it comes out as U+FFFD at once
+        assertThat(utf8.feed(new byte[] {'b', (byte) 0xFF, 'c'})).isEqualTo("b\uFFFDc");
+        assertThat(utf8.finish()).isEmpty();
     }
 }

@@ -60,6 +60,22 @@ class ChatCompletionsTest {
 
     @ParameterizedTest
     @EnumSource(Abi.class)
+    void anAnswerItsLimitEndsInsideACharacterEndsBeforeIt(Abi abi) throws Exception {
+        // 3-byte tokens: "ab" and 日's first byte, then the rest of 日 and 本's first byte
+        try (TestServer server = TestServer.in(dir).abi(abi).model("m", Map.of()).start()) {
+            String body = "{\"model\":\"m\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":"
+                    + "\"[[say:ab日本]]\"}]";
+            JsonNode answer = server.postForReply("/v1/chat/completions", body + "}").json();
+            assertThat(answer.at("/choices/0/message/content").asText()).isEqualTo("ab日");
+            assertThat(answer.at("/choices/0/finish_reason").asText()).isEqualTo("length");
+            String stream = server.postForReply("/v1/chat/completions", body + ",\"stream\":true}").body();
+            assertThat(stream).doesNotContain("\uFFFD").doesNotContain("\\ufffd");
+            assertThat(stream).contains("日");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Abi.class)
     void streamingFollowsEverySseInvariantAndMatchesTheNonStreamingText(Abi abi) throws Exception {
         try (TestServer server = TestServer.in(dir).abi(abi).model("m", Map.of()).start()) {
             String prompt = "Tell me something";

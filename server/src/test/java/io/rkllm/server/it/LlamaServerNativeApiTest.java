@@ -217,6 +217,19 @@ class LlamaServerNativeApiTest {
     }
 
     @Test
+    void aCharacterTheLimitCutsIsLeftOutAndBytesOfNoCharacterAreReplaced() throws Exception {
+        // token 195 is the byte 0xC3, the first of a two-byte character: alone at the end it is a character cut
+        String body = "{\"model\":\"tiny\",\"temperature\":0,\"logit_bias\":{\"195\":100},\"prompt\":\"" + PROMPT
+                + "\",\"max_tokens\":";
+        JsonNode one = LlamaChatTest.ok(server.post("/v1/completions", body + "1}"));
+        assertThat(one.at("/choices/0/text").asText()).isEmpty();
+        assertThat(one.at("/usage/completion_tokens").asInt()).isEqualTo(1);
+        // 0xC3 0xC3: the first can start no character that the second continues, so it is U+FFFD at once
+        JsonNode three = LlamaChatTest.ok(server.post("/v1/completions", body + "3}"));
+        assertThat(three.at("/choices/0/text").asText()).isEqualTo("\uFFFD\uFFFD");
+    }
+
+    @Test
     void anEditorsTimeLimitEndsTheAnswerAtANewLine() throws Exception {
         // every token a new line: once a millisecond of writing has passed, the next one ends the answer
         String body = "{\"model\":\"tiny\",\"temperature\":0,\"n_predict\":64,\"logit_bias\":[[\"\\n\",100]],"

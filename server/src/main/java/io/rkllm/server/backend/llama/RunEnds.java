@@ -64,18 +64,17 @@ final class RunEnds {
         }
     }
 
-    /** The run's answer is whole: what is left of its text goes out, then its end with its numbers. */
+    /**
+     * The run's answer is whole: its end goes out with its numbers. Bytes left of a character the answer ended inside
+     * (its token limit reached between a character's bytes) are not the client's, as Ollama drops them: the cache's
+     * text keeps them (as U+FFFD), and a follow-up reads again from that token.
+     */
     void finish(DecodingGeneration r, StopReason reason) {
-        String rest = r.utf8.flush();
-        r.slot.held.endText(rest);
+        r.slot.held.endText(r.utf8.flush());
         if (r.endToken >= 0) {
             // held undecoded, as the last of an answer: a follow-up whose template ends the answer with this token's
             // text decodes it as its first new token
             r.slot.held.sampled(r.endToken, tokenizer.text(r.endToken), true, false);
-        }
-        if (!rest.isEmpty()) {
-            r.answer.append(rest);
-            r.request.text(rest, r.generated);
         }
         long now = System.nanoTime();
         long first = r.firstToken == 0 ? now : r.firstToken;
