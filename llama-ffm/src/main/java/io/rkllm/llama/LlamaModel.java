@@ -20,11 +20,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 
 /**
  * One loaded GGUF model (weights mapped, vocabulary ready): tokenizing, metadata and chat template, and the
- * contexts and samplers that run it. Its methods are native calls for one owner thread; contexts still open when
- * the model closes are closed first.
+ * contexts and samplers that run it. Its methods are native calls for one owner thread, but for
+ * {@link #lendVocabulary}, which any thread may call; contexts still open when the model closes are closed first.
  */
 public final class LlamaModel implements AutoCloseable {
     private static final long MAX_TEXT = 1 << 20;
@@ -37,8 +40,10 @@ public final class LlamaModel implements AutoCloseable {
     private final Vocabulary vocabulary;
     private final GgufFile header;
     private final List<LlamaContext> contexts = new ArrayList<>();
+    /** Held for reading by other threads' vocabulary calls ({@link #lendVocabulary}), for writing by the free. */
+    private final ReadWriteLock lending = new ReentrantReadWriteLock();
     private ModelInfo info;
-    private boolean closed;
+    private volatile boolean closed;
 
     private LlamaModel(NativeLlama api, LogSink log, KvApi kvApi, ModelParams params, MemorySegment handle,
                        GgufFile header) {
@@ -108,6 +113,25 @@ public final class LlamaModel implements AutoCloseable {
     /** Its vocabulary: tokens to text and back, its special tokens. */
     public Vocabulary vocabulary() {
         return vocabulary;
+    }
+
+    /**
+     * Runs {@code use} with the vocabulary from any thread (llama.cpp's vocabulary is read-only once loaded, as
+     * llama-server's HTTP threads tokenize beside its loop): the model is not freed while it runs, whichever thread
+     * closes it.
+     *
+     * @throws ModelClosedException when the model was closed before
+     */
+    public <T> T lendVocabulary(Function<Vocabulary, T> use) {
+        lending.readLock().lock();
+        try {
+            if (closed) {
+                throw new ModelClosedException();
+            }
+            return use.apply(vocabulary);
+        } finally {
+            lending.readLock().unlock();
+        }
     }
 
     /** {@link Vocabulary#tokenize}. */
@@ -260,14 +284,20 @@ public final class LlamaModel implements AutoCloseable {
         return handle;
     }
 
+    /** Frees the model once the vocabulary calls lent to other threads under way have returned. */
     @Override
     public void close() {
-        if (!closed) {
-            for (LlamaContext context : List.copyOf(contexts)) {
-                context.close();
+        lending.writeLock().lock();
+        try {
+            if (!closed) {
+                for (LlamaContext context : List.copyOf(contexts)) {
+                    context.close();
+                }
+                closed = true;
+                api.call("llama_model_free", handle);
             }
-            closed = true;
-            api.call("llama_model_free", handle);
+        } finally {
+            lending.writeLock().unlock();
         }
     }
 }

@@ -6,7 +6,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -126,6 +128,31 @@ public final class Vocabulary {
                 capacity = -n;
             }
         }
+    }
+
+    /** The bytes of each token's piece ({@link #tokenToPiece}), in one go: one buffer for them all. */
+    public List<byte[]> pieces(int[] tokens, boolean special) {
+        for (int token : tokens) {
+            checkToken(token);
+        }
+        List<byte[]> pieces = new ArrayList<>(tokens.length);
+        try (Arena arena = Arena.ofConfined()) {
+            int capacity = 64;
+            MemorySegment out = arena.allocate(capacity);
+            for (int i = 0; i < tokens.length; ) {
+                int n = (int) api.call("llama_token_to_piece", segment(), tokens[i], out, capacity, 0, special);
+                if (n >= 0) {
+                    pieces.add(out.asSlice(0, n).toArray(JAVA_BYTE));
+                    i++;
+                } else if (-n <= capacity || -n > MAX_TEXT) {
+                    throw new LlamaException("llama_token_to_piece failed (" + n + ") for token " + tokens[i]);
+                } else {
+                    capacity = -n;
+                    out = arena.allocate(capacity);
+                }
+            }
+        }
+        return pieces;
     }
 
     /** The text of {@code tokens}; {@code renderSpecial} writes special tokens' text, else they are left out. */

@@ -40,9 +40,10 @@ public final class TinyLlama {
      * @param chatTemplate {@code tokenizer.chat_template}; none written when empty
      * @param architecture {@code llama}, or {@code qwen3} (which llama.cpp builds before mid-2025 do not know)
      * @param controls further control tokens after ChatML's, as a family's markers are ({@code <|channel|>})
+     * @param addsBos whether its tokenizer opens a text with its BOS ({@code tokenizer.ggml.add_bos_token})
      */
     public record Options(long seed, Shape shape, int contextLength, int merges, TensorType type, boolean embedding,
-                          String chatTemplate, String architecture, List<String> controls) {
+                          String chatTemplate, String architecture, List<String> controls, boolean addsBos) {
 
         /**
          * @param declaredLayers the layers its metadata claims (as many as it has, but for tests of refusals)
@@ -58,7 +59,7 @@ public final class TinyLlama {
         public Options(long seed, int embeddingLength, int layers, int heads, int kvHeads, int feedForwardLength,
                        int contextLength, int merges, TensorType type, boolean embedding, int declaredLayers) {
             this(seed, new Shape(embeddingLength, layers, heads, kvHeads, feedForwardLength, declaredLayers),
-                    contextLength, merges, type, embedding, CHAT_TEMPLATE, "llama", List.of());
+                    contextLength, merges, type, embedding, CHAT_TEMPLATE, "llama", List.of(), false);
         }
 
         public int embeddingLength() {
@@ -98,7 +99,8 @@ public final class TinyLlama {
             if (!List.of("llama", "qwen3").contains(value)) {
                 throw new IllegalArgumentException("a tiny model is llama or qwen3, not " + value);
             }
-            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, value, controls);
+            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, value, controls,
+                    addsBos);
         }
 
         public static Options embeddingModel() {
@@ -107,24 +109,32 @@ public final class TinyLlama {
 
         public Options withType(TensorType value) {
             return new Options(seed, shape, contextLength, merges, value, embedding, chatTemplate, architecture,
-                    controls);
+                    controls, addsBos);
         }
 
         /** A broken model for tests of refusals: the metadata claims {@code value} layers, the tensors have fewer. */
         public Options withDeclaredLayers(int value) {
             return new Options(seed, new Shape(shape.embeddingLength(), shape.layers(), shape.heads(), shape.kvHeads(),
                     shape.feedForwardLength(), value), contextLength, merges, type, embedding, chatTemplate,
-                    architecture, controls);
+                    architecture, controls, addsBos);
         }
 
         /** With further control tokens, the markers of a family whose vocabulary has them as such. */
         public Options withControls(List<String> value) {
-            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, architecture, value);
+            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, architecture, value,
+                    addsBos);
         }
 
         /** Another chat template ({@code ""}: none, as a model served with its family's template). */
         public Options withChatTemplate(String value) {
-            return new Options(seed, shape, contextLength, merges, type, embedding, value, architecture, controls);
+            return new Options(seed, shape, contextLength, merges, type, embedding, value, architecture, controls,
+                    addsBos);
+        }
+
+        /** Its tokenizer opening every text with its BOS ({@code <|endoftext|>}), as Llama's and Gemma's do. */
+        public Options withBos() {
+            return new Options(seed, shape, contextLength, merges, type, embedding, chatTemplate, architecture,
+                    controls, true);
         }
     }
 
@@ -210,7 +220,7 @@ public final class TinyLlama {
                 .putUint32("tokenizer.ggml.bos_token_id", endOfText)
                 .putUint32("tokenizer.ggml.eos_token_id", imEnd)
                 .putUint32("tokenizer.ggml.padding_token_id", endOfText)
-                .putBool("tokenizer.ggml.add_bos_token", false);
+                .putBool("tokenizer.ggml.add_bos_token", options.addsBos());
         if (!options.chatTemplate().isEmpty()) {
             w.putString("tokenizer.chat_template", options.chatTemplate());
         }

@@ -20,6 +20,7 @@ import io.rkllm.server.models.TemplateSource;
 import io.rkllm.server.pipeline.request.SamplingOverrides;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -201,8 +202,8 @@ public final class ModelService {
     }
 
     /**
-     * The chat model a request names; with none named, the only chat model, or else a loaded one. An embedding
-     * model is refused: it cannot chat.
+     * The chat model a request names; with none named, the only chat model, or else the loaded one used last. An
+     * embedding model is refused: it cannot chat.
      */
     public ModelDescriptor forRequest(String name) {
         return forKind(name, ModelKind.CHAT);
@@ -256,8 +257,9 @@ public final class ModelService {
         if (all.isEmpty() && catalog.isEmpty()) {
             throw new FailureException(new Failure.ModelNotFound("", NO_MODELS));
         }
-        return registry.loadedModels().stream().flatMap(m -> catalog.resolve(m.id()).stream())
-                .filter(m -> m.kind() == kind).findFirst()
+        // the one used last: a client that names no model (an editor's plugin) means the one it has been using
+        return registry.loadedModels().stream().sorted(Comparator.comparing(LoadedModel::lastUsed).reversed())
+                .flatMap(m -> catalog.resolve(m.id()).stream()).filter(m -> m.kind() == kind).findFirst()
                 .orElseThrow(() -> new FailureException(Failure.InvalidRequest.of("model",
                         "'model' is required: one of " + all.stream().map(ModelDescriptor::id).toList())));
     }

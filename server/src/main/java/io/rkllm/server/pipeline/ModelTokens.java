@@ -8,8 +8,13 @@ import io.rkllm.server.engine.contract.ModelTokenizer;
 import io.rkllm.server.models.ModelDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -20,14 +25,25 @@ import java.util.function.Supplier;
  */
 public final class ModelTokens {
     private static final int ATTEMPTS = 3;
+    private static final int THREADS = 2;
+    /**
+     * The most tokens one request reads or writes: today's longest contexts (256k), and what a small heap holds with
+     * every token's piece (the service's JVM has 256 MB).
+     */
+    static final int MAX_TOKENS = 262_144;
 
     private final ModelService models;
     private final Duration loadWait;
+    /** Platform threads for the native calls, two at most (idle ones end after a while). */
+    private final ThreadPoolExecutor tokenizing;
 
     /** @param loadWait how long a request waits for the model's load */
     public ModelTokens(ModelService models, Duration loadWait) {
         this.models = models;
         this.loadWait = loadWait;
+        this.tokenizing = new ThreadPoolExecutor(THREADS, THREADS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                Thread.ofPlatform().daemon().name("rkllm-tokenize-", 1).factory());
+        this.tokenizing.allowCoreThreadTimeOut(true);
     }
 
     /** What is tokenized: texts, and token ids taken as they are, in order (llama-server's mixed prompts). */
@@ -41,8 +57,12 @@ public final class ModelTokens {
         }
     }
 
-    /** One token and its bytes as the model writes it (special tokens' texts included). */
-    public record Token(int id, byte[] piece) {
+    /**
+     * The tokens of a text, and each one's bytes as the model writes it (special tokens' texts included) when asked.
+     *
+     * @param pieces one per id, or none
+     */
+    public record Tokens(int[] ids, List<byte[]> pieces) {
     }
 
     /**
@@ -54,25 +74,25 @@ public final class ModelTokens {
      * @throws FailureException for no such model, a model without a tokenizer to ask, a token id outside its
      *                          vocabulary
      */
-    public List<Token> tokenize(String modelName, List<Part> parts, boolean addSpecial, boolean parseSpecial,
-                                boolean pieces) {
+    public Tokens tokenize(String modelName, List<Part> parts, boolean addSpecial, boolean parseSpecial,
+                           boolean pieces) {
         return withTokenizer(modelName, tokenizer -> {
-            List<Integer> ids = new ArrayList<>();
+            int size = tokenizer.vocabularySize();
+            int[] ids = new int[0];
             for (int i = 0; i < parts.size(); i++) {
-                switch (parts.get(i)) {
-                    case Part.Text t -> {
-                        for (int id : tokenizer.tokenize(t.text(), addSpecial && i == 0, parseSpecial)) {
-                            ids.add(id);
-                        }
-                    }
-                    case Part.Token t -> ids.add(checked(tokenizer, t.id(), "content"));
-                }
+                int[] more = switch (parts.get(i)) {
+                    case Part.Text t -> tokenizer.tokenize(t.text(), addSpecial && i == 0, parseSpecial);
+                    case Part.Token t -> new int[] {checked(t.id(), size, "content")};
+                };
+                int at = ids.length;
+                ids = Arrays.copyOf(ids, at + more.length);
+                System.arraycopy(more, 0, ids, at, more.length);
             }
-            List<Token> tokens = new ArrayList<>(ids.size());
-            for (int id : ids) {
-                tokens.add(new Token(id, pieces ? tokenizer.piece(id) : new byte[0]));
+            if (ids.length > MAX_TOKENS) {
+                throw new FailureException(Failure.InvalidRequest.of("content", "'content' is " + ids.length
+                        + " tokens long; a request tokenizes at most " + MAX_TOKENS + ": send it in parts"));
             }
-            return tokens;
+            return new Tokens(ids, pieces ? tokenizer.pieces(ids) : List.of());
         });
     }
 
@@ -84,11 +104,17 @@ public final class ModelTokens {
      *                          vocabulary
      */
     public byte[] detokenize(String modelName, int[] tokens) {
+        if (tokens.length > MAX_TOKENS) {
+            throw new FailureException(Failure.InvalidRequest.of("tokens", "'tokens' holds " + tokens.length
+                    + " tokens; a request reads at most " + MAX_TOKENS + ": send them in parts"));
+        }
         return withTokenizer(modelName, tokenizer -> {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int size = tokenizer.vocabularySize();
             for (int token : tokens) {
-                out.writeBytes(tokenizer.piece(checked(tokenizer, token, "tokens")));
+                checked(token, size, "tokens");
             }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            tokenizer.pieces(tokens).forEach(out::writeBytes);
             return out.toByteArray();
         });
     }
@@ -106,7 +132,7 @@ public final class ModelTokens {
             LoadedModel loaded = models.acquire(model);
             ModelTokenizer tokenizer = loaded.worker().tokenizer(loadWait).orElseThrow(none);
             try {
-                return work.apply(tokenizer);
+                return offCarrier(() -> work.apply(tokenizer));
             } catch (ModelTokenizer.Unloaded e) {
                 // it gave way to another model between being found and being asked: load it again
                 if (attempt == ATTEMPTS) {
@@ -116,8 +142,28 @@ public final class ModelTokens {
         }
     }
 
-    private static int checked(ModelTokenizer tokenizer, int token, String param) {
-        int size = tokenizer.vocabularySize();
+    /**
+     * Runs {@code work} on one of the tokenizing threads and waits for it: a long text's native tokenization would
+     * otherwise hold one of the few carriers every request's virtual thread runs on (a megabyte takes about half a
+     * second), and two of them would stall the whole server.
+     */
+    private <T> T offCarrier(Supplier<T> work) {
+        Future<T> result = tokenizing.submit(work::get);
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            result.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the tokenizer ran", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static int checked(int token, int size, String param) {
         if (token < 0 || token >= size) {
             throw new FailureException(Failure.InvalidRequest.of(param, "token " + token + " is not in the model's"
                     + " vocabulary, whose ids run from 0 to " + (size - 1)));

@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rkllm.llama.gguf.TinyLlama;
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import okhttp3.Response;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * llama-server's {@code /tokenize} and {@code /detokenize} with a GGUF model's own tokenizer (the tiny models'
  * byte-level one: a character outside ASCII is several tokens, each piece a part of it), which editors and
  * SillyTavern count tokens with: the counts the completion routes report, texts and ids back and forth, its options.
+ * That it answers beside a running generation: {@code SharedTokenizerTest}.
  */
 class LlamaTokenizeTest {
     private static final String TEXT = "Hé, the board's NPU 🙂 runs it.";
@@ -32,6 +30,7 @@ class LlamaTokenizeTest {
     @BeforeAll
     static void start() {
         server = LlamaTestServer.in(dir).model("tiny", TinyLlama.Options.chat())
+                .model("bos", TinyLlama.Options.chat().withBos())
                 .model("coder", TinyLlama.Options.chat().withControls(List.of("<|fim_prefix|>", "<|fim_suffix|>",
                         "<|fim_middle|>")))
                 .start();
@@ -62,6 +61,31 @@ class LlamaTokenizeTest {
         JsonNode back = LlamaChatTest.ok(server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":" + ids + "}"));
         assertThat(back.get("content").asText()).isEqualTo(TEXT);
         assertThat(back.size()).isEqualTo(1);
+    }
+
+    @Test
+    void aTokenizerThatOpensTextsWithItsBosDoesSoWhenAsked() throws Exception {
+        List<Integer> plain = tokens("{\"model\":\"bos\",\"content\":" + text(TEXT) + "}");
+        List<Integer> opened = tokens("{\"model\":\"bos\",\"content\":" + text(TEXT) + ",\"add_special\":true}");
+        assertThat(opened).hasSize(plain.size() + 1).endsWith(plain.toArray(Integer[]::new));
+        int bos = opened.getFirst();
+        JsonNode answer = LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"bos\",\"max_tokens\":1,"
+                + "\"prompt\":" + text(TEXT) + "}"));
+        assertThat(opened).hasSize(answer.at("/usage/prompt_tokens").asInt());
+        // in a mixed content, before a first text only (llama-server's rule)
+        List<Integer> ab = tokens("{\"model\":\"bos\",\"content\":\"ab\"}");
+        List<Integer> mixed = tokens("{\"model\":\"bos\",\"content\":[\"ab\",\"ab\"],\"add_special\":true}");
+        List<Integer> expected = new ArrayList<>(List.of(bos));
+        expected.addAll(ab);
+        expected.addAll(ab);
+        assertThat(mixed).isEqualTo(expected);
+        List<Integer> idFirst = tokens("{\"model\":\"bos\",\"content\":[5,\"ab\"],\"add_special\":true}");
+        expected = new ArrayList<>(List.of(5));
+        expected.addAll(ab);
+        assertThat(idFirst).isEqualTo(expected);
+        // the BOS reads back as its text
+        assertThat(LlamaChatTest.ok(server.post("/detokenize", "{\"model\":\"bos\",\"tokens\":[" + bos + "]}"))
+                .get("content").asText()).isEqualTo("<|endoftext|>");
     }
 
     @Test
@@ -100,6 +124,16 @@ class LlamaTokenizeTest {
     }
 
     @Test
+    void withoutAModelTheLoadedOneUsedLastAnswers() throws Exception {
+        // an editor's plugin names no model: the one it has been using; the coder reads its marker as one token
+        String body = "{\"content\":\"a<|fim_prefix|>b\"}";
+        LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"coder\",\"max_tokens\":1,\"prompt\":\"x\"}"));
+        assertThat(tokens(body)).hasSize(3);
+        LlamaChatTest.ok(server.post("/v1/completions", "{\"model\":\"tiny\",\"max_tokens\":1,\"prompt\":\"x\"}"));
+        assertThat(tokens(body)).hasSizeGreaterThan(3);
+    }
+
+    @Test
     void aMixedContentKeepsItsTokenIds() throws Exception {
         List<Integer> ab = tokens("{\"model\":\"tiny\",\"content\":\"ab\"}");
         List<Integer> cd = tokens("{\"model\":\"tiny\",\"content\":\"cd\"}");
@@ -132,25 +166,18 @@ class LlamaTokenizeTest {
         assertThat(shape.status()).isEqualTo(400);
         assertThat(shape.json().at("/error/message").asText()).contains("must be a text, or an array");
         assertThat(server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":[\"a\"]}").status()).isEqualTo(400);
+        // a quarter of a million tokens at most, either way (what a 256 MB heap holds with every piece)
+        TestServer.Reply huge = server.post("/tokenize", "{\"model\":\"tiny\",\"with_pieces\":true,\"content\":\""
+                + "x ".repeat(300_000) + "\"}");
+        assertThat(huge.status()).isEqualTo(400);
+        assertThat(huge.json().at("/error/message").asText()).startsWith("'content' is ")
+                .endsWith(" tokens long; a request tokenizes at most 262144: send it in parts");
+        TestServer.Reply many = server.post("/detokenize", "{\"model\":\"tiny\",\"tokens\":["
+                + "72,".repeat(262_144) + "72]}");
+        assertThat(many.status()).isEqualTo(400);
+        assertThat(many.json().at("/error/param").asText()).isEqualTo("tokens");
         TestServer.Reply unknown = server.post("/tokenize", "{\"model\":\"nope\",\"content\":\"a\"}");
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.json().at("/error/message").asText()).contains("nope");
-    }
-
-    @Test
-    void itAnswersBesideAGeneration() throws Exception {
-        List<Integer> alone = tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + "}");
-        try (Response stream = server.open("/v1/completions", "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":"
-                + "200,\"prompt\":\"Once\"}");
-             BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body().byteStream(),
-                     StandardCharsets.UTF_8))) {
-            String line;
-            do {
-                line = lines.readLine();
-            } while (line != null && !line.contains("\"text\""));
-            assertThat(line).as("the stream's first piece").isNotNull();
-            // the generation is under way: the tokenizer is asked beside it, nothing queued behind it
-            assertThat(tokens("{\"model\":\"tiny\",\"content\":" + text(TEXT) + "}")).isEqualTo(alone);
-        }
     }
 }

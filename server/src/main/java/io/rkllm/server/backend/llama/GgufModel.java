@@ -365,7 +365,6 @@ final class GgufModel implements BackendModel {
 
     @Override
     public void close() {
-        tokenizer.close();
         if (loop != null) {
             loop.close();
         }

@@ -1,21 +1,20 @@
 package io.rkllm.server.backend.llama;
 
 import io.rkllm.llama.LlamaModel;
+import io.rkllm.llama.ModelClosedException;
+import io.rkllm.llama.Vocabulary;
 import io.rkllm.server.engine.contract.ModelTokenizer;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Supplier;
+import java.util.List;
+import java.util.function.Function;
 
 /**
- * A loaded model's vocabulary lent to any thread, as llama-server's HTTP threads tokenize while its loop decodes
- * (llama.cpp's vocabulary is read-only once loaded). The lock is what keeps the model's memory alive under a call:
- * the model is freed only after {@link #close()}, which waits for the calls under way and refuses later ones.
+ * A loaded model's vocabulary lent to any thread, as llama-server's HTTP threads tokenize while its loop decodes:
+ * each call is one of {@link LlamaModel#lendVocabulary}, so the model is not freed under it, whichever path frees it
+ * (an unload, or the decode loop ending on a failure).
  */
 final class SharedTokenizer implements ModelTokenizer {
     private final String id;
     private final LlamaModel model;
-    private final ReadWriteLock lock = new ReentrantReadWriteLock();
-    private boolean closed;
 
     SharedTokenizer(String id, LlamaModel model) {
         this.id = id;
@@ -24,38 +23,24 @@ final class SharedTokenizer implements ModelTokenizer {
 
     @Override
     public int[] tokenize(String text, boolean addSpecial, boolean parseSpecial) {
-        return whileOpen(() -> model.tokenize(text, addSpecial, parseSpecial));
+        return lent(v -> v.tokenize(text, addSpecial, parseSpecial));
     }
 
     @Override
-    public byte[] piece(int token) {
-        return whileOpen(() -> model.tokenToPiece(token, true));
+    public List<byte[]> pieces(int[] tokens) {
+        return lent(v -> v.pieces(tokens, true));
     }
 
     @Override
     public int vocabularySize() {
-        return whileOpen(model::vocabularySize);
+        return lent(Vocabulary::size);
     }
 
-    private <T> T whileOpen(Supplier<T> call) {
-        lock.readLock().lock();
+    private <T> T lent(Function<Vocabulary, T> call) {
         try {
-            if (closed) {
-                throw new Unloaded(id);
-            }
-            return call.get();
-        } finally {
-            lock.readLock().unlock();
-        }
-    }
-
-    /** No call after this one; returns once the calls under way have returned. Before the model is freed. */
-    void close() {
-        lock.writeLock().lock();
-        try {
-            closed = true;
-        } finally {
-            lock.writeLock().unlock();
+            return model.lendVocabulary(call);
+        } catch (ModelClosedException e) {
+            throw new Unloaded(id);
         }
     }
 }

@@ -73,8 +73,9 @@ public interface BackendModel extends AutoCloseable {
     }
 
     /**
-     * The model's own tokenizer, when its engine lends it: asked from any thread while the model runs, until
-     * {@link #close()}, which waits for the calls under way. Empty for a runtime without one to ask (RKLLM).
+     * The model's own tokenizer, when its engine lends it: asked from any thread while the model runs; freeing the
+     * model waits for the calls under way, and later ones throw {@link ModelTokenizer.Unloaded}. Empty for a runtime
+     * without one to ask (RKLLM).
      */
     default Optional<ModelTokenizer> tokenizer() {
         return Optional.empty();

@@ -1,5 +1,7 @@
 package io.rkllm.server.engine.contract;
 
+import java.util.List;
+
 /**
  * A loaded model's own tokenizer, asked from any thread while the model runs (llama-server's {@code /tokenize} and
  * {@code /detokenize}): nothing is queued, nothing is decoded.
@@ -16,14 +18,18 @@ public interface ModelTokenizer {
     int[] tokenize(String text, boolean addSpecial, boolean parseSpecial);
 
     /**
-     * A token's bytes as the model writes it, special tokens' texts included (a piece may be part of a character).
+     * Each token's bytes as the model writes it, special tokens' texts included (a piece may be part of a character).
      *
      * @throws IllegalArgumentException for a token the vocabulary does not have
      * @throws Unloaded when the model was unloaded meanwhile
      */
-    byte[] piece(int token);
+    List<byte[]> pieces(int[] tokens);
 
-    /** How many tokens the vocabulary has: the ids run from 0 to one less. */
+    /**
+     * How many tokens the vocabulary has: the ids run from 0 to one less.
+     *
+     * @throws Unloaded when the model was unloaded meanwhile
+     */
     int vocabularySize();
 
     /** The model was unloaded between being found and being asked: find it again. */

@@ -1,14 +1,15 @@
 package io.rkllm.server.http.llamacpp;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
 import io.rkllm.server.api.CommonFields;
 import io.rkllm.server.api.FieldReader;
 import io.rkllm.server.pipeline.ModelTokens;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -38,20 +39,28 @@ final class TokenizeHandler {
         boolean addSpecial = f.bool("add_special").orElse(false);
         boolean parseSpecial = f.bool("parse_special").orElse(true);
         boolean withPieces = f.bool("with_pieces").orElse(false);
-        ObjectNode root = mapper.createObjectNode();
-        ArrayNode out = root.putArray("tokens");
-        if (!parts.isEmpty()) {
-            for (ModelTokens.Token token : tokens.tokenize(common.model(f), parts, addSpecial, parseSpecial,
-                    withPieces)) {
+        ModelTokens.Tokens tokens = parts.isEmpty() ? new ModelTokens.Tokens(new int[0], List.of())
+                : this.tokens.tokenize(common.model(f), parts, addSpecial, parseSpecial, withPieces);
+        // written as it goes: a tree of a quarter of a million tokens would take a small heap's worth
+        ByteArrayOutputStream out = new ByteArrayOutputStream(tokens.ids().length * (withPieces ? 24 : 7) + 16);
+        try (JsonGenerator json = mapper.getFactory().createGenerator(out)) {
+            json.writeStartObject();
+            json.writeArrayFieldStart("tokens");
+            for (int i = 0; i < tokens.ids().length; i++) {
                 if (withPieces) {
-                    ObjectNode entry = out.addObject().put("id", token.id());
-                    piece(entry, token.piece());
+                    json.writeStartObject();
+                    json.writeNumberField("id", tokens.ids()[i]);
+                    json.writeFieldName("piece");
+                    piece(json, tokens.pieces().get(i));
+                    json.writeEndObject();
                 } else {
-                    out.add(token.id());
+                    json.writeNumber(tokens.ids()[i]);
                 }
             }
+            json.writeEndArray();
+            json.writeEndObject();
         }
-        ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(root));
+        ctx.status(200).contentType("application/json").result(out.toByteArray());
     }
 
     void detokenize(Context ctx) throws Exception {
@@ -101,14 +110,15 @@ final class TokenizeHandler {
     }
 
     /** The piece as text when its bytes are whole UTF-8, else its bytes as numbers (as llama-server writes it). */
-    private static void piece(ObjectNode entry, byte[] bytes) {
+    private static void piece(JsonGenerator json, byte[] bytes) throws IOException {
         try {
-            entry.put("piece", StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString());
+            json.writeString(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString());
         } catch (CharacterCodingException e) {
-            ArrayNode numbers = entry.putArray("piece");
+            json.writeStartArray();
             for (byte b : bytes) {
-                numbers.add(b & 0xFF);
+                json.writeNumber(b & 0xFF);
             }
+            json.writeEndArray();
         }
     }
 }
