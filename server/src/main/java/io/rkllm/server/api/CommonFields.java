@@ -1,6 +1,7 @@
 package io.rkllm.server.api;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -67,6 +68,10 @@ public final class CommonFields {
         JsonNode node;
         try {
             node = mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
+        } catch (StreamConstraintsException e) {
+            // valid JSON beyond what the server reads: a text too long, values nested too deep
+            throw ApiException.invalid(null, "the request body is beyond this server's limits: "
+                    + JsonProblem.describe(e));
         } catch (JacksonException e) {
             throw ApiException.invalid(null, "the request body is not valid JSON: " + JsonProblem.describe(e));
         } catch (IOException e) {

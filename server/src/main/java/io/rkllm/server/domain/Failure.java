@@ -27,7 +27,8 @@ public sealed interface Failure {
     }
 
     /** The prompt does not fit the model's context, even trimmed. */
-    record ContextTooLong(int promptTokens, int contextTokens, String message) implements Failure {
+    /** @param param the request's field that holds it: {@code messages}, or {@code prompt} for a raw prompt */
+    record ContextTooLong(int promptTokens, int contextTokens, String param, String message) implements Failure {
     }
 
     /** The model's queue holds its maximum of waiting requests. */

@@ -17,7 +17,7 @@ public final class FailureStatus {
             case Failure.ModelNotFound f -> new ApiException(404, "invalid_request_error", "model_not_found", "model",
                     message, Map.of(), null);
             case Failure.ContextTooLong f -> new ApiException(400, "invalid_request_error", "context_length_exceeded",
-                    "messages", message, Map.of("n_prompt_tokens", f.promptTokens(), "n_ctx", f.contextTokens()), null);
+                    f.param(), message, Map.of("n_prompt_tokens", f.promptTokens(), "n_ctx", f.contextTokens()), null);
             case Failure.QueueFull f -> new ApiException(429, "rate_limit_error", "queue_full", null, message, Map.of(),
                     5);
             case Failure.LoadFailed f -> unavailable("model_load_failed", message, 30);

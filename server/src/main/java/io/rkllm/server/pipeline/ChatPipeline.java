@@ -149,16 +149,17 @@ public final class ChatPipeline {
                 task.isPresent() ? CacheContents.NOTHING : caches.held(model), pictures.input().tokensPerImage());
         if (!fit.leavesRoomForAnswer(context)) {
             int estimate = fit.promptEstimate();
-            throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
-                    + " length is " + context + " tokens, but the request needs about " + estimate + " tokens"
-                    + " (plus room for the answer), even with earlier turns left out. Shorten the message or use a"
-                    + " model with a longer context."));
+            throw new FailureException(new Failure.ContextTooLong(estimate, context, raw ? "prompt" : "messages",
+                    "This model's maximum context length is " + context + " tokens, but the "
+                    + (raw ? "prompt needs about " + estimate + " tokens (plus room for the answer). Shorten it"
+                    : "request needs about " + estimate + " tokens (plus room for the answer), even with earlier"
+                    + " turns left out. Shorten the message") + " or use a model with a longer context."));
         }
         if (fit.trim().count() > 0 && request.delivery().keepWhole()) {
             int estimate = contextFit.estimate(model, format, conversation, request.toolsJson());
-            throw new FailureException(new Failure.ContextTooLong(estimate, context, "This model's maximum context"
-                    + " length is " + context + " tokens, but the conversation needs about " + estimate + " tokens"
-                    + " (plus room for the answer), and the request asks that none of it be left out (truncation"
+            throw new FailureException(new Failure.ContextTooLong(estimate, context, "messages", "This model's maximum"
+                    + " context length is " + context + " tokens, but the conversation needs about " + estimate
+                    + " tokens (plus room for the answer), and the request asks that none of it be left out (truncation"
                     + " disabled). Shorten it, allow truncation, or use a model with a longer context."));
         }
         if (fit.trim().count() > 0) {

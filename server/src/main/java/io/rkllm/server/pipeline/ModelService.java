@@ -227,6 +227,11 @@ public final class ModelService {
             if (rankers.size() == 1) {
                 return rankers.getFirst();
             }
+            if (rankers.isEmpty()) {
+                throw new FailureException(new Failure.InvalidRequest("model", "model_not_supported", "No reranker is"
+                        + " installed: put a GGUF reranker (a model with rank pooling, such as bge-reranker-v2-m3) in"
+                        + " the models directory"));
+            }
             throw new FailureException(Failure.InvalidRequest.of("model", "'model' is required: one of "
                     + rankers.stream().map(ModelDescriptor::id).toList()));
         }

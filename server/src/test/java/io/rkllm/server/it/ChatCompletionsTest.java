@@ -261,6 +261,20 @@ class ChatCompletionsTest {
                     chat("word ".repeat(600), "\"stream\":true"));
             assertError(tooLong, 400, "context_length_exceeded");
             assertThat(tooLong.json().at("/error/n_ctx").asInt()).isEqualTo(256);
+            assertThat(tooLong.json().at("/error/param").asText()).isEqualTo("messages");
+            // each route names its own field: a raw prompt's, the Responses API's input
+            TestServer.Reply rawTooLong = server.postForReply("/v1/completions", "{\"model\":\"m\",\"prompt\":\""
+                    + "word ".repeat(600) + "\"}");
+            assertError(rawTooLong, 400, "context_length_exceeded");
+            assertThat(rawTooLong.json().at("/error/param").asText()).isEqualTo("prompt");
+            assertThat(rawTooLong.json().at("/error/message").asText()).doesNotContain("earlier turns");
+            TestServer.Reply inputTooLong = server.postForReply("/v1/responses", "{\"model\":\"m\",\"input\":\""
+                    + "word ".repeat(600) + "\"}");
+            assertError(inputTooLong, 400, "context_length_exceeded");
+            assertThat(inputTooLong.json().at("/error/param").asText()).isEqualTo("input");
+            TestServer.Reply noReranker = server.postForReply("/v1/rerank", "{\"query\":\"q\",\"documents\":[\"d\"]}");
+            assertError(noReranker, 400, "model_not_supported");
+            assertThat(noReranker.json().at("/error/message").asText()).startsWith("No reranker is installed");
             assertThat(server.runs("m")).isEmpty();
         }
     }

@@ -136,6 +136,7 @@ class LlamaRawPromptTest {
                 + "\"prompt\":\"def add(\",\"suffix\":" + TestServer.JSON.valueToTree(suffix) + "}");
         assertThat(reply.status()).as(reply.body()).isEqualTo(400);
         assertThat(reply.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
+        assertThat(reply.json().at("/error/param").asText()).isEqualTo("prompt");
     }
 
     @Test

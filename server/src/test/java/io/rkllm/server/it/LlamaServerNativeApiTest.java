@@ -70,6 +70,13 @@ class LlamaServerNativeApiTest {
                 + "\"t_max_predict_ms\":1}"));
         assertThat(prepared.get("content").asText()).isEmpty();
         assertThat(prepared.get("stop").asBoolean()).isTrue();
+        assertThat(prepared.at("/generation_settings/n_predict").asInt()).isZero();
+        // with nothing to read, answered at once, with the model's settings all the same
+        JsonNode nothing = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"coder\",\"input_prefix\":\"\","
+                + "\"input_suffix\":\"\",\"prompt\":\"\",\"n_predict\":0}"));
+        assertThat(nothing.get("tokens_evaluated").asInt()).isZero();
+        assertThat(nothing.at("/generation_settings/n_ctx").asInt()).isEqualTo(2048);
+        assertThat(nothing.at("/generation_settings/model").asText()).isEqualTo("coder");
         assertThat(prepared.get("tokens_predicted").asInt()).isZero();
         // a completion as it asks for one (its status line reads generation_settings.n_ctx)
         JsonNode answer = LlamaChatTest.ok(server.post("/infill", "{\"id_slot\":0,\"input_prefix\":"
@@ -262,7 +269,8 @@ class LlamaServerNativeApiTest {
         assertThat(reply.status()).as(reply.body()).isEqualTo(400);
         assertThat(reply.json().at("/error/code").asText()).isEqualTo("context_length_exceeded");
         assertThat(reply.json().at("/error/message").asText()).as("the engine's count, not the estimate")
-                .contains("tokens long");
+                .contains("tokens long").endsWith("shorten the prompt");
+        assertThat(reply.json().at("/error/param").asText()).isEqualTo("prompt");
     }
 
     @Test

@@ -71,6 +71,12 @@ class UnreadableBodyTest {
             assertThat(trailing.status()).isEqualTo(400);
             assertThat(trailing.json().at("/error/message").asText()).contains("not valid JSON");
             assertThat(server.postForReply("/v1/chat/completions", chat + "\n").status()).isEqualTo(200);
+            // valid JSON the server does not read is not called invalid
+            TestServer.Reply deep = server.postForReply("/v1/chat/completions", "{\"model\":\"m\",\"x\":"
+                    + "[".repeat(70) + "]".repeat(70) + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+            assertThat(deep.status()).isEqualTo(400);
+            assertThat(deep.json().at("/error/message").asText()).startsWith("the request body is beyond this"
+                    + " server's limits: Document nesting depth (65) exceeds the maximum allowed (64)");
         }
     }
 }

@@ -106,9 +106,11 @@ final class Admissions {
                 new PrefixCachePolicy.Prompt(request.text(), whole), tokenizer);
         int[] prompt = decision == null ? whole : decision.tokens();
         if (prompt.length >= sequenceContext) {
-            request.end(GenerationEvent.tooLong(prompt.length, sequenceContext,
+            boolean raw = request.prompt().setup().raw().isPresent();
+            request.end(GenerationEvent.tooLong(prompt.length, sequenceContext, raw ? "prompt" : "messages",
                     "the prompt is " + prompt.length + " tokens long; model " + id + " is served with a context of "
-                            + sequenceContext + " tokens: shorten the conversation, or leave out tools or documents"));
+                            + sequenceContext + " tokens: shorten " + (raw ? "the prompt"
+                            : "the conversation, or leave out tools or documents")));
             return true;
         }
         // the sampler first: one that cannot be made (a grammar llama.cpp refuses) fails the request before any

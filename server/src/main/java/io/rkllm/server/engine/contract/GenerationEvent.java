@@ -62,8 +62,12 @@ public sealed interface GenerationEvent {
         return new Failed(Failure.InvalidRequest.of(param, message));
     }
 
-    /** The prompt, counted by the model's own tokenizer, does not fit the context (the pipeline's count is an estimate). */
-    static Failed tooLong(int promptTokens, int contextTokens, String message) {
-        return new Failed(new Failure.ContextTooLong(promptTokens, contextTokens, message));
+    /**
+     * The prompt, counted by the model's own tokenizer, does not fit the context (the pipeline's count is an estimate).
+     *
+     * @param param the request's field that holds it ({@code messages}, {@code prompt})
+     */
+    static Failed tooLong(int promptTokens, int contextTokens, String param, String message) {
+        return new Failed(new Failure.ContextTooLong(promptTokens, contextTokens, param, message));
     }
 }

@@ -20,7 +20,7 @@ public final class LlamaCppFamily implements ApiFamily {
     public LlamaCppFamily(HttpServices s) {
         errors = new OpenAiErrorShape(s.mapper());
         var handler = new NativeCompletionHandler(s.driver(), new NativeCompletionParser(s.fields()), s.mapper(),
-                errors);
+                errors, s.models());
         var props = new PropsHandler(s.models(), s.mapper());
         var tokens = new TokenizeHandler(new ModelTokens(s.models(), s.config().queue().waitTimeout()), s.fields(),
                 s.mapper());

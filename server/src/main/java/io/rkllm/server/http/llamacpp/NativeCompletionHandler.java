@@ -3,9 +3,12 @@ package io.rkllm.server.http.llamacpp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
 import io.rkllm.server.api.ApiException;
+import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.RunDriver;
 import io.rkllm.server.http.Sse;
+import io.rkllm.server.models.ModelDescriptor;
+import io.rkllm.server.pipeline.ModelService;
 import io.rkllm.server.pipeline.Run;
 import io.rkllm.server.pipeline.RunStep;
 import io.rkllm.server.pipeline.Usage;
@@ -24,9 +27,12 @@ final class NativeCompletionHandler {
     private final NativeCompletionParser parser;
     private final ObjectMapper mapper;
     private final ErrorShape errors;
+    private final ModelService models;
 
-    NativeCompletionHandler(RunDriver driver, NativeCompletionParser parser, ObjectMapper mapper, ErrorShape errors) {
+    NativeCompletionHandler(RunDriver driver, NativeCompletionParser parser, ObjectMapper mapper, ErrorShape errors,
+                            ModelService models) {
         this.driver = driver;
+        this.models = models;
         this.parser = parser;
         this.mapper = mapper;
         this.errors = errors;
@@ -43,14 +49,14 @@ final class NativeCompletionHandler {
     private void respond(Context ctx, NativeCompletionParser.Parsed parsed) throws Exception {
         if (parsed.run().isEmpty()) {
             ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(NativeCompletionJson.last(
-                    mapper, new NativeCompletionJson.Settings(parsed.model(), 0, 0), "", "length", Optional.empty(),
-                    Usage.NONE)));
+                    mapper, nothingRead(parsed.model()), "", "length", Optional.empty(), Usage.NONE)));
             return;
         }
         ChatRequest request = parsed.run().get();
         driver.run(ctx, request, run -> {
             NativeCompletionJson.Settings settings = new NativeCompletionJson.Settings(run.modelId(),
-                    run.chat().model().contextLength(), parsed.warmUp() ? 0 : run.chat().maxTokens());
+                    run.chat().model().contextLength(), parsed.warmUp() ? 0
+                    : run.chat().maxTokens() > 0 ? run.chat().maxTokens() : -1);
             if (parsed.warmUp()) {
                 // the prompt is read into the model's cache; the one token it took to get there is not the answer
                 driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json").result(
@@ -66,6 +72,19 @@ final class NativeCompletionHandler {
                                 answer.content(), answer.finishReason(), answer.matchedStop(), answer.usage()))));
             }
         });
+    }
+
+    /**
+     * The settings of a warm-up with nothing to read: the model's, as a client's status line reads its context from
+     * them, when the request's model is known without loading one.
+     */
+    private NativeCompletionJson.Settings nothingRead(String asked) {
+        try {
+            ModelDescriptor model = models.forRequest(asked);
+            return new NativeCompletionJson.Settings(model.id(), model.contextLength(), 0);
+        } catch (FailureException e) {
+            return new NativeCompletionJson.Settings(asked, 0, 0);
+        }
     }
 
     /** The stream: a piece per text, the last object at the end. */

@@ -25,9 +25,9 @@ final class NativeCompletionJson {
      * What the answer was made with, as llama-server's {@code generation_settings} tells it (llama.vscode's status
      * line reads {@code n_ctx} from it).
      *
-     * @param maxTokens the answer's limit, 0 for none
+     * @param nPredict the answer's limit as llama-server writes it: -1 for none, 0 for a warm-up
      */
-    record Settings(String model, int contextLength, int maxTokens) {
+    record Settings(String model, int contextLength, int nPredict) {
     }
 
     /**
@@ -50,7 +50,7 @@ final class NativeCompletionJson {
         last.set("timings", TimingsJson.of(mapper, usage));
         ObjectNode generation = last.putObject("generation_settings");
         generation.put("n_ctx", settings.contextLength());
-        generation.put("n_predict", settings.maxTokens() > 0 ? settings.maxTokens() : -1);
+        generation.put("n_predict", settings.nPredict());
         generation.put("model", settings.model());
         return last;
     }

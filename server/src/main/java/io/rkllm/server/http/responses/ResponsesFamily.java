@@ -1,5 +1,6 @@
 package io.rkllm.server.http.responses;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rkllm.server.http.ApiFamily;
 import io.rkllm.server.http.ErrorShape;
 import io.rkllm.server.http.HttpServices;
@@ -14,7 +15,16 @@ public final class ResponsesFamily implements ApiFamily {
     private final ErrorShape errors;
 
     public ResponsesFamily(HttpServices s) {
-        errors = new OpenAiErrorShape(s.mapper());
+        OpenAiErrorShape openAi = new OpenAiErrorShape(s.mapper());
+        // the conversation is the request's 'input' here, where the pipeline names it 'messages'
+        errors = e -> {
+            ObjectNode body = openAi.body(e);
+            ObjectNode error = (ObjectNode) body.get("error");
+            if ("messages".equals(error.path("param").asText(null))) {
+                error.put("param", "input");
+            }
+            return body;
+        };
         var handler = new ResponsesHandler(s.driver(), new ResponsesRequestParser(s.fields(), s.limits()),
                 new ResponseStore(s.config().limits().storedResponses()), s.mapper());
         for (String prefix : new String[] {"/v1", ""}) {
