@@ -122,6 +122,7 @@ final class NativeLlama {
         required("llama_sampler_init_top_k", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         required("llama_sampler_init_top_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
         required("llama_sampler_init_min_p", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
+        required("llama_sampler_init_typical", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT, JAVA_LONG));
         required("llama_sampler_init_temp", FunctionDescriptor.of(ADDRESS, JAVA_FLOAT));
         required("llama_sampler_init_penalties", layouts.generation().penaltiesTakeVocabSize()
                 ? FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT)

@@ -106,6 +106,9 @@ public final class Sampler implements AutoCloseable {
                     if (params.topK() > 0) {
                         sampler.add((MemorySegment) api.call("llama_sampler_init_top_k", params.topK()));
                     }
+                    if (params.typicalP() < 1f) {
+                        sampler.add((MemorySegment) api.call("llama_sampler_init_typical", params.typicalP(), 1L));
+                    }
                     if (params.topP() < 1f) {
                         sampler.add((MemorySegment) api.call("llama_sampler_init_top_p", params.topP(), 1L));
                     }

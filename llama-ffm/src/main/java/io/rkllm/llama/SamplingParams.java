@@ -5,20 +5,21 @@ import java.util.Optional;
 
 /**
  * A sampler chain's settings. With {@code temperature <= 0} the chain is greedy (the most likely token, no
- * randomness); otherwise penalties, top-k, top-p, min-p, temperature, then a draw seeded by {@code seed}, in
- * llama.cpp's usual order.
+ * randomness); otherwise penalties, top-k, typical-p, top-p, min-p, temperature, then a draw seeded by {@code seed},
+ * in llama.cpp's usual order.
  *
  * @param topK           0 disables
  * @param topP           1 disables
  * @param minP           0 disables
+ * @param typicalP       locally typical sampling's mass, 1 disables
  * @param penalties      the repetition penalties
  * @param seed           the draw's seed (its low 32 bits); 0xFFFFFFFF asks llama.cpp for a random one
  * @param grammar        a GBNF grammar (root rule {@code root}) the output must follow
  * @param logitBias      numbers added to tokens' logits before anything else samples (llama.cpp's common sampler
  *                       puts them first too)
  */
-public record SamplingParams(float temperature, int topK, float topP, float minP, Penalties penalties, long seed,
-                             Optional<String> grammar, List<LogitBias> logitBias) {
+public record SamplingParams(float temperature, int topK, float topP, float minP, float typicalP, Penalties penalties,
+                             long seed, Optional<String> grammar, List<LogitBias> logitBias) {
 
     /**
      * The repetition penalties over the last {@code lastN} tokens.
@@ -33,6 +34,12 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
 
     public SamplingParams {
         logitBias = List.copyOf(logitBias);
+    }
+
+    /** Without typical-p. */
+    public SamplingParams(float temperature, int topK, float topP, float minP, Penalties penalties, long seed,
+                          Optional<String> grammar, List<LogitBias> logitBias) {
+        this(temperature, topK, topP, minP, 1f, penalties, seed, grammar, logitBias);
     }
 
     public static SamplingParams greedy() {
@@ -68,15 +75,16 @@ public record SamplingParams(float temperature, int topK, float topP, float minP
     }
 
     public SamplingParams withPenalties(float repeat, float frequency, float presence, int lastN) {
-        return new SamplingParams(temperature, topK, topP, minP, new Penalties(repeat, frequency, presence, lastN),
-                seed, grammar, logitBias);
+        return new SamplingParams(temperature, topK, topP, minP, typicalP,
+                new Penalties(repeat, frequency, presence, lastN), seed, grammar, logitBias);
     }
 
     public SamplingParams withGrammar(String value) {
-        return new SamplingParams(temperature, topK, topP, minP, penalties, seed, Optional.of(value), logitBias);
+        return new SamplingParams(temperature, topK, topP, minP, typicalP, penalties, seed, Optional.of(value),
+                logitBias);
     }
 
     public SamplingParams withLogitBias(List<LogitBias> value) {
-        return new SamplingParams(temperature, topK, topP, minP, penalties, seed, grammar, value);
+        return new SamplingParams(temperature, topK, topP, minP, typicalP, penalties, seed, grammar, value);
     }
 }

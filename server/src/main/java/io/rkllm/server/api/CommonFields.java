@@ -122,7 +122,14 @@ public final class CommonFields {
                 range(f, "presence_penalty", -2, 2),
                 range(f, "frequency_penalty", -2, 2),
                 range(f, "min_p", 0, 1),
-                f.longValue("seed").map(OptionalLong::of).orElse(OptionalLong.empty()));
+                f.longValue("seed").map(OptionalLong::of).orElse(OptionalLong.empty()))
+                .withTail(f.integer("repeat_last_n").map(n -> {
+                    if (n < -1) {
+                        throw ApiException.invalid("repeat_last_n", "'repeat_last_n' must be -1 (the whole context),"
+                                + " 0 (no penalty) or more");
+                    }
+                    return OptionalInt.of(n);
+                }).orElse(OptionalInt.empty()), range(f, "typical_p", 0, 1));
     }
 
     private static OptionalDouble range(FieldReader f, String name, double min, double max) {

@@ -132,6 +132,28 @@ public final class ModelCatalog {
         return matches;
     }
 
+    /**
+     * The model of exactly this id or alias (any case; {@code :latest} or not; a name as a folder's id spells it, as
+     * an Ollama name pulled is listed): what a delete may name, never a prefix.
+     */
+    public Optional<ModelDescriptor> exactly(String name) {
+        String key = name.strip().toLowerCase(Locale.ROOT);
+        List<String> keys = new ArrayList<>(List.of(key));
+        if (key.endsWith(LATEST_TAG) && key.length() > LATEST_TAG.length()) {
+            keys.add(key.substring(0, key.length() - LATEST_TAG.length()));
+        }
+        for (String k : List.copyOf(keys)) {
+            keys.add(ModelIds.sanitize(k));
+        }
+        for (String k : keys) {
+            ModelDescriptor found = byId.containsKey(k) ? byId.get(k) : byAlias.get(k);
+            if (found != null) {
+                return Optional.of(found);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The model of exactly this id (any case); no alias, prefix or tag. */
     public Optional<ModelDescriptor> byId(String id) {
         return Optional.ofNullable(byId.get(id.toLowerCase(Locale.ROOT)));

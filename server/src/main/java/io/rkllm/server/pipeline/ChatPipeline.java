@@ -18,6 +18,7 @@ import io.rkllm.server.pipeline.output.dialect.Dialect;
 import io.rkllm.server.pipeline.request.ChatMessage;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import io.rkllm.server.pipeline.request.RawPrompt;
+import io.rkllm.server.pipeline.request.SamplingOverrides;
 import io.rkllm.server.pipeline.request.Role;
 import io.rkllm.server.pipeline.request.ToolCallRecord;
 import io.rkllm.server.pipeline.tasks.TaskAnswers;
@@ -182,10 +183,11 @@ public final class ChatPipeline {
         if (perRun) {
             sampling = Optional.of(SamplingChoice.of(models.loadOf(model).sampling(),
                     model.samplingFor(thinking.enabled()), request.sampling()));
-            if (!runtime.takesMinPAndSeed()
-                    && (request.sampling().seed().isPresent() || request.sampling().minP().isPresent())) {
-                notes.add(new PreparedChat.Header("X-RKLLM-Sampling",
-                        "seed and min_p ignored: the " + runtime.name() + " has no such settings"));
+            SamplingOverrides wanted = request.sampling();
+            if (!runtime.takesMinPAndSeed() && (wanted.seed().isPresent() || wanted.minP().isPresent()
+                    || wanted.typicalP().isPresent() || wanted.repeatLastN().isPresent())) {
+                notes.add(new PreparedChat.Header("X-RKLLM-Sampling", "seed, min_p, typical_p and repeat_last_n"
+                        + " ignored: the " + runtime.name() + " has no such settings"));
             }
         } else if (!request.sampling().isEmpty()) {
             notes.add(new PreparedChat.Header("X-RKLLM-Sampling",

@@ -126,13 +126,12 @@ public final class ModelService {
         adopt(source.rescan());
     }
 
-    /** The model of exactly this id (or {@code id:latest}), any case: what a delete may name, never a prefix. */
+    /**
+     * The model of exactly this id or alias (or either with {@code :latest}), any case: what a delete may name, the
+     * name it was pulled by included, never a prefix.
+     */
     public Optional<ModelDescriptor> exactly(String name) {
-        String id = name.strip();
-        if (id.toLowerCase(java.util.Locale.ROOT).endsWith(":latest")) {
-            id = id.substring(0, id.length() - ":latest".length());
-        }
-        return catalog().byId(id);
+        return catalog().exactly(name);
     }
 
     /**

@@ -16,10 +16,13 @@ final class SamplingChoice {
                 request.topK().orElse(model.topK().orElse(runtime.topK())),
                 request.topP().orElse(model.topP().orElse(runtime.topP())),
                 request.temperature().orElse(model.temperature().orElse(runtime.temperature())),
-                request.repeatPenalty().orElse(model.repeatPenalty().orElse(runtime.repeatPenalty())),
-                request.frequencyPenalty().orElse(model.frequencyPenalty().orElse(runtime.frequencyPenalty())),
-                request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())),
+                new Sampling.Penalties(
+                        request.repeatPenalty().orElse(model.repeatPenalty().orElse(runtime.repeatPenalty())),
+                        request.frequencyPenalty().orElse(model.frequencyPenalty().orElse(runtime.frequencyPenalty())),
+                        request.presencePenalty().orElse(model.presencePenalty().orElse(runtime.presencePenalty())),
+                        request.repeatLastN().orElse(runtime.penalties().lastN())),
                 request.minP().orElse(runtime.minP()),
+                request.typicalP().orElse(runtime.typicalP()),
                 request.seed().isPresent() ? request.seed() : runtime.seed(),
                 request.logitBias().stream().map(SamplingChoice::bias).toList());
     }

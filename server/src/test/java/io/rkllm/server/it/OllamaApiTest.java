@@ -141,7 +141,8 @@ class OllamaApiTest {
             assertThat(done.get("response").asText()).isEmpty();
             JsonNode run = server.runs("m").getLast();
             assertFinalStatistics(done, run);
-            assertThat(lines.text("/response")).isEqualTo(run.get("output").asText());
+            // the limit may fall inside a character: the runtime's text ends in its first bytes, the answer before it
+            assertThat(lines.text("/response")).isEqualTo(run.get("output").asText().replaceFirst("\uFFFD$", ""));
             assertThat(run.get("prefilled_text").asText()).contains("Be brief.");
             assertThat(run.at("/sampling/temperature").asDouble()).isEqualTo(0.3);
             assertThat(run.at("/sampling/top_k").asInt()).isEqualTo(5);

@@ -119,6 +119,24 @@ class OllamaModelPageTest {
     }
 
     @Test
+    void aModelPulledByItsOllamaNameIsDeletedByIt() throws Exception {
+        pull("qwen3:4b");
+        registry.model("someone/tiny:q4").layer("model", gguf).publish();
+        pull("someone/tiny:q4");
+        assertThat(tags()).hasSize(2);
+        // Open WebUI's delete button (and ollama rm) sends the name it lists, right after the pull
+        for (String name : List.of("qwen3:4b", "someone/tiny:q4")) {
+            TestServer.Reply deleted = server.delete("/api/delete", "{\"name\":\"" + name + "\"}");
+            assertThat(deleted.status()).as(deleted.body()).isEqualTo(200);
+        }
+        assertThat(tags()).isEmpty();
+        try (Stream<Path> left = Files.walk(dir.resolve("models"))) {
+            assertThat(left.filter(p -> p.toString().endsWith(".gguf"))).isEmpty();
+        }
+        assertThat(server.delete("/api/delete", "{\"name\":\"qwen3:4b\"}").status()).isEqualTo(404);
+    }
+
+    @Test
     void updateAllPullsEachListedNameAndDownloadsOnlyWhatChanged() throws Exception {
         pull("qwen3:4b");
         String weights = "/blobs/sha256:" + hex;

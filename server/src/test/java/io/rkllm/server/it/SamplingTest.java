@@ -65,6 +65,11 @@ class SamplingTest {
                 assertThat(sampling.get("presence_penalty").asDouble()).isCloseTo(0.25, within(1e-6));
                 assertThat(sampling.get("frequency_penalty").asDouble()).isCloseTo(-0.5, within(1e-6));
             }
+            // what the RKLLM runtime cannot take is said, not pretended
+            TestServer.Reply typical = server.postForReply("/v1/chat/completions", chat("\"typical_p\":0.5,"
+                    + "\"repeat_last_n\":32", false));
+            assertThat(typical.header("X-RKLLM-Sampling")).isEqualTo("seed, min_p, typical_p and repeat_last_n"
+                    + " ignored: the RKLLM runtime has no such settings");
             // a request without sampling runs with the model's defaults, which differ from the values above
             server.postForReply("/v1/chat/completions", chat("", false));
             JsonNode defaults = server.runs("m").getLast().get("sampling");

@@ -268,6 +268,9 @@ class WebUiBrowserTest {
         send("A long one [[tokens:100000]]");
         tab.waitFor("the first tokens", ANSWER, "(() => { const a = document.querySelector("
                 + "'.message.assistant.streaming .content'); return a && a.textContent.length > 20; })()");
+        // under an answer still streaming: no stats yet, no buttons, and no "null" where they will be
+        assertThat(tab.eval("document.querySelector('.message.assistant.streaming .actions').textContent").asText())
+                .doesNotContain("null");
         tab.eval("document.getElementById('stop').click()");
         // the server saw the client go and aborted the run
         pollMetric("the server to abort the generation", aborts, v -> v >= before + 1);
@@ -675,6 +678,8 @@ class WebUiBrowserTest {
         awaitAnswer();
         assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .error-box').textContent")
                 .asText()).startsWith("Error").contains("runtime_error");
+        assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .actions').textContent")
+                .asText()).as("an error has no stats").doesNotContain("null");
         // a refused request (400) too: a message too long for the context (in a new chat: the simulated model
         // would fail on the first message's directive again)
         tab.eval("document.getElementById('new-chat').click()");
@@ -890,6 +895,27 @@ class WebUiBrowserTest {
             assertThat(tab.eval("localStorage.getItem('rkllm.webui.settings')").asText()).contains("sesame");
             // the key went in the requests that needed it: a 401 was the only failed load
             assertThat(tab.problems()).allSatisfy(p -> assertThat(p).contains("401"));
+        }
+    }
+
+    @Test
+    void aChatRefusedForItsKeyLeadsToTheSettings() throws Exception {
+        // the model list is public by default; the chat is not
+        try (SimulatedServer locked = SimulatedServer.start(dir.resolve("public-list"),
+                Map.of("security.api_keys", "sesame"))) {
+            tab = browser.newTab();
+            tab.viewport(1280, 800, false);
+            tab.navigate(locked.url("/"));
+            awaitBooted(tab);
+            selectModel(TEXT_MODEL);
+            send("Hello");
+            awaitAnswer();
+            assertThat(tab.eval("document.querySelector('.message.assistant:last-of-type .error-box').textContent")
+                    .asText()).contains("401");
+            tab.waitFor("the page to ask for the key", Duration.ofSeconds(10),
+                    "document.getElementById('banner').textContent.includes('needs an API key')");
+            tab.eval("document.querySelector('#banner button').click()");
+            tab.waitFor("the settings", Duration.ofSeconds(5), "document.getElementById('settings').open");
         }
     }
 

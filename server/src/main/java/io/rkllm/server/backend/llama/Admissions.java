@@ -187,7 +187,7 @@ final class Admissions {
         }
         try {
             if (request.sampling().penalises() && !grammarNow) { // a grammar's chain takes only what it sampled
-                for (int i = Math.max(0, prompt.length - LlamaSampling.PENALTY_LAST_N); i < prompt.length; i++) {
+                for (int i = Math.max(0, prompt.length - request.sampling().penaltyLastN()); i < prompt.length; i++) {
                     sampler.accept(prompt[i]);
                 }
             }

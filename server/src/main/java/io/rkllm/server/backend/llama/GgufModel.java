@@ -224,7 +224,8 @@ final class GgufModel implements BackendModel {
         }
         SamplingParams sampling;
         try {
-            sampling = LlamaSampling.of(prompt.settings().sampling().orElse(defaults), loop.model());
+            sampling = LlamaSampling.of(prompt.settings().sampling().orElse(defaults), loop.model(),
+                    prompt.settings().contextLength());
         } catch (TokenBiases.Refused e) {
             return GenerationEvent.invalid("logit_bias", e.getMessage());
         }

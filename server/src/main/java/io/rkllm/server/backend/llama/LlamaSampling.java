@@ -7,8 +7,6 @@ import java.util.Optional;
 
 /** The engine's sampling settings as llama.cpp's sampler chain takes them. */
 final class LlamaSampling {
-    /** The repetition penalties look back this many tokens (llama-server's default). */
-    static final int PENALTY_LAST_N = 64;
     /** llama.cpp draws a seed of its own for this one. */
     private static final long RANDOM_SEED = 0xFFFFFFFFL;
 
@@ -20,11 +18,13 @@ final class LlamaSampling {
      *
      * @throws TokenBiases.Refused for a logit bias of a token the model does not have
      */
-    static SamplingParams of(Sampling s, LlamaModel model) {
+    static SamplingParams of(Sampling s, LlamaModel model, int contextLength) {
+        // -1 is the whole context (Ollama's and llama-server's), which llama.cpp's sampler takes as a count
+        int lastN = s.penalties().lastN() < 0 ? contextLength : s.penalties().lastN();
         return new SamplingParams((float) s.temperature(), Math.max(0, s.topK()), (float) clamp(s.topP(), 0, 1),
-                (float) clamp(s.minP(), 0, 1), new SamplingParams.Penalties(
+                (float) clamp(s.minP(), 0, 1), (float) clamp(s.typicalP(), 0, 1), new SamplingParams.Penalties(
                         (float) (s.repeatPenalty() <= 0 ? 1 : s.repeatPenalty()), (float) s.frequencyPenalty(),
-                        (float) s.presencePenalty(), PENALTY_LAST_N),
+                        (float) s.presencePenalty(), lastN),
                 s.seed().orElse(RANDOM_SEED) & 0xFFFFFFFFL, Optional.empty(), TokenBiases.of(s.logitBias(), model));
     }
 

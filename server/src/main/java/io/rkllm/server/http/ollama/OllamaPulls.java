@@ -91,6 +91,7 @@ final class OllamaPulls {
             throw refusal(new PullException(PullException.Kind.CONFLICT, asked + " is being pulled right now; wait"
                     + " for that pull to finish"));
         }
+        boolean left = false;
         try {
             if (blocking) {
                 try {
@@ -118,6 +119,7 @@ final class OllamaPulls {
             } catch (PullException e) {
                 if (e.kind() == PullException.Kind.CANCELLED) {
                     LOG.info("pull of {} stopped: {}", name, e.getMessage());
+                    left = true;
                     return;
                 }
                 try {
@@ -129,9 +131,14 @@ final class OllamaPulls {
         } finally {
             pulling.remove(key, cancel);
             // a pull stopped by its client going away keeps its partial download for a resume, unless its name is
-            // deleted soon after (Open WebUI's cancel drops the stream, then deletes the name)
-            stopped.put(key, new Stopped(cancel.files(), System.nanoTime()));
+            // deleted soon after (Open WebUI's cancel drops the stream, then deletes the name); one that ended
+            // otherwise is no pull to cancel: a delete of its name deletes the model
             stopped.values().removeIf(s -> System.nanoTime() - s.at() > STOPPED_FOR.toNanos());
+            if (left) {
+                stopped.put(key, new Stopped(cancel.files(), System.nanoTime()));
+            } else {
+                stopped.remove(key);
+            }
             cancel.ended();
         }
     }

@@ -34,7 +34,8 @@ import java.util.Optional;
  *       turns true (the caller then aborts generation). The earliest match wins; at the same position, the
  *       shortest stop string; a stop string beats a marker starting at the same position.</li>
  *   <li>At {@link #finish()} nothing is lost: held-back text is content, an unclosed reasoning block's text is
- *       reasoning, an unclosed call block is calls when it reads as such, else content.</li>
+ *       reasoning (but the start of its closing marker the output was cut in), an unclosed call block is calls when
+ *       it reads as such, else content.</li>
  * </ul>
  *
  * <p>Consecutive content (or reasoning) from one call is merged into one event. Work per piece is linear in
@@ -132,6 +133,15 @@ public final class OutputScanner {
         finished = true;
         if (matchedStop != null) {
             return List.of();
+        }
+        if (mode == Mode.REASONING) {
+            // the output cut inside the marker that would have closed the reasoning ("</think" at the token
+            // limit): markup, not reasoning; a lone "<" may be text and stays
+            String rest = buffer.substring(pos);
+            String body = closeMatcher.withoutPartialMatch(rest);
+            if (rest.length() - body.length() >= 2) {
+                buffer.setLength(pos + body.length());
+            }
         }
         scan(true);
         if (matchedStop == null) {

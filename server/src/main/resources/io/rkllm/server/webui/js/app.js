@@ -161,14 +161,19 @@ export class ChatApp {
       }
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
-        this.banner(this.settings.apiKey ? 'The server did not accept the API key.' : 'This server needs an API key.',
-          h('button', {type: 'button', class: 'button', text: 'Settings', onclick: () => this.hooks.openSettings()}));
+        this.keyBanner();
       } else {
         this.banner(`The model list could not be loaded: ${e.message || e}`);
       }
     }
     this.drawModels();
     if (this.current.messages.length === 0 && !this.busy) this.drawConversation();
+  }
+
+  /** The server refused the page's API key, or needs one: the banner with the way to the settings. */
+  keyBanner() {
+    this.banner(this.settings.apiKey ? 'The server did not accept the API key.' : 'This server needs an API key.',
+      h('button', {type: 'button', class: 'button', text: 'Settings', onclick: () => this.hooks.openSettings()}));
   }
 
   /** A model was downloaded (its id, when it is new): the list again, and the new model for an empty chat. */
@@ -268,11 +273,15 @@ export class ChatApp {
       },
     });
     if (frame) cancelAnimationFrame(frame);
+    const error = conversation.messages[index].error;
     this.busy = null;
     await this.save(conversation);
     this.composer.setBusy(false);
     if (this.current === conversation) this.drawConversation();
     this.drawList();
-    this.refreshModels();
+    const refreshed = this.refreshModels();
+    // the model list may be public while chats need a key: the way to give one, as for the list (after the list's
+    // own answer, which clears the banner)
+    if (error && error.status === 401) refreshed.then(() => this.keyBanner());
   }
 }

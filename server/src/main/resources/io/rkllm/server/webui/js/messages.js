@@ -136,11 +136,13 @@ export class MessagesView {
     if (message.finish === 'length') status.push(h('p', {class: 'note', text: 'The answer reached its token limit.'}));
     for (const note of message.notes || []) status.push(h('p', {class: 'note', text: note}));
     node.status.replaceChildren(...status);
-    node.actions.replaceChildren(
+    // replaceChildren writes a null as the text "null": the parts not shown are left out
+    node.actions.replaceChildren(...[
       statsLine(message.stats),
       streaming ? null : iconButton('copy', 'Copy the answer', () => copyText(message.content || '')),
       streaming || this.busy() ? null : iconButton('regenerate', 'Regenerate', () => this.actions.regenerate(index)),
-      streaming || this.busy() ? null : iconButton('trash', 'Delete this answer', () => this.actions.remove(index)));
+      streaming || this.busy() ? null : iconButton('trash', 'Delete this answer', () => this.actions.remove(index)),
+    ].filter(Boolean));
   }
 }
 

@@ -31,12 +31,13 @@ export function renderModelPicker(select, facts, models, selectedId) {
     facts.replaceChildren();
     return;
   }
-  facts.replaceChildren(
+  facts.replaceChildren(...[
     ...abilities(model).map(a => h('span', {class: 'chip', text: a})),
     h('span', {class: model.loaded ? 'chip loaded' : 'chip',
       title: model.loaded ? 'in memory: answers start at once' : 'loads on its first message',
       text: model.loaded ? 'loaded' : 'not loaded'}),
-    model.context_length ? h('span', {class: 'chip', text: `${model.context_length} tokens context`}) : null);
+    model.context_length ? h('span', {class: 'chip', text: `${model.context_length} tokens context`}) : null,
+  ].filter(Boolean));
 }
 
 /** The model a new conversation starts with: a loaded chat model, else the first. */

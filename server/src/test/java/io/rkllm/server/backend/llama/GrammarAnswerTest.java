@@ -146,7 +146,7 @@ class GrammarAnswerTest {
     /** The text of a generation handed straight to the loop, which must end as done. */
     private static String submitted(ChatPrompt chat, Optional<AnswerGrammar> grammar) throws InterruptedException {
         SubmittedGeneration run = new SubmittedGeneration(chat, "Anything?", false,
-                LlamaSampling.of(GREEDY, model.loop().model()), grammar, 8);
+                LlamaSampling.of(GREEDY, model.loop().model(), 512), grammar, 8);
         model.loop().submit(run);
         StringBuilder text = new StringBuilder();
         SubmittedGeneration.Event event;

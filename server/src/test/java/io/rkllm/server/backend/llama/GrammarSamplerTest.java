@@ -36,7 +36,7 @@ class GrammarSamplerTest {
 
     @Test
     void aGrammarLlamaCppTakesConstrainsTheSampler() {
-        Optional<Sampler> sampler = GrammarSampler.of(model, LlamaSampling.of(TinyGgufModel.GREEDY, model),
+        Optional<Sampler> sampler = GrammarSampler.of(model, LlamaSampling.of(TinyGgufModel.GREEDY, model, 512),
                 new AnswerGrammar("root ::= \"a\"{2000}", Optional.empty()), "tiny");
         assertThat(sampler).isPresent();
         sampler.get().close();
@@ -45,7 +45,7 @@ class GrammarSamplerTest {
     @Test
     void oneItRefusesGivesNone() {
         // more than 2,000 repetitions of one item: llama.cpp's MAX_REPETITION_THRESHOLD
-        assertThat(GrammarSampler.of(model, LlamaSampling.of(TinyGgufModel.GREEDY, model),
+        assertThat(GrammarSampler.of(model, LlamaSampling.of(TinyGgufModel.GREEDY, model, 512),
                 new AnswerGrammar("root ::= \"a\"{2001}", Optional.empty()), "tiny")).isEmpty();
     }
 }

@@ -218,10 +218,15 @@ class OutputScannerTest {
     }
 
     @Test
-    void unclosedThinkIsReasoningAtTheEnd() {
+    void unclosedThinkIsReasoningAtTheEndWithoutTheMarkerItWasCutIn() {
         OutputScanner scanner = scanner(PARSE_ALL);
         assertThat(scanner.feed("<think>still thinking </thi")).containsExactly(new Reasoning("still thinking "));
-        assertThat(scanner.finish()).containsExactly(new Reasoning("</thi"));
+        // the token limit fell inside the closing marker: markup, not reasoning
+        assertThat(scanner.finish()).isEmpty();
+        // a lone "<" may be text ("x <"): it stays
+        OutputScanner lone = scanner(PARSE_ALL);
+        assertThat(lone.feed("<think>is x <")).containsExactly(new Reasoning("is x "));
+        assertThat(lone.finish()).containsExactly(new Reasoning("<"));
     }
 
     @Test
