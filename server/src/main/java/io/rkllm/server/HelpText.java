@@ -21,11 +21,13 @@ final class HelpText {
                 Usage (rkllm-server: the installed launcher; ./rkllm-server in a checkout; or java -jar rkllm-server.jar):
                   rkllm-server [serve] [options]      run the server (the default command)
                   rkllm-server models [options]       list the models found and how they will be served
-                  rkllm-server pull MODEL [--models DIR]
-                                                      download a model from the Hugging Face Hub into the models
-                                                      directory: OWNER/REPO[:QUANT] (Q4_K_M when none is named),
-                                                      OWNER/REPO/FILE or hf.co/OWNER/REPO[:QUANT]; .gguf, or the
-                                                      .rkllm file for this board; resumes, checks the Hub's sha256;
+                  rkllm-server pull MODEL [--models DIR] [--insecure]
+                                                      download a model into the models directory: a name of
+                                                      Ollama's library, MODEL[:TAG] (qwen3:4b), from its registry
+                                                      (RKLLM_REGISTRY: another; --insecure: plain http); or from
+                                                      the Hugging Face Hub, OWNER/REPO[:QUANT] (Q4_K_M when none is
+                                                      named), OWNER/REPO/FILE or hf.co/OWNER/REPO[:QUANT]: .gguf,
+                                                      or the .rkllm file for this board; resumes, checks sha256;
                                                       HF_ENDPOINT (a mirror), HF_TOKEN (gated repositories)
                   rkllm-server doctor [options]       check what serving needs (Java, runtime library and ABI, NPU
                                                       driver and device, models, config, port), with fixes;
@@ -73,7 +75,9 @@ final class HelpText {
                     ConfigLoader.envName(key.getKey())));
         }
         s.append("\nShort flags: ");
-        CommandLine.SHORTCUTS.forEach((flag, key) -> s.append("--").append(flag).append("=").append(key).append("  "));
+        // sorted: Map.of's order changes from run to run
+        new java.util.TreeMap<>(CommandLine.SHORTCUTS).forEach((flag, key) -> s.append("--").append(flag).append("=")
+                .append(key).append("  "));
         s.append("\n\nDocumentation: README.md and docs/ in the source repository.\n");
         return s.toString();
     }

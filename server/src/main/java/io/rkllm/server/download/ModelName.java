@@ -24,7 +24,8 @@ public record ModelName(String repo, Optional<String> tag, Optional<String> file
     private static final List<String> PREFIXES = List.of("https://huggingface.co/", "http://huggingface.co/",
             "https://hf.co/", "http://hf.co/", "huggingface.co/", "hf.co/");
     private static final String USAGE = "name a model as OWNER/REPO, OWNER/REPO:QUANT or OWNER/REPO/FILE (also"
-            + " hf.co/OWNER/REPO:QUANT, as Ollama writes it)";
+            + " hf.co/OWNER/REPO:QUANT, as Ollama writes it), or by its name in Ollama's library, MODEL[:TAG]"
+            + " (qwen3:4b)";
 
     /**
      * Parses a model name.

@@ -91,10 +91,9 @@ public final class ChatPipeline {
         int reserved = config.generation().reservedOutputTokens();
         int reserve = Math.min(requested > 0 ? Math.min(requested, reserved) : reserved, context / 2);
         if (raw) {
-            // an editor's prefix and suffix cut to the room they have (what the answer needs and a margin kept, and
-            // the estimate's own margin, which the fit below applies)
-            int room = (int) ((context - Math.max(reserve, ContextFit.MIN_OUTPUT_TOKENS) - RAW_MARGIN)
-                    / ContextFit.ESTIMATE_MARGIN);
+            // an editor's prefix and suffix cut to the room they have (a fixed room for the answer, whatever this
+            // request asks, and a margin kept, and the estimate's own margin, which the fit below applies)
+            int room = (int) ((context - ChatPrompt.Raw.CUT_RESERVE - RAW_MARGIN) / ContextFit.ESTIMATE_MARGIN);
             Optional<RawPrompt> cut = InfillFit.cut(asked.get(), room, text -> estimator.estimate(model.id(), text));
             if (cut.isPresent()) {
                 int files = asked.get().extra().size() - cut.get().extra().size();

@@ -8,11 +8,12 @@ import java.util.Optional;
 import java.util.function.ToIntFunction;
 
 /**
- * A fill-in-the-middle prompt cut to the room it has, as llama-server's {@code /infill} cuts it: the text nearest
- * the gap is kept (the prefix's end, the suffix's start), the suffix taking at most a quarter of the room. An editor
- * sends the file around the cursor, which a board's context seldom holds whole. Other files' chunks take what the
- * file leaves (the file at most {@link ChatPrompt.Raw#FILE_ROOM} tokens then, as llama-server bounds it by its
- * batch), the first chunks left out first.
+ * A fill-in-the-middle prompt cut to the room it has, as llama-server's {@code /infill} cuts it: the file keeps at
+ * most half the room, {@link ChatPrompt.Raw#FILE_ROOM} tokens at most (llama-server bounds it by its batch), the
+ * text nearest the gap (the prefix's end, the suffix's start, the suffix a quarter of it at most); other files'
+ * chunks the rest of the room, whole, the first ones left out first. The cut depends on nothing but the context
+ * (not on the request's token limit, nor on the file's length), so that an editor's warm-up and the completions
+ * after it keep the same chunks: the completion finds them in the cache.
  */
 final class InfillFit {
     private InfillFit() {
@@ -29,14 +30,13 @@ final class InfillFit {
         }
         String prefix = raw.prefix();
         String suffix = raw.suffix().orElse("");
-        int fileRoom = raw.extra().isEmpty() ? room : Math.min(room, ChatPrompt.Raw.FILE_ROOM);
+        int fileRoom = fileRoom(room);
         if (estimate.applyAsInt(prefix + suffix) > fileRoom) {
             suffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, fileRoom / 4)), estimate);
             prefix = tail(prefix, Math.max(0, fileRoom - estimate.applyAsInt(suffix)), estimate);
         }
-        int left = room - estimate.applyAsInt(prefix + suffix);
         List<FileChunk> extra = raw.extra();
-        while (!extra.isEmpty() && estimate.applyAsInt(RawPrompt.textOf(extra)) > left) {
+        while (!extra.isEmpty() && estimate.applyAsInt(RawPrompt.textOf(extra)) > room - fileRoom) {
             extra = extra.subList(1, extra.size());
         }
         if (prefix.equals(raw.prefix()) && suffix.equals(raw.suffix().orElse(""))
@@ -45,6 +45,11 @@ final class InfillFit {
         }
         String keptSuffix = suffix;
         return Optional.of(new RawPrompt(prefix, raw.suffix().map(s -> keptSuffix), true, extra));
+    }
+
+    /** What the file keeps of {@code room}: half, {@link ChatPrompt.Raw#FILE_ROOM} at most. */
+    static int fileRoom(int room) {
+        return Math.min(ChatPrompt.Raw.FILE_ROOM, room / 2);
     }
 
     /** The longest start of {@code text} estimated at no more than {@code tokens}. */

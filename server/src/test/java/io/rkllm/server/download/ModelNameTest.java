@@ -31,7 +31,8 @@ class ModelNameTest {
     @Test
     void namesThatAreNotModelsSayWhy() {
         assertThat(message("")).isEqualTo("no model named: name a model as OWNER/REPO, OWNER/REPO:QUANT or"
-                + " OWNER/REPO/FILE (also hf.co/OWNER/REPO:QUANT, as Ollama writes it)");
+                + " OWNER/REPO/FILE (also hf.co/OWNER/REPO:QUANT, as Ollama writes it), or by its name in Ollama's"
+                + " library, MODEL[:TAG] (qwen3:4b)");
         assertThat(message("qwen3")).startsWith("'qwen3' names no repository: ");
         assertThat(message("a/b:Q4/x.gguf")).isEqualTo("'a/b:Q4/x.gguf' has both a :tag and a file: name one of them");
         assertThat(message("a/b:Q4 K")).startsWith("':Q4 K' is not a quantisation tag");

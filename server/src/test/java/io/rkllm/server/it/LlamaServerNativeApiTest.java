@@ -168,23 +168,36 @@ class LlamaServerNativeApiTest {
 
     @Test
     void aWarmUpReadsTheFilesForTheCompletionsAfterIt() throws Exception {
-        StringBuilder chunk = new StringBuilder();
-        for (int i = 0; i < 40; i++) {
-            chunk.append("helper_").append(i).append(" = ").append(i).append("\n");
+        // more chunks than the context holds, as an editor's list of recent files soon is
+        StringBuilder extra = new StringBuilder(",\"input_extra\":[");
+        for (int f = 0; f < 30; f++) {
+            StringBuilder chunk = new StringBuilder();
+            for (int i = 0; i < 12; i++) {
+                chunk.append("helper_").append(f).append('_').append(i).append(" = ").append(i).append("\n");
+            }
+            extra.append(f == 0 ? "" : ",").append("{\"filename\":\"h").append(f).append(".py\",\"text\":")
+                    .append(TestServer.JSON.valueToTree(chunk.toString()).toString()).append('}');
         }
-        String extra = ",\"input_extra\":[{\"filename\":\"helpers.py\",\"text\":"
-                + TestServer.JSON.valueToTree(chunk.toString()) + "}]";
-        // llama.vscode's: nothing to write, the files to read (no prefix or suffix)
-        JsonNode warm = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"n_predict\":0,"
-                + "\"input_prefix\":\"\",\"input_suffix\":\"\",\"prompt\":\"\"" + extra + "}"));
+        extra.append(']');
+        // the editor's model is the one that served /infill last: its warm-ups name none
+        LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"n_predict\":2,\"input_prefix\":\"x\","
+                + "\"input_suffix\":\"\"}"));
+        JsonNode warm = LlamaChatTest.ok(server.post("/infill", "{\"n_predict\":0,\"input_prefix\":\"\","
+                + "\"input_suffix\":\"\",\"prompt\":\"\"" + extra + "}"));
+        assertThat(warm.at("/generation_settings/model").asText()).isEqualTo("repo");
         assertThat(warm.get("content").asText()).isEmpty();
         assertThat(warm.get("tokens_predicted").asInt()).isZero();
         int read = warm.get("tokens_evaluated").asInt();
-        assertThat(read).isGreaterThan(chunk.length() / 4);
-        // the completion after it finds the files read: all but the markers after them
+        assertThat(read).as("the chunks that fit were read").isGreaterThan(400).isLessThan(2048);
+        // the completion after it keeps the same chunks, whatever its file: all but the markers after them cached
+        StringBuilder file = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            file.append("value_").append(i).append(" = compute(").append(i).append(")\n");
+        }
         JsonNode completion = LlamaChatTest.ok(server.post("/infill", "{\"model\":\"repo\",\"temperature\":0,"
-                + "\"n_predict\":4,\"input_prefix\":\"def f(\",\"input_suffix\":\")\\n\"" + extra + "}"));
-        assertThat(completion.get("tokens_cached").asInt()).isGreaterThan(read - 8);
+                + "\"n_predict\":4,\"input_prefix\":" + TestServer.JSON.valueToTree(file.toString())
+                + ",\"input_suffix\":\")\\n\"" + extra + "}"));
+        assertThat(completion.get("tokens_cached").asInt()).isGreaterThan(read - 16);
     }
 
     @Test

@@ -18,9 +18,9 @@ class InfillFitTest {
     @Test
     void whatFitsIsLeftAsItIsAndWhatDoesNotKeepsTheTextNearestTheGap() {
         RawPrompt small = new RawPrompt("abc", Optional.of("xyz"), true);
-        assertThat(InfillFit.cut(small, 6, CHARS)).isEmpty();
+        assertThat(InfillFit.cut(small, 12, CHARS)).isEmpty();
         RawPrompt big = new RawPrompt("0123456789", Optional.of("abcdefghij"), true);
-        RawPrompt cut = InfillFit.cut(big, 8, CHARS).orElseThrow();
+        RawPrompt cut = InfillFit.cut(big, 16, CHARS).orElseThrow(); // the file keeps half: 8
         assertThat(cut.suffix()).contains("ab");
         assertThat(cut.prefix()).isEqualTo("456789");
         // a prompt that is not to be cut is left to the context's check
@@ -28,25 +28,31 @@ class InfillFitTest {
     }
 
     @Test
-    void otherFilesTakeWhatTheFileLeavesTheFirstLeftOutFirst() {
+    void theFileKeepsHalfTheRoomAndOtherFilesTheRestTheFirstLeftOutFirst() {
         List<FileChunk> files = List.of(new FileChunk("a", "1111"), new FileChunk("b", "2222"),
                 new FileChunk("c", "3333"));
-        // each chunk is 6 "tokens" (name, new line, text): 8 of the file and two chunks fit 20
+        // each chunk is 6 "tokens" (name, new line, text); the file 8
         RawPrompt prompt = new RawPrompt("0123", Optional.of("abcd"), true, files);
-        assertThat(InfillFit.cut(prompt, 26, CHARS)).isEmpty();
-        RawPrompt cut = InfillFit.cut(prompt, 20, CHARS).orElseThrow();
+        assertThat(InfillFit.cut(prompt, 40, CHARS)).isEmpty();
+        RawPrompt cut = InfillFit.cut(prompt, 30, CHARS).orElseThrow(); // 15 each: two chunks
         assertThat(cut.extra()).extracting(FileChunk::filename).containsExactly("b", "c");
         assertThat(cut.prefix()).isEqualTo("0123");
         assertThat(cut.suffix()).contains("abcd");
-        assertThat(InfillFit.cut(prompt, 8, CHARS).orElseThrow().extra()).isEmpty();
-        // with other files, the file keeps at most FILE_ROOM, the rest going to them
+        RawPrompt tight = InfillFit.cut(prompt, 10, CHARS).orElseThrow(); // 5 each: the file cut, no chunk
+        assertThat(tight.extra()).isEmpty();
+        assertThat(tight.prefix().length() + tight.suffix().orElseThrow().length()).isLessThanOrEqualTo(5);
+        // the chunks kept depend on the room alone, not on the file: an editor's warm-up (no file) and its
+        // completions keep the same ones
+        RawPrompt warmUp = InfillFit.cut(new RawPrompt("", Optional.of(""), true, files), 30, CHARS).orElseThrow();
+        assertThat(warmUp.extra()).isEqualTo(cut.extra());
+        // a large room: the file at most FILE_ROOM, with chunks or without
         String file = "x".repeat(3000);
-        RawPrompt big = InfillFit.cut(new RawPrompt(file, Optional.of(file), true, files), 4000, CHARS).orElseThrow();
-        assertThat(big.prefix().length() + big.suffix().orElseThrow().length()).isEqualTo(ChatPrompt.Raw.FILE_ROOM);
-        assertThat(big.extra()).hasSize(3);
-        // without them, the whole room
-        RawPrompt alone = InfillFit.cut(new RawPrompt(file, Optional.of(file), true), 4000, CHARS).orElseThrow();
-        assertThat(alone.prefix().length() + alone.suffix().orElseThrow().length()).isEqualTo(4000);
+        for (List<FileChunk> with : List.of(files, List.<FileChunk>of())) {
+            RawPrompt big = InfillFit.cut(new RawPrompt(file, Optional.of(file), true, with), 5000, CHARS).orElseThrow();
+            assertThat(big.prefix().length() + big.suffix().orElseThrow().length())
+                    .isEqualTo(ChatPrompt.Raw.FILE_ROOM);
+            assertThat(big.extra()).hasSize(with.size());
+        }
     }
 
     @Test

@@ -70,10 +70,12 @@ class GgufConversationBenchTest {
             // two chats, each follow-up after an answer of up to 16 tokens, with Open WebUI's tasks between them
             assertThat(r.answerReuse()).hasSize(r.turns().size() - 2);
             // every follow-up reuses all of the previous answer but its last token (the tiny model answers greedily:
-            // sampled, an answer could hold a control token the client never sees, and the cache is cut before it)
+            // sampled, an answer could hold a control token the client never sees, and the cache is cut before it),
+            // and but the tokens of a character its limit cut (at most three bytes of four, each a token of the tiny
+            // model's byte-level vocabulary), which the client never gets
             for (ConversationBench.Turn t : r.turns()) {
                 t.answerReused().ifPresent(share -> assertThat(share).as(t.chat() + " turn " + t.turn())
-                        .isGreaterThanOrEqualTo(15 / 16.0));
+                        .isGreaterThanOrEqualTo(12 / 16.0));
             }
             assertThat(ConversationBench.markdown("t", r)).contains("previous answer reused");
         }

@@ -8,16 +8,17 @@ import java.util.Optional;
 
 /**
  * A fill-in-the-middle prompt cut by its tokens to the room the sequence has, as llama-server's {@code /infill} cuts
- * it: the suffix keeps at most a quarter of the room from its start, the prefix the rest from its end, so the text
- * nearest the gap stays; other files' chunks take what the file leaves (the file at most
- * {@link ChatPrompt.Raw#FILE_ROOM} tokens then), whole, the first ones left out first. The pipeline cut it already
- * by its estimate of the tokens; this is exact (to a character's edge).
+ * it: the file keeps at most half the room, {@link ChatPrompt.Raw#FILE_ROOM} tokens at most, the text nearest the
+ * gap (the suffix a quarter of it at most, from its start; the prefix the rest, from its end); other files' chunks
+ * the rest of the room, whole, the first ones left out first. The room is the context less
+ * {@link ChatPrompt.Raw#CUT_RESERVE}, whatever the request asks, so that an editor's warm-up and its completions keep
+ * the same chunks. The pipeline cut it already by its estimate of the tokens; this is exact (to a character's edge).
  */
 final class InfillCut {
     /** Tokens kept beside the two texts: a BOS token, the markers, a repository's header. */
     private static final int MARKERS = 24;
     /** Tokens kept beside each other file's chunk: its separator (a token, or llama-server's snippet line). */
-    private static final int CHUNK_MARKERS = 8;
+    private static final int CHUNK_MARKERS = 24;
 
     private InfillCut() {
     }
@@ -29,14 +30,14 @@ final class InfillCut {
         }
         ChatPrompt.Raw raw = asked.get();
         ChatPrompt.Settings settings = prompt.settings();
-        int room = settings.contextLength() - Math.max(settings.reserveTokens(), 16) - MARKERS;
-        int fileRoom = raw.extra().isEmpty() ? room : Math.min(room, ChatPrompt.Raw.FILE_ROOM);
+        int room = settings.contextLength() - ChatPrompt.Raw.CUT_RESERVE - MARKERS;
+        int fileRoom = Math.min(ChatPrompt.Raw.FILE_ROOM, room / 2);
         int[] prefix = model.tokenize(raw.prefix(), false, false);
         int[] suffix = model.tokenize(raw.suffix().get(), false, false);
         String keptPrefix = raw.prefix();
         String keptSuffix = raw.suffix().get();
-        int used = prefix.length + suffix.length;
-        if (used > fileRoom) {
+        boolean cut = prefix.length + suffix.length > fileRoom;
+        if (cut) {
             int suffixKeep = Math.min(suffix.length, Math.max(0, fileRoom / 4));
             int prefixKeep = Math.min(prefix.length, Math.max(0, fileRoom - suffixKeep));
             // the texts themselves are cut where their tokens are (not written again from the tokens: a tokenizer's
@@ -45,10 +46,9 @@ final class InfillCut {
                     : tail(keptPrefix, bytes(model, prefix, 0, prefix.length - prefixKeep));
             keptSuffix = suffixKeep == suffix.length ? keptSuffix
                     : head(keptSuffix, bytes(model, suffix, 0, suffixKeep));
-            used = prefixKeep + suffixKeep;
         }
-        int from = firstKept(raw.extra(), room - used, model);
-        if (used == prefix.length + suffix.length && from == 0) {
+        int from = firstKept(raw.extra(), room - fileRoom, model);
+        if (!cut && from == 0) {
             return prompt;
         }
         ChatPrompt.Setup setup = ChatPrompt.Setup.forRaw(raw.cut(keptPrefix, keptSuffix,

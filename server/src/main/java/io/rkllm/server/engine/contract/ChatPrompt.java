@@ -137,6 +137,12 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
          * llama-server bounds them by (its default batch), the rest of the room left to the chunks.
          */
         public static final int FILE_ROOM = 2048;
+        /**
+         * The answer's room a prompt cut to fit is cut for, whatever the request asks: an editor's warm-up and the
+         * completions after it are cut alike, so that each completion finds the warm-up's cache (llama-server's cut
+         * depends on no request either). The answer gets at least this much; more when the prompt leaves more.
+         */
+        public static final int CUT_RESERVE = 256;
 
         public Raw {
             Objects.requireNonNull(prefix, "prefix");

@@ -17,53 +17,51 @@ import io.rkllm.server.pipeline.output.TokenProbability;
 import io.rkllm.server.pipeline.request.ChatRequest;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * POST /completion and /infill: one JSON object, or a stream of {@code data:} objects whose last one has
  * {@code stop: true} (no {@code [DONE]}: llama-server's own stream has none).
  */
 final class NativeCompletionHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(NativeCompletionHandler.class);
     private final RunDriver driver;
     private final NativeCompletionParser parser;
     private final ObjectMapper mapper;
     private final ErrorShape errors;
     private final ModelService models;
+    private final WarmUps warmUps;
 
     NativeCompletionHandler(RunDriver driver, NativeCompletionParser parser, ObjectMapper mapper, ErrorShape errors,
                             ModelService models) {
         this.driver = driver;
         this.models = models;
+        this.warmUps = new WarmUps(models);
         this.parser = parser;
         this.mapper = mapper;
         this.errors = errors;
     }
 
     void completion(Context ctx) throws Exception {
-        respond(ctx, parser.completion(ctx.bodyAsBytes()));
+        respond(ctx, parser.completion(ctx.bodyAsBytes()), false);
     }
 
     void infill(Context ctx) throws Exception {
-        respond(ctx, parser.infill(ctx.bodyAsBytes()));
+        respond(ctx, parser.infill(ctx.bodyAsBytes()), true);
     }
 
-    private void respond(Context ctx, NativeCompletionParser.Parsed parsed) throws Exception {
-        if (parsed.run().isEmpty()) {
-            ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(NativeCompletionJson.last(
-                    mapper, nothingRead(parsed.model()), "", "length", Optional.empty(), Usage.NONE)));
+    private void respond(Context ctx, NativeCompletionParser.Parsed parsed, boolean infill) throws Exception {
+        String model = warmUps.model(parsed.model(), infill);
+        if (parsed.warmUp()) {
+            warmUp(ctx, parsed, model);
             return;
         }
-        ChatRequest request = parsed.run().get();
+        ChatRequest request = parsed.run().orElseThrow().withModel(model);
         driver.run(ctx, request, run -> {
+            warmUps.completing(run.modelId(), infill);
             NativeCompletionJson.Settings settings = new NativeCompletionJson.Settings(run.modelId(),
-                    run.chat().model().contextLength(), parsed.warmUp() ? 0
-                    : run.chat().maxTokens() > 0 ? run.chat().maxTokens() : -1);
-            if (parsed.warmUp()) {
-                // the prompt is read into the model's cache; the one token it took to get there is not the answer
-                driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json").result(
-                        mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, settings, "", "length",
-                                Optional.empty(), answer.usage().promptOnly()))));
-                return;
-            }
+                    run.chat().model().contextLength(), run.chat().maxTokens() > 0 ? run.chat().maxTokens() : -1);
             if (request.stream()) {
                 driver.stream(ctx, run, new Pieces(settings));
             } else {
@@ -72,6 +70,32 @@ final class NativeCompletionHandler {
                                 answer.content(), answer.finishReason(), answer.matchedStop(), answer.usage()))));
             }
         });
+    }
+
+    /**
+     * A warm-up: the prompt read into the model's cache (the one token it took to get there is not the answer), when
+     * the model has nothing else to do; else, or when it fails or a completion stops it, the empty answer at once,
+     * as one with nothing to read gets: it was never more than a head start.
+     */
+    private void warmUp(Context ctx, NativeCompletionParser.Parsed parsed, String model) throws Exception {
+        Optional<WarmUps.Place> admitted = parsed.run().isEmpty() ? Optional.empty() : warmUps.admit(model);
+        if (admitted.isPresent()) {
+            try (WarmUps.Place place = admitted.get()) {
+                driver.run(ctx, parsed.run().get().withModel(place.modelId()), run -> {
+                    place.started(run);
+                    NativeCompletionJson.Settings settings = new NativeCompletionJson.Settings(run.modelId(),
+                            run.chat().model().contextLength(), 0);
+                    driver.collect(ctx, run, answer -> ctx.status(200).contentType("application/json").result(
+                            mapper.writeValueAsBytes(NativeCompletionJson.last(mapper, settings, "", "length",
+                                    Optional.empty(), answer.usage().promptOnly()))));
+                });
+                return;
+            } catch (FailureException | ApiException e) {
+                LOG.info("warm-up of {} not read: {}", admitted.get().modelId(), e.getMessage());
+            }
+        }
+        ctx.status(200).contentType("application/json").result(mapper.writeValueAsBytes(NativeCompletionJson.last(
+                mapper, nothingRead(model), "", "length", Optional.empty(), Usage.NONE)));
     }
 
     /**

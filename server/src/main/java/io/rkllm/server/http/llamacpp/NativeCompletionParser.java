@@ -106,10 +106,8 @@ final class NativeCompletionParser {
                 throw ApiException.invalid("input_extra", "'input_extra' must be an array of {\"filename\","
                         + " \"text\"} objects");
             }
-            String text = chunk.path("text").asText("");
-            if (!text.isEmpty()) {
-                chunks.add(new FileChunk(chunk.path("filename").asText("tmp"), text));
-            }
+            // one without text is written too (its file's name), as llama-server writes it
+            chunks.add(new FileChunk(chunk.path("filename").asText("tmp"), chunk.path("text").asText("")));
         }
         return chunks;
     }

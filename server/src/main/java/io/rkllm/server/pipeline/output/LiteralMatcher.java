@@ -122,6 +122,11 @@ final class LiteralMatcher {
     }
 
     /** {@code body} less the start of a pattern it ends with: an unclosed block may end so ("...}&lt;/tool_c"). */
+    /** How many characters at the end of {@code body} are the start of a pattern (the longest), else 0. */
+    int partialAtEnd(String body) {
+        return body.length() - withoutPartialMatch(body).length();
+    }
+
     String withoutPartialMatch(String body) {
         for (int p = 0; p < size(); p++) {
             String close = pattern(p);

@@ -1,6 +1,5 @@
 package io.rkllm.server.pipeline.output;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,8 +33,7 @@ import java.util.Optional;
  *       turns true (the caller then aborts generation). The earliest match wins; at the same position, the
  *       shortest stop string; a stop string beats a marker starting at the same position.</li>
  *   <li>At {@link #finish()} nothing is lost: held-back text is content, an unclosed reasoning block's text is
- *       reasoning (but the start of its closing marker the output was cut in), an unclosed call block is calls when
- *       it reads as such, else content.</li>
+ *       reasoning (not a closing marker cut), an unclosed call block is calls when it reads as such, else content.</li>
  * </ul>
  *
  * <p>Consecutive content (or reasoning) from one call is merged into one event. Work per piece is linear in
@@ -93,9 +91,8 @@ public final class OutputScanner {
         this.parseToolCalls = options.parseToolCalls();
         this.markers = ContentMarkers.of(options);
         this.atStart = !markers.start().isEmpty();
-        boolean insideThink = options.parseThink() && options.startInsideThink() && !syntax.reasoning().isEmpty();
         this.mode = Mode.CONTENT;
-        if (insideThink) {
+        if (options.parseThink() && options.startInsideThink() && !syntax.reasoning().isEmpty()) {
             enterReasoning(List.of(syntax.reasoning().getFirst().close()));
         }
     }
@@ -134,14 +131,9 @@ public final class OutputScanner {
         if (matchedStop != null) {
             return List.of();
         }
-        if (mode == Mode.REASONING) {
-            // the output cut inside the marker that would have closed the reasoning ("</think" at the token
-            // limit): markup, not reasoning; a lone "<" may be text and stays
-            String rest = buffer.substring(pos);
-            String body = closeMatcher.withoutPartialMatch(rest);
-            if (rest.length() - body.length() >= 2) {
-                buffer.setLength(pos + body.length());
-            }
+        int cutMarker = mode == Mode.REASONING ? closeMatcher.partialAtEnd(buffer.substring(pos)) : 0;
+        if (cutMarker >= 2) { // cut in the marker closing the reasoning ("</think"): markup; a lone "<" may be text
+            buffer.setLength(buffer.length() - cutMarker);
         }
         scan(true);
         if (matchedStop == null) {
@@ -277,9 +269,8 @@ public final class OutputScanner {
     private void enterReasoning(List<String> closes) {
         mode = Mode.REASONING;
         reasoningCloses = closes.size();
-        List<String> patterns = new ArrayList<>(closes);
-        markers.reasoningEnders().forEach(t -> patterns.add(t.open()));
-        closeMatcher = new LiteralMatcher(patterns);
+        closeMatcher = new LiteralMatcher(java.util.stream.Stream.concat(closes.stream(),
+                markers.reasoningEnders().stream().map(t -> t.open())).toList());
         trimLeading = true;
     }
 

@@ -105,6 +105,11 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
         return tools.parallelToolCalls();
     }
 
+    /** The same request for another model (a client that names none, sent to the one it used before). */
+    public ChatRequest withModel(String value) {
+        return new ChatRequest(value, messages, delivery, output, tools, conversationKey, raw);
+    }
+
     /** The same request with other messages (a retry that adds turns to the conversation). */
     public ChatRequest withMessages(List<ChatMessage> value) {
         return new ChatRequest(model, List.copyOf(value), delivery, output, tools, conversationKey, raw);

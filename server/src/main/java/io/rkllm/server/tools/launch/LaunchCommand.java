@@ -67,7 +67,8 @@ public final class LaunchCommand {
         try {
             models = models(base, key);
         } catch (IOException e) {
-            err.println("rkllm-server launch: no server answers at " + base + " (" + e.getMessage() + "): start it"
+            err.println("rkllm-server launch: no server answers at " + base + " (" + (e.getMessage() == null
+                    ? e.getClass().getSimpleName() : e.getMessage()) + "): start it"
                     + " first (`rkllm-server`, or `sudo systemctl start rkllm-server`), or name it with --url");
             return FAILED;
         } catch (InterruptedException e) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * written (no space cleaned, no character halved), the two within the room.
  */
 class InfillCutTest {
-    private static final int CONTEXT = 512;
+    private static final int CONTEXT = 1024;
 
     @TempDir
     static Path dir;
@@ -74,16 +74,22 @@ class InfillCutTest {
         assertThat(cut.prefix()).isEqualTo("def f(");
         assertThat(cut.suffix()).contains(")\n");
         assertThat(cut.extra()).isNotEmpty().isEqualTo(files.subList(files.size() - cut.extra().size(), files.size()));
+        // the chunks have the room the file may take left over: the context less the answer's fixed room, halved
+        int room = CONTEXT - ChatPrompt.Raw.CUT_RESERVE - 24;
+        int chunkRoom = room - Math.min(ChatPrompt.Raw.FILE_ROOM, room / 2);
         int tokens = 0;
         for (ChatPrompt.File file : cut.extra()) {
-            tokens += llama.tokenize(file.name() + "\n" + file.text(), false, false).length + 8;
+            tokens += llama.tokenize(file.name() + "\n" + file.text(), false, false).length + 24;
         }
-        assertThat(tokens).isLessThanOrEqualTo(CONTEXT - 16 - 24);
+        assertThat(tokens).isLessThanOrEqualTo(chunkRoom);
         ChatPrompt.File dropped = files.get(files.size() - cut.extra().size() - 1);
-        assertThat(tokens + llama.tokenize(dropped.name() + "\n" + dropped.text(), false, false).length + 8)
-                .as("one more would not fit").isGreaterThan(CONTEXT - 16 - 24);
-        // a file that fills the room leaves none to them
+        assertThat(tokens + llama.tokenize(dropped.name() + "\n" + dropped.text(), false, false).length + 24)
+                .as("one more would not fit").isGreaterThan(chunkRoom);
+        // the file's length changes nothing of them: an editor's warm-up (no file) and its completions keep the same
         String big = "let s = 'a ' + b ;\n".repeat(200);
-        assertThat(InfillCut.fit(infill(big, big, files), llama).setup().raw().orElseThrow().extra()).isEmpty();
+        assertThat(InfillCut.fit(infill(big, big, files), llama).setup().raw().orElseThrow().extra())
+                .isEqualTo(cut.extra());
+        assertThat(InfillCut.fit(infill("", "", files), llama).setup().raw().orElseThrow().extra())
+                .isEqualTo(cut.extra());
     }
 }
