@@ -48,7 +48,8 @@ class InfillFitTest {
         // a large room: the file at most FILE_ROOM, with chunks or without
         String file = "x".repeat(3000);
         for (List<FileChunk> with : List.of(files, List.<FileChunk>of())) {
-            RawPrompt big = InfillFit.cut(new RawPrompt(file, Optional.of(file), true, with), 5000, CHARS).orElseThrow();
+            RawPrompt big = InfillFit.cut(new RawPrompt(file, Optional.of(file), true, with), 5000, CHARS)
+                    .orElseThrow();
             assertThat(big.prefix().length() + big.suffix().orElseThrow().length())
                     .isEqualTo(ChatPrompt.Raw.FILE_ROOM);
             assertThat(big.extra()).hasSize(with.size());
