@@ -53,6 +53,12 @@ abstract sealed class Job<E> implements Comparable<Job<?>> permits Generation, E
                 .orElse(new Failure.RuntimeFailed(message))));
     }
 
+    /** The model was unloaded before the job could run: its reader hears so (to retry: it loads again), no failure. */
+    void unloaded(String message) {
+        cancelReason.compareAndSet(null, CancelReason.UNLOADED);
+        fail(message);
+    }
+
     /** The end of a job cancelled before or while it ran, for {@code fallback} when no reason was given. */
     E cancelledEnd(CancelReason fallback) {
         CancelReason reason = cancelReason().orElse(fallback);

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,8 +104,10 @@ public final class ModelRegistry implements AutoCloseable {
      * be loaded (their number, or their memory with this one), an idle one is unloaded to make room; when all
      * are busy, the least recently used one finishes the requests it has queued (it takes no new ones) and then
      * gives way, so that no queued request is cancelled by a switch. Waits at most {@code loadTimeout} for room.
+     * {@code whenChosen} runs under the lock once the model is chosen: a place taken in its queue there keeps any
+     * other load from unloading it before its caller has queued (a switch would otherwise find it idle).
      */
-    public LoadedModel acquire(ModelLoad spec) {
+    public LoadedModel acquire(ModelLoad spec, Consumer<LoadedModel> whenChosen) {
         // a model no available backend runs fails now, before any other model gives way to it
         backends.forModel(spec.id(), spec.engine());
         long deadline = System.nanoTime() + loadTimeout.toNanos();
@@ -173,6 +176,7 @@ public final class ModelRegistry implements AutoCloseable {
                 }
             }
             model.touch(clock.instant());
+            whenChosen.accept(model);
         }
         awaitLoaded(model);
         return model;

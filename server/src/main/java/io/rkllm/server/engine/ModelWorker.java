@@ -197,7 +197,7 @@ public final class ModelWorker implements AutoCloseable {
             model = loader.get();
         } catch (Throwable t) {
             loaded.completeExceptionally(t);
-            end(t.getMessage());
+            end(t.getMessage(), false);
             return;
         }
         try {
@@ -212,7 +212,7 @@ public final class ModelWorker implements AutoCloseable {
                 e.addSuppressed(closing);
             }
             loaded.completeExceptionally(e);
-            end(e.getMessage());
+            end(e.getMessage(), false);
             return;
         }
         jobs.parallel(parallel);
@@ -246,7 +246,7 @@ public final class ModelWorker implements AutoCloseable {
                 generations.close();
             }
             model.close();
-            end("model " + name + " was unloaded");
+            end("model " + name + " was unloaded", true);
         }
     }
 
@@ -262,11 +262,18 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
-    /** No more work: what is still queued fails with {@code message}. */
-    private void end(String message) {
+    /**
+     * No more work: what is still queued ends with {@code message}, as unloaded (a 503 to retry: the model loads
+     * again) when {@code unloaded}, else as failed (its load failed).
+     */
+    private void end(String message, boolean unloaded) {
         closing = true;
         for (Job<?> job : jobs.close()) {
-            job.fail(message);
+            if (unloaded) {
+                job.unloaded(message);
+            } else {
+                job.fail(message);
+            }
         }
         stopped.complete(null);
     }

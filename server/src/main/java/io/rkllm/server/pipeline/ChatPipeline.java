@@ -5,7 +5,6 @@ import io.rkllm.server.domain.Failure;
 import io.rkllm.server.domain.FailureException;
 import io.rkllm.server.engine.LoadedModel;
 import io.rkllm.server.engine.Priority;
-import io.rkllm.server.engine.Reservation;
 import io.rkllm.server.engine.contract.cache.CacheContents;
 import io.rkllm.server.engine.contract.ChatPrompt;
 import io.rkllm.server.engine.contract.ReasoningBudget;
@@ -286,24 +285,30 @@ public final class ChatPipeline {
         }
         Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
-            LoadedModel loaded = models.acquire(chat.model());
-            if (!chat.vision().isEmpty()) {
-                // the encoder is loaded now: its input size is known for certain
-                loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
-                        digest -> models.imageEmbeddingCached(chat.model(), digest)));
-            }
+            ModelService.Held held;
             try {
-                // the prompt first: nothing can fail between taking a place and handing it to the run
-                ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
-                checkFillInTheMiddle(chat, loaded, prompt);
-                Reservation place = loaded.worker().reserve(priority);
-                return new ChatRun(chat, place, prompt, estimator, config.timeouts(),
-                        config.queue().waitTimeout());
+                // the place is taken as the model is chosen: no other load unloads it before the run is queued
+                held = models.held(chat.model(), priority);
             } catch (FailureException e) {
-                // the model gave way to another one between acquire and reserve: acquire again
                 if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
                     throw e;
                 }
+                continue;
+            }
+            try {
+                LoadedModel loaded = held.model();
+                if (!chat.vision().isEmpty()) {
+                    // the encoder is loaded now: its input size is known for certain
+                    loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
+                            digest -> models.imageEmbeddingCached(chat.model(), digest)));
+                }
+                ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
+                checkFillInTheMiddle(chat, loaded, prompt);
+                return new ChatRun(chat, held.place(), prompt, estimator, config.timeouts(),
+                        config.queue().waitTimeout());
+            } catch (RuntimeException e) {
+                held.place().release();
+                throw e;
             }
         }
     }

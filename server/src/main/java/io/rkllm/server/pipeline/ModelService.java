@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Everything the routes do with models: list them, find one by id, alias or prefix, read its state, load and
@@ -319,12 +320,30 @@ public final class ModelService {
     public Reservation reserve(ModelDescriptor model, Priority priority) {
         for (int attempt = 0; ; attempt++) {
             try {
-                return acquire(model).worker().reserve(priority);
+                return held(model, priority).place();
             } catch (FailureException e) {
                 if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
                     throw e;
                 }
             }
+        }
+    }
+
+    /** A loaded model and the place its caller holds in its queue (release it when no work follows). */
+    record Held(LoadedModel model, Reservation place) {
+    }
+
+    /**
+     * Loads the model if needed, a place taken in its queue as it is chosen: no other load unloads it for being idle
+     * before its request has queued (a switch under {@code models.max_loaded: 1} did).
+     */
+    Held held(ModelDescriptor model, Priority priority) {
+        AtomicReference<Reservation> place = new AtomicReference<>();
+        try {
+            return new Held(registry.acquire(loadOf(model), m -> place.set(m.worker().reserve(priority))), place.get());
+        } catch (RuntimeException e) {
+            Optional.ofNullable(place.get()).ifPresent(Reservation::release);
+            throw e;
         }
     }
 
@@ -344,7 +363,7 @@ public final class ModelService {
     }
 
     LoadedModel acquire(ModelDescriptor model) {
-        return registry.acquire(loadOf(model));
+        return registry.acquire(loadOf(model), chosen -> { });
     }
 
     /**

@@ -260,7 +260,7 @@ class ParallelGenerationsTest {
                 WAIT), Clock.systemUTC(), new ModelListener() {
                 });
         try {
-            ModelWorker worker = registry.acquire(load("m")).worker();
+            ModelWorker worker = registry.acquire(load("m"), chosen -> { }).worker();
             Map<String, Generation> chats = submit(worker, Priority.INTERACTIVE, "c1", "c2", "c3", "c4");
             Map<String, GatedBackend.Run> runs = runs(backend, 3);
             CompletableFuture<Boolean> unloaded = CompletableFuture.supplyAsync(() -> registry.unload("m", "test"));

@@ -76,6 +76,25 @@ class ModelLifecycleTest {
         }
     }
 
+    @Test
+    void switchingBackAndForthUnderLoadLosesNoRequest() throws Exception {
+        try (TestServer server = TestServer.in(dir).set("models.max_loaded", "1")
+                .model("a", Map.of("time_scale", "0")).model("b", Map.of("time_scale", "0")).start()) {
+            // each request's model may be the other one's switch: none may unload it before it has queued
+            List<java.util.concurrent.Future<TestServer.Reply>> replies = new java.util.ArrayList<>();
+            try (var clients = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+                for (int i = 0; i < 120; i++) {
+                    String model = i % 2 == 0 ? "a" : "b";
+                    replies.add(clients.submit(() -> post(server, chat(model, "[[say:from " + model + "]]"))));
+                }
+            }
+            for (var reply : replies) {
+                TestServer.Reply r = reply.get();
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+            }
+        }
+    }
+
     private static TestServer.Reply post(TestServer server, String body) {
         try {
             return server.postForReply("/v1/chat/completions", body);
