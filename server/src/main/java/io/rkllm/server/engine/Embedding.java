@@ -75,6 +75,7 @@ public final class Embedding extends Job<EmbeddingEvent> {
             if (!turns.beginEmbedding(() -> cancellation().isCancelled())) {
                 return cancelled();
             }
+            emit(new EmbeddingEvent.RunStarted(i));
             EmbeddingEnd result;
             try {
                 result = work.rankQuery().isPresent()

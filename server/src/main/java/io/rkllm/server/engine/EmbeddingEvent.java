@@ -4,11 +4,18 @@ import io.rkllm.server.domain.Failure;
 import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.List;
 
-/** What an {@link Embedding} delivers to its reader, in order: Started, then Done or Failed. */
+/**
+ * What an {@link Embedding} delivers to its reader, in order: Started, a RunStarted for each prompt as its run
+ * begins, then Done or Failed.
+ */
 public sealed interface EmbeddingEvent {
 
     /** The model's worker took the job; {@code queueMillis} it waited. */
     record Started(long queueMillis) implements EmbeddingEvent {
+    }
+
+    /** The run of prompt {@code index} begins (after its turn came: chats go first). */
+    record RunStarted(int index) implements EmbeddingEvent {
     }
 
     /**

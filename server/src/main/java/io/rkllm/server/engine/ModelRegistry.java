@@ -115,7 +115,8 @@ public final class ModelRegistry implements AutoCloseable {
         synchronized (this) {
             while (true) {
                 if (closed) {
-                    throw new FailureException(new Failure.LoadFailed(spec.id(), "the server is shutting down"));
+                    throw new FailureException(new Failure.Cancelled(CancelReason.SHUTDOWN,
+                            "the server is shutting down"));
                 }
                 model = loaded.get(spec.id());
                 if (model != null && model.worker().loaded().isCompletedExceptionally()) {

@@ -306,6 +306,7 @@ class ParallelGenerationsTest {
         runs.get("c3").finish();
         fourth.finish();
         assertThat(backend.nextEmbed()).isEqualTo("doc");
+        assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunStarted(0));
         EmbeddingEvent end = embedding.poll(WAIT);
         assertThat(end).isInstanceOfSatisfying(EmbeddingEvent.Done.class, d -> assertThat(d.vectors()).hasSize(1));
         for (Map.Entry<String, Generation> g : chats.entrySet()) {
@@ -333,6 +334,7 @@ class ParallelGenerationsTest {
         runs.get("c2").finish();
         assertThat(backend.nextEmbed()).isEqualTo("doc");
         assertThat(embedding.poll(WAIT)).isInstanceOf(EmbeddingEvent.Started.class);
+        assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunStarted(0));
         assertThat(embedding.poll(WAIT)).isInstanceOf(EmbeddingEvent.Done.class);
         assertDone(chats.get("c1"), "answer to c1");
         assertDone(chats.get("c2"), "answer to c2");

@@ -177,6 +177,19 @@ class FaultsTest {
     }
 
     @Test
+    void aHungEmbeddingRunIsAbortedAfterTheFirstTokensWait() throws Exception {
+        Map<String, String> hung = new java.util.HashMap<>(EmbeddingsApiTest.EMBEDDING);
+        hung.put("fault", "hang");
+        try (TestServer server = TestServer.in(dir).model("e", hung).sidecar("e", EmbeddingsApiTest.SIDECAR)
+                .set("timeouts.first_token", "1s").start()) {
+            // a document's chunk waits for one input's run, not for timeouts.total (15 minutes)
+            TestServer.Reply reply = server.postForReply("/v1/embeddings", "{\"model\":\"e\",\"input\":\"abc\"}");
+            assertThat(reply.status()).as(reply.body()).isEqualTo(504);
+            assertThat(error(reply.body())).isEqualTo("generation_timeout");
+        }
+    }
+
+    @Test
     void aClientGoneDuringAPrefillThatIgnoresAbortDoesNotWedgeTheQueue() throws Exception {
         long before = modelThreadsSettle(0); // a closed server of an earlier test may still be stopping its threads
         // prefill of about 40 tokens at 40 tok/s, 6 times slower: about 6 s that an abort cannot interrupt, and

@@ -91,7 +91,7 @@ public final class EmbeddingPipeline {
     public EmbeddingRun start(PreparedEmbedding prepared) {
         Reservation place = models.reserve(prepared.model(), Priority.BACKGROUND);
         return new EmbeddingRun(prepared, place.submit(new FramedWork(prepared)), estimator, config.waitTimeout(),
-                timeouts.total());
+                timeouts.total(), timeouts.firstToken());
     }
 
     private static OptionalInt dimensions(EmbeddingRequest request, ModelDescriptor model, EmbeddingSettings s) {

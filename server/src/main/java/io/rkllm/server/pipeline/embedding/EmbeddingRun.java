@@ -13,8 +13,9 @@ import java.util.Optional;
 /**
  * One queued embedding request, read by the route's thread in short steps (so that it can notice a client that
  * left): the result once every input ran, or the failure. Waiting longer than {@code embeddings.wait_timeout} in
- * the queue, or longer than {@code timeouts.total} once started, cancels it. Closing it cancels what has not
- * ended.
+ * the queue, longer than {@code timeouts.total} once started, or one input's run taking longer than
+ * {@code timeouts.first_token} (a run is a prompt's prefill: a runtime that hangs in one is noticed then, not a
+ * quarter of an hour later) cancels it. Closing it cancels what has not ended.
  */
 public final class EmbeddingRun implements AutoCloseable {
     private final PreparedEmbedding prepared;
@@ -22,13 +23,17 @@ public final class EmbeddingRun implements AutoCloseable {
     private final TokenEstimator estimator;
     private final long queueDeadline;
     private final Duration total;
+    private final Duration perInput;
     private long runDeadline = Long.MAX_VALUE;
+    private long inputDeadline = Long.MAX_VALUE;
     private long queueMillis;
     private boolean started;
     private boolean ended;
 
+    /** @param perInput the longest one input's run may take, zero for no limit */
     EmbeddingRun(PreparedEmbedding prepared, Embedding embedding, TokenEstimator estimator, Duration waitTimeout,
-                 Duration total) {
+                 Duration total, Duration perInput) {
+        this.perInput = perInput;
         this.prepared = prepared;
         this.embedding = embedding;
         this.estimator = estimator;
@@ -56,6 +61,10 @@ public final class EmbeddingRun implements AutoCloseable {
                 queueMillis = started.queueMillis();
                 this.started = true;
                 runDeadline = total.isZero() ? Long.MAX_VALUE : System.nanoTime() + total.toNanos();
+                yield Optional.empty();
+            }
+            case EmbeddingEvent.RunStarted run -> {
+                inputDeadline = perInput.isZero() ? Long.MAX_VALUE : System.nanoTime() + perInput.toNanos();
                 yield Optional.empty();
             }
             case EmbeddingEvent.Done done -> {
@@ -87,6 +96,8 @@ public final class EmbeddingRun implements AutoCloseable {
             embedding.cancel(CancelReason.QUEUE_TIMEOUT);
         } else if (started && runDeadline != Long.MAX_VALUE && now - runDeadline > 0) {
             embedding.cancel(CancelReason.TOTAL_TIMEOUT);
+        } else if (started && inputDeadline != Long.MAX_VALUE && now - inputDeadline > 0) {
+            embedding.cancel(CancelReason.FIRST_TOKEN_TIMEOUT);
         }
     }
 
