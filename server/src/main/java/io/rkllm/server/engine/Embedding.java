@@ -87,6 +87,7 @@ public final class Embedding extends Job<EmbeddingEvent> {
             } finally {
                 turns.endEmbedding();
             }
+            emit(new EmbeddingEvent.RunEnded(i));
             switch (result) {
                 case EmbeddingEnd.Rows rows -> {
                     vectors.add(work.pool(rows.width(), rows.rows()));

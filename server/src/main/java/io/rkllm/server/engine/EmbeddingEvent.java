@@ -5,8 +5,8 @@ import io.rkllm.server.engine.contract.GenerationStats;
 import java.util.List;
 
 /**
- * What an {@link Embedding} delivers to its reader, in order: Started, a RunStarted for each prompt as its run
- * begins, then Done or Failed.
+ * What an {@link Embedding} delivers to its reader, in order: Started, a RunStarted and a RunEnded around each
+ * prompt's run, then Done or Failed.
  */
 public sealed interface EmbeddingEvent {
 
@@ -16,6 +16,10 @@ public sealed interface EmbeddingEvent {
 
     /** The run of prompt {@code index} begins (after its turn came: chats go first). */
     record RunStarted(int index) implements EmbeddingEvent {
+    }
+
+    /** The run of prompt {@code index} ended; the next one waits for its turn. */
+    record RunEnded(int index) implements EmbeddingEvent {
     }
 
     /**

@@ -27,7 +27,16 @@ final class JobQueue {
     /** Places taken and not running: reserved, or queued. */
     private volatile int waiting;
     private volatile int runningCount;
+    /**
+     * Before the load declares it, places are counted as if this many generations could run (a place is taken as
+     * the model is chosen, while it loads: several first requests of a model that decodes several at once are not
+     * refused for the queue of a model that runs one).
+     */
+    private static final int PROVISIONAL_PARALLEL = 8;
+
     private volatile int parallel = 1;
+    /** Whether the loaded model declared {@link #parallel}. */
+    private volatile boolean declared;
     private boolean closed;
     /** A job ended or a place was given back since the worker last looked whether the model is idle. */
     private boolean lookIdle;
@@ -35,6 +44,7 @@ final class JobQueue {
     /** How many generations may run at once: the loaded model's {@link BackendModel#parallelGenerations()}. */
     void parallel(int generations) {
         parallel = Math.max(1, generations);
+        declared = true;
     }
 
     int parallel() {
@@ -49,7 +59,7 @@ final class JobQueue {
     boolean reserve(int maxWaiting) {
         lock.lock();
         try {
-            if (waiting + running.size() >= maxWaiting + parallel) {
+            if (waiting + running.size() >= maxWaiting + (declared ? parallel : PROVISIONAL_PARALLEL)) {
                 return false;
             }
             waiting++;

@@ -176,8 +176,8 @@ public final class ModelRegistry implements AutoCloseable {
                     throw loadFailed(spec.id(), "interrupted while waiting to load model " + spec.id());
                 }
             }
-            model.touch(clock.instant());
             whenChosen.accept(model);
+            model.touch(clock.instant()); // a request refused (its queue full) did not use it
         }
         awaitLoaded(model);
         return model;

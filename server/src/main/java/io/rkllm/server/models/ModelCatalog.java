@@ -133,8 +133,8 @@ public final class ModelCatalog {
     }
 
     /**
-     * The model of exactly this id or alias (any case; {@code :latest} or not; a name as a folder's id spells it, as
-     * an Ollama name pulled is listed): what a delete may name, never a prefix.
+     * The model of exactly this id or alias (any case; {@code :latest} or not; an Ollama name pulled is its alias,
+     * as an id spells it): what a delete may name, never a prefix, nor another model's id spelt otherwise.
      */
     public Optional<ModelDescriptor> exactly(String name) {
         String key = name.strip().toLowerCase(Locale.ROOT);
@@ -142,11 +142,10 @@ public final class ModelCatalog {
         if (key.endsWith(LATEST_TAG) && key.length() > LATEST_TAG.length()) {
             keys.add(key.substring(0, key.length() - LATEST_TAG.length()));
         }
-        for (String k : List.copyOf(keys)) {
-            keys.add(ModelIds.sanitize(k));
-        }
         for (String k : keys) {
-            ModelDescriptor found = byId.containsKey(k) ? byId.get(k) : byAlias.get(k);
+            // an alias is kept as a model's id is spelt (an Ollama name's '/' and ':' made '-'); an id is only itself
+            ModelDescriptor found = byId.containsKey(k) ? byId.get(k)
+                    : byAlias.getOrDefault(k, byAlias.get(ModelIds.sanitize(k)));
             if (found != null) {
                 return Optional.of(found);
             }

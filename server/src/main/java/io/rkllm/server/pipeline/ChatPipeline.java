@@ -283,7 +283,8 @@ public final class ChatPipeline {
         if (derived.isPresent()) {
             return ChatRun.answered(chat, derived.get());
         }
-        Priority priority = chat.task().isPresent() ? Priority.BACKGROUND : Priority.INTERACTIVE;
+        Priority priority = chat.task().isPresent() || chat.request().delivery().background() ? Priority.BACKGROUND
+                : Priority.INTERACTIVE;
         for (int attempt = 0; ; attempt++) {
             ModelService.Held held;
             try {

@@ -35,10 +35,19 @@ final class InfillFit {
             suffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, fileRoom / 4)), estimate);
             prefix = tail(prefix, Math.max(0, fileRoom - estimate.applyAsInt(suffix)), estimate);
         }
+        // each chunk estimated once: an editor may send hundreds
         List<FileChunk> extra = raw.extra();
-        while (!extra.isEmpty() && estimate.applyAsInt(RawPrompt.textOf(extra)) > room - fileRoom) {
-            extra = extra.subList(1, extra.size());
+        long total = 0;
+        int[] sizes = new int[extra.size()];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = estimate.applyAsInt(RawPrompt.textOf(List.of(extra.get(i))));
+            total += sizes[i];
         }
+        int from = 0;
+        while (from < sizes.length && total > room - fileRoom) {
+            total -= sizes[from++];
+        }
+        extra = extra.subList(from, extra.size());
         if (prefix.equals(raw.prefix()) && suffix.equals(raw.suffix().orElse(""))
                 && extra.size() == raw.extra().size()) {
             return Optional.empty();

@@ -76,23 +76,29 @@ public final class ModelTokens {
      */
     public Tokens tokenize(String modelName, List<Part> parts, boolean addSpecial, boolean parseSpecial,
                            boolean pieces) {
+        if (parts.size() > MAX_TOKENS) {
+            throw tooLong("has more parts than that");
+        }
         return withTokenizer(modelName, tokenizer -> {
             int size = tokenizer.vocabularySize();
-            int[] ids = new int[0];
+            int[] ids = new int[Math.max(16, parts.size())];
+            int count = 0;
             for (int i = 0; i < parts.size(); i++) {
                 int[] more = switch (parts.get(i)) {
                     case Part.Text t -> tokenizer.tokenize(t.text(), addSpecial && i == 0, parseSpecial);
                     case Part.Token t -> new int[] {checked(t.id(), size, "content")};
                 };
-                int at = ids.length;
-                ids = Arrays.copyOf(ids, at + more.length);
-                System.arraycopy(more, 0, ids, at, more.length);
+                if (count + more.length > MAX_TOKENS) {
+                    throw tooLong("is longer than that");
+                }
+                if (count + more.length > ids.length) {
+                    ids = Arrays.copyOf(ids, Math.max(ids.length * 2, count + more.length));
+                }
+                System.arraycopy(more, 0, ids, count, more.length);
+                count += more.length;
             }
-            if (ids.length > MAX_TOKENS) {
-                throw new FailureException(Failure.InvalidRequest.of("content", "'content' is " + ids.length
-                        + " tokens long; a request tokenizes at most " + MAX_TOKENS + ": send it in parts"));
-            }
-            return new Tokens(ids, pieces ? tokenizer.pieces(ids) : List.of());
+            int[] all = Arrays.copyOf(ids, count);
+            return new Tokens(all, pieces ? tokenizer.pieces(all) : List.of());
         });
     }
 
@@ -161,6 +167,11 @@ public final class ModelTokens {
             }
             throw new IllegalStateException(e.getCause());
         }
+    }
+
+    private static FailureException tooLong(String what) {
+        return new FailureException(Failure.InvalidRequest.of("content", "a request tokenizes at most " + MAX_TOKENS
+                + " tokens, and 'content' " + what + ": send it in parts"));
     }
 
     private static int checked(int token, int size, String param) {

@@ -307,6 +307,7 @@ class ParallelGenerationsTest {
         fourth.finish();
         assertThat(backend.nextEmbed()).isEqualTo("doc");
         assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunStarted(0));
+        assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunEnded(0));
         EmbeddingEvent end = embedding.poll(WAIT);
         assertThat(end).isInstanceOfSatisfying(EmbeddingEvent.Done.class, d -> assertThat(d.vectors()).hasSize(1));
         for (Map.Entry<String, Generation> g : chats.entrySet()) {
@@ -335,6 +336,7 @@ class ParallelGenerationsTest {
         assertThat(backend.nextEmbed()).isEqualTo("doc");
         assertThat(embedding.poll(WAIT)).isInstanceOf(EmbeddingEvent.Started.class);
         assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunStarted(0));
+        assertThat(embedding.poll(WAIT)).isEqualTo(new EmbeddingEvent.RunEnded(0));
         assertThat(embedding.poll(WAIT)).isInstanceOf(EmbeddingEvent.Done.class);
         assertDone(chats.get("c1"), "answer to c1");
         assertDone(chats.get("c2"), "answer to c2");

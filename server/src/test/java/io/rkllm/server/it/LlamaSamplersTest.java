@@ -56,8 +56,11 @@ class LlamaSamplersTest {
         assertThat(text("\"temperature\":0,\"repeat_penalty\":1.8,\"repeat_last_n\":64")).isEqualTo(penalised);
         // 0 looks back over nothing: no penalty at all
         assertThat(text("\"temperature\":0,\"repeat_penalty\":1.8,\"repeat_last_n\":0")).isEqualTo(greedy);
-        // -1 is the whole context
-        assertThat(text("\"temperature\":0,\"repeat_penalty\":1.8,\"repeat_last_n\":-1")).isNotEqualTo(greedy);
+        // -1 is the whole context: a long prompt's first words, which 64 tokens back do not reach, are penalised
+        String longer = "board board board NPU NPU NPU cores cores cores " + "and then the rest of it, ".repeat(20);
+        String whole = text(longer, "\"temperature\":0,\"repeat_penalty\":1.8,\"repeat_last_n\":-1");
+        assertThat(whole).isNotEqualTo(text(longer, "\"temperature\":0,\"repeat_penalty\":1.8,\"repeat_last_n\":64"))
+                .isNotEqualTo(text(longer, "\"temperature\":0,\"repeat_penalty\":1"));
         // Ollama's options, the same
         String generate = "{\"model\":\"tiny\",\"raw\":true,\"stream\":false,\"prompt\":\"The board has\","
                 + "\"options\":{\"temperature\":0,\"num_predict\":24,\"repeat_penalty\":1.8";

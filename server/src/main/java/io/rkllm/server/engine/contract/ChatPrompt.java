@@ -133,8 +133,8 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
      */
     public record Raw(String prefix, Optional<String> suffix, boolean cutToFit, List<File> extra) {
         /**
-         * The most tokens the prefix and the suffix keep together when other files' chunks come with them: what
-         * llama-server bounds them by (its default batch), the rest of the room left to the chunks.
+         * The most tokens the prefix and the suffix of a prompt cut to fit keep together (half the room when that is
+         * less): what llama-server bounds them by (its default batch); the rest of the room is the other files'.
          */
         public static final int FILE_ROOM = 2048;
         /**

@@ -134,7 +134,7 @@ final class NativeCompletionParser {
         }
         Optional<OutputFormat> format = f.raw("json_schema").map(s -> Schemas.bare(s, "json_schema"));
         return ChatRequest.forRawPrompt(common.model(f), raw,
-                new ChatRequest.Delivery(stream, false),
+                new ChatRequest.Delivery(stream, false, false, warmUp(f)),
                 new ChatRequest.Output(maxTokens, common.sampling(f).withLogitBias(LogitBiasField.of(f)),
                         common.stop(f), format, Thinking.off(), OptionalInt.empty(), editorStops(f)),
                 CommonFields.conversationKey(f, Optional.empty()));

@@ -67,6 +67,10 @@ public final class EmbeddingRun implements AutoCloseable {
                 inputDeadline = perInput.isZero() ? Long.MAX_VALUE : System.nanoTime() + perInput.toNanos();
                 yield Optional.empty();
             }
+            case EmbeddingEvent.RunEnded run -> {
+                inputDeadline = Long.MAX_VALUE; // waiting for the next input's turn (chats first) is no hang
+                yield Optional.empty();
+            }
             case EmbeddingEvent.Done done -> {
                 ended = true;
                 yield Optional.of(result(done));

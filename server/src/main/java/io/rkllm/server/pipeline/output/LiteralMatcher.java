@@ -122,11 +122,6 @@ final class LiteralMatcher {
     }
 
     /** {@code body} less the start of a pattern it ends with: an unclosed block may end so ("...}&lt;/tool_c"). */
-    /** How many characters at the end of {@code body} are the start of a pattern (the longest), else 0. */
-    int partialAtEnd(String body) {
-        return body.length() - withoutPartialMatch(body).length();
-    }
-
     String withoutPartialMatch(String body) {
         for (int p = 0; p < size(); p++) {
             String close = pattern(p);
@@ -137,5 +132,10 @@ final class LiteralMatcher {
             }
         }
         return body;
+    }
+
+    /** How many characters at the end of {@code body} {@link #withoutPartialMatch} leaves out, else 0. */
+    int partialAtEnd(String body) {
+        return body.length() - withoutPartialMatch(body).length();
     }
 }

@@ -34,8 +34,15 @@ public record ChatRequest(String model, List<ChatMessage> messages, Delivery del
      * @param keepWhole the client asked that no message be left out to fit the context (the Responses API's
      *                  {@code truncation: "disabled"}, Ollama's {@code truncate: false}): a conversation too long is
      *                  refused instead of trimmed from its oldest exchanges
+     * @param background it waits behind every request and gives way to them (an editor's warm-up), as a background
+     *                   task does
      */
-    public record Delivery(boolean stream, boolean includeUsage, boolean keepWhole) {
+    public record Delivery(boolean stream, boolean includeUsage, boolean keepWhole, boolean background) {
+        /** A request of its own. */
+        public Delivery(boolean stream, boolean includeUsage, boolean keepWhole) {
+            this(stream, includeUsage, keepWhole, false);
+        }
+
         /** Fitted to the context as needed. */
         public Delivery(boolean stream, boolean includeUsage) {
             this(stream, includeUsage, false);
