@@ -303,7 +303,7 @@ public final class ModelRegistry implements AutoCloseable {
         }
         reaper.shutdownNow();
         for (LoadedModel model : all) {
-            model.worker().close();
+            model.worker().close(CancelReason.SHUTDOWN);
         }
         long deadline = System.nanoTime() + grace.toNanos();
         for (LoadedModel model : all) {

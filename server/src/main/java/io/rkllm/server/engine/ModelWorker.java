@@ -160,9 +160,17 @@ public final class ModelWorker implements AutoCloseable {
      *
      * @throws FailureException {@link Failure.QueueFull} when {@code maxQueued} requests already wait beyond the
      *                          generations that could start now, {@link Failure.ModelUnloading} when the model is
-     *                          being unloaded
+     *                          being unloaded, its load's failure when it failed to load
      */
     public Reservation reserve(Priority priority) {
+        if (closing && loaded.isCompletedExceptionally()) {
+            // its load failed (a place is taken as the model is chosen, before its load ends): that is the answer,
+            // not an unload to retry after
+            Throwable cause = loaded.exceptionNow();
+            throw cause instanceof FailureException f ? new FailureException(f.failure(), f)
+                    : new FailureException(new Failure.LoadFailed(name, "model " + name + " failed to load: "
+                    + cause.getMessage()), cause);
+        }
         if (closing) {
             throw new FailureException(new Failure.ModelUnloading(name, "model " + name + " is being unloaded"));
         }
@@ -176,9 +184,17 @@ public final class ModelWorker implements AutoCloseable {
     /** Stops taking work, cancels what waits, lets the running jobs end, then destroys the model. */
     @Override
     public void close() {
+        close(CancelReason.UNLOADED);
+    }
+
+    /**
+     * {@link #close()}, what waits cancelled for {@code reason}: {@code UNLOADED} tells a client to retry (the model
+     * loads again), {@code SHUTDOWN} that the server is going away.
+     */
+    void close(CancelReason reason) {
         closing = true;
         for (Job<?> job : jobs.queued()) {
-            job.cancel(CancelReason.UNLOADED);
+            job.cancel(reason);
         }
         jobs.offer(new StopJob(sequence.getAndIncrement()), () -> { });
     }

@@ -288,6 +288,34 @@ class ParallelGenerationsTest {
     }
 
     @Test
+    void aShutdownTellsWhatWaitsThatTheServerIsGoingAwayNotToRetryTheModel() throws Exception {
+        GatedBackend backend = new GatedBackend(3);
+        ModelRegistry registry = new ModelRegistry(Backends.of("gated", backend),
+                new RegistrySettings(2, 4, Duration.ZERO, WAIT), Clock.systemUTC(), new ModelListener() {
+                });
+        ModelWorker worker = registry.acquire(load("m"), chosen -> { }).worker();
+        Map<String, Generation> chats = submit(worker, Priority.INTERACTIVE, "c1", "c2", "c3", "c4");
+        Map<String, GatedBackend.Run> runs = runs(backend, 3);
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> registry.shutdown(WAIT));
+        assertFailed(chats.get("c4"), CancelReason.SHUTDOWN);
+        runs.values().forEach(GatedBackend.Run::finish);
+        stopped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertDone(chats.get("c1"), "answer to c1");
+    }
+
+    @Test
+    void aPlaceAskedOfAModelWhoseLoadFailedGetsTheLoadsFailureNotAnUnloadToRetry() throws Exception {
+        // a place is taken as a model is chosen, before its load ends: a load that failed first is the answer (a
+        // retry would load it once more)
+        ModelWorker broken = new ModelWorker("broken", "test", 4, () -> {
+            throw new FailureException(new Failure.LoadFailed("broken", "not enough NPU memory"));
+        }, turns, () -> { });
+        broken.stopped().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThatThrownBy(() -> broken.reserve(Priority.INTERACTIVE)).isInstanceOfSatisfying(FailureException.class,
+                e -> assertThat(e.failure()).isEqualTo(new Failure.LoadFailed("broken", "not enough NPU memory")));
+    }
+
+    @Test
     void anEmbeddingRunOfAnotherModelWaitsUntilNoGenerationWaitsOrRuns() throws Exception {
         GatedBackend backend = new GatedBackend(3);
         ModelWorker chat = worker("chat", backend, 4);
