@@ -113,21 +113,7 @@ public final class Vocabulary {
      * consecutive tokens before decoding). {@code special} renders special tokens' text instead of nothing.
      */
     public byte[] tokenToPiece(int token, boolean special) {
-        checkToken(token);
-        try (Arena arena = Arena.ofConfined()) {
-            int capacity = 32;
-            while (true) {
-                MemorySegment out = arena.allocate(capacity);
-                int n = (int) api.call("llama_token_to_piece", segment(), token, out, capacity, 0, special);
-                if (n >= 0) {
-                    return out.asSlice(0, n).toArray(JAVA_BYTE);
-                }
-                if (-n <= capacity || -n > MAX_TEXT) {
-                    throw new LlamaException("llama_token_to_piece failed (" + n + ") for token " + token);
-                }
-                capacity = -n;
-            }
-        }
+        return pieces(new int[] {token}, special).getFirst();
     }
 
     /** The bytes of each token's piece ({@link #tokenToPiece}), in one go: one buffer for them all. */

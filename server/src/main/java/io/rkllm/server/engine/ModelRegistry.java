@@ -361,12 +361,7 @@ public final class ModelRegistry implements AutoCloseable {
             synchronized (this) {
                 loaded.remove(model.id(), model);
             }
-            Throwable cause = e.getCause();
-            if (cause instanceof FailureException f) {
-                throw new FailureException(f.failure(), f);
-            }
-            throw new FailureException(new Failure.LoadFailed(model.id(), "model " + model.id() + " failed to load: "
-                    + (cause == null ? e.getMessage() : cause.getMessage())), cause);
+            throw ModelWorker.loadFailure(model.id(), e.getCause() == null ? e : e.getCause());
         }
     }
 

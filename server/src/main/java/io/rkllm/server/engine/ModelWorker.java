@@ -125,6 +125,13 @@ public final class ModelWorker implements AutoCloseable {
         }
     }
 
+    /** What a request hears of a model's failed load: the failure it named, else that it failed and why. */
+    static FailureException loadFailure(String name, Throwable cause) {
+        return cause instanceof FailureException f ? new FailureException(f.failure(), f)
+                : new FailureException(new Failure.LoadFailed(name, "model " + name + " failed to load: "
+                + (cause == null ? "unknown" : cause.getMessage())), cause);
+    }
+
     /** Slots loaded so far. */
     public int loadedSlots() {
         return loadedSlots;
@@ -166,10 +173,7 @@ public final class ModelWorker implements AutoCloseable {
         if (closing && loaded.isCompletedExceptionally()) {
             // its load failed (a place is taken as the model is chosen, before its load ends): that is the answer,
             // not an unload to retry after
-            Throwable cause = loaded.exceptionNow();
-            throw cause instanceof FailureException f ? new FailureException(f.failure(), f)
-                    : new FailureException(new Failure.LoadFailed(name, "model " + name + " failed to load: "
-                    + cause.getMessage()), cause);
+            throw loadFailure(name, loaded.exceptionNow());
         }
         if (closing) {
             throw new FailureException(new Failure.ModelUnloading(name, "model " + name + " is being unloaded"));

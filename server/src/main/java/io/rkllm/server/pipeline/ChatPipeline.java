@@ -285,32 +285,21 @@ public final class ChatPipeline {
         }
         Priority priority = chat.task().isPresent() || chat.request().delivery().background() ? Priority.BACKGROUND
                 : Priority.INTERACTIVE;
-        for (int attempt = 0; ; attempt++) {
-            ModelService.Held held;
-            try {
-                // the place is taken as the model is chosen: no other load unloads it before the run is queued
-                held = models.held(chat.model(), priority);
-            } catch (FailureException e) {
-                if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
-                    throw e;
-                }
-                continue;
+        // the place is taken as the model is chosen: no other load unloads it before the run is queued
+        ModelService.Held held = models.held(chat.model(), priority);
+        try {
+            LoadedModel loaded = held.model();
+            if (!chat.vision().isEmpty()) {
+                // the encoder is loaded now: its input size is known for certain
+                loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
+                        digest -> models.imageEmbeddingCached(chat.model(), digest)));
             }
-            try {
-                LoadedModel loaded = held.model();
-                if (!chat.vision().isEmpty()) {
-                    // the encoder is loaded now: its input size is known for certain
-                    loaded.encoder().ifPresent(e -> chat.vision().fitTo(e,
-                            digest -> models.imageEmbeddingCached(chat.model(), digest)));
-                }
-                ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
-                checkFillInTheMiddle(chat, loaded, prompt);
-                return new ChatRun(chat, held.place(), prompt, estimator, config.timeouts(),
-                        config.queue().waitTimeout());
-            } catch (RuntimeException e) {
-                held.place().release();
-                throw e;
-            }
+            ChatPrompt prompt = ChatPrompts.of(chat, estimator, models.runtime(chat.model()).promptForm());
+            checkFillInTheMiddle(chat, loaded, prompt);
+            return new ChatRun(chat, held.place(), prompt, estimator, config.timeouts(), config.queue().waitTimeout());
+        } catch (RuntimeException e) {
+            held.place().release();
+            throw e;
         }
     }
 

@@ -30,35 +30,21 @@ final class InfillFit {
         }
         String prefix = raw.prefix();
         String suffix = raw.suffix().orElse("");
-        int fileRoom = fileRoom(room);
+        int fileRoom = ChatPrompt.Raw.fileRoom(room);
         if (estimate.applyAsInt(prefix + suffix) > fileRoom) {
             suffix = head(suffix, Math.min(estimate.applyAsInt(suffix), Math.max(0, fileRoom / 4)), estimate);
             prefix = tail(prefix, Math.max(0, fileRoom - estimate.applyAsInt(suffix)), estimate);
         }
         // each chunk estimated once: an editor may send hundreds
         List<FileChunk> extra = raw.extra();
-        long total = 0;
-        int[] sizes = new int[extra.size()];
-        for (int i = 0; i < sizes.length; i++) {
-            sizes[i] = estimate.applyAsInt(RawPrompt.textOf(List.of(extra.get(i))));
-            total += sizes[i];
-        }
-        int from = 0;
-        while (from < sizes.length && total > room - fileRoom) {
-            total -= sizes[from++];
-        }
-        extra = extra.subList(from, extra.size());
+        int[] sizes = extra.stream().mapToInt(c -> estimate.applyAsInt(RawPrompt.textOf(List.of(c)))).toArray();
+        extra = extra.subList(ChatPrompt.Raw.chunksLeftOut(sizes, room - fileRoom), extra.size());
         if (prefix.equals(raw.prefix()) && suffix.equals(raw.suffix().orElse(""))
                 && extra.size() == raw.extra().size()) {
             return Optional.empty();
         }
         String keptSuffix = suffix;
         return Optional.of(new RawPrompt(prefix, raw.suffix().map(s -> keptSuffix), true, extra));
-    }
-
-    /** What the file keeps of {@code room}: half, {@link ChatPrompt.Raw#FILE_ROOM} at most. */
-    static int fileRoom(int room) {
-        return Math.min(ChatPrompt.Raw.FILE_ROOM, room / 2);
     }
 
     /** The longest start of {@code text} estimated at no more than {@code tokens}. */

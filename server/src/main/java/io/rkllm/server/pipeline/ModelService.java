@@ -312,21 +312,12 @@ public final class ModelService {
     }
 
     /**
-     * Loads the model if needed and takes a place in its queue; when the model gives way to another one between
-     * the two, it is loaded again.
+     * Loads the model if needed and takes a place in its queue ({@link #held}).
      *
      * @throws FailureException when the model cannot be loaded or its queue is full
      */
     public Reservation reserve(ModelDescriptor model, Priority priority) {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return held(model, priority).place();
-            } catch (FailureException e) {
-                if (!(e.failure() instanceof Failure.ModelUnloading) || attempt == 2) {
-                    throw e;
-                }
-            }
-        }
+        return held(model, priority).place();
     }
 
     /** A loaded model and the place its caller holds in its queue (release it when no work follows). */
@@ -338,12 +329,19 @@ public final class ModelService {
      * before its request has queued (a switch under {@code models.max_loaded: 1} did).
      */
     Held held(ModelDescriptor model, Priority priority) {
-        AtomicReference<Reservation> place = new AtomicReference<>();
-        try {
-            return new Held(registry.acquire(loadOf(model), m -> place.set(m.worker().reserve(priority))), place.get());
-        } catch (RuntimeException e) {
-            Optional.ofNullable(place.get()).ifPresent(Reservation::release);
-            throw e;
+        for (int attempt = 0; ; attempt++) {
+            AtomicReference<Reservation> place = new AtomicReference<>();
+            try {
+                return new Held(registry.acquire(loadOf(model), m -> place.set(m.worker().reserve(priority))),
+                        place.get());
+            } catch (RuntimeException e) {
+                Optional.ofNullable(place.get()).ifPresent(Reservation::release);
+                // chosen as it began to give way to another model (unloaded by hand, say): chosen again
+                if (!(e instanceof FailureException f && f.failure() instanceof Failure.ModelUnloading)
+                        || attempt == 2) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
 /**
  * Text to a model's tokens and back with the model's own tokenizer (llama-server's {@code /tokenize} and
  * {@code /detokenize}, which editors and SillyTavern count tokens with): the model is loaded if it is not, and asked
- * on the caller's thread, beside its running generations, with nothing queued.
+ * beside its running generations, with nothing queued, on two platform threads of this class's own.
  */
 public final class ModelTokens {
     private static final int ATTEMPTS = 3;

@@ -31,7 +31,7 @@ final class InfillCut {
         ChatPrompt.Raw raw = asked.get();
         ChatPrompt.Settings settings = prompt.settings();
         int room = settings.contextLength() - ChatPrompt.Raw.CUT_RESERVE - MARKERS;
-        int fileRoom = Math.min(ChatPrompt.Raw.FILE_ROOM, room / 2);
+        int fileRoom = ChatPrompt.Raw.fileRoom(room);
         int[] prefix = model.tokenize(raw.prefix(), false, false);
         int[] suffix = model.tokenize(raw.suffix().get(), false, false);
         String keptPrefix = raw.prefix();
@@ -58,18 +58,9 @@ final class InfillCut {
 
     /** The first of {@code files} kept when the first ones are left out until the rest fit in {@code room}. */
     private static int firstKept(List<ChatPrompt.File> files, int room, LlamaModel model) {
-        int[] sizes = new int[files.size()];
-        int total = 0;
-        for (int i = 0; i < sizes.length; i++) {
-            ChatPrompt.File file = files.get(i);
-            sizes[i] = model.tokenize(file.name() + "\n" + file.text(), false, false).length + CHUNK_MARKERS;
-            total += sizes[i];
-        }
-        int from = 0;
-        while (from < sizes.length && total > room) {
-            total -= sizes[from++];
-        }
-        return from;
+        int[] sizes = files.stream().mapToInt(file -> model.tokenize(file.name() + "\n" + file.text(), false, false)
+                .length + CHUNK_MARKERS).toArray();
+        return ChatPrompt.Raw.chunksLeftOut(sizes, room);
     }
 
     /** How many bytes tokens {@code from} to {@code to} (exclusive) spell. */

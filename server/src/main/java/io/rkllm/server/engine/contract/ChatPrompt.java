@@ -160,6 +160,27 @@ public record ChatPrompt(String model, Identity identity, Setup setup, Turns tur
             this(prefix, suffix, false);
         }
 
+        /** What the file of a prompt cut to {@code room} tokens keeps: half, {@link #FILE_ROOM} at most. */
+        public static int fileRoom(int room) {
+            return Math.min(FILE_ROOM, room / 2);
+        }
+
+        /**
+         * How many of the other files' chunks, of {@code sizes} tokens each, are left out (the first ones first) for
+         * the rest to fit in {@code room}: the same cut by the pipeline's estimate and by the model's tokenizer.
+         */
+        public static int chunksLeftOut(int[] sizes, int room) {
+            long total = 0;
+            for (int size : sizes) {
+                total += size;
+            }
+            int from = 0;
+            while (from < sizes.length && total > room) {
+                total -= sizes[from++];
+            }
+            return from;
+        }
+
         /** The same with these prefix, suffix and other files (cut to fit). */
         public Raw cut(String keptPrefix, String keptSuffix, List<File> keptExtra) {
             return new Raw(keptPrefix, suffix.map(s -> keptSuffix), cutToFit, keptExtra);
